@@ -1,0 +1,44 @@
+import Core
+import Foundation
+
+/// The `"httpapi"` posts integration: the custom HTTP API of API.md.
+///
+///     {"integration": "httpapi", "baseURL": "http://127.0.0.1:8080", "username": "demo",
+///      "passwordEnv": "FEEDSYNC_PASSWORD", "pageSize": 200, "timeoutSeconds": 30}
+///
+/// Instead of `baseURL`, `"fixture": "Fixtures/demo-feed"` replays recorded responses offline.
+public enum HTTPAPIIntegration: PostsIntegration {
+    public static func makeBackend(_ config: ConfigSection, requests: RequestCounter) throws -> FeedBackend {
+        let baseURL = try config.httpURL("baseURL")
+        let fixture = try config.path("fixture")
+        let transport: any HTTPTransport
+        let server: String
+        switch (baseURL, fixture) {
+        case (let url?, nil):
+            let timeout = try config.int("timeoutSeconds", in: 1...600) ?? 30
+            transport = URLSessionTransport(baseURL: url, timeout: TimeInterval(timeout))
+            server = url.absoluteString
+        case (nil, let directory?):
+            do {
+                transport = try FixtureTransport(directory: directory)
+            } catch {
+                throw config.error("fixture", error.reason)
+            }
+            server = "fixture \(directory.path)"
+        case (nil, nil):
+            throw config.error(nil, "needs \"baseURL\" (the server) or \"fixture\" (a folder of recorded responses)")
+        case (.some, .some):
+            throw config.error(nil, "give either \"baseURL\" or \"fixture\", not both")
+        }
+        let username = try config.require(config.nonEmptyString("username"), "username")
+        let password = try config.secret("password")
+        let pageSize = try config.int("pageSize", in: 1...1000) ?? 100
+        try config.finish(alsoKnown: ["integration", "timeoutSeconds"])
+
+        let client = HTTPAPIClient(transport: transport, server: server, requests: requests)
+        return FeedBackend(
+            posts: HTTPAPIPostService(client: client, pageSize: pageSize),
+            authentication: HTTPAPIAuthenticationService(client: client, username: username, password: password, now: { Date() }),
+            lifecycle: HTTPAPIManager(transport: transport, server: server))
+    }
+}

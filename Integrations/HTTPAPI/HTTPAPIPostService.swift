@@ -1,0 +1,33 @@
+import Core
+import Foundation
+
+/// Reads the feed of the HTTP API page by page, conditionally: a poll with nothing new costs
+/// one `304`.
+struct HTTPAPIPostService: PostService {
+    let client: HTTPAPIClient
+    let pageSize: Int
+
+    func page(after cursor: FeedCursor?, session: Session) async throws -> FeedPage {
+        var request = HTTPRequest(method: "GET", path: "/v1/feed", query: [("limit", String(pageSize))],
+                                  headers: ["Authorization": "Bearer \(session.accessToken.revealed)",
+                                            "Accept": "application/json"])
+        if let cursor {
+            request.query.append(("cursor", cursor.position))
+            if let validator = cursor.validator { request.headers["If-None-Match"] = validator }
+        }
+        let operation = "fetching the feed page after \(cursor.map { "cursor \($0.position)" } ?? "the start") from"
+        let response = try await client.send(request, operation)
+        if response.status == 304 {
+            guard let cursor else {
+                throw ServiceError(.invalidResponse, "\(operation) \(client.server)", "the server answered 304 to an unconditional request")
+            }
+            return FeedPage(changes: [], nextCursor: cursor, hasMore: false)
+        }
+        let dto = try client.decode(APIFeedResponse.self, from: response, operation)
+        do {
+            return try FeedPage(dto, validator: response.header("ETag"))
+        } catch let error as ServiceError {
+            throw ServiceError(error.code, "\(operation) \(client.server)", error.reason)
+        }
+    }
+}

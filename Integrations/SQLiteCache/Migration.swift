@@ -1,0 +1,88 @@
+/// A named schema change, applied once and recorded in `schema_migrations`.
+struct Migration {
+    let name: String
+    let sql: String
+
+    /// Every migration in order. Append new ones; never edit one that has shipped.
+    static let all: [Migration] = [
+        Migration(name: "001_create_feed_tables", sql: """
+            CREATE TABLE feeds (
+                name TEXT PRIMARY KEY,
+                cursor TEXT,
+                cursor_validator TEXT,
+                last_success_at INTEGER,
+                last_error_at INTEGER,
+                last_error TEXT
+            );
+            CREATE TABLE users (
+                feed TEXT NOT NULL,
+                id TEXT NOT NULL,
+                handle TEXT NOT NULL,
+                display_name TEXT NOT NULL,
+                avatar_url TEXT,
+                PRIMARY KEY (feed, id)
+            ) WITHOUT ROWID;
+            CREATE TABLE posts (
+                feed TEXT NOT NULL,
+                id TEXT NOT NULL,
+                author_id TEXT NOT NULL,
+                text TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                edited_at INTEGER,
+                reply_to TEXT,
+                reply_count INTEGER NOT NULL DEFAULT 0,
+                repost_count INTEGER NOT NULL DEFAULT 0,
+                like_count INTEGER NOT NULL DEFAULT 0,
+                video_ids TEXT NOT NULL DEFAULT '[]',
+                PRIMARY KEY (feed, id)
+            ) WITHOUT ROWID;
+            CREATE INDEX posts_by_time ON posts (feed, created_at DESC);
+            CREATE TABLE videos (
+                feed TEXT NOT NULL,
+                id TEXT NOT NULL,
+                resolved INTEGER NOT NULL DEFAULT 0,
+                title TEXT,
+                duration_ms INTEGER,
+                stream_url TEXT,
+                thumbnail_url TEXT,
+                size_bytes INTEGER,
+                PRIMARY KEY (feed, id)
+            ) WITHOUT ROWID;
+            CREATE INDEX videos_unresolved ON videos (feed) WHERE resolved = 0;
+            CREATE TABLE post_state (
+                feed TEXT NOT NULL,
+                post_id TEXT NOT NULL,
+                read_at INTEGER,
+                PRIMARY KEY (feed, post_id)
+            ) WITHOUT ROWID;
+            CREATE TABLE sessions (
+                feed TEXT PRIMARY KEY,
+                access_token TEXT NOT NULL,
+                refresh_token TEXT,
+                expires_at INTEGER
+            );
+            CREATE TABLE sync_runs (
+                id INTEGER PRIMARY KEY,
+                feed TEXT NOT NULL,
+                started_at INTEGER NOT NULL,
+                finished_at INTEGER NOT NULL,
+                error TEXT
+            );
+            """),
+    ]
+
+    /// Applies every migration not yet recorded, each in its own transaction.
+    static func migrate(_ database: SQLiteDatabase, now: Int64) throws {
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)
+            """)
+        let applied = Set(try database.statement("SELECT name FROM schema_migrations").query { $0.string(0) ?? "" })
+        for migration in all where !applied.contains(migration.name) {
+            try database.withTransaction {
+                try database.execute(migration.sql)
+                try database.statement("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)")
+                    .run([.text(migration.name), .integer(now)])
+            }
+        }
+    }
+}

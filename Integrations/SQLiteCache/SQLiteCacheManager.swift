@@ -1,0 +1,12 @@
+import Core
+
+/// Sets up the SQLite cache (open, WAL, migrations) and closes it at teardown.
+public struct SQLiteCacheManager: IntegrationLifecycle {
+    let store: SQLiteFeedStore
+
+    public var name: String { "sqlite store \(store.path)" }
+
+    public func setUp() async throws { try await store.open() }
+
+    public func tearDown() async { await store.close() }
+}

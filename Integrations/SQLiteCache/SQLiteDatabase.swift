@@ -1,0 +1,77 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection: statements prepared once and reused, transactions that roll back
+/// when their body throws.
+///
+/// - Important: Not `Sendable`: an SQLite connection must be used from one thread at a time,
+///   so exactly one actor (``SQLiteFeedStore``) owns it.
+final class SQLiteDatabase {
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (creating if needed) the database at `path`. A new file is created with mode 0600,
+    /// because it holds the feed's tokens.
+    init(path: String) throws {
+        if path != ":memory:" && !FileManager.default.fileExists(atPath: path) {
+            let fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
+            if fd >= 0 { close(fd) }
+        }
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: code, message: message, sql: nil)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that take no parameters (schema, pragmas).
+    func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard code == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? "unknown error"
+            sqlite3_free(message)
+            throw SQLiteError(code: code, message: text, sql: sql)
+        }
+    }
+
+    /// The prepared statement for `sql`, prepared on first use and cached.
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] { return cached }
+        let statement = try SQLiteStatement(database: handle, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` in one write transaction; any error rolls all of it back.
+    func withTransaction<T>(_ body: () throws -> T) throws -> T {
+        try statement("BEGIN IMMEDIATE").run()
+        do {
+            let result = try body()
+            try statement("COMMIT").run()
+            return result
+        } catch {
+            try? statement("ROLLBACK").run()
+            throw error
+        }
+    }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE.
+    var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// Rows changed since the connection opened.
+    var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
+
+    /// Waits up to `milliseconds` for another connection's lock before failing with busy.
+    func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
+}

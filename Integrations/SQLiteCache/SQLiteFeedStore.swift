@@ -1,0 +1,289 @@
+import Core
+import Foundation
+
+/// The SQLite cache: a ``FeedStore`` in one database file that other SQLite tools can read.
+///
+/// One actor owns the connection (SQLite connections are not `Sendable`). Each page is one
+/// transaction holding its posts, authors, videos, deletions and the feed's cursor; a row
+/// that already matches is not rewritten. Read/unread marks live in `post_state` and no
+/// sync touches them.
+public actor SQLiteFeedStore: FeedStore {
+    /// Where the database lives: a file path, or `:memory:` for tests.
+    public nonisolated let path: String
+    private let busyTimeoutMilliseconds: Int32
+    private var database: SQLiteDatabase?
+
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) {
+        self.path = path
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+    }
+
+    /// Opens the file (creating it with mode 0600), turns on WAL and applies migrations.
+    public func open() throws {
+        guard database == nil else { return }
+        database = try storage("opening the store \(path)") {
+            let db = try SQLiteDatabase(path: path)
+            db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+            try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+            try Migration.migrate(db, now: millisecondsSince1970(Date()))
+            return db
+        }
+    }
+
+    /// Closes the connection; later calls fail until ``open()`` is called again.
+    public func close() { database = nil }
+
+    /// Runs `body` on the open connection, translating SQLite failures into ``ServiceError``.
+    private func storage<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw ServiceError(.storage, operation(), error.description)
+        }
+    }
+
+    private func db(_ operation: @autoclosure () -> String) throws -> SQLiteDatabase {
+        guard let database else { throw ServiceError(.storage, operation(), "the store \(path) is not open") }
+        return database
+    }
+
+    public func cursor(ofFeed feed: String) throws -> FeedCursor? {
+        let db = try db("reading the cursor of feed \(feed)")
+        return try storage("reading the cursor of feed \(feed)") {
+            try db.statement("SELECT cursor, cursor_validator FROM feeds WHERE name = ?").query([.text(feed)]) { row in
+                row.string(0).map { FeedCursor(position: $0, validator: row.string(1)) }
+            }.first ?? nil
+        }
+    }
+
+    public func session(ofFeed feed: String) throws -> Session? {
+        let db = try db("reading the session of feed \(feed)")
+        return try storage("reading the session of feed \(feed)") {
+            try db.statement("SELECT access_token, refresh_token, expires_at FROM sessions WHERE feed = ?")
+                .query([.text(feed)]) { row in
+                    Session(accessToken: Secret(row.string(0) ?? ""), refreshToken: row.string(1).map(Secret.init),
+                            expiresAt: row.optionalInt64(2).map(Date.init(milliseconds:)))
+                }.first
+        }
+    }
+
+    public func saveSession(_ session: Session, ofFeed feed: String) throws {
+        let db = try db("saving the session of feed \(feed)")
+        try storage("saving the session of feed \(feed)") {
+            try db.statement("""
+                INSERT INTO sessions (feed, access_token, refresh_token, expires_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (feed) DO UPDATE SET access_token = excluded.access_token,
+                    refresh_token = excluded.refresh_token, expires_at = excluded.expires_at
+                """).run([.text(feed), .text(session.accessToken.revealed), .text(session.refreshToken?.revealed),
+                          .integer(session.expiresAt.map(millisecondsSince1970))])
+        }
+    }
+
+    public func videosToResolve(among ids: [VideoID], inFeed feed: String) throws -> [VideoID] {
+        let db = try db("looking up videos of feed \(feed)")
+        return try storage("looking up videos of feed \(feed)") {
+            let statement = try db.statement("SELECT resolved FROM videos WHERE feed = ? AND id = ?")
+            return try ids.filter { id in
+                try statement.query([.text(feed), .text(id.rawValue)]) { $0.int64(0) }.first != 1
+            }
+        }
+    }
+
+    public func unresolvedVideoIDs(inFeed feed: String, limit: Int) throws -> [VideoID] {
+        let db = try db("listing unresolved videos of feed \(feed)")
+        return try storage("listing unresolved videos of feed \(feed)") {
+            try db.statement("SELECT id FROM videos WHERE feed = ? AND resolved = 0 ORDER BY id LIMIT ?")
+                .query([.text(feed), .integer(limit)]) { VideoID($0.string(0) ?? "") }
+        }
+    }
+
+    public func apply(_ page: FeedPage, videos: [Video], toFeed feed: String) throws -> PageWriteResult {
+        let db = try db("committing a page of feed \(feed)")
+        return try storage("committing a page of feed \(feed)") {
+            try db.withTransaction {
+                let before = db.totalChanges
+                var result = PageWriteResult()
+                var authorsWritten = Set<UserID>()
+                for change in page.changes {
+                    switch change {
+                    case .upsert(let post):
+                        if authorsWritten.insert(post.author.id).inserted {
+                            try upsert(UserRow(post.author), feed: feed, in: db)
+                        }
+                        switch try upsert(PostRow(post), feed: feed, in: db) {
+                        case .inserted: result.inserted += 1
+                        case .updated: result.updated += 1
+                        case .unchanged: result.unchanged += 1
+                        }
+                        for id in post.videoIDs {
+                            try db.statement("INSERT INTO videos (feed, id) VALUES (?, ?) ON CONFLICT DO NOTHING")
+                                .run([.text(feed), .text(id.rawValue)])
+                        }
+                    case .delete(let id):
+                        try db.statement("DELETE FROM posts WHERE feed = ? AND id = ?").run([.text(feed), .text(id.rawValue)])
+                        result.deleted += db.changes
+                    }
+                }
+                for video in videos { try upsert(VideoRow(video), feed: feed, in: db) }
+                try db.statement("""
+                    INSERT INTO feeds (name, cursor, cursor_validator) VALUES (?1, ?2, ?3)
+                    ON CONFLICT (name) DO UPDATE SET cursor = ?2, cursor_validator = ?3
+                    WHERE feeds.cursor IS NOT ?2 OR feeds.cursor_validator IS NOT ?3
+                    """).run([.text(feed), .text(page.nextCursor.position), .text(page.nextCursor.validator)])
+                result.rowsWritten = db.totalChanges - before
+                return result
+            }
+        }
+    }
+
+    private enum UpsertOutcome { case inserted, updated, unchanged }
+
+    /// Inserts a post, or rewrites it only when a column differs.
+    private func upsert(_ row: PostRow, feed: String, in db: SQLiteDatabase) throws -> UpsertOutcome {
+        let values = row.bindings(feed: feed)
+        try db.statement("""
+            INSERT INTO posts (feed, id, author_id, text, created_at, edited_at, reply_to,
+                               reply_count, repost_count, like_count, video_ids)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+            """).run(values)
+        if db.changes == 1 { return .inserted }
+        try db.statement("""
+            UPDATE posts SET author_id = ?3, text = ?4, created_at = ?5, edited_at = ?6, reply_to = ?7,
+                reply_count = ?8, repost_count = ?9, like_count = ?10, video_ids = ?11
+            WHERE feed = ?1 AND id = ?2 AND (author_id IS NOT ?3 OR text IS NOT ?4 OR created_at IS NOT ?5
+                OR edited_at IS NOT ?6 OR reply_to IS NOT ?7 OR reply_count IS NOT ?8
+                OR repost_count IS NOT ?9 OR like_count IS NOT ?10 OR video_ids IS NOT ?11)
+            """).run(values)
+        return db.changes == 1 ? .updated : .unchanged
+    }
+
+    private func upsert(_ row: UserRow, feed: String, in db: SQLiteDatabase) throws {
+        try db.statement("""
+            INSERT INTO users (feed, id, handle, display_name, avatar_url) VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT DO UPDATE SET handle = ?3, display_name = ?4, avatar_url = ?5
+            WHERE users.handle IS NOT ?3 OR users.display_name IS NOT ?4 OR users.avatar_url IS NOT ?5
+            """).run([.text(feed), .text(row.id), .text(row.handle), .text(row.displayName), .text(row.avatarURL)])
+    }
+
+    private func upsert(_ row: VideoRow, feed: String, in db: SQLiteDatabase) throws {
+        try db.statement("""
+            INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes)
+            VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?7)
+            ON CONFLICT DO UPDATE SET resolved = 1, title = ?3, duration_ms = ?4, stream_url = ?5,
+                thumbnail_url = ?6, size_bytes = ?7
+            WHERE videos.resolved = 0 OR videos.title IS NOT ?3 OR videos.duration_ms IS NOT ?4
+                OR videos.stream_url IS NOT ?5 OR videos.thumbnail_url IS NOT ?6 OR videos.size_bytes IS NOT ?7
+            """).run([.text(feed), .text(row.id), .text(row.title), .integer(row.durationMs), .text(row.streamURL),
+                      .text(row.thumbnailURL), .integer(row.sizeBytes)])
+    }
+
+    public func saveVideos(_ videos: [Video], inFeed feed: String) throws -> Int {
+        let db = try db("saving videos of feed \(feed)")
+        return try storage("saving videos of feed \(feed)") {
+            try db.withTransaction {
+                let before = db.totalChanges
+                for video in videos { try upsert(VideoRow(video), feed: feed, in: db) }
+                return db.totalChanges - before
+            }
+        }
+    }
+
+    public func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) throws {
+        let db = try db("recording the sync of feed \(feed)")
+        try storage("recording the sync of feed \(feed)") {
+            try db.withTransaction {
+                let finished = millisecondsSince1970(outcome.finishedAt)
+                try db.statement("INSERT INTO sync_runs (feed, started_at, finished_at, error) VALUES (?, ?, ?, ?)")
+                    .run([.text(feed), .integer(millisecondsSince1970(outcome.startedAt)), .integer(finished), .text(outcome.error)])
+                if let error = outcome.error {
+                    try db.statement("""
+                        INSERT INTO feeds (name, last_error_at, last_error) VALUES (?1, ?2, ?3)
+                        ON CONFLICT (name) DO UPDATE SET last_error_at = ?2, last_error = ?3
+                        """).run([.text(feed), .integer(finished), .text(error)])
+                } else {
+                    try db.statement("""
+                        INSERT INTO feeds (name, last_success_at) VALUES (?1, ?2)
+                        ON CONFLICT (name) DO UPDATE SET last_success_at = ?2
+                        """).run([.text(feed), .integer(finished)])
+                }
+            }
+        }
+    }
+
+    public func feedStatuses() throws -> [FeedStatus] {
+        let db = try db("reading feed status")
+        return try storage("reading feed status") {
+            try db.statement("""
+                SELECT f.name, f.cursor, f.cursor_validator, f.last_success_at, f.last_error_at, f.last_error,
+                       (SELECT COUNT(*) FROM posts p WHERE p.feed = f.name)
+                FROM feeds f ORDER BY f.name
+                """).query { row in
+                FeedStatus(feed: row.string(0) ?? "", cursor: row.string(1).map { FeedCursor(position: $0, validator: row.string(2)) },
+                           lastSuccessAt: row.optionalInt64(3).map(Date.init(milliseconds:)),
+                           lastErrorAt: row.optionalInt64(4).map(Date.init(milliseconds:)),
+                           lastError: row.string(5), postCount: Int(row.int64(6)))
+            }
+        }
+    }
+
+    public func posts(matching query: PostQuery) throws -> [StoredPost] {
+        let db = try db("reading posts")
+        return try storage("reading posts") {
+            let rows = try db.statement("""
+                SELECT p.feed, p.id, p.author_id, p.text, p.created_at, p.edited_at, p.reply_to,
+                       p.reply_count, p.repost_count, p.like_count, p.video_ids,
+                       u.handle, u.display_name, u.avatar_url, s.read_at
+                FROM posts p
+                LEFT JOIN users u ON u.feed = p.feed AND u.id = p.author_id
+                LEFT JOIN post_state s ON s.feed = p.feed AND s.post_id = p.id
+                WHERE (?1 IS NULL OR p.feed = ?1) AND (?2 = 0 OR s.read_at IS NULL)
+                ORDER BY p.created_at DESC, p.id DESC
+                LIMIT ?3
+                """).query([.text(query.feed), .integer(query.unreadOnly ? 1 : 0), .integer(query.limit)]) { row in
+                let postRow = PostRow(id: row.string(1) ?? "", authorID: row.string(2) ?? "", text: row.string(3) ?? "",
+                                      createdAt: row.int64(4), editedAt: row.optionalInt64(5), replyTo: row.string(6),
+                                      replyCount: row.int64(7), repostCount: row.int64(8), likeCount: row.int64(9),
+                                      videoIDs: row.string(10) ?? "[]")
+                let handle = row.string(11) ?? postRow.authorID
+                let author = User(UserRow(id: postRow.authorID, handle: handle, displayName: row.string(12) ?? handle,
+                                          avatarURL: row.string(13)))
+                return StoredPost(feed: row.string(0) ?? "", post: Post(postRow, author: author), isRead: row.optionalInt64(14) != nil)
+            }
+            let videoQuery = try db.statement("""
+                SELECT id, title, duration_ms, stream_url, thumbnail_url, size_bytes
+                FROM videos WHERE feed = ? AND id = ? AND resolved = 1
+                """)
+            return try rows.map { stored in
+                var stored = stored
+                stored.videos = try stored.post.videoIDs.flatMap { id in
+                    try videoQuery.query([.text(stored.feed), .text(id.rawValue)]) { row in
+                        Video(VideoRow(id: row.string(0) ?? "", title: row.string(1) ?? "", durationMs: row.int64(2),
+                                       streamURL: row.string(3) ?? "", thumbnailURL: row.string(4), sizeBytes: row.optionalInt64(5)))
+                    }.compactMap { $0 }
+                }
+                return stored
+            }
+        }
+    }
+
+    public func setRead(_ read: Bool, postID: PostID, inFeed feed: String?) throws -> [String] {
+        let db = try db("marking post \(postID)")
+        return try storage("marking post \(postID)") {
+            try db.withTransaction {
+                let feeds = try db.statement("SELECT feed FROM posts WHERE id = ?1 AND (?2 IS NULL OR feed = ?2) ORDER BY feed")
+                    .query([.text(postID.rawValue), .text(feed)]) { $0.string(0) ?? "" }
+                guard feeds.count == 1 else { return feeds }
+                let values: [SQLiteValue] = [.text(feeds[0]), .text(postID.rawValue), .integer(millisecondsSince1970(Date()))]
+                if read {
+                    try db.statement("""
+                        INSERT INTO post_state (feed, post_id, read_at) VALUES (?1, ?2, ?3)
+                        ON CONFLICT DO UPDATE SET read_at = ?3 WHERE post_state.read_at IS NULL
+                        """).run(values)
+                } else {
+                    try db.statement("UPDATE post_state SET read_at = NULL WHERE feed = ?1 AND post_id = ?2").run(Array(values.prefix(2)))
+                }
+                return feeds
+            }
+        }
+    }
+}

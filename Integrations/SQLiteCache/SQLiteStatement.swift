@@ -1,0 +1,85 @@
+import CSQLite
+
+/// `SQLITE_TRANSIENT`: SQLite copies bound text before the call returns, so Swift strings
+/// may be released right after binding.
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A prepared statement, reused across calls: each run resets it and clears its bindings.
+final class SQLiteStatement {
+    private let handle: OpaquePointer
+    private let database: OpaquePointer
+    let sql: String
+
+    init(database: OpaquePointer, sql: String) throws {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(database, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(database)), sql: sql)
+        }
+        self.handle = statement
+        self.database = database
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds `values` to parameters 1…n, replacing earlier bindings.
+    func bind(_ values: [SQLiteValue]) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value {
+            case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
+            case .real(let double): code = sqlite3_bind_double(handle, index, double)
+            case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, transient)
+            case .null: code = sqlite3_bind_null(handle, index)
+            }
+            guard code == SQLITE_OK else { throw error(code) }
+        }
+    }
+
+    /// Advances to the next row; `false` once the statement is done.
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            sqlite3_reset(handle)
+            throw error(code)
+        }
+    }
+
+    /// Runs a statement that returns no rows, with `values` bound.
+    func run(_ values: [SQLiteValue] = []) throws {
+        try bind(values)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Runs a query and maps each row.
+    func query<T>(_ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws -> T) throws -> [T] {
+        try bind(values)
+        defer { sqlite3_reset(handle) }
+        var rows: [T] = []
+        while try step() { rows.append(try row(self)) }
+        return rows
+    }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func optionalInt64(_ column: Int32) -> Int64? {
+        sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, column)
+    }
+
+    func string(_ column: Int32) -> String? {
+        guard let text = sqlite3_column_text(handle, column) else { return nil }
+        return String(cString: text)
+    }
+
+    private func error(_ code: Int32) -> SQLiteError {
+        SQLiteError(code: code, message: String(cString: sqlite3_errmsg(database)), sql: sql)
+    }
+}

@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// feedsync: Core (models + service protocols), Sync (the coordinating logic), one module per
+// backend under Integrations/, and App, the composition root that maps config to integrations.
+// No package dependencies: the toolchain plus libsqlite3 through a system-library target.
+let package = Package(
+    name: "feedsync",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "feedsync", targets: ["feedsync"]),
+        .executable(name: "feedsyncd", targets: ["feedsyncd"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(name: "Core", path: "Sources/Core"),
+        .target(name: "Sync", dependencies: ["Core"], path: "Sources/Sync"),
+
+        .target(name: "HTTPAPI", dependencies: ["Core"], path: "Integrations/HTTPAPI",
+                exclude: ["API.md"]),
+        .target(name: "SQLiteCache", dependencies: ["Core", "CSQLite"], path: "Integrations/SQLiteCache"),
+        .target(name: "MockVideoHost", dependencies: ["Core"], path: "Integrations/MockVideoHost"),
+
+        .target(name: "App",
+                dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "MockVideoHost"],
+                path: "Sources/App"),
+        .executableTarget(name: "feedsync", dependencies: ["App", "Core"], path: "Sources/feedsync"),
+        .executableTarget(name: "feedsyncd", dependencies: ["App", "Core"], path: "Sources/feedsyncd"),
+
+        .testTarget(name: "CoreTests", dependencies: ["Core"], path: "Tests/CoreTests"),
+        .testTarget(name: "SyncTests", dependencies: ["Sync", "Core"], path: "Tests/SyncTests"),
+        .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "Core"], path: "Tests/HTTPAPITests"),
+        .testTarget(name: "SQLiteCacheTests", dependencies: ["SQLiteCache", "Core"], path: "Tests/SQLiteCacheTests"),
+        .testTarget(name: "MockVideoHostTests", dependencies: ["MockVideoHost", "Core"], path: "Tests/MockVideoHostTests"),
+        .testTarget(name: "AppTests", dependencies: ["App", "Core"], path: "Tests/AppTests"),
+        .testTarget(name: "EndToEndTests", dependencies: ["Core"], path: "Tests/EndToEndTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,80 @@
+import Core
+import Foundation
+
+/// The config file, read and checked: the store section, the feeds, the daemon settings.
+///
+/// Integration sections are kept unread here; ``ServiceProvider`` hands each to the
+/// integration its `"integration"` key names, which reads and checks it.
+public struct Config {
+    /// One feed: where its posts come from and how often it syncs.
+    public struct Feed {
+        public var name: String
+        public var interval: TimeInterval
+        public var posts: ConfigSection
+        public var videos: ConfigSection?
+    }
+
+    public var context: ConfigContext
+    public var store: ConfigSection
+    public var feeds: [Feed]
+
+    /// Reads and checks the file at `url`.
+    ///
+    /// - Parameter displayName: the path as the operator wrote it, for messages.
+    /// - Throws: ``ConfigError`` naming the file, the key path and what is wrong.
+    public static func load(from url: URL, displayName: String, environment: [String: String]) throws -> Config {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            let exists = FileManager.default.fileExists(atPath: url.path)
+            throw ConfigError(file: displayName, keyPath: "", message: exists ? "cannot be read" : "no such file")
+        }
+        let context = ConfigContext(fileName: displayName, directory: url.deletingLastPathComponent(), environment: environment)
+        let root: ConfigValue
+        do {
+            root = try JSONDecoder().decode(ConfigValue.self, from: data)
+        } catch {
+            throw ConfigError(file: displayName, keyPath: "", message: "is not valid JSON (\(Self.describeJSONError(error)))")
+        }
+        guard case .object(let object) = root else {
+            throw ConfigError(file: displayName, keyPath: "", message: "expected a JSON object at the top, found \(root.kind)")
+        }
+        return try Config(ConfigSection(object, path: "", context: context))
+    }
+
+    init(_ root: ConfigSection) throws {
+        context = root.context
+        store = try root.section("store") ?? ConfigSection(["integration": .string("sqlite")], path: "store", context: root.context)
+        let feedSections = try root.require(root.sections("feeds"), "feeds")
+        guard !feedSections.isEmpty else { throw root.error("feeds", "must list at least one feed") }
+        var names = Set<String>()
+        feeds = try feedSections.map { section in
+            let name = try section.require(section.nonEmptyString("name"), "name")
+            guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
+                throw section.error("name", "\"\(name)\" may hold only letters, digits, '-', '_' and '.'")
+            }
+            guard names.insert(name).inserted else { throw section.error("name", "\"\(name)\" names two feeds") }
+            let feed = Feed(name: name, interval: try section.duration("interval") ?? 300,
+                            posts: try section.require(section.section("posts"), "posts"),
+                            videos: try section.section("videos"))
+            try section.finish()
+            return feed
+        }
+        try root.finish(alsoKnown: ["$comment"])
+    }
+
+    /// Names the config of a feed, or throws when there is none.
+    public func feed(named name: String) throws -> Feed {
+        guard let feed = feeds.first(where: { $0.name == name }) else {
+            let known = feeds.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            throw ConfigError(file: context.fileName, keyPath: "feeds", message: "has no feed named \"\(name)\" (it has \(known))")
+        }
+        return feed
+    }
+
+    private static func describeJSONError(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error, let underlying = context.underlyingError {
+            let text = (underlying as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            if let text { return text }
+        }
+        return "it does not parse"
+    }
+}

@@ -1,0 +1,44 @@
+import Core
+
+/// The process exit codes both executables use (from sysexits.h).
+public enum ExitStatus: Int32, Sendable {
+    case ok = 0
+    /// The command line is wrong.
+    case usage = 64
+    /// The backend could not be reached, or answered outside its contract.
+    case unavailable = 69
+    /// A bug or a local failure (the store could not be written).
+    case software = 70
+    /// The backend rejected the credentials.
+    case credentials = 77
+    /// The config cannot be used.
+    case config = 78
+
+    /// The status an error ends the process with.
+    public init(for error: any Error) {
+        switch error {
+        case is ConfigError: self = .config
+        case is UsageError: self = .usage
+        case let error as ServiceError:
+            switch error.code {
+            case .unauthorized: self = .credentials
+            case .rateLimited, .unavailable, .invalidResponse, .invalidItem, .invalidRequest: self = .unavailable
+            case .storage: self = .software
+            }
+        default: self = .software
+        }
+    }
+}
+
+/// A command line that cannot be run, with the usage of the command it was meant for.
+public struct UsageError: Error, CustomStringConvertible {
+    public var message: String
+    public var usage: String
+
+    public init(_ message: String, usage: String) {
+        self.message = message
+        self.usage = usage
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// Where a config file lives and what environment it is read in.
+public struct ConfigContext: Sendable {
+    /// The config file as the operator named it, for messages.
+    public var fileName: String
+    /// The folder relative paths in the config resolve against.
+    public var directory: URL
+    /// The process environment, where `…Env` keys find their secrets.
+    public var environment: [String: String]
+
+    public init(fileName: String, directory: URL, environment: [String: String]) {
+        self.fileName = fileName
+        self.directory = directory
+        self.environment = environment
+    }
+
+    /// Resolves a path from the config against the config file's folder (`~` expands to home).
+    public func resolve(path: String) -> URL {
+        let expanded = (path as NSString).expandingTildeInPath
+        if expanded.hasPrefix("/") { return URL(fileURLWithPath: expanded).standardizedFileURL }
+        return directory.appendingPathComponent(expanded).standardizedFileURL
+    }
+}

@@ -1,0 +1,51 @@
+/// One change a backend reports for a feed.
+public enum FeedChange: Hashable, Sendable {
+    /// The post is new, or its latest version replaces the stored one.
+    case upsert(Post)
+    /// The post is gone from the feed.
+    case delete(PostID)
+}
+
+/// An item of a page that could not be read and was dropped, with the reason.
+public struct SkippedItem: Hashable, Sendable, CustomStringConvertible {
+    /// The item's id when it could be read at all.
+    public var id: String?
+    public var reason: String
+
+    public init(id: String?, reason: String) {
+        self.id = id
+        self.reason = reason
+    }
+
+    public var description: String { "\(id ?? "item without id"): \(reason)" }
+}
+
+/// One page of changes from a ``PostService``, oldest first.
+///
+/// A page is committed whole or not at all, together with ``nextCursor``.
+public struct FeedPage: Hashable, Sendable {
+    public var changes: [FeedChange]
+    /// Items the integration dropped because they could not be read; the rest of the page stands.
+    public var skipped: [SkippedItem]
+    /// Where the next page starts; after the last page, where the next sync starts.
+    public var nextCursor: FeedCursor
+    /// Whether more pages follow right now.
+    public var hasMore: Bool
+
+    public init(changes: [FeedChange], skipped: [SkippedItem] = [], nextCursor: FeedCursor, hasMore: Bool) {
+        self.changes = changes
+        self.skipped = skipped
+        self.nextCursor = nextCursor
+        self.hasMore = hasMore
+    }
+
+    /// The ids of every video the page's posts refer to, each once, in order of first mention.
+    public var referencedVideoIDs: [VideoID] {
+        var seen = Set<VideoID>()
+        var ids: [VideoID] = []
+        for case .upsert(let post) in changes {
+            for id in post.videoIDs where seen.insert(id).inserted { ids.append(id) }
+        }
+        return ids
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// The local mirror: where feeds are committed page by page and read back.
+///
+/// Every feed is its own namespace: post, user and video ids are unique within a feed.
+public protocol FeedStore: Sendable {
+    /// Where a feed's last committed page ended; `nil` before its first page.
+    func cursor(ofFeed feed: String) async throws -> FeedCursor?
+
+    /// The session saved for a feed's backend, if any.
+    func session(ofFeed feed: String) async throws -> Session?
+
+    /// Saves a feed's session so the next run can reuse it.
+    func saveSession(_ session: Session, ofFeed feed: String) async throws
+
+    /// Of `ids`, the videos the store does not yet hold resolved, in the order given.
+    func videosToResolve(among ids: [VideoID], inFeed feed: String) async throws -> [VideoID]
+
+    /// Up to `limit` videos that earlier syncs could not resolve.
+    func unresolvedVideoIDs(inFeed feed: String, limit: Int) async throws -> [VideoID]
+
+    /// Commits one page in one transaction: its posts and their authors, `videos`, the
+    /// deletions, and the page's cursor. Rows that already match are not rewritten.
+    ///
+    /// - Important: On any error nothing of the page is kept and the cursor does not move.
+    /// - Throws: ``ServiceError`` `.storage`.
+    func apply(_ page: FeedPage, videos: [Video], toFeed feed: String) async throws -> PageWriteResult
+
+    /// Stores videos resolved outside a page (retries of earlier unresolved ones).
+    /// - Returns: the rows written.
+    func saveVideos(_ videos: [Video], inFeed feed: String) async throws -> Int
+
+    /// Records how a sync run ended.
+    func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) async throws
+
+    /// Per feed: cursor, last success and error, post count. Feeds the store has never seen
+    /// are absent.
+    func feedStatuses() async throws -> [FeedStatus]
+
+    /// Posts newest first.
+    func posts(matching query: PostQuery) async throws -> [StoredPost]
+
+    /// Marks a post read or unread. The mark is local state: no sync ever changes it.
+    ///
+    /// - Parameter feed: the feed to look in; `nil` for every feed.
+    /// - Returns: the feeds holding a post with that id (marked only when exactly one does).
+    func setRead(_ read: Bool, postID: PostID, inFeed feed: String?) async throws -> [String]
+}
+
+/// What the store knows about one feed.
+public struct FeedStatus: Hashable, Sendable {
+    public var feed: String
+    public var cursor: FeedCursor?
+    public var lastSuccessAt: Date?
+    public var lastErrorAt: Date?
+    public var lastError: String?
+    public var postCount: Int
+
+    public init(feed: String, cursor: FeedCursor? = nil, lastSuccessAt: Date? = nil, lastErrorAt: Date? = nil,
+                lastError: String? = nil, postCount: Int = 0) {
+        self.feed = feed
+        self.cursor = cursor
+        self.lastSuccessAt = lastSuccessAt
+        self.lastErrorAt = lastErrorAt
+        self.lastError = lastError
+        self.postCount = postCount
+    }
+}
+
+/// Which posts to read back.
+public struct PostQuery: Hashable, Sendable {
+    public var feed: String?
+    public var limit: Int
+    public var unreadOnly: Bool
+
+    public init(feed: String? = nil, limit: Int = 20, unreadOnly: Bool = false) {
+        self.feed = feed
+        self.limit = limit
+        self.unreadOnly = unreadOnly
+    }
+}
+
+/// A post as the store holds it, with its local state and its resolved videos.
+public struct StoredPost: Hashable, Sendable {
+    public var feed: String
+    public var post: Post
+    public var isRead: Bool
+    /// The post's videos that are resolved, in the post's order.
+    public var videos: [Video]
+
+    public init(feed: String, post: Post, isRead: Bool, videos: [Video] = []) {
+        self.feed = feed
+        self.post = post
+        self.isRead = isRead
+        self.videos = videos
+    }
+}

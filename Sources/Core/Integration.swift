@@ -1,0 +1,60 @@
+/// Setup and teardown of one integration, driven in order by the app's IntegrationsManager.
+///
+/// `setUp` is where an integration touches the world (opens a database, loads a catalog);
+/// building it from config does not, so a bad config changes nothing on disk.
+public protocol IntegrationLifecycle: Sendable {
+    /// What this is, for messages: `"sqlite store /var/lib/feedsync/feeds.sqlite"`.
+    var name: String { get }
+    /// Prepares the integration for use.
+    /// - Throws: ``ServiceError`` or ``ConfigError`` naming what could not be prepared.
+    func setUp() async throws
+    /// Releases what `setUp` acquired. Called once, in reverse order of setup, even after errors.
+    func tearDown() async
+}
+
+/// A service together with the lifecycle of the integration that provides it.
+public struct Managed<Service: Sendable>: Sendable {
+    public var service: Service
+    public var lifecycle: any IntegrationLifecycle
+
+    public init(_ service: Service, lifecycle: any IntegrationLifecycle) {
+        self.service = service
+        self.lifecycle = lifecycle
+    }
+}
+
+/// The services a posts backend provides for one feed.
+public struct FeedBackend: Sendable {
+    public var posts: any PostService
+    public var authentication: any AuthenticationService
+    /// The backend's own video host, for backends that have one.
+    public var videos: (any VideoService)?
+    public var lifecycle: any IntegrationLifecycle
+
+    public init(posts: any PostService, authentication: any AuthenticationService,
+                videos: (any VideoService)? = nil, lifecycle: any IntegrationLifecycle) {
+        self.posts = posts
+        self.authentication = authentication
+        self.videos = videos
+        self.lifecycle = lifecycle
+    }
+}
+
+/// An integration that serves a feed's posts (a feed's `"posts"` section names it).
+public protocol PostsIntegration {
+    /// Builds the backend from its config section without touching the network.
+    /// - Throws: ``ConfigError`` naming the bad key.
+    static func makeBackend(_ config: ConfigSection, requests: RequestCounter) throws -> FeedBackend
+}
+
+/// An integration that resolves videos (a feed's `"videos"` section names it).
+public protocol VideosIntegration {
+    /// Builds the video service from its config section without side effects.
+    static func makeVideoService(_ config: ConfigSection, requests: RequestCounter) throws -> Managed<any VideoService>
+}
+
+/// An integration that stores feeds (the config's `"store"` section names it).
+public protocol StoreIntegration {
+    /// Builds the store from its config section; the file is opened only at setup.
+    static func makeStore(_ config: ConfigSection) throws -> Managed<any FeedStore>
+}

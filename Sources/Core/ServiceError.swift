@@ -1,0 +1,38 @@
+import Foundation
+
+/// The error vocabulary every integration translates its failures into, so that the sync
+/// logic never sees a `URLError` or an SQLite result code.
+///
+/// `description` is one sentence a person can act on: what was being done, and what went wrong.
+public struct ServiceError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: Hashable, Sendable {
+        /// The backend rejected the credentials or the token.
+        case unauthorized
+        /// The backend asks to come back later; `until` is when, if it said.
+        case rateLimited(until: Date?)
+        /// The backend could not be reached or answered with a server error.
+        case unavailable
+        /// The backend answered something that does not follow its contract.
+        case invalidResponse
+        /// One item could not be read; the rest of its page stands.
+        case invalidItem
+        /// The request itself was refused as malformed (a bad cursor, say).
+        case invalidRequest
+        /// The local store failed to read or write.
+        case storage
+    }
+
+    public var code: Code
+    /// What was being done, as a phrase: `"fetching the feed from http://127.0.0.1:8080"`.
+    public var operation: String
+    /// What went wrong, as a phrase: `"the server answered 503"`.
+    public var reason: String
+
+    public init(_ code: Code, _ operation: String, _ reason: String) {
+        self.code = code
+        self.operation = operation
+        self.reason = reason
+    }
+
+    public var description: String { "\(operation): \(reason)" }
+}

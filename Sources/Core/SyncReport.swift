@@ -1,0 +1,64 @@
+import Foundation
+
+/// What one page did to the store.
+public struct PageWriteResult: Hashable, Sendable {
+    public var inserted = 0
+    public var updated = 0
+    /// Posts whose stored row already matched and so were not rewritten.
+    public var unchanged = 0
+    public var deleted = 0
+    /// Rows the store actually wrote, in every table, cursor included.
+    public var rowsWritten = 0
+
+    public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0, rowsWritten: Int = 0) {
+        self.inserted = inserted
+        self.updated = updated
+        self.unchanged = unchanged
+        self.deleted = deleted
+        self.rowsWritten = rowsWritten
+    }
+}
+
+/// The summary of one sync of one feed.
+public struct SyncReport: Hashable, Sendable {
+    public var feed: String
+    public var newPosts = 0
+    public var updatedPosts = 0
+    public var unchangedPosts = 0
+    public var deletedPosts = 0
+    /// Items dropped because they could not be read.
+    public var skippedItems = 0
+    public var videosResolved = 0
+    /// Videos the host could not resolve this time; they are retried on later syncs.
+    public var videosUnresolved = 0
+    public var pages = 0
+    /// Requests sent to the backends, logins and video lookups included.
+    public var requests = 0
+    public var rowsWritten = 0
+    public var seconds: Double = 0
+
+    public init(feed: String) { self.feed = feed }
+
+    /// Adds what one committed page did.
+    public mutating func add(_ result: PageWriteResult) {
+        newPosts += result.inserted
+        updatedPosts += result.updated
+        unchangedPosts += result.unchanged
+        deletedPosts += result.deleted
+        rowsWritten += result.rowsWritten
+    }
+}
+
+/// How one sync run ended, as the store records it.
+public struct SyncOutcome: Hashable, Sendable {
+    public var startedAt: Date
+    public var finishedAt: Date
+    /// `nil` for a success; otherwise the error's one-sentence description.
+    public var error: String?
+
+    public init(startedAt: Date, finishedAt: Date, error: String? = nil) {
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.error = error
+    }
+}

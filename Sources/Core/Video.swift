@@ -1,0 +1,25 @@
+import Foundation
+
+/// A video attached to posts, as a video host describes it.
+public struct Video: Hashable, Sendable, Identifiable {
+    public var id: VideoID
+    public var title: String
+    /// Length in seconds.
+    public var duration: TimeInterval
+    public var streamURL: URL
+    public var thumbnailURL: URL?
+    /// Size of the stream in bytes, when the host says.
+    public var sizeBytes: Int64?
+
+    public init(
+        id: VideoID, title: String, duration: TimeInterval, streamURL: URL,
+        thumbnailURL: URL? = nil, sizeBytes: Int64? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.duration = duration
+        self.streamURL = streamURL
+        self.thumbnailURL = thumbnailURL
+        self.sizeBytes = sizeBytes
+    }
+}

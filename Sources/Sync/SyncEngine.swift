@@ -1,0 +1,196 @@
+import Core
+import Foundation
+
+/// Syncs one feed into the store: logs in or reuses the session, walks the pages from the
+/// stored cursor, resolves the videos each page refers to, and commits each page.
+///
+/// It coordinates the services it is given and implements none of them, so it can be tested
+/// with recording mocks in microseconds.
+///
+///     let engine = SyncEngine(feed: "home", services: services)
+///     let report = try await engine.run()
+///
+/// - Important: A page is committed whole or not at all, together with its cursor; a failed
+///   write therefore never advances the cursor, and a later run resumes from the last
+///   committed page.
+public struct SyncEngine: Sendable {
+    /// The services one feed syncs with.
+    public struct Services: Sendable {
+        public var authentication: any AuthenticationService
+        public var posts: any PostService
+        public var videos: any VideoService
+        public var store: any FeedStore
+        /// Counts what the services put on the wire, for the report.
+        public var requests: RequestCounter
+
+        public init(authentication: any AuthenticationService, posts: any PostService, videos: any VideoService,
+                    store: any FeedStore, requests: RequestCounter) {
+            self.authentication = authentication
+            self.posts = posts
+            self.videos = videos
+            self.store = store
+            self.requests = requests
+        }
+    }
+
+    /// Tunables with defaults that suit a real backend.
+    public struct Options: Sendable {
+        /// Refresh the session when it has less than this many seconds left.
+        public var refreshMargin: TimeInterval = 60
+        /// The longest a rate limit is waited out before the sync gives up.
+        public var maxRateLimitWait: TimeInterval = 120
+        /// How many rate limits in a row are waited out before the sync gives up.
+        public var maxRateLimitRetries = 5
+        /// How many earlier unresolved videos each sync retries.
+        public var unresolvedVideoRetryLimit = 200
+
+        public init() {}
+    }
+
+    /// Progress after each committed page.
+    public struct Progress: Sendable {
+        public var pages: Int
+        public var posts: Int
+        /// Items the page just committed had to drop, with their reasons.
+        public var skipped: [SkippedItem]
+    }
+
+    public let feed: String
+    let services: Services
+    let options: Options
+    let now: @Sendable () -> Date
+    let sleep: @Sendable (TimeInterval) async throws -> Void
+
+    /// - Parameters:
+    ///   - now: the clock; injected so tests control expiry.
+    ///   - sleep: waits out rate limits; injected so tests do not wait.
+    public init(feed: String, services: Services, options: Options = Options(),
+                now: @escaping @Sendable () -> Date = Date.init,
+                sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }) {
+        self.feed = feed
+        self.services = services
+        self.options = options
+        self.now = now
+        self.sleep = sleep
+    }
+
+    /// Runs one sync and records its outcome in the store.
+    ///
+    /// - Parameters:
+    ///   - full: start from the beginning of the feed instead of the stored cursor.
+    ///   - progress: called after each committed page.
+    /// - Throws: ``ServiceError`` from the step that failed (or `CancellationError`);
+    ///   every page committed before it stays committed.
+    public func run(full: Bool = false, progress: @Sendable (Progress) -> Void = { _ in }) async throws -> SyncReport {
+        let started = now()
+        let requestsBefore = services.requests.value
+        var report = SyncReport(feed: feed)
+        do {
+            var session = try await currentSession()
+            report.videosResolved += try await retryUnresolvedVideos(report: &report)
+            var cursor = full ? nil : try await services.store.cursor(ofFeed: feed)
+            while true {
+                try Task.checkCancellation()
+                let page = try await fetchPage(after: cursor, session: &session)
+                let videos = try await resolveVideos(page.referencedVideoIDs, report: &report)
+                let result = try await services.store.apply(page, videos: videos, toFeed: feed)
+                report.add(result)
+                report.pages += 1
+                report.skippedItems += page.skipped.count
+                cursor = page.nextCursor
+                progress(Progress(pages: report.pages, posts: report.newPosts + report.updatedPosts + report.unchangedPosts,
+                                  skipped: page.skipped))
+                if !page.hasMore { break }
+            }
+            report.requests = services.requests.value - requestsBefore
+            report.seconds = now().timeIntervalSince(started)
+            try await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now()), ofFeed: feed)
+            return report
+        } catch {
+            let message = (error as? ServiceError)?.description ?? (error is CancellationError ? "cancelled" : "\(error)")
+            // Recording the failure is best effort: the original error is what the caller needs.
+            try? await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), error: message), ofFeed: feed)
+            throw error
+        }
+    }
+
+    /// The stored session when it is still good, else a refreshed one, else a new login.
+    private func currentSession() async throws -> Session {
+        if let stored = try await services.store.session(ofFeed: feed) {
+            if stored.isUsable(at: now(), margin: options.refreshMargin) { return stored }
+            return try await renew(stored)
+        }
+        let session = try await services.authentication.logIn()
+        try await services.store.saveSession(session, ofFeed: feed)
+        return session
+    }
+
+    /// Refreshes a session, logging in again when the backend refuses the refresh.
+    private func renew(_ session: Session) async throws -> Session {
+        var renewed: Session
+        do {
+            guard session.refreshToken != nil else { throw ServiceError(.unauthorized, "refreshing the session", "no refresh token") }
+            renewed = try await services.authentication.refresh(session)
+        } catch let error as ServiceError where error.code == .unauthorized {
+            renewed = try await services.authentication.logIn()
+        }
+        try await services.store.saveSession(renewed, ofFeed: feed)
+        return renewed
+    }
+
+    /// Fetches a page, renewing the session once on a rejected token and waiting out rate limits.
+    private func fetchPage(after cursor: FeedCursor?, session: inout Session) async throws -> FeedPage {
+        var renewedOnce = false
+        var rateLimitWaits = 0
+        while true {
+            do {
+                return try await services.posts.page(after: cursor, session: session)
+            } catch let error as ServiceError {
+                switch error.code {
+                case .unauthorized where !renewedOnce:
+                    renewedOnce = true
+                    session = try await renew(session)
+                case .rateLimited(let until) where rateLimitWaits < options.maxRateLimitRetries:
+                    let wait = max(0, until.map { $0.timeIntervalSince(now()) } ?? 1)
+                    guard wait <= options.maxRateLimitWait else { throw error }
+                    rateLimitWaits += 1
+                    try await sleep(wait)
+                default:
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Resolves the videos the store does not hold yet. A host failure leaves them unresolved
+    /// (the posts are stored regardless) and they are retried on a later sync.
+    private func resolveVideos(_ ids: [VideoID], report: inout SyncReport) async throws -> [Video] {
+        guard !ids.isEmpty else { return [] }
+        let wanted = try await services.store.videosToResolve(among: ids, inFeed: feed)
+        guard !wanted.isEmpty else { return [] }
+        let found: [Video]
+        do {
+            found = try await services.videos.videos(withIDs: wanted)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            found = []
+        }
+        let wantedSet = Set(wanted)
+        let resolved = found.filter { wantedSet.contains($0.id) }
+        report.videosResolved += resolved.count
+        report.videosUnresolved += wanted.count - resolved.count
+        return resolved
+    }
+
+    /// Gives videos that earlier syncs could not resolve another chance.
+    private func retryUnresolvedVideos(report: inout SyncReport) async throws -> Int {
+        let ids = try await services.store.unresolvedVideoIDs(inFeed: feed, limit: options.unresolvedVideoRetryLimit)
+        guard !ids.isEmpty else { return 0 }
+        guard let found = try? await services.videos.videos(withIDs: ids), !found.isEmpty else { return 0 }
+        let wanted = Set(ids)
+        let resolved = found.filter { wanted.contains($0.id) }
+        _ = try await services.store.saveVideos(resolved, inFeed: feed)
+        return resolved.count
+    }
+}

@@ -1,0 +1,27 @@
+import App
+
+/// One `feedsync` subcommand: what it takes and what it does.
+protocol Command {
+    /// The words that invoke it: `["pull"]`, `["config", "check"]`.
+    static var words: [String] { get }
+    static var summary: String { get }
+    /// The synopsis after `feedsync`: `pull [--config PATH] [--feed NAME] [--full]`.
+    static var synopsis: String { get }
+    static var options: [CommandLineOptions.Spec] { get }
+    static func run(_ options: CommandLineOptions) async throws -> ExitStatus
+}
+
+extension Command {
+    static var usage: String { "usage: feedsync \(synopsis)" }
+
+    static var help: String {
+        "\(usage)\n\n\(summary)\n\noptions:\n\(CommandLineOptions.help(for: options + [.help]))"
+    }
+}
+
+extension CommandLineOptions.Spec {
+    static let config = Self("--config", value: "PATH", "the config file (default ./feedsync.json, else $FEEDSYNC_CONFIG)")
+    static let feed = Self("--feed", value: "NAME", "only this feed of the config")
+    static let json = Self("--json", "print JSON for scripts")
+    static let help = Self("--help", "show this help")
+}

@@ -1,0 +1,18 @@
+import App
+
+/// `feedsync config check`: reads and checks the config without touching anything.
+enum ConfigCheckCommand: Command {
+    static let words = ["config", "check"]
+    static let summary = "Check the config file and say what is wrong, changing nothing."
+    static let synopsis = "config check [--config PATH]"
+    static let options: [CommandLineOptions.Spec] = [.config]
+
+    static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
+        guard options.positionals.isEmpty else { throw UsageError("config check takes no arguments", usage: usage) }
+        let runtime = try Runtime.load(configPath: options["--config"])
+        let feeds = runtime.feedNames
+        print("\(runtime.configName): ok; \(feeds.count) feed\(feeds.count == 1 ? "" : "s") (\(feeds.joined(separator: ", ")))")
+        for lifecycle in runtime.provider.lifecycles { print("  \(lifecycle.name)") }
+        return .ok
+    }
+}

@@ -1,0 +1,106 @@
+import App
+import Core
+import Foundation
+
+/// Dispatches `feedsync` to its subcommands and turns every error into one sentence and an exit code.
+enum FeedsyncCLI {
+    static var commands: [any Command.Type] { [
+        PullCommand.self, StatusCommand.self, PostsCommand.self, ReadCommand.self, UnreadCommand.self,
+        ConfigCheckCommand.self,
+    ] }
+
+    static var usage: String {
+        let width = commands.map { $0.words.joined(separator: " ").count }.max() ?? 0
+        let lines = commands.map { command in
+            "  " + command.words.joined(separator: " ").padding(toLength: width + 2, withPad: " ", startingAt: 0) + command.summary
+        }
+        return """
+            usage: feedsync <command> [options]
+
+            Keeps a local SQLite mirror of social feeds. Commands:
+            \(lines.joined(separator: "\n"))
+
+            Run `feedsync <command> --help` for a command's options; `feedsync --version` for the version.
+            """
+    }
+
+    static func run(_ arguments: [String]) async -> ExitStatus {
+        if arguments.first == "--help" || arguments.first == "-h" || arguments.first == "help" {
+            print(usage)
+            return .ok
+        }
+        if arguments.first == "--version" {
+            print("feedsync \(feedsyncVersion)")
+            return .ok
+        }
+        guard let command = commands.first(where: { Array(arguments.prefix($0.words.count)) == $0.words }) else {
+            let message = arguments.first.map { "unknown command \"\($0)\"" } ?? "no command given"
+            return fail(UsageError(message, usage: usage))
+        }
+        let rest = Array(arguments.dropFirst(command.words.count))
+        do {
+            let options = try CommandLineOptions(rest, specs: command.options + [.help], usage: command.usage)
+            if options.has("--help") {
+                print(command.help)
+                return .ok
+            }
+            return try await command.run(options)
+        } catch {
+            return fail(error)
+        }
+    }
+
+    /// Prints an error as one sentence (plus the usage, for a usage error) and picks the exit code.
+    static func fail(_ error: any Error) -> ExitStatus {
+        let status = ExitStatus(for: error)
+        if let usage = error as? UsageError {
+            printError("feedsync: \(usage.message)\n\(usage.usage)\nRun `feedsync --help` for the commands.")
+        } else {
+            printError("feedsync: \(describe(error))")
+        }
+        return status
+    }
+}
+
+/// Writes a line to standard error.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+/// One sentence for any error, without Swift's dump of its internals.
+func describe(_ error: any Error) -> String {
+    switch error {
+    case let error as ConfigError: return error.description
+    case let error as ServiceError: return error.description
+    case let error as UsageError: return error.message
+    case is CancellationError: return "cancelled"
+    default: return "internal error: \(error.localizedDescription)"
+    }
+}
+
+/// Dates as operators read them: ISO 8601 in UTC.
+func formatted(_ date: Date?) -> String {
+    date.map { $0.formatted(.iso8601) } ?? "-"
+}
+
+/// Encodes a value as pretty, key-sorted JSON on standard output.
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+/// Loads the config, runs `body` with the integrations set up, and tears them down after.
+func withRuntime<T>(_ options: CommandLineOptions, _ body: (Runtime) async throws -> T) async throws -> T {
+    let runtime = try Runtime.load(configPath: options["--config"])
+    try await runtime.start()
+    do {
+        let result = try await body(runtime)
+        await runtime.stop()
+        return result
+    } catch {
+        await runtime.stop()
+        throw error
+    }
+}

@@ -1,0 +1,78 @@
+import App
+import Core
+import Foundation
+
+/// `feedsync posts`: the newest posts from the local database.
+enum PostsCommand: Command {
+    static let words = ["posts"]
+    static let summary = "List the newest stored posts."
+    static let synopsis = "posts [--config PATH] [--feed NAME] [--limit N] [--unread] [--json]"
+    static let options: [CommandLineOptions.Spec] = [
+        .config, .feed, .init("--limit", value: "N", "how many posts (default 20, at most 100000)"),
+        .init("--unread", "only posts not marked read"), .json,
+    ]
+
+    /// A post as `--json` prints it.
+    struct Row: Encodable {
+        struct Author: Encodable { var id, handle, displayName: String; var avatarURL: URL? }
+        struct Counts: Encodable { var replies, reposts, likes: Int }
+        struct VideoRow: Encodable {
+            var id, title: String
+            var durationSeconds: Double
+            var streamURL: URL
+            var thumbnailURL: URL?
+            var sizeBytes: Int64?
+        }
+        var feed, id: String
+        var author: Author
+        var text: String
+        var createdAt: Date
+        var editedAt: Date?
+        var replyTo: String?
+        var counts: Counts
+        var videoIDs: [String]
+        var videos: [VideoRow]
+        var read: Bool
+
+        init(_ stored: StoredPost) {
+            let post = stored.post
+            feed = stored.feed
+            id = post.id.rawValue
+            author = Author(id: post.author.id.rawValue, handle: post.author.handle, displayName: post.author.displayName,
+                            avatarURL: post.author.avatarURL)
+            text = post.text
+            createdAt = post.createdAt
+            editedAt = post.editedAt
+            replyTo = post.replyTo?.rawValue
+            counts = Counts(replies: post.counts.replies, reposts: post.counts.reposts, likes: post.counts.likes)
+            videoIDs = post.videoIDs.map(\.rawValue)
+            videos = stored.videos.map {
+                VideoRow(id: $0.id.rawValue, title: $0.title, durationSeconds: $0.duration, streamURL: $0.streamURL,
+                         thumbnailURL: $0.thumbnailURL, sizeBytes: $0.sizeBytes)
+            }
+            read = stored.isRead
+        }
+    }
+
+    static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
+        guard options.positionals.isEmpty else { throw UsageError("posts takes no arguments", usage: usage) }
+        let limit = try options.int("--limit", in: 1...100_000, default: 20, usage: usage)
+        let posts = try await withRuntime(options) { runtime in
+            try await runtime.store.posts(matching: PostQuery(feed: options["--feed"], limit: limit, unreadOnly: options.has("--unread")))
+        }
+        if options.has("--json") {
+            try printJSON(posts.map(Row.init))
+            return .ok
+        }
+        for stored in posts {
+            let post = stored.post
+            let flags = [stored.isRead ? nil : "unread", post.editedAt == nil ? nil : "edited",
+                         post.videoIDs.isEmpty ? nil : "\(post.videoIDs.count) video"].compactMap { $0 }
+            let text = post.text.replacingOccurrences(of: "\n", with: " ")
+            print("\(stored.feed)/\(post.id)  \(formatted(post.createdAt))  @\(post.author.handle)"
+                  + (flags.isEmpty ? "" : "  [\(flags.joined(separator: ", "))]"))
+            print("    \(text.count > 200 ? text.prefix(199) + "…" : text)")
+        }
+        return .ok
+    }
+}

@@ -1,0 +1,66 @@
+import App
+import Core
+import Foundation
+import Sync
+
+/// `feedsync pull`: syncs every feed (or one) once and prints what changed.
+enum PullCommand: Command {
+    static let words = ["pull"]
+    static let summary = "Sync the configured feeds into the local database once."
+    static let synopsis = "pull [--config PATH] [--feed NAME] [--full]"
+    static let options: [CommandLineOptions.Spec] = [
+        .config, .feed, .init("--full", "walk the whole feed from the beginning instead of from the stored cursor"),
+    ]
+
+    static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
+        guard options.positionals.isEmpty else { throw UsageError("pull takes no arguments", usage: usage) }
+        return try await withRuntime(options) { runtime in
+            let feeds = try options["--feed"].map { name -> [String] in
+                guard runtime.feedNames.contains(name) else {
+                    throw UsageError("--feed \(name): the config has no such feed (it has \(runtime.feedNames.joined(separator: ", ")))", usage: usage)
+                }
+                return [name]
+            } ?? runtime.feedNames
+            var status = ExitStatus.ok
+            for feed in feeds {
+                do {
+                    let report = try await runtime.engine(forFeed: feed).run(full: options.has("--full"), progress: progress(feed))
+                    clearProgress()
+                    print(summary(report))
+                } catch {
+                    clearProgress()
+                    printError("feedsync: \(feed): \(describe(error))")
+                    if status == .ok { status = ExitStatus(for: error) }
+                }
+            }
+            return status
+        }
+    }
+
+    static func summary(_ report: SyncReport) -> String {
+        var videos = "\(report.videosResolved) videos resolved"
+        if report.videosUnresolved > 0 { videos += " (\(report.videosUnresolved) unresolved)" }
+        return "\(report.feed): \(report.newPosts) new, \(report.updatedPosts) updated, \(report.deletedPosts) deleted, "
+            + "\(report.skippedItems) skipped, \(videos); \(report.pages) pages, \(report.requests) requests, "
+            + String(format: "%.2f s", report.seconds)
+    }
+
+    private static let isTerminal = isatty(STDERR_FILENO) == 1
+
+    /// Reports skipped items always, and a progress line when standard error is a terminal.
+    static func progress(_ feed: String) -> @Sendable (SyncEngine.Progress) -> Void {
+        { progress in
+            for item in progress.skipped {
+                clearProgress()
+                printError("feedsync: \(feed): skipped \(item)")
+            }
+            if isTerminal {
+                FileHandle.standardError.write(Data("\r\u{1B}[K\(feed): \(progress.pages) pages, \(progress.posts) posts".utf8))
+            }
+        }
+    }
+
+    static func clearProgress() {
+        if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+}

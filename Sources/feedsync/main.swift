@@ -1,0 +1,5 @@
+import App
+import Foundation
+
+let status = await FeedsyncCLI.run(Array(CommandLine.arguments.dropFirst()))
+exit(status.rawValue)
