@@ -1,0 +1,163 @@
+import Core
+import Foundation
+import Synchronization
+
+/// A call log shared by the mocks, so tests can assert the order of steps across services.
+final class CallLog: Sendable {
+    private let calls = Mutex<[String]>([])
+    func record(_ call: String) { calls.withLock { $0.append(call) } }
+    var all: [String] { calls.withLock { $0 } }
+    func count(_ prefix: String) -> Int { all.filter { $0.hasPrefix(prefix) }.count }
+}
+
+/// Answers logins and refreshes from scripted results, recording each call.
+final class MockAuthentication: AuthenticationService {
+    let log: CallLog
+    let logInResult: Mutex<Result<Session, ServiceError>>
+    let refreshResult: Mutex<Result<Session, ServiceError>>
+
+    init(log: CallLog, logIn: Result<Session, ServiceError> = .success(makeSession("login")),
+         refresh: Result<Session, ServiceError> = .success(makeSession("refreshed"))) {
+        self.log = log
+        self.logInResult = Mutex(logIn)
+        self.refreshResult = Mutex(refresh)
+    }
+
+    func logIn() async throws -> Session {
+        log.record("logIn")
+        return try logInResult.withLock { $0 }.get()
+    }
+
+    func refresh(_ session: Session) async throws -> Session {
+        log.record("refresh")
+        return try refreshResult.withLock { $0 }.get()
+    }
+}
+
+/// Serves scripted results in order, recording the cursor and token of each call.
+final class MockPosts: PostService {
+    let log: CallLog
+    private let results: Mutex<[Result<FeedPage, ServiceError>]>
+    let tokens = Mutex<[String]>([])
+
+    init(log: CallLog, _ results: [Result<FeedPage, ServiceError>]) {
+        self.log = log
+        self.results = Mutex(results)
+    }
+
+    func page(after cursor: FeedCursor?, session: Session) async throws -> FeedPage {
+        log.record("page(after: \(cursor?.position ?? "start"))")
+        tokens.withLock { $0.append(session.accessToken.revealed) }
+        let next: Result<FeedPage, ServiceError> = results.withLock { results in
+            results.isEmpty ? .failure(ServiceError(.unavailable, "mock", "no more scripted pages")) : results.removeFirst()
+        }
+        return try next.get()
+    }
+}
+
+/// Resolves ids from a fixed set, or fails, recording each lookup.
+final class MockVideos: VideoService {
+    let log: CallLog
+    let known: [VideoID: Video]
+    let failure: ServiceError?
+
+    init(log: CallLog, known: [Video] = [], failure: ServiceError? = nil) {
+        self.log = log
+        self.known = Dictionary(uniqueKeysWithValues: known.map { ($0.id, $0) })
+        self.failure = failure
+    }
+
+    func videos(withIDs ids: [VideoID]) async throws -> [Video] {
+        log.record("videos(\(ids.map(\.rawValue).joined(separator: ",")))")
+        if let failure { throw failure }
+        return ids.compactMap { known[$0] }
+    }
+}
+
+/// An in-memory store that records writes and can be told to fail the n-th page commit.
+actor MockStore: FeedStore {
+    let log: CallLog
+    var storedCursor: FeedCursor?
+    var storedSession: Session?
+    var posts: [PostID: Post] = [:]
+    var videos: [VideoID: Video] = [:]
+    var unresolved: Set<VideoID> = []
+    var outcomes: [SyncOutcome] = []
+    var failCommitNumber: Int?
+    private var commits = 0
+
+    init(log: CallLog, cursor: FeedCursor? = nil, session: Session? = nil, failCommitNumber: Int? = nil) {
+        self.log = log
+        self.storedCursor = cursor
+        self.storedSession = session
+        self.failCommitNumber = failCommitNumber
+    }
+
+    func cursor(ofFeed feed: String) -> FeedCursor? { storedCursor }
+    func session(ofFeed feed: String) -> Session? { storedSession }
+    func saveSession(_ session: Session, ofFeed feed: String) {
+        log.record("saveSession")
+        storedSession = session
+    }
+
+    func videosToResolve(among ids: [VideoID], inFeed feed: String) -> [VideoID] { ids.filter { videos[$0] == nil } }
+    func unresolvedVideoIDs(inFeed feed: String, limit: Int) -> [VideoID] { Array(unresolved.sorted().prefix(limit)) }
+
+    func apply(_ page: FeedPage, videos: [Video], toFeed feed: String) throws -> PageWriteResult {
+        commits += 1
+        log.record("apply(\(page.nextCursor.position))")
+        if commits == failCommitNumber { throw ServiceError(.storage, "committing a page", "disk full") }
+        var result = PageWriteResult()
+        for change in page.changes {
+            switch change {
+            case .upsert(let post):
+                if posts[post.id] == nil { result.inserted += 1 } else if posts[post.id] != post { result.updated += 1 } else { result.unchanged += 1 }
+                posts[post.id] = post
+                for id in post.videoIDs where self.videos[id] == nil { unresolved.insert(id) }
+            case .delete(let id):
+                if posts.removeValue(forKey: id) != nil { result.deleted += 1 }
+            }
+        }
+        for video in videos {
+            self.videos[video.id] = video
+            unresolved.remove(video.id)
+        }
+        storedCursor = page.nextCursor
+        return result
+    }
+
+    func saveVideos(_ videos: [Video], inFeed feed: String) -> Int {
+        for video in videos {
+            self.videos[video.id] = video
+            unresolved.remove(video.id)
+        }
+        return videos.count
+    }
+
+    func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) {
+        log.record(outcome.error == nil ? "recordSync(ok)" : "recordSync(error)")
+        outcomes.append(outcome)
+    }
+
+    func feedStatuses() -> [FeedStatus] { [] }
+    func posts(matching query: PostQuery) -> [StoredPost] { [] }
+    func setRead(_ read: Bool, postID: PostID, inFeed feed: String?) -> [String] { [] }
+}
+
+func makeSession(_ token: String, expiresAt: Date? = nil, refreshable: Bool = true) -> Session {
+    Session(accessToken: Secret(token), refreshToken: refreshable ? Secret("refresh-\(token)") : nil, expiresAt: expiresAt)
+}
+
+func makePost(_ id: String, text: String = "hello", videos: [String] = []) -> Post {
+    Post(id: PostID(id), author: User(id: "u1", handle: "ada", displayName: "Ada"), text: text,
+         createdAt: Date(timeIntervalSince1970: 1_700_000_000), videoIDs: videos.map { VideoID($0) })
+}
+
+func makeVideo(_ id: String) -> Video {
+    Video(id: VideoID(id), title: "Video \(id)", duration: 60, streamURL: URL(string: "https://videos.example.com/\(id)")!)
+}
+
+func makePage(_ posts: [Post], deleting: [String] = [], cursor: String, hasMore: Bool) -> FeedPage {
+    FeedPage(changes: posts.map { .upsert($0) } + deleting.map { .delete(PostID($0)) },
+             nextCursor: FeedCursor(position: cursor), hasMore: hasMore)
+}

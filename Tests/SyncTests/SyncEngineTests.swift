@@ -1,0 +1,220 @@
+import Core
+import Foundation
+import Synchronization
+import Sync
+import Testing
+
+/// The sync logic over recording mocks: given some service behaviour, when a sync runs,
+/// then these calls happen (and, on errors, these do not).
+@Suite struct SyncEngineTests {
+    let log = CallLog()
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func makeEngine(auth: MockAuthentication? = nil, posts: MockPosts, videos: MockVideos? = nil, store: MockStore,
+                    sleeps: SleepRecorder = SleepRecorder()) -> SyncEngine {
+        let services = SyncEngine.Services(authentication: auth ?? MockAuthentication(log: log), posts: posts,
+                                           videos: videos ?? MockVideos(log: log), store: store, requests: RequestCounter())
+        let now = self.now
+        return SyncEngine(feed: "home", services: services, now: { now }, sleep: { sleeps.record($0) })
+    }
+
+    @Test func firstSyncLogsInWalksEveryPageAndCommitsEachWithItsCursor() async throws {
+        let posts = MockPosts(log: log, [
+            .success(makePage([makePost("p1"), makePost("p2")], cursor: "2", hasMore: true)),
+            .success(makePage([makePost("p3")], deleting: ["p1"], cursor: "4", hasMore: false)),
+        ])
+        let store = MockStore(log: log)
+
+        let report = try await makeEngine(posts: posts, store: store).run()
+
+        #expect(log.all == ["logIn", "saveSession", "page(after: start)", "apply(2)", "page(after: 2)", "apply(4)", "recordSync(ok)"])
+        #expect(report.newPosts == 3 && report.deletedPosts == 1 && report.pages == 2)
+        #expect(await store.storedCursor == FeedCursor(position: "4"))
+        #expect(await Set(store.posts.keys) == ["p2", "p3"])
+    }
+
+    @Test func aStoredFreshSessionIsReusedWithoutLoggingIn() async throws {
+        let store = MockStore(log: log, cursor: FeedCursor(position: "9"), session: makeSession("stored", expiresAt: now + 3600))
+        let posts = MockPosts(log: log, [.success(makePage([], cursor: "9", hasMore: false))])
+
+        _ = try await makeEngine(posts: posts, store: store).run()
+
+        #expect(log.count("logIn") == 0 && log.count("refresh") == 0)
+        #expect(posts.tokens.withLock { $0 } == ["stored"])
+        #expect(log.all.contains("page(after: 9)"))
+    }
+
+    @Test func aSessionAboutToExpireIsRefreshedBeforeFetching() async throws {
+        let store = MockStore(log: log, session: makeSession("old", expiresAt: now + 10))
+        let posts = MockPosts(log: log, [.success(makePage([], cursor: "1", hasMore: false))])
+
+        _ = try await makeEngine(posts: posts, store: store).run()
+
+        #expect(Array(log.all.prefix(3)) == ["refresh", "saveSession", "page(after: start)"])
+        #expect(posts.tokens.withLock { $0 } == ["refreshed"])
+    }
+
+    @Test func aRejectedRefreshFallsBackToLoggingIn() async throws {
+        let auth = MockAuthentication(log: log, refresh: .failure(ServiceError(.unauthorized, "refreshing", "401")))
+        let store = MockStore(log: log, session: makeSession("old", expiresAt: now - 10))
+        let posts = MockPosts(log: log, [.success(makePage([], cursor: "1", hasMore: false))])
+
+        _ = try await makeEngine(auth: auth, posts: posts, store: store).run()
+
+        #expect(Array(log.all.prefix(3)) == ["refresh", "logIn", "saveSession"])
+        #expect(posts.tokens.withLock { $0 } == ["login"])
+    }
+
+    @Test func aFailedLoginFetchesNothingAndWritesNothing() async throws {
+        let auth = MockAuthentication(log: log, logIn: .failure(ServiceError(.unauthorized, "logging in", "the server answered 401")))
+        let posts = MockPosts(log: log, [.success(makePage([makePost("p1")], cursor: "1", hasMore: false))])
+        let store = MockStore(log: log)
+
+        await #expect(throws: ServiceError.self) { try await makeEngine(auth: auth, posts: posts, store: store).run() }
+
+        #expect(log.count("page") == 0 && log.count("apply") == 0 && log.count("saveSession") == 0)
+        #expect(await store.outcomes.map(\.error?.isEmpty) == [false])
+    }
+
+    @Test func aFailedStoreWriteNeverAdvancesTheCursorAndTheNextRunResumesThere() async throws {
+        let posts = MockPosts(log: log, [
+            .success(makePage([makePost("p1")], cursor: "1", hasMore: true)),
+            .success(makePage([makePost("p2")], cursor: "2", hasMore: true)),
+        ])
+        let store = MockStore(log: log, failCommitNumber: 2)
+
+        await #expect(throws: ServiceError.self) { try await makeEngine(posts: posts, store: store).run() }
+
+        #expect(await store.storedCursor == FeedCursor(position: "1"))
+        #expect(await store.posts.keys.sorted() == ["p1"])
+        #expect(log.count("page") == 2, "no page is fetched after the failed write")
+
+        let resumed = MockPosts(log: log, [.success(makePage([makePost("p2")], cursor: "2", hasMore: false))])
+        _ = try await makeEngine(posts: resumed, store: store).run()
+        #expect(log.all.contains("page(after: 1)"))
+        #expect(await store.posts.keys.sorted() == ["p1", "p2"])
+    }
+
+    @Test func aPageThatFailsToDecodeCommitsNothing() async throws {
+        let posts = MockPosts(log: log, [
+            .success(makePage([makePost("p1")], cursor: "1", hasMore: true)),
+            .failure(ServiceError(.invalidResponse, "fetching the feed", "the body is not JSON")),
+        ])
+        let store = MockStore(log: log)
+
+        let error = await #expect(throws: ServiceError.self) { try await makeEngine(posts: posts, store: store).run() }
+
+        #expect(error?.code == .invalidResponse)
+        #expect(log.count("apply") == 1)
+        #expect(await store.storedCursor == FeedCursor(position: "1"))
+        #expect(log.all.last == "recordSync(error)")
+    }
+
+    @Test func aRejectedTokenIsRenewedOnceAndTheRequestRetried() async throws {
+        let store = MockStore(log: log, session: makeSession("stale", expiresAt: now + 3600))
+        let posts = MockPosts(log: log, [
+            .failure(ServiceError(.unauthorized, "fetching", "401")),
+            .success(makePage([makePost("p1")], cursor: "1", hasMore: false)),
+        ])
+
+        _ = try await makeEngine(posts: posts, store: store).run()
+
+        #expect(posts.tokens.withLock { $0 } == ["stale", "refreshed"])
+        #expect(log.count("refresh") == 1 && log.count("logIn") == 0)
+    }
+
+    @Test func aTokenRejectedAgainAfterRenewalStopsTheSync() async throws {
+        let store = MockStore(log: log, session: makeSession("stale", expiresAt: now + 3600))
+        let unauthorized = ServiceError(.unauthorized, "fetching", "401")
+        let posts = MockPosts(log: log, [.failure(unauthorized), .failure(unauthorized), .failure(unauthorized)])
+
+        let error = await #expect(throws: ServiceError.self) { try await makeEngine(posts: posts, store: store).run() }
+
+        #expect(error?.code == .unauthorized)
+        #expect(log.count("page") == 2, "one retry, no storm")
+        #expect(log.count("refresh") == 1)
+    }
+
+    @Test func aRateLimitIsWaitedOutAndTheRequestRetried() async throws {
+        let sleeps = SleepRecorder()
+        let posts = MockPosts(log: log, [
+            .failure(ServiceError(.rateLimited(until: now + 7), "fetching", "429")),
+            .success(makePage([makePost("p1")], cursor: "1", hasMore: false)),
+        ])
+
+        let report = try await makeEngine(posts: posts, store: MockStore(log: log), sleeps: sleeps).run()
+
+        #expect(sleeps.waits == [7])
+        #expect(report.newPosts == 1)
+    }
+
+    @Test func aRateLimitLongerThanTheCapFailsInsteadOfWaiting() async throws {
+        let sleeps = SleepRecorder()
+        let posts = MockPosts(log: log, [.failure(ServiceError(.rateLimited(until: now + 3600), "fetching", "429"))])
+
+        await #expect(throws: ServiceError.self) { try await makeEngine(posts: posts, store: MockStore(log: log), sleeps: sleeps).run() }
+        #expect(sleeps.waits.isEmpty)
+    }
+
+    @Test func postsAreStoredEvenWhenTheVideoHostFails() async throws {
+        let videos = MockVideos(log: log, failure: ServiceError(.unavailable, "looking up videos", "down"))
+        let posts = MockPosts(log: log, [.success(makePage([makePost("p1", videos: ["v1", "v2"])], cursor: "1", hasMore: false))])
+        let store = MockStore(log: log)
+
+        let report = try await makeEngine(posts: posts, videos: videos, store: store).run()
+
+        #expect(report.newPosts == 1 && report.videosUnresolved == 2 && report.videosResolved == 0)
+        #expect(await store.posts["p1"] != nil)
+        #expect(await store.unresolved == ["v1", "v2"])
+    }
+
+    @Test func unresolvedVideosAreRetriedOnTheNextSync() async throws {
+        let store = MockStore(log: log)
+        let firstPosts = MockPosts(log: log, [.success(makePage([makePost("p1", videos: ["v1"])], cursor: "1", hasMore: false))])
+        _ = try await makeEngine(posts: firstPosts, videos: MockVideos(log: log, failure: ServiceError(.unavailable, "x", "down")), store: store).run()
+
+        let posts = MockPosts(log: log, [.success(makePage([], cursor: "1", hasMore: false))])
+        let report = try await makeEngine(posts: posts, videos: MockVideos(log: log, known: [makeVideo("v1")]), store: store).run()
+
+        #expect(report.videosResolved == 1)
+        #expect(await store.videos["v1"] != nil)
+        #expect(await store.unresolved.isEmpty)
+    }
+
+    @Test func onlyVideosTheStoreLacksAreLookedUp() async throws {
+        let store = MockStore(log: log)
+        _ = await store.saveVideos([makeVideo("v1")], inFeed: "home")
+        let posts = MockPosts(log: log, [.success(makePage([makePost("p1", videos: ["v1", "v2"]), makePost("p2", videos: ["v2"])],
+                                                          cursor: "1", hasMore: false))])
+
+        _ = try await makeEngine(posts: posts, videos: MockVideos(log: log, known: [makeVideo("v2")]), store: store).run()
+
+        #expect(log.all.filter { $0.hasPrefix("videos") } == ["videos(v2)"])
+    }
+
+    @Test func skippedItemsAreCountedAndTheRestOfThePageCommits() async throws {
+        var page = makePage([makePost("p1")], cursor: "1", hasMore: false)
+        page.skipped = [SkippedItem(id: "p2", reason: "created_at is malformed")]
+        let store = MockStore(log: log)
+
+        let report = try await makeEngine(posts: MockPosts(log: log, [.success(page)]), store: store).run()
+
+        #expect(report.skippedItems == 1 && report.newPosts == 1)
+    }
+
+    @Test func fullSyncStartsFromTheBeginningWhateverTheStoredCursor() async throws {
+        let store = MockStore(log: log, cursor: FeedCursor(position: "50"))
+        let posts = MockPosts(log: log, [.success(makePage([], cursor: "50", hasMore: false))])
+
+        _ = try await makeEngine(posts: posts, store: store).run(full: true)
+
+        #expect(log.all.contains("page(after: start)"))
+    }
+}
+
+/// Records the waits a sync asks for instead of sleeping.
+final class SleepRecorder: Sendable {
+    private let recorded = Mutex<[TimeInterval]>([])
+    func record(_ seconds: TimeInterval) { recorded.withLock { $0.append(seconds) } }
+    var waits: [TimeInterval] { recorded.withLock { $0 } }
+}
