@@ -32,7 +32,7 @@ struct APIChange: Decodable {
             default: body = .unreadable(id: Self.id(in: decoder), reason: "unknown op \"\(op)\"")
             }
         } catch {
-            body = .unreadable(id: Self.id(in: decoder), reason: Self.describe(error))
+            body = .unreadable(id: Self.id(in: decoder), reason: Self.describe(error, below: decoder.codingPath.count))
         }
     }
 
@@ -43,9 +43,10 @@ struct APIChange: Decodable {
         return try? container.nestedContainer(keyedBy: PostKeys.self, forKey: .post).decode(String.self, forKey: .id)
     }
 
-    private static func describe(_ error: any Error) -> String {
+    /// A phrase for a decoding error, naming the field by its path inside the change.
+    private static func describe(_ error: any Error, below depth: Int) -> String {
         func path(_ context: DecodingError.Context, _ key: (any CodingKey)? = nil) -> String {
-            let keys = context.codingPath.map(\.stringValue).filter { Int($0) == nil && !$0.hasPrefix("Index") } + (key.map { [$0.stringValue] } ?? [])
+            let keys = context.codingPath.dropFirst(depth).map(\.stringValue) + (key.map { [$0.stringValue] } ?? [])
             return keys.isEmpty ? "the change" : keys.joined(separator: ".")
         }
         switch error {

@@ -1,0 +1,214 @@
+import Core
+import Foundation
+@testable import HTTPAPI
+import Synchronization
+import Testing
+
+/// Records every request and answers from a script, in order.
+final class ScriptedTransport: HTTPTransport {
+    private let script: Mutex<[HTTPResponse]>
+    let requests = Mutex<[HTTPRequest]>([])
+
+    init(_ responses: [HTTPResponse]) { script = Mutex(responses) }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        requests.withLock { $0.append(request) }
+        let next = script.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        guard let next else { throw ServiceError(.unavailable, "sending", "the connection was refused") }
+        return next
+    }
+
+    func close() async {}
+    var sent: [HTTPRequest] { requests.withLock { $0 } }
+}
+
+func makeJSON(_ status: Int, _ body: String, headers: [String: String] = [:]) -> HTTPResponse {
+    HTTPResponse(status: status, headers: headers.merging(["Content-Type": "application/json"]) { a, _ in a }, body: Data(body.utf8))
+}
+
+let validPost = #"{"id": "p1", "author": {"id": "u1", "handle": "ada", "display_name": "Ada", "avatar_url": "https://a.example/u1.png"}, "text": "hi", "created_at": "2026-01-01T00:00:37Z", "edited_at": "2026-01-02T00:00:00.500+01:00", "reply_to": "p0", "counts": {"replies": 1, "reposts": 2, "likes": 3}, "video_ids": ["vid-1"]}"#
+
+func feedBody(_ changes: [String], next: String = "7", hasMore: Bool = false) -> String {
+    #"{"changes": [\#(changes.joined(separator: ","))], "next_cursor": "\#(next)", "has_more": \#(hasMore)}"#
+}
+
+func makeService(_ transport: ScriptedTransport, pageSize: Int = 50) -> (HTTPAPIPostService, HTTPAPIAuthenticationService, RequestCounter) {
+    let counter = RequestCounter()
+    let client = HTTPAPIClient(transport: transport, server: "http://127.0.0.1:1", requests: counter)
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    return (HTTPAPIPostService(client: client, pageSize: pageSize),
+            HTTPAPIAuthenticationService(client: client, username: "demo", password: Secret("s3cret-pw"), now: { now }),
+            counter)
+}
+
+let session = Session(accessToken: Secret("tok-1"))
+
+@Suite struct HTTPAPIPostServiceTests {
+    @Test func aPageMapsEveryFieldAndKeepsTheETagWithTheCursor() async throws {
+        let transport = ScriptedTransport([makeJSON(200, feedBody([#"{"op": "upsert", "post": \#(validPost)}"#, #"{"op": "delete", "id": "p9", "deleted_at": "2026-01-01T00:00:00Z"}"#]), headers: ["ETag": "\"v7\""])])
+        let (posts, _, counter) = makeService(transport)
+
+        let page = try await posts.page(after: nil, session: session)
+
+        let request = try #require(transport.sent.first)
+        #expect(request.target == "/v1/feed?limit=50")
+        #expect(request.headers["Authorization"] == "Bearer tok-1")
+        #expect(page.nextCursor == FeedCursor(position: "7", validator: "\"v7\""))
+        #expect(page.hasMore == false && page.skipped.isEmpty && counter.value == 1)
+        guard case .upsert(let post) = page.changes.first, case .delete(let deleted) = page.changes.last else {
+            Issue.record("expected an upsert then a delete, got \(page.changes)")
+            return
+        }
+        #expect(deleted == "p9")
+        #expect(post.id == "p1" && post.author.displayName == "Ada" && post.text == "hi" && post.replyTo == "p0")
+        #expect(post.createdAt == Date(timeIntervalSince1970: 1_767_225_637))
+        #expect(post.editedAt == Date(timeIntervalSince1970: 1_767_308_400.5))
+        #expect(post.counts == Post.Counts(replies: 1, reposts: 2, likes: 3) && post.videoIDs == ["vid-1"])
+    }
+
+    @Test func theNextPollSendsTheCursorAndValidatorAndA304IsAnEmptyPageInPlace() async throws {
+        let transport = ScriptedTransport([HTTPResponse(status: 304)])
+        let (posts, _, _) = makeService(transport)
+        let cursor = FeedCursor(position: "7", validator: "\"v7\"")
+
+        let page = try await posts.page(after: cursor, session: session)
+
+        #expect(transport.sent.first?.target == "/v1/feed?cursor=7&limit=50")
+        #expect(transport.sent.first?.headers["If-None-Match"] == "\"v7\"")
+        #expect(page.changes.isEmpty && page.nextCursor == cursor && !page.hasMore)
+    }
+
+    @Test(arguments: [
+        (#"{"op": "upsert", "post": {"author": {"id": "u1", "handle": "a"}, "text": "", "created_at": "2026-01-01T00:00:00Z"}}"#, nil as String?, "post.id is missing"),
+        (#"{"op": "upsert", "post": \#(validPost.replacingOccurrences(of: "2026-01-01T00:00:37Z", with: "yesterday"))}"#, "p1", "created_at \"yesterday\" is not an RFC 3339 time"),
+        (#"{"op": "upsert", "post": \#(validPost.replacingOccurrences(of: "https://a.example/u1.png", with: "ftp://x"))}"#, "p1", "avatar_url \"ftp://x\" is not an http(s) URL"),
+        (#"{"op": "rename", "id": "p5"}"#, "p5", "unknown op \"rename\""),
+        (#"{"op": "upsert", "post": \#(validPost.replacingOccurrences(of: "\"likes\": 3", with: "\"likes\": -3"))}"#, "p1", "a count is negative"),
+        (#""just a string""#, nil, "the change is not of the expected type"),
+    ])
+    func aBadItemIsSkippedWithItsIdAndReasonAndTheRestOfThePageStands(item: String, id: String?, reason: String) async throws {
+        let transport = ScriptedTransport([makeJSON(200, feedBody([item, #"{"op": "upsert", "post": \#(validPost)}"#]))])
+        let (posts, _, _) = makeService(transport)
+
+        let page = try await posts.page(after: nil, session: session)
+
+        #expect(page.changes.count == 1)
+        #expect(page.skipped == [SkippedItem(id: id, reason: reason)])
+    }
+
+    @Test(arguments: ["not json", #"{"changes": []}"#, #"{"changes": [], "next_cursor": "", "has_more": false}"#, ""])
+    func aBodyThatIsNotAPageIsAnInvalidResponse(body: String) async throws {
+        let (posts, _, _) = makeService(ScriptedTransport([makeJSON(200, body)]))
+        let error = await #expect(throws: ServiceError.self) { try await posts.page(after: nil, session: session) }
+        #expect(error?.code == .invalidResponse)
+    }
+
+    @Test func statusesMapToCoreErrors() async throws {
+        let retryAt = Date().addingTimeInterval(30)
+        let cases: [(HTTPResponse, ServiceError.Code)] = [
+            (makeJSON(401, #"{"error": {"code": "token_expired", "message": "expired"}}"#), .unauthorized),
+            (makeJSON(400, #"{"error": {"code": "bad_cursor", "message": "no"}}"#), .invalidRequest),
+            (HTTPResponse(status: 502, body: Data("<html>bad gateway</html>".utf8)), .unavailable),
+            (makeJSON(404, "{}"), .unavailable),
+        ]
+        for (response, code) in cases {
+            let (posts, _, _) = makeService(ScriptedTransport([response]))
+            let error = await #expect(throws: ServiceError.self) { try await posts.page(after: nil, session: session) }
+            #expect(error?.code == code)
+        }
+        let (posts, _, _) = makeService(ScriptedTransport([makeJSON(429, "{}", headers: ["Retry-After": "30"])]))
+        let error = await #expect(throws: ServiceError.self) { try await posts.page(after: nil, session: session) }
+        guard case .rateLimited(let until)? = error?.code, let until else {
+            Issue.record("expected a rate limit with a time, got \(String(describing: error))")
+            return
+        }
+        #expect(abs(until.timeIntervalSince(retryAt)) < 5)
+    }
+
+    @Test func retryAfterAcceptsAnHTTPDate() {
+        let response = HTTPResponse(status: 429, headers: ["Retry-After": "Wed, 21 Oct 2026 07:28:00 GMT"])
+        #expect(HTTPAPIClient.retryAfter(response) == Date(timeIntervalSince1970: 1_792_567_680))
+    }
+
+    @Test func aTransportFailureIsUnavailableAndNamesTheServer() async throws {
+        let (posts, _, _) = makeService(ScriptedTransport([]))
+        let error = await #expect(throws: ServiceError.self) { try await posts.page(after: nil, session: session) }
+        #expect(error?.code == .unavailable)
+        #expect(error?.description.contains("http://127.0.0.1:1") == true)
+    }
+}
+
+@Suite struct HTTPAPIAuthenticationTests {
+    @Test func loginSendsTheCredentialsAndMapsTheTokens() async throws {
+        let transport = ScriptedTransport([makeJSON(200, #"{"access_token": "A", "refresh_token": "R", "token_type": "Bearer", "expires_in": 900}"#)])
+        let (_, auth, _) = makeService(transport)
+
+        let session = try await auth.logIn()
+
+        let request = try #require(transport.sent.first)
+        #expect(request.method == "POST" && request.path == "/v1/auth/login")
+        let body = try JSONDecoder().decode([String: String].self, from: request.body ?? Data())
+        #expect(body == ["username": "demo", "password": "s3cret-pw"])
+        #expect(session.accessToken.revealed == "A" && session.refreshToken?.revealed == "R")
+        #expect(session.expiresAt == Date(timeIntervalSince1970: 1_800_000_900))
+    }
+
+    @Test func refreshSendsTheRefreshToken() async throws {
+        let transport = ScriptedTransport([makeJSON(200, #"{"access_token": "B", "refresh_token": "R2", "expires_in": 60}"#)])
+        let (_, auth, _) = makeService(transport)
+
+        let session = try await auth.refresh(Session(accessToken: Secret("A"), refreshToken: Secret("R")))
+
+        #expect(transport.sent.first?.path == "/v1/auth/refresh")
+        #expect(try JSONDecoder().decode([String: String].self, from: transport.sent.first?.body ?? Data()) == ["refresh_token": "R"])
+        #expect(session.accessToken.revealed == "B")
+    }
+
+    @Test func rejectedCredentialsAreUnauthorizedAndNoSecretIsInTheMessage() async throws {
+        let (_, auth, _) = makeService(ScriptedTransport([makeJSON(401, #"{"error": {"code": "invalid_credentials", "message": "wrong password"}}"#)]))
+
+        let error = await #expect(throws: ServiceError.self) { try await auth.logIn() }
+
+        #expect(error?.code == .unauthorized)
+        #expect(error?.description.contains("s3cret-pw") == false)
+        #expect(error?.description.contains("invalid_credentials") == true)
+    }
+}
+
+@Suite struct RFC3339Tests {
+    @Test(arguments: [
+        ("1970-01-01T00:00:00Z", 0.0), ("2026-01-01T00:00:37Z", 1_767_225_637), ("2026-01-01T01:00:37+01:00", 1_767_225_637),
+        ("2024-02-29T12:00:00.25Z", 1_709_208_000.25), ("2026-01-01t00:00:37z", 1_767_225_637),
+    ])
+    func validTimesParse(text: String, seconds: Double) {
+        #expect(RFC3339.date(from: text) == Date(timeIntervalSince1970: seconds))
+    }
+
+    @Test(arguments: ["", "2026-01-01", "2026-13-01T00:00:00Z", "2026-01-01T00:00:00", "2026-01-01T00:00:00+0100",
+                      "2026-01-01T24:00:00Z", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00Zjunk", "２０２６-01-01T00:00:00Z"])
+    func invalidTimesDoNot(text: String) {
+        #expect(RFC3339.date(from: text) == nil)
+    }
+}
+
+@Suite struct FixtureTransportTests {
+    @Test func replaysRecordedResponsesAndAnswers304ToAMatchingValidator() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fixture-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(#"{"responses": [{"request": "GET /v1/feed?cursor=3&limit=2", "status": 200, "headers": {"ETag": "\"v3\""}, "body": "p.json"}]}"#.utf8)
+            .write(to: folder.appendingPathComponent("index.json"))
+        try Data(feedBody([], next: "3").utf8).write(to: folder.appendingPathComponent("p.json"))
+        let transport = try FixtureTransport(directory: folder)
+
+        let request = HTTPRequest(method: "GET", path: "/v1/feed", query: [("limit", "2"), ("cursor", "3")])
+        #expect(try await transport.send(request).status == 200)
+        var conditional = request
+        conditional.headers["If-None-Match"] = "\"v3\""
+        #expect(try await transport.send(conditional).status == 304)
+        #expect(try await transport.send(HTTPRequest(method: "GET", path: "/v1/other")).status == 404)
+    }
+
+    @Test func aMissingIndexIsReportedWithItsPath() {
+        #expect(throws: FixtureTransport.FixtureError.self) { try FixtureTransport(directory: URL(fileURLWithPath: "/nonexistent")) }
+    }
+}

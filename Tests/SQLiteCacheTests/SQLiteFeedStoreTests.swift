@@ -1,0 +1,155 @@
+import Core
+import Foundation
+import SQLiteCache
+import Testing
+
+/// The SQLite cache on a real database file in a fresh temporary folder.
+@Suite struct SQLiteFeedStoreTests {
+    let folder: URL
+    let path: String
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        path = folder.appendingPathComponent("cache.sqlite").path
+    }
+
+    func makeStore() async throws -> SQLiteFeedStore {
+        let store = SQLiteFeedStore(path: path)
+        try await store.open()
+        return store
+    }
+
+    func makePost(_ id: String, text: String = "hello", author: String = "u1", videos: [String] = [],
+                  edited: Date? = nil) -> Post {
+        Post(id: PostID(id), author: User(id: UserID(author), handle: "h\(author)", displayName: "User \(author)"),
+             text: text, createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(id.hashValue % 1000)),
+             editedAt: edited, counts: .init(replies: 1, reposts: 2, likes: 3), videoIDs: videos.map { VideoID($0) })
+    }
+
+    func page(_ changes: [FeedChange], cursor: String) -> FeedPage {
+        FeedPage(changes: changes, nextCursor: FeedCursor(position: cursor, validator: "\"v\(cursor)\""), hasMore: false)
+    }
+
+    /// Runs SQL through the sqlite3 command-line tool, as another program reading the cache would.
+    func sqlite(_ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sqlite3", path, sql]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func migrationsAreRecordedAndTheFileIsPrivateAndInWALMode() async throws {
+        _ = try await makeStore()
+        let again = try await makeStore()   // opening twice applies nothing twice
+        _ = again
+        #expect(try sqlite("SELECT name FROM schema_migrations") == "001_create_feed_tables")
+        #expect(try sqlite("PRAGMA journal_mode") == "wal")
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test func aPageWritesPostsAuthorsVideosAndCursorTogether() async throws {
+        let store = try await makeStore()
+        let result = try await store.apply(page([.upsert(makePost("p1", videos: ["v1"])), .upsert(makePost("p2", author: "u2"))], cursor: "2"),
+                                           videos: [Video(id: "v1", title: "Clip", duration: 12.5, streamURL: URL(string: "https://x/v1")!)],
+                                           toFeed: "home")
+
+        #expect(result.inserted == 2 && result.updated == 0)
+        #expect(try sqlite("SELECT COUNT(*) FROM posts") == "2")
+        #expect(try sqlite("SELECT COUNT(*) FROM users") == "2")
+        #expect(try sqlite("SELECT title, duration_ms, resolved FROM videos") == "Clip|12500|1")
+        #expect(try await store.cursor(ofFeed: "home") == FeedCursor(position: "2", validator: "\"v2\""))
+        #expect(try sqlite("SELECT value FROM posts, json_each(posts.video_ids) WHERE posts.id = 'p1'") == "v1")
+    }
+
+    @Test func anUnchangedPostIsNotRewrittenAndAnEditIsApplied() async throws {
+        let store = try await makeStore()
+        _ = try await store.apply(page([.upsert(makePost("p1")), .upsert(makePost("p2"))], cursor: "2"), videos: [], toFeed: "home")
+
+        let same = try await store.apply(page([.upsert(makePost("p1")), .upsert(makePost("p2"))], cursor: "2"), videos: [], toFeed: "home")
+        #expect(same.unchanged == 2 && same.rowsWritten == 0)
+
+        let edited = try await store.apply(page([.upsert(makePost("p1", text: "edited", edited: Date(timeIntervalSince1970: 1_800_000_000)))], cursor: "3"),
+                                           videos: [], toFeed: "home")
+        #expect(edited.updated == 1)
+        #expect(edited.rowsWritten == 2, "the post and the cursor")
+        #expect(try sqlite("SELECT text, edited_at FROM posts WHERE id = 'p1'") == "edited|1800000000000")
+    }
+
+    @Test func deletionsRemovePostsAndReadMarksSurviveResyncs() async throws {
+        let store = try await makeStore()
+        _ = try await store.apply(page([.upsert(makePost("p1")), .upsert(makePost("p2"))], cursor: "2"), videos: [], toFeed: "home")
+        #expect(try await store.setRead(true, postID: "p2", inFeed: nil) == ["home"])
+
+        let result = try await store.apply(page([.delete("p1"), .delete("p-unknown"), .upsert(makePost("p2", text: "new text"))], cursor: "5"),
+                                           videos: [], toFeed: "home")
+
+        #expect(result.deleted == 1)
+        let posts = try await store.posts(matching: PostQuery())
+        #expect(posts.map(\.post.id) == ["p2"])
+        #expect(posts.first?.isRead == true)
+        #expect(try await store.posts(matching: PostQuery(unreadOnly: true)).isEmpty)
+        _ = try await store.setRead(false, postID: "p2", inFeed: "home")
+        #expect(try await store.posts(matching: PostQuery(unreadOnly: true)).count == 1)
+    }
+
+    @Test func aFailedPageRollsBackEverythingIncludingTheCursor() async throws {
+        let store = try await makeStore()
+        _ = try await store.apply(page([.upsert(makePost("p1"))], cursor: "1"), videos: [], toFeed: "home")
+        // A trigger makes the second post's insert fail mid-page, as a full disk would.
+        _ = try sqlite("CREATE TRIGGER boom BEFORE INSERT ON posts WHEN NEW.id = 'p3' BEGIN SELECT RAISE(ABORT, 'boom'); END;")
+
+        await #expect(throws: ServiceError.self) {
+            _ = try await store.apply(page([.upsert(makePost("p2")), .upsert(makePost("p3"))], cursor: "3"), videos: [], toFeed: "home")
+        }
+
+        #expect(try sqlite("SELECT id FROM posts ORDER BY id") == "p1")
+        #expect(try await store.cursor(ofFeed: "home")?.position == "1")
+    }
+
+    @Test func unresolvedVideosAreListedUntilResolved() async throws {
+        let store = try await makeStore()
+        _ = try await store.apply(page([.upsert(makePost("p1", videos: ["v1", "v2"]))], cursor: "1"), videos: [], toFeed: "home")
+        #expect(try await store.unresolvedVideoIDs(inFeed: "home", limit: 10) == ["v1", "v2"])
+        #expect(try await store.videosToResolve(among: ["v1", "v2"], inFeed: "home") == ["v1", "v2"])
+
+        let written = try await store.saveVideos([Video(id: "v2", title: "Two", duration: 2, streamURL: URL(string: "https://x/2")!)], inFeed: "home")
+
+        #expect(written == 1)
+        #expect(try await store.unresolvedVideoIDs(inFeed: "home", limit: 10) == ["v1"])
+        #expect(try await store.videosToResolve(among: ["v1", "v2"], inFeed: "home") == ["v1"])
+        #expect(try await store.posts(matching: PostQuery()).first?.videos.map(\.title) == ["Two"])
+    }
+
+    @Test func sessionsAndSyncOutcomesRoundTrip() async throws {
+        let store = try await makeStore()
+        let expiry = Date(timeIntervalSince1970: 1_900_000_000)
+        try await store.saveSession(Session(accessToken: Secret("a"), refreshToken: Secret("r"), expiresAt: expiry), ofFeed: "home")
+        let session = try await store.session(ofFeed: "home")
+        #expect(session?.accessToken.revealed == "a" && session?.refreshToken?.revealed == "r" && session?.expiresAt == expiry)
+
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        try await store.recordSync(SyncOutcome(startedAt: t0, finishedAt: t0 + 1), ofFeed: "home")
+        try await store.recordSync(SyncOutcome(startedAt: t0 + 5, finishedAt: t0 + 6, error: "server down"), ofFeed: "home")
+        let status = try await store.feedStatuses()
+        #expect(status.map(\.feed) == ["home"])
+        #expect(status.first?.lastSuccessAt == t0 + 1 && status.first?.lastError == "server down")
+        #expect(try sqlite("SELECT COUNT(*) FROM sync_runs") == "2")
+    }
+
+    @Test func feedsAreSeparateNamespaces() async throws {
+        let store = try await makeStore()
+        _ = try await store.apply(page([.upsert(makePost("p1", text: "home"))], cursor: "1"), videos: [], toFeed: "home")
+        _ = try await store.apply(page([.upsert(makePost("p1", text: "work"))], cursor: "1"), videos: [], toFeed: "work")
+
+        #expect(try await store.posts(matching: PostQuery(feed: "work")).map(\.post.text) == ["work"])
+        #expect(try await store.setRead(true, postID: "p1", inFeed: nil) == ["home", "work"], "ambiguous: nothing marked")
+        #expect(try await store.posts(matching: PostQuery(unreadOnly: true)).count == 2)
+    }
+}
