@@ -16,12 +16,11 @@ import secrets
 import signal
 import socket
 import struct
-import sys
 import threading
 import time
 from array import array
 from collections import OrderedDict
-from http import HTTPStatus
+from http.client import responses
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -101,7 +100,7 @@ class Feed:
 
     def __init__(self, posts, seed, video_ids):
         self.lock = threading.Lock()
-        self.seed, self.video_ids = seed, video_ids
+        self.seed, self.video_ids = seed, [_esc(v) for v in video_ids]
         rng = random.Random(seed)
         self.authors = [_json({"id": f"u{n:03d}", "handle": first.lower(),
                                "display_name": f"{first} {rng.choice(LAST_NAMES)}",
@@ -135,7 +134,7 @@ class Feed:
             videos = "[]"
             if vids and r() < 0.15:
                 picked = {vids[int(r() * len(vids))] for _ in range(1 + (r() < 0.3))}
-                videos = '["' + '","'.join(sorted(picked)) + '"]'
+                videos = "[" + ",".join(sorted(picked)) + "]"
             created = i * STEP
             u, a, b, c = r(), r(), r(), r()
             out.append(
@@ -152,8 +151,9 @@ class Feed:
         return chunk
 
     def warm(self):
-        for k in range((self.max_id >> CHUNK_BITS) + 1):
-            self._chunk(k)
+        with self.lock:
+            for k in range((self.max_id >> CHUNK_BITS) + 1):
+                self._chunk(k)
 
     def change(self, i):
         return self._chunk(i >> CHUNK_BITS)[i & CHUNK_MASK]
@@ -193,7 +193,7 @@ class Feed:
             return body, next_cursor
 
     def _move_to_head(self, i, change):
-        """Record a new latest change for post i (lock held)."""
+        """Record a new latest change for post i (lock held); returns the new head."""
         self.chunks[i >> CHUNK_BITS][i & CHUNK_MASK] = change
         self.head += 1
         self.log_seqs.append(self.head)
@@ -202,6 +202,7 @@ class Feed:
         # Every cached page is keyed by the old head and can never be hit again.
         self.pages.clear()
         self.pages_bytes = 0
+        return self.head
 
     def append(self, count):
         with self.lock:
@@ -214,6 +215,7 @@ class Feed:
             if count:
                 self.pages.clear()
                 self.pages_bytes = 0
+            return self.live_count(), self.head
 
     def _live_post(self, i):
         if not 1 <= i <= self.max_id or i in self.deleted:
@@ -224,24 +226,22 @@ class Feed:
         with self.lock:
             post = self._live_post(i)
             if post is None:
-                return False
+                return None
             m = re.search(r" \[edit (\d+)\]$", post["text"])
             post["text"] += f" [edit {int(m.group(1)) + 1 if m else 1}]"
             # The log clock (STEP per seq) keeps times increasing; never go back before the last edit.
             previous = secs(post["edited_at"] or post["created_at"])
             post["edited_at"] = ts(max((self.head + 1) * STEP, previous + 1))
-            self._move_to_head(i, _json({"op": "upsert", "post": post}).encode())
-            return True
+            return self._move_to_head(i, _json({"op": "upsert", "post": post}).encode())
 
     def delete(self, i):
         with self.lock:
             post = self._live_post(i)
             if post is None:
-                return False
+                return None
             when = ts(max((self.head + 1) * STEP, secs(post["edited_at"] or post["created_at"]) + 1))
             self.deleted.add(i)
-            self._move_to_head(i, _json({"op": "delete", "id": post_id(i), "deleted_at": when}).encode())
-            return True
+            return self._move_to_head(i, _json({"op": "delete", "id": post_id(i), "deleted_at": when}).encode())
 
     def snapshot(self):
         with self.lock:
@@ -304,8 +304,8 @@ class API:
         creds = self._json_object(body, "username", "password")
         if creds is None:
             return 400, [], error_body("bad_request", 'Expected {"username": "…", "password": "…"}.')
-        ok = (secrets.compare_digest(creds["username"].encode(), self.args.username.encode())
-              & secrets.compare_digest(creds["password"].encode(), self.args.password.encode()))
+        same = lambda given, expected: secrets.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode())
+        ok = same(creds["username"], self.args.username) & same(creds["password"], self.args.password)
         if not ok:
             return 401, [], error_body("invalid_credentials", "Wrong username or password.")
         return self._issue()
@@ -362,21 +362,16 @@ class Faults:
     def set(self, settings):
         clean = dict(DEFAULT_FAULTS)
         for key, value in settings.items():
-            if key not in DEFAULT_FAULTS:
-                raise ValueError(f"unknown fault setting {key!r}")
-            number = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if key.endswith("_rate"):
-                ok = number and 0 <= value <= 1
-            elif key == "error_status":
-                ok = number and value == int(value) and 400 <= value <= 599
-            elif key == "retry_after":  # seconds, or a string (an HTTP date) sent verbatim
-                ok = (number and value == int(value) and value >= 0) or (
-                    isinstance(value, str) and value and not set(value) & set("\r\n"))
-            else:
-                ok = number and value >= 0 and (key != "rate_limit_every" or value == int(value))
+            number = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+            whole = number and value == int(value)
+            ok = {"error_status": whole and 400 <= value <= 599, "rate_limit_every": whole, "latency_ms": number,
+                  # Seconds, or a string (an HTTP date) sent verbatim.
+                  "retry_after": whole or isinstance(value, str) and value.strip() != "" and value.isprintable(),
+                  }.get(key, key in DEFAULT_FAULTS and number and value <= 1)
             if not ok:
-                raise ValueError(f"bad value for {key}: {value!r}")
-            clean[key] = int(value) if key in ("error_status", "rate_limit_every") else value
+                raise ValueError(f"bad setting {key!r}: {value!r}")
+            whole_keys = ("error_status", "rate_limit_every", "retry_after")
+            clean[key] = int(value) if key in whole_keys and not isinstance(value, str) else value
         with self.lock:
             self.settings = clean
             self.active = clean != DEFAULT_FAULTS
@@ -385,7 +380,7 @@ class Faults:
         return clean
 
     def decide(self):
-        """(latency seconds, action or None) for the next /v1/ request."""
+        """(latency in seconds, action or None, request number) for the next /v1/ request."""
         if not self.active:
             return 0, None, 0
         with self.lock:
@@ -435,26 +430,16 @@ class Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
 
     def _read_body(self):
-        if self.headers.get("Transfer-Encoding"):
+        # Always consume the body, or the next request on this keep-alive connection would be misread.
+        length = self.headers.get("Content-Length") or "0"
+        if self.headers.get("Transfer-Encoding") or not length.isdigit() or int(length) > MAX_BODY:
             self.close_connection = True
-            self._send(400, [], error_body("bad_request", "Chunked request bodies are not supported."))
+            self._send(400, [], error_body("bad_request", "Need a Content-Length of at most 1 MiB, no chunking."))
             return None
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-            if not 0 <= length <= MAX_BODY:
-                raise ValueError
-        except ValueError:
-            self.close_connection = True
-            self._send(400, [], error_body("bad_request", "Bad Content-Length."))
-            return None
-        return self.rfile.read(length) if length else b""
+        return self.rfile.read(int(length)) if length != "0" else b""
 
     def _send(self, status, headers, body, truncate=False):
-        try:
-            reason = HTTPStatus(status).phrase
-        except ValueError:
-            reason = "Error"
-        lines = [f"HTTP/1.1 {status} {reason}"]
+        lines = [f"HTTP/1.1 {status} {responses.get(status, 'Error')}"]
         if body is not None:
             lines += ["Content-Type: application/json", f"Content-Length: {len(body)}"]
         lines += [f"{name}: {value}" for name, value in headers]
@@ -509,16 +494,16 @@ class Handler(BaseHTTPRequestHandler):
         if route in {("POST", "/_control/edit"), ("POST", "/_control/delete")}:
             m = re.fullmatch(r"p([0-9]{7,})", params.get("id", ""))
             i = int(m.group(1)) if m and post_id(int(m.group(1))) == params["id"] else 0
-            done = (feed.edit if path.endswith("edit") else feed.delete)(i)
-            if not done:
+            head = (feed.edit if path.endswith("edit") else feed.delete)(i)
+            if head is None:
                 return self._send(404, [], error_body("not_found", f"No live post {params.get('id')!r}."))
-            result = {("edited" if path.endswith("edit") else "deleted"): params["id"], "head": feed.head}
+            result = {("edited" if path.endswith("edit") else "deleted"): params["id"], "head": head}
         elif route == ("POST", "/_control/append"):
             raw = params.get("count", "1")
             if not re.fullmatch(r"[0-9]{1,8}", raw):
                 return bad("count must be a non-negative integer.")
-            feed.append(int(raw))
-            result = {"appended": int(raw), "posts": feed.live_count(), "head": feed.head}
+            live, head = feed.append(int(raw))
+            result = {"appended": int(raw), "posts": live, "head": head}
         elif route == ("GET", "/_control/stats"):
             with app.stats_lock:
                 requests = {k: dict(v) for k, v in app.stats.items()}
@@ -623,27 +608,25 @@ def main():
     if not 1 <= args.page_size <= MAX_LIMIT or args.posts < 0 or args.token_ttl < 0:
         p.error("need --page-size in 1..1000, --posts >= 0 and --token-ttl >= 0")
 
-    app = App(args)
-    if args.dump:
-        dump(app, args)
-        return
-    if args.warm:
-        app.feed.warm()
-
-    server = Server(("127.0.0.1", args.port), Handler)
-    server.app = app
-
     def stop(signum, frame):
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    print(f"listening on 127.0.0.1:{server.server_address[1]}", flush=True)
     try:
-        server.serve_forever()
+        app = App(args)
+        if args.dump:
+            return dump(app, args)
+        if args.warm:
+            app.feed.warm()
+        server = Server(("127.0.0.1", args.port), Handler)
+        server.app = app
+        try:
+            print(f"listening on 127.0.0.1:{server.server_address[1]}", flush=True)
+            server.serve_forever()
+        finally:
+            server.server_close()
     except KeyboardInterrupt:
         pass
-    finally:
-        server.server_close()
 
 
 if __name__ == "__main__":
