@@ -16,6 +16,7 @@ import secrets
 import signal
 import socket
 import struct
+import sys
 import threading
 import time
 from array import array
@@ -604,14 +605,25 @@ def main():
                    help="video catalog whose ids posts refer to")
     p.add_argument("--dump", metavar="DIR", help="write a recorded client walk into DIR and exit")
     p.add_argument("--warm", action="store_true", help="generate every post before listening")
+    p.add_argument("--exit-on-stdin-eof", action="store_true",
+                   help="exit when standard input closes (tests pass a pipe, so the server dies with its test)")
     args = p.parse_args()
     if not 1 <= args.page_size <= MAX_LIMIT or args.posts < 0 or args.token_ttl < 0:
         p.error("need --page-size in 1..1000, --posts >= 0 and --token-ttl >= 0")
 
     def stop(signum, frame):
-        raise KeyboardInterrupt
+        os._exit(0)   # a fixture: no state to save, and handler threads must not keep it alive
 
+    # A parent's blocked signals are inherited (Foundation's Process spawns from threads that
+    # block most of them); unblock so SIGTERM and SIGINT reach this process.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
     signal.signal(signal.SIGTERM, stop)
+    if args.exit_on_stdin_eof:
+        def watch_stdin():
+            while sys.stdin.buffer.read(4096):
+                pass
+            os._exit(0)
+        threading.Thread(target=watch_stdin, daemon=True).start()
     try:
         app = App(args)
         if args.dump:

@@ -1,0 +1,184 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The repository this test file lives in.
+let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The folder holding the built `feedsync` and `feedsyncd` (`swift test` builds them with the tests).
+let binaries: URL = {
+    if let folder = ProcessInfo.processInfo.environment["FEEDSYNC_BIN_DIR"] { return URL(fileURLWithPath: folder) }
+    let runner = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).resolvingSymlinksInPath()
+    for folder in [runner.deletingLastPathComponent(), runner.deletingLastPathComponent().deletingLastPathComponent()]
+    where FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("feedsync").path) {
+        return folder
+    }
+    return repository.appendingPathComponent(".build/debug")
+}()
+
+/// What a finished process left behind.
+struct Finished {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs a program to completion, collecting its output.
+///
+/// Async all the way: the wait is a termination handler, not `waitUntilExit()`, which would
+/// hold one of the few cooperative threads (and on Linux spins while it waits).
+func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil) async throws -> Finished {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    if let folder { process.currentDirectoryURL = folder }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    let output = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, Data), any Error>) in
+        let collected = Collected()
+        let group = DispatchGroup()
+        group.enter()
+        process.terminationHandler = { _ in group.leave() }
+        do { try process.run() } catch { continuation.resume(throwing: error); return }
+        // Read both pipes while the process runs, so a full pipe never blocks it.
+        DispatchQueue.global().async(group: group) { collected.setOut(out.fileHandleForReading.readDataToEndOfFile()) }
+        DispatchQueue.global().async(group: group) { collected.setErr(err.fileHandleForReading.readDataToEndOfFile()) }
+        group.notify(queue: .global()) { continuation.resume(returning: collected.both) }
+    }
+    return Finished(status: process.terminationStatus, stdout: String(decoding: output.0, as: UTF8.self),
+                    stderr: String(decoding: output.1, as: UTF8.self))
+}
+
+/// Output gathered from two reader threads.
+private final class Collected: Sendable {
+    private let data = Mutex((Data(), Data()))
+    func setOut(_ out: Data) { data.withLock { $0.0 = out } }
+    func setErr(_ err: Data) { data.withLock { $0.1 = err } }
+    var both: (Data, Data) { data.withLock { $0 } }
+}
+
+/// Runs `feedsync` with the given arguments.
+func feedsync(_ arguments: [String], environment: [String: String] = ["FEEDSYNC_PASSWORD": "demo"], in folder: URL? = nil) async throws -> Finished {
+    try await run(binaries.appendingPathComponent("feedsync"), arguments, environment: environment, in: folder)
+}
+
+/// Runs SQL with the sqlite3 command-line tool, as any other program reading the cache would.
+func sqlite(_ database: URL, _ sql: String) async throws -> String {
+    let result = try await run(URL(fileURLWithPath: "/usr/bin/env"), ["sqlite3", database.path, sql])
+    guard result.status == 0 else { throw HarnessError("sqlite3 failed: \(result.stderr)") }
+    return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A fresh temporary folder, removed when the test's value goes away.
+final class Scratch {
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    var database: URL { folder.appendingPathComponent("feedsync.sqlite") }
+
+    /// Writes a config for one httpapi feed at `baseURL` and returns its path.
+    func writeConfig(baseURL: String, pageSize: Int = 100, interval: String = "5m", extraFeeds: String = "") throws -> String {
+        let catalog = repository.appendingPathComponent("Fixtures/videos/catalog.json").path
+        let json = """
+            {"store": {"integration": "sqlite", "path": "feedsync.sqlite"},
+             "feeds": [{"name": "home", "interval": "\(interval)",
+                        "posts": {"integration": "httpapi", "baseURL": "\(baseURL)", "username": "demo",
+                                  "passwordEnv": "FEEDSYNC_PASSWORD", "pageSize": \(pageSize)},
+                        "videos": {"integration": "mockvideohost", "catalog": "\(catalog)"}}\(extraFeeds)]}
+            """
+        let url = folder.appendingPathComponent("feedsync.json")
+        try Data(json.utf8).write(to: url)
+        return url.path
+    }
+}
+
+/// The reference API server, started as a real process on a free loopback port.
+final class ReferenceServer {
+    let process = Process()
+    private let stdin = Pipe()
+    let port: Int
+
+    init(posts: Int, seed: Int = 1, pageSize: Int = 100, extra: [String] = []) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", repository.appendingPathComponent("Fixtures/reference-api/server.py").path,
+                             "--port", "0", "--posts", String(posts), "--seed", String(seed), "--page-size", String(pageSize),
+                             "--exit-on-stdin-eof"] + extra
+        let out = Pipe()
+        process.standardOutput = out
+        // The server's stdin is a pipe only this process holds: if the test runner dies, the
+        // server sees end of file and exits instead of lingering.
+        process.standardInput = stdin
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The first line says where it listens: "listening on 127.0.0.1:PORT".
+        var line = Data()
+        let deadline = Date().addingTimeInterval(20)
+        while !line.contains(UInt8(ascii: "\n")) && Date() < deadline {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let portText = text.split(separator: "\n").first?.split(separator: ":").last, let port = Int(portText) else {
+            process.terminate()
+            throw HarnessError("the reference server did not say where it listens: \(text)")
+        }
+        self.port = port
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Calls a control endpoint and returns its JSON.
+    @discardableResult
+    func control(_ method: String, _ target: String, body: String? = nil) async throws -> [String: Any] {
+        var request = URLRequest(url: URL(string: baseURL + target)!)
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+            throw HarnessError("\(method) \(target) answered \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+        }
+        return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+    }
+
+    /// Every live post on the server as `id|text|edited_at`, sorted by id.
+    func snapshot() async throws -> [String] {
+        let posts = try await control("GET", "/_control/snapshot")["posts"] as? [[String: Any]] ?? []
+        return posts.map { "\($0["id"] ?? "")|\($0["text"] ?? "")|\(($0["edited_at"] as? String) ?? "")" }.sorted()
+    }
+
+    /// Requests served per endpoint and status since the last reset.
+    func stats() async throws -> (total: Int, byPath: [String: [String: Int]]) {
+        let stats = try await control("GET", "/_control/stats")
+        return (stats["total_requests"] as? Int ?? -1, stats["requests"] as? [String: [String: Int]] ?? [:])
+    }
+}
+
+/// Every stored post as `id|text|edited_at` (edited_at as RFC 3339, like the server), sorted by id.
+func storedPosts(_ database: URL) async throws -> [String] {
+    let rows = try await sqlite(database, """
+        SELECT id || '|' || text || '|' || COALESCE(strftime('%Y-%m-%dT%H:%M:%SZ', edited_at / 1000, 'unixepoch'), '')
+        FROM posts ORDER BY id
+        """)
+    return rows.isEmpty ? [] : rows.components(separatedBy: "\n").sorted()
+}
