@@ -6,7 +6,10 @@ struct HTTPAPIClient: Sendable {
     let transport: any HTTPTransport
     /// The server as messages name it: its base URL, or the fixture folder.
     let server: String
+    /// `host[:port]`, the key under which requests take turns at the ``HostGate``.
+    let host: String
     let requests: RequestCounter
+    let gate: HostGate
 
     /// Sends a request and returns a `2xx` or `304` response.
     ///
@@ -14,10 +17,12 @@ struct HTTPAPIClient: Sendable {
     /// - Throws: ``ServiceError``: `.unauthorized` (401, 403), `.rateLimited` (429, with the
     ///   time from `Retry-After`), `.unavailable` (5xx, 404, no answer), `.invalidRequest` (400).
     func send(_ request: HTTPRequest, _ operation: String) async throws -> HTTPResponse {
-        requests.add()
         let response: HTTPResponse
         do {
-            response = try await transport.send(request)
+            response = try await gate.withPermit(for: host) {
+                requests.add()
+                return try await transport.send(request)
+            }
         } catch let error as ServiceError {
             throw ServiceError(error.code, "\(operation) \(server)", error.reason)
         }

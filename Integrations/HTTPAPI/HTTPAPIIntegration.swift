@@ -8,16 +8,18 @@ import Foundation
 ///
 /// Instead of `baseURL`, `"fixture": "Fixtures/demo-feed"` replays recorded responses offline.
 public enum HTTPAPIIntegration: PostsIntegration {
-    public static func makeBackend(_ config: ConfigSection, requests: RequestCounter) throws -> FeedBackend {
+    public static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend {
         let baseURL = try config.httpURL("baseURL")
         let fixture = try config.path("fixture")
         let transport: any HTTPTransport
         let server: String
+        var host = "fixture"
         switch (baseURL, fixture) {
         case (let url?, nil):
             let timeout = try config.int("timeoutSeconds", in: 1...600) ?? 30
             transport = URLSessionTransport(baseURL: url, timeout: TimeInterval(timeout))
             server = url.absoluteString
+            host = "\(url.host ?? "")" + (url.port.map { ":\($0)" } ?? "")
         case (nil, let directory?):
             do {
                 transport = try FixtureTransport(directory: directory)
@@ -35,7 +37,7 @@ public enum HTTPAPIIntegration: PostsIntegration {
         let pageSize = try config.int("pageSize", in: 1...1000) ?? 100
         try config.finish(alsoKnown: ["integration", "timeoutSeconds"])
 
-        let client = HTTPAPIClient(transport: transport, server: server, requests: requests)
+        let client = HTTPAPIClient(transport: transport, server: server, host: host, requests: context.requests, gate: context.hosts)
         return FeedBackend(
             posts: HTTPAPIPostService(client: client, pageSize: pageSize),
             authentication: HTTPAPIAuthenticationService(client: client, username: username, password: password, now: { Date() }),

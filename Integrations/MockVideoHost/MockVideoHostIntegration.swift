@@ -4,7 +4,7 @@ import Foundation
 /// The `"mockvideohost"` video integration:
 /// `{"integration": "mockvideohost", "catalog": "Fixtures/videos/catalog.json", "latencyMs": 0, "failureRate": 0, "seed": 1}`.
 public enum MockVideoHostIntegration: VideosIntegration {
-    public static func makeVideoService(_ config: ConfigSection, requests: RequestCounter) throws -> Managed<any VideoService> {
+    public static func makeVideoService(_ config: ConfigSection, context: IntegrationContext) throws -> Managed<any VideoService> {
         let catalog = try config.require(config.path("catalog"), "catalog")
         guard FileManager.default.isReadableFile(atPath: catalog.path) else {
             throw config.error("catalog", "cannot read \(catalog.path)")
@@ -15,7 +15,7 @@ public enum MockVideoHostIntegration: VideosIntegration {
         try config.finish(alsoKnown: ["integration"])
         let host = MockVideoHost(settings: .init(catalog: catalog, latency: .milliseconds(latency),
                                                  failureRate: failureRate, seed: UInt64(seed)),
-                                 requests: requests)
+                                 requests: context.requests)
         return Managed(host, lifecycle: MockVideoHostManager(host: host))
     }
 }

@@ -69,6 +69,16 @@ struct Migration {
                 error TEXT
             );
             """),
+        Migration(name: "002_daemon_state", sql: """
+            ALTER TABLE feeds ADD COLUMN consecutive_failures INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE feeds ADD COLUMN next_attempt_at INTEGER;
+            CREATE TABLE daemon (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                pid INTEGER NOT NULL,
+                started_at INTEGER NOT NULL,
+                beat_at INTEGER NOT NULL
+            );
+            """),
     ]
 
     /// Applies every migration not yet recorded, each in its own transaction.

@@ -12,10 +12,12 @@ public actor SQLiteFeedStore: FeedStore {
     public nonisolated let path: String
     private let busyTimeoutMilliseconds: Int32
     private var database: SQLiteDatabase?
+    private let lock: StoreLockFile
 
     public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) {
         self.path = path
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        self.lock = StoreLockFile(path: path + ".lock")
     }
 
     /// Opens the file (creating it with mode 0600), turns on WAL and applies migrations.
@@ -197,13 +199,14 @@ public actor SQLiteFeedStore: FeedStore {
                     .run([.text(feed), .integer(millisecondsSince1970(outcome.startedAt)), .integer(finished), .text(outcome.error)])
                 if let error = outcome.error {
                     try db.statement("""
-                        INSERT INTO feeds (name, last_error_at, last_error) VALUES (?1, ?2, ?3)
-                        ON CONFLICT (name) DO UPDATE SET last_error_at = ?2, last_error = ?3
+                        INSERT INTO feeds (name, last_error_at, last_error, consecutive_failures) VALUES (?1, ?2, ?3, 1)
+                        ON CONFLICT (name) DO UPDATE SET last_error_at = ?2, last_error = ?3,
+                            consecutive_failures = consecutive_failures + 1
                         """).run([.text(feed), .integer(finished), .text(error)])
                 } else {
                     try db.statement("""
                         INSERT INTO feeds (name, last_success_at) VALUES (?1, ?2)
-                        ON CONFLICT (name) DO UPDATE SET last_success_at = ?2
+                        ON CONFLICT (name) DO UPDATE SET last_success_at = ?2, consecutive_failures = 0
                         """).run([.text(feed), .integer(finished)])
                 }
             }
@@ -215,13 +218,14 @@ public actor SQLiteFeedStore: FeedStore {
         return try storage("reading feed status") {
             try db.statement("""
                 SELECT f.name, f.cursor, f.cursor_validator, f.last_success_at, f.last_error_at, f.last_error,
-                       (SELECT COUNT(*) FROM posts p WHERE p.feed = f.name)
+                       f.consecutive_failures, f.next_attempt_at, (SELECT COUNT(*) FROM posts p WHERE p.feed = f.name)
                 FROM feeds f ORDER BY f.name
                 """).query { row in
                 FeedStatus(feed: row.string(0) ?? "", cursor: row.string(1).map { FeedCursor(position: $0, validator: row.string(2)) },
                            lastSuccessAt: row.optionalInt64(3).map(Date.init(milliseconds:)),
                            lastErrorAt: row.optionalInt64(4).map(Date.init(milliseconds:)),
-                           lastError: row.string(5), postCount: Int(row.int64(6)))
+                           lastError: row.string(5), consecutiveFailures: Int(row.int64(6)),
+                           nextAttemptAt: row.optionalInt64(7).map(Date.init(milliseconds:)), postCount: Int(row.int64(8)))
             }
         }
     }
@@ -284,6 +288,61 @@ public actor SQLiteFeedStore: FeedStore {
                 }
                 return feeds
             }
+        }
+    }
+
+    public func acquireWriteLock(holder: String, wait: TimeInterval) async throws -> Int32? {
+        let deadline = Date().addingTimeInterval(wait)
+        while true {
+            switch try lock.tryAcquire(holder: holder) {
+            case .held(let stalePid):
+                return stalePid
+            case .busy(let current) where Date() >= deadline:
+                throw ServiceError(.locked, "waiting for the store's write lock \(lock.path)",
+                                   "\(current ?? "another process") holds it; gave up after \(Int(wait)) s")
+            case .busy:
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    public func releaseWriteLock() { lock.release() }
+
+    public func setNextAttempt(_ date: Date?, ofFeed feed: String) throws {
+        let db = try db("scheduling feed \(feed)")
+        try storage("scheduling feed \(feed)") {
+            try db.statement("""
+                INSERT INTO feeds (name, next_attempt_at) VALUES (?1, ?2)
+                ON CONFLICT (name) DO UPDATE SET next_attempt_at = ?2 WHERE feeds.next_attempt_at IS NOT ?2
+                """).run([.text(feed), .integer(date.map(millisecondsSince1970))])
+        }
+    }
+
+    public func beat(_ heartbeat: DaemonHeartbeat) throws {
+        let db = try db("recording the daemon heartbeat")
+        try storage("recording the daemon heartbeat") {
+            try db.statement("""
+                INSERT INTO daemon (id, pid, started_at, beat_at) VALUES (1, ?1, ?2, ?3)
+                ON CONFLICT (id) DO UPDATE SET pid = ?1, started_at = ?2, beat_at = ?3
+                """).run([.integer(Int64(heartbeat.pid)), .integer(millisecondsSince1970(heartbeat.startedAt)),
+                          .integer(millisecondsSince1970(heartbeat.beatAt))])
+        }
+    }
+
+    public func clearHeartbeat(pid: Int32) throws {
+        let db = try db("clearing the daemon heartbeat")
+        try storage("clearing the daemon heartbeat") {
+            try db.statement("DELETE FROM daemon WHERE pid = ?").run([.integer(Int64(pid))])
+        }
+    }
+
+    public func heartbeat() throws -> DaemonHeartbeat? {
+        let db = try db("reading the daemon heartbeat")
+        return try storage("reading the daemon heartbeat") {
+            try db.statement("SELECT pid, started_at, beat_at FROM daemon WHERE id = 1").query { row in
+                DaemonHeartbeat(pid: Int32(truncatingIfNeeded: row.int64(0)), startedAt: Date(milliseconds: row.int64(1)),
+                                beatAt: Date(milliseconds: row.int64(2)))
+            }.first
         }
     }
 }

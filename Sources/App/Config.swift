@@ -14,9 +14,26 @@ public struct Config {
         public var videos: ConfigSection?
     }
 
+    /// How `feedsyncd` schedules (the `"daemon"` section; every key optional).
+    public struct Daemon: Sendable, Equatable {
+        /// Syncs running at once.
+        public var concurrency = 4
+        /// Requests in flight to one host at once, across all feeds.
+        public var maxRequestsPerHost = 1
+        /// The longest wait between retries of a failing feed.
+        public var maxBackoff: TimeInterval = 3600
+        /// How often the daemon records that it is alive.
+        public var heartbeat: TimeInterval = 30
+        /// How long a daemon sync waits for another process's write lock on the store.
+        public var lockWait: TimeInterval = 60
+
+        public init() {}
+    }
+
     public var context: ConfigContext
     public var store: ConfigSection
     public var feeds: [Feed]
+    public var daemon = Daemon()
 
     /// Reads and checks the file at `url`.
     ///
@@ -57,6 +74,14 @@ public struct Config {
                             videos: try section.section("videos"))
             try section.finish()
             return feed
+        }
+        if let section = try root.section("daemon") {
+            daemon.concurrency = try section.int("concurrency", in: 1...64) ?? daemon.concurrency
+            daemon.maxRequestsPerHost = try section.int("maxRequestsPerHost", in: 1...64) ?? daemon.maxRequestsPerHost
+            daemon.maxBackoff = try section.duration("maxBackoff") ?? daemon.maxBackoff
+            daemon.heartbeat = try section.duration("heartbeat") ?? daemon.heartbeat
+            daemon.lockWait = try section.duration("lockWait") ?? daemon.lockWait
+            try section.finish()
         }
         try root.finish(alsoKnown: ["$comment"])
     }

@@ -9,6 +9,8 @@ public enum ExitStatus: Int32, Sendable {
     case unavailable = 69
     /// A bug or a local failure (the store could not be written).
     case software = 70
+    /// Try again later: another process holds the store.
+    case temporaryFailure = 75
     /// The backend rejected the credentials.
     case credentials = 77
     /// The config cannot be used.
@@ -24,6 +26,7 @@ public enum ExitStatus: Int32, Sendable {
             case .unauthorized: self = .credentials
             case .rateLimited, .unavailable, .invalidResponse, .invalidItem, .invalidRequest: self = .unavailable
             case .storage: self = .software
+            case .locked: self = .temporaryFailure
             }
         default: self = .software
         }

@@ -11,6 +11,8 @@ import Sync
 public struct Runtime: Sendable {
     /// The config file in use, as the operator named it.
     public let configName: String
+    /// The daemon's settings from the config.
+    public let daemon: Config.Daemon
     public let provider: ServiceProvider
     private let manager: IntegrationsManager
 
@@ -21,11 +23,12 @@ public struct Runtime: Sendable {
     public static func load(configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Runtime {
         let (url, name) = try locateConfig(configPath, environment: environment)
         let config = try Config.load(from: url, displayName: name, environment: environment)
-        return Runtime(configName: name, provider: try ServiceProvider(config: config))
+        return Runtime(configName: name, daemon: config.daemon, provider: try ServiceProvider(config: config))
     }
 
-    init(configName: String, provider: ServiceProvider) {
+    init(configName: String, daemon: Config.Daemon, provider: ServiceProvider) {
         self.configName = configName
+        self.daemon = daemon
         self.provider = provider
         self.manager = IntegrationsManager(provider.lifecycles)
     }
@@ -56,11 +59,11 @@ public struct Runtime: Sendable {
 
     /// The sync engine of a configured feed.
     /// - Throws: ``ConfigError`` when the config has no such feed.
-    public func engine(forFeed name: String) throws -> SyncEngine {
+    public func engine(forFeed name: String, options: SyncEngine.Options = SyncEngine.Options()) throws -> SyncEngine {
         guard let feed = provider.feeds.first(where: { $0.name == name }) else {
             let known = feedNames.map { "\"\($0)\"" }.joined(separator: ", ")
             throw ConfigError(file: configName, keyPath: "feeds", message: "has no feed named \"\(name)\" (it has \(known))")
         }
-        return SyncEngine(feed: feed.name, services: feed.services)
+        return SyncEngine(feed: feed.name, services: feed.services, options: options)
     }
 }

@@ -22,22 +22,23 @@ public struct ServiceProvider: Sendable {
     /// - Throws: ``ConfigError`` naming the section that names an unknown integration or
     ///   that its integration refuses.
     public init(config: Config) throws {
+        let hosts = HostGate(maxInFlightPerHost: config.daemon.maxRequestsPerHost)
         let storeSection = config.store
         let store = try Self.integration(storeSection, IntegrationRegistry.stores).makeStore(storeSection)
         var lifecycles: [any IntegrationLifecycle] = [store.lifecycle]
         feeds = try config.feeds.map { feed in
-            let requests = RequestCounter()
-            let backend = try Self.integration(feed.posts, IntegrationRegistry.posts).makeBackend(feed.posts, requests: requests)
+            let context = IntegrationContext(requests: RequestCounter(), hosts: hosts)
+            let backend = try Self.integration(feed.posts, IntegrationRegistry.posts).makeBackend(feed.posts, context: context)
             lifecycles.append(backend.lifecycle)
             var videos: any VideoService = backend.videos ?? NoVideoHost()
             if let section = feed.videos {
-                let managed = try Self.integration(section, IntegrationRegistry.videos).makeVideoService(section, requests: requests)
+                let managed = try Self.integration(section, IntegrationRegistry.videos).makeVideoService(section, context: context)
                 videos = managed.service
                 lifecycles.append(managed.lifecycle)
             }
             return FeedServices(name: feed.name, interval: feed.interval,
                                 services: SyncEngine.Services(authentication: backend.authentication, posts: backend.posts,
-                                                              videos: videos, store: store.service, requests: requests))
+                                                              videos: videos, store: store.service, requests: context.requests))
         }
         self.store = store.service
         self.lifecycles = lifecycles

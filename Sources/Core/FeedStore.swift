@@ -30,8 +30,35 @@ public protocol FeedStore: Sendable {
     /// - Returns: the rows written.
     func saveVideos(_ videos: [Video], inFeed feed: String) async throws -> Int
 
-    /// Records how a sync run ended.
+    /// Records how a sync run ended, counting consecutive failures (a success resets them).
     func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) async throws
+
+    /// Takes the store's write lock, so that one process at a time syncs into it.
+    ///
+    /// Reentrant within a process (several feeds of one daemon share it): every successful
+    /// call needs one ``releaseWriteLock()``.
+    ///
+    /// - Parameters:
+    ///   - holder: who takes it, for the message another process sees: `"feedsync pull"`.
+    ///   - wait: how long to wait for another process to let go.
+    /// - Returns: the process id of a dead holder whose stale lock was taken over, if any.
+    /// - Throws: ``ServiceError`` `.locked` naming the holder when the wait runs out.
+    func acquireWriteLock(holder: String, wait: TimeInterval) async throws -> Int32?
+
+    /// Gives back one hold of the write lock.
+    func releaseWriteLock() async
+
+    /// Records when the daemon will next sync a feed (`nil`: not scheduled).
+    func setNextAttempt(_ date: Date?, ofFeed feed: String) async throws
+
+    /// Records that a daemon is alive.
+    func beat(_ heartbeat: DaemonHeartbeat) async throws
+
+    /// Removes the daemon's record when it stops, if it is still that daemon's.
+    func clearHeartbeat(pid: Int32) async throws
+
+    /// The last daemon heartbeat, if a daemon has run and not stopped cleanly.
+    func heartbeat() async throws -> DaemonHeartbeat?
 
     /// Per feed: cursor, last success and error, post count. Feeds the store has never seen
     /// are absent.
@@ -54,10 +81,15 @@ public struct FeedStatus: Hashable, Sendable {
     public var lastSuccessAt: Date?
     public var lastErrorAt: Date?
     public var lastError: String?
+    public var consecutiveFailures: Int
+    /// When the daemon plans to sync the feed next.
+    public var nextAttemptAt: Date?
     public var postCount: Int
 
     public init(feed: String, cursor: FeedCursor? = nil, lastSuccessAt: Date? = nil, lastErrorAt: Date? = nil,
-                lastError: String? = nil, postCount: Int = 0) {
+                lastError: String? = nil, consecutiveFailures: Int = 0, nextAttemptAt: Date? = nil, postCount: Int = 0) {
+        self.consecutiveFailures = consecutiveFailures
+        self.nextAttemptAt = nextAttemptAt
         self.feed = feed
         self.cursor = cursor
         self.lastSuccessAt = lastSuccessAt
@@ -93,5 +125,18 @@ public struct StoredPost: Hashable, Sendable {
         self.post = post
         self.isRead = isRead
         self.videos = videos
+    }
+}
+
+/// A daemon's sign of life in the store.
+public struct DaemonHeartbeat: Hashable, Sendable {
+    public var pid: Int32
+    public var startedAt: Date
+    public var beatAt: Date
+
+    public init(pid: Int32, startedAt: Date, beatAt: Date) {
+        self.pid = pid
+        self.startedAt = startedAt
+        self.beatAt = beatAt
     }
 }

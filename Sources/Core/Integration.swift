@@ -40,17 +40,30 @@ public struct FeedBackend: Sendable {
     }
 }
 
+/// What the app hands every integration it builds for a feed.
+public struct IntegrationContext: Sendable {
+    /// Counts the feed's requests; add one per request put on the wire.
+    public var requests: RequestCounter
+    /// Shared by every feed of the process: take a permit per request to a network host.
+    public var hosts: HostGate
+
+    public init(requests: RequestCounter = RequestCounter(), hosts: HostGate = HostGate()) {
+        self.requests = requests
+        self.hosts = hosts
+    }
+}
+
 /// An integration that serves a feed's posts (a feed's `"posts"` section names it).
 public protocol PostsIntegration {
     /// Builds the backend from its config section without touching the network.
     /// - Throws: ``ConfigError`` naming the bad key.
-    static func makeBackend(_ config: ConfigSection, requests: RequestCounter) throws -> FeedBackend
+    static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend
 }
 
 /// An integration that resolves videos (a feed's `"videos"` section names it).
 public protocol VideosIntegration {
     /// Builds the video service from its config section without side effects.
-    static func makeVideoService(_ config: ConfigSection, requests: RequestCounter) throws -> Managed<any VideoService>
+    static func makeVideoService(_ config: ConfigSection, context: IntegrationContext) throws -> Managed<any VideoService>
 }
 
 /// An integration that stores feeds (the config's `"store"` section names it).

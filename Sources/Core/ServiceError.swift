@@ -20,6 +20,8 @@ public struct ServiceError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidRequest
         /// The local store failed to read or write.
         case storage
+        /// Another process is writing the store and did not let go in time.
+        case locked
     }
 
     public var code: Code

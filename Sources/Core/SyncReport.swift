@@ -36,6 +36,8 @@ public struct SyncReport: Hashable, Sendable {
     public var requests = 0
     public var rowsWritten = 0
     public var seconds: Double = 0
+    /// The pid of a dead process whose store lock this sync took over.
+    public var tookOverStaleLockFrom: Int32?
 
     public init(feed: String) { self.feed = feed }
 

@@ -43,6 +43,10 @@ public struct SyncEngine: Sendable {
         public var maxRateLimitRetries = 5
         /// How many earlier unresolved videos each sync retries.
         public var unresolvedVideoRetryLimit = 200
+        /// How long to wait for another process's write lock on the store.
+        public var lockWait: TimeInterval = 30
+        /// Who this sync is, for the lock message another process sees.
+        public var lockHolder = "feedsync"
 
         public init() {}
     }
@@ -82,6 +86,22 @@ public struct SyncEngine: Sendable {
     /// - Throws: ``ServiceError`` from the step that failed (or `CancellationError`);
     ///   every page committed before it stays committed.
     public func run(full: Bool = false, progress: @Sendable (Progress) -> Void = { _ in }) async throws -> SyncReport {
+        // Nothing is recorded when the lock cannot be had: the store belongs to another process.
+        let staleHolder = try await services.store.acquireWriteLock(holder: options.lockHolder, wait: options.lockWait)
+        let result: Result<SyncReport, any Error>
+        do {
+            result = .success(try await sync(full: full, progress: progress))
+        } catch {
+            result = .failure(error)
+        }
+        await services.store.releaseWriteLock()
+        var report = try result.get()
+        report.tookOverStaleLockFrom = staleHolder
+        return report
+    }
+
+    /// One sync under the store's write lock, its outcome recorded.
+    private func sync(full: Bool, progress: @Sendable (Progress) -> Void) async throws -> SyncReport {
         let started = now()
         let requestsBefore = services.requests.value
         var report = SyncReport(feed: feed)

@@ -7,13 +7,17 @@ import Sync
 enum PullCommand: Command {
     static let words = ["pull"]
     static let summary = "Sync the configured feeds into the local database once."
-    static let synopsis = "pull [--config PATH] [--feed NAME] [--full]"
+    static let synopsis = "pull [--config PATH] [--feed NAME] [--full] [--wait SECONDS]"
     static let options: [CommandLineOptions.Spec] = [
         .config, .feed, .init("--full", "walk the whole feed from the beginning instead of from the stored cursor"),
+        .init("--wait", value: "SECONDS", "how long to wait for another process (feedsyncd) to let go of the store (default 30)"),
     ]
 
     static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
         guard options.positionals.isEmpty else { throw UsageError("pull takes no arguments", usage: usage) }
+        var engineOptions = SyncEngine.Options()
+        engineOptions.lockWait = TimeInterval(try options.int("--wait", in: 0...86_400, default: 30, usage: usage))
+        engineOptions.lockHolder = "feedsync pull"
         return try await withRuntime(options) { runtime in
             let feeds = try options["--feed"].map { name -> [String] in
                 guard runtime.feedNames.contains(name) else {
@@ -24,8 +28,12 @@ enum PullCommand: Command {
             var status = ExitStatus.ok
             for feed in feeds {
                 do {
-                    let report = try await runtime.engine(forFeed: feed).run(full: options.has("--full"), progress: progress(feed))
+                    let report = try await runtime.engine(forFeed: feed, options: engineOptions)
+                        .run(full: options.has("--full"), progress: progress(feed))
                     clearProgress()
+                    if let pid = report.tookOverStaleLockFrom {
+                        printError("feedsync: took over the store lock left by process \(pid), which is no longer running")
+                    }
                     print(summary(report))
                 } catch {
                     clearProgress()

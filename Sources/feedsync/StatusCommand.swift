@@ -5,11 +5,27 @@ import Foundation
 /// `feedsync status`: per feed, where its sync stands.
 enum StatusCommand: Command {
     static let words = ["status"]
-    static let summary = "Show each feed's cursor, last success, last error and post count."
+    static let summary = "Show each feed's sync state, and whether a daemon holds the store."
     static let synopsis = "status [--config PATH] [--json]"
     static let options: [CommandLineOptions.Spec] = [.config, .json]
 
-    /// One feed's status as `--json` prints it.
+    /// What `--json` prints: the daemon, and one row per feed.
+    struct Report: Encodable {
+        var daemon: Daemon?
+        var feeds: [Row]
+    }
+
+    /// The daemon that last beat in the store.
+    struct Daemon: Encodable {
+        var pid: Int32
+        var startedAt: Date
+        var lastBeatAt: Date
+        var secondsSinceBeat: Int
+        /// Whether that process still runs on this machine.
+        var running: Bool
+    }
+
+    /// One feed's status.
     struct Row: Encodable {
         var feed: String
         var configured: Bool
@@ -17,31 +33,48 @@ enum StatusCommand: Command {
         var lastSuccessAt: Date?
         var lastErrorAt: Date?
         var lastError: String?
+        var consecutiveFailures: Int
+        var nextAttemptAt: Date?
         var postCount: Int
     }
 
     static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
         guard options.positionals.isEmpty else { throw UsageError("status takes no arguments", usage: usage) }
-        let rows = try await withRuntime(options) { runtime in
+        let report = try await withRuntime(options) { runtime in
             let stored = Dictionary(uniqueKeysWithValues: try await runtime.store.feedStatuses().map { ($0.feed, $0) })
             let names = runtime.feedNames + stored.keys.filter { !runtime.feedNames.contains($0) }.sorted()
-            return names.map { name in
+            let rows = names.map { name in
                 let status = stored[name] ?? FeedStatus(feed: name)
                 return Row(feed: name, configured: runtime.feedNames.contains(name), cursor: status.cursor?.position,
                            lastSuccessAt: status.lastSuccessAt, lastErrorAt: status.lastErrorAt,
-                           lastError: status.lastError, postCount: status.postCount)
+                           lastError: status.lastError, consecutiveFailures: status.consecutiveFailures,
+                           nextAttemptAt: status.nextAttemptAt, postCount: status.postCount)
             }
+            let daemon = try await runtime.store.heartbeat().map { beat in
+                Daemon(pid: beat.pid, startedAt: beat.startedAt, lastBeatAt: beat.beatAt,
+                       secondsSinceBeat: max(0, Int(Date().timeIntervalSince(beat.beatAt))),
+                       running: kill(beat.pid, 0) == 0 || errno == EPERM)
+            }
+            return Report(daemon: daemon, feeds: rows)
         }
         if options.has("--json") {
-            try printJSON(rows)
+            try printJSON(report)
+            return .ok
+        }
+        if let daemon = report.daemon {
+            let state = daemon.running ? "running" : "not running (it did not stop cleanly)"
+            print("daemon: feedsyncd pid \(daemon.pid), \(state); last beat \(daemon.secondsSinceBeat) s ago")
         } else {
-            for row in rows {
-                print("\(row.feed)\(row.configured ? "" : " (no longer in the config)")")
-                print("  posts:        \(row.postCount)")
-                print("  cursor:       \(row.cursor ?? "- (never synced)")")
-                print("  last success: \(formatted(row.lastSuccessAt))")
-                print("  last error:   \(row.lastError.map { "\(formatted(row.lastErrorAt)) \($0)" } ?? "-")")
-            }
+            print("daemon: none holds this store")
+        }
+        for row in report.feeds {
+            print("\(row.feed)\(row.configured ? "" : " (no longer in the config)")")
+            print("  posts:        \(row.postCount)")
+            print("  cursor:       \(row.cursor ?? "- (never synced)")")
+            print("  last success: \(formatted(row.lastSuccessAt))")
+            print("  last error:   \(row.lastError.map { "\(formatted(row.lastErrorAt)) \($0)" } ?? "-")")
+            print("  failures:     \(row.consecutiveFailures) in a row")
+            print("  next attempt: \(formatted(row.nextAttemptAt))")
         }
         return .ok
     }

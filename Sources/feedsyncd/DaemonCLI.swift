@@ -1,41 +1,135 @@
 import App
+import Core
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// `feedsyncd [--config PATH]`: parses the command line and runs the daemon.
+/// `feedsyncd`: parses the command line, runs the services, and turns signals into stop and reload.
 enum DaemonCLI {
     static let options: [CommandLineOptions.Spec] = [
         .init("--config", value: "PATH", "the config file (default ./feedsync.json, else $FEEDSYNC_CONFIG)"),
+        .init("--log-level", value: "LEVEL", "debug, info, warn or error (default info)"),
         .init("--version", "print the version"),
         .init("--help", "show this help"),
     ]
 
-    static let usage = "usage: feedsyncd [--config PATH]"
+    static let usage = "usage: feedsyncd [--config PATH] [--log-level debug|info|warn|error]"
+
+    static let help = """
+        \(usage)
+
+        Syncs every configured feed on its interval until stopped. One logfmt line per event on stderr.
+        Signals: SIGTERM or SIGINT stop after the page being committed (a second one exits at once);
+        SIGHUP reloads the config, keeping the running one if the new one is invalid.
+
+        options:
+        \(CommandLineOptions.help(for: options))
+        """
 
     static func run(_ arguments: [String]) async -> ExitStatus {
+        let parsed: CommandLineOptions
+        var log = Logger()
         do {
-            let parsed = try CommandLineOptions(arguments, specs: options, usage: usage)
-            if parsed.has("--help") {
-                print("\(usage)\n\nSyncs every configured feed once per its interval until SIGTERM or SIGINT.\n\noptions:\n\(CommandLineOptions.help(for: options))")
-                return .ok
-            }
-            if parsed.has("--version") {
-                print("feedsyncd \(feedsyncVersion)")
-                return .ok
+            parsed = try CommandLineOptions(arguments, specs: options, usage: usage)
+            if let level = parsed["--log-level"] {
+                guard let chosen = Logger.Level.allCases.first(where: { $0.name == level }) else {
+                    throw UsageError("--log-level takes debug, info, warn or error, not \"\(level)\"", usage: usage)
+                }
+                log.minimum = chosen
             }
             guard parsed.positionals.isEmpty else { throw UsageError("feedsyncd takes no arguments", usage: usage) }
-            let runtime = try Runtime.load(configPath: parsed["--config"])
-            try await runtime.start()
-            Log.info("started", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ",")])
-            await Daemon(runtime: runtime).run()
-            await runtime.stop()
-            Log.info("stopped")
-            return .ok
-        } catch let error as UsageError {
-            FileHandle.standardError.write(Data("feedsyncd: \(error.message)\n\(error.usage)\n".utf8))
-            return .usage
         } catch {
-            FileHandle.standardError.write(Data("feedsyncd: \(describe(error))\n".utf8))
+            printError("feedsyncd: \(describe(error))\n\(usage)")
+            return .usage
+        }
+        if parsed.has("--help") {
+            print(help)
+            return .ok
+        }
+        if parsed.has("--version") {
+            print("feedsyncd \(feedsyncVersion)")
+            return .ok
+        }
+        // Watch signals before anything slow, so an early SIGTERM is not lost.
+        let signals = SignalStream.watch([SIGTERM, SIGINT, SIGHUP])
+        let runtime: Runtime
+        do {
+            runtime = try Runtime.load(configPath: parsed["--config"])
+            try await runtime.start()
+        } catch {
+            printError("feedsyncd: \(describe(error))")
             return ExitStatus(for: error)
         }
+        await Daemon(configPath: parsed["--config"], log: log).run(runtime, signals: signals)
+        return .ok
     }
+}
+
+/// The running daemon: its services, and what each signal does to them.
+struct Daemon {
+    let configPath: String?
+    let log: Logger
+    let notifier = SystemdNotifier()
+
+    func run(_ runtime: Runtime, signals: AsyncStream<Int32>) async {
+        let scheduler = Scheduler(runtime: runtime, log: log)
+        let services = ServiceGroup([
+            SchedulerService(scheduler: scheduler),
+            HeartbeatService(scheduler: scheduler, notifier: notifier, log: log),
+        ])
+        await services.start()
+        log.info("started", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ","),
+                             "pid": "\(getpid())"])
+        notifier.notify("READY=1\nSTATUS=syncing \(runtime.feedNames.count) feeds")
+
+        for await signal in signals {
+            if signal == SIGHUP {
+                await reload(scheduler)
+                continue
+            }
+            log.info("stopping", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
+            notifier.notify("STOPPING=1")
+            // A second stop signal ends the process at once; the store stays consistent because
+            // an unfinished page transaction is simply never committed.
+            Task.detached {
+                for await _ in SignalStream.watch([SIGTERM, SIGINT]) {
+                    log.warn("stopped_immediately")
+                    _exit(0)
+                }
+            }
+            await services.stop()
+            log.info("stopped")
+            return
+        }
+    }
+
+    /// Loads and checks the config again; on any error keeps the running one.
+    private func reload(_ scheduler: Scheduler) async {
+        notifier.notify("RELOADING=1")
+        do {
+            let runtime = try Runtime.load(configPath: configPath)
+            try await runtime.start()
+            await scheduler.apply(runtime)
+            log.info("reloaded", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ",")])
+        } catch {
+            log.error("reload_failed", ["error": describe(error), "action": "kept the running config"])
+        }
+        notifier.notify("READY=1")
+    }
+}
+
+/// One sentence for an error, as in the CLI.
+func describe(_ error: any Error) -> String {
+    switch error {
+    case let error as ConfigError: return error.description
+    case let error as ServiceError: return error.description
+    case let error as UsageError: return error.message
+    case is CancellationError: return "cancelled"
+    default: return "internal error: \(error.localizedDescription)"
+    }
+}
+
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
 }

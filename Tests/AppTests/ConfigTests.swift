@@ -99,8 +99,8 @@ extension Runtime {
     /// The error `locateConfig` gives with no flag, run from a folder with no feedsync.json.
     static func locateConfigError(environment: [String: String]) -> String? {
         let previous = FileManager.default.currentDirectoryPath
-        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
-        FileManager.default.changeCurrentDirectoryPath("/")
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
+        _ = FileManager.default.changeCurrentDirectoryPath("/")
         do { _ = try locateConfig(nil, environment: environment); return nil } catch { return "\(error)" }
     }
 }

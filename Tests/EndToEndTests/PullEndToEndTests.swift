@@ -82,8 +82,10 @@ import Testing
         #expect(result.stderr.hasPrefix("feedsync: home: "))
         let status = try await feedsync(["status", "--config", config, "--json"])
         #expect(status.status == 0)
-        let rows = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [[String: Any]]
+        let report = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        let rows = report?["feeds"] as? [[String: Any]]
         #expect((rows?.first?["lastError"] as? String)?.contains("127.0.0.1:9") == true)
+        #expect(rows?.first?["consecutiveFailures"] as? Int == 1)
     }
 
     @Test func postsReadAndUnreadWorkOnTheMirror() async throws {

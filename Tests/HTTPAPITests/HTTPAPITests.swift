@@ -34,7 +34,7 @@ func feedBody(_ changes: [String], next: String = "7", hasMore: Bool = false) ->
 
 func makeService(_ transport: ScriptedTransport, pageSize: Int = 50) -> (HTTPAPIPostService, HTTPAPIAuthenticationService, RequestCounter) {
     let counter = RequestCounter()
-    let client = HTTPAPIClient(transport: transport, server: "http://127.0.0.1:1", requests: counter)
+    let client = HTTPAPIClient(transport: transport, server: "http://127.0.0.1:1", host: "127.0.0.1:1", requests: counter, gate: HostGate())
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     return (HTTPAPIPostService(client: client, pageSize: pageSize),
             HTTPAPIAuthenticationService(client: client, username: "demo", password: Secret("s3cret-pw"), now: { now }),

@@ -48,7 +48,7 @@ import Testing
         _ = try await makeStore()
         let again = try await makeStore()   // opening twice applies nothing twice
         _ = again
-        #expect(try sqlite("SELECT name FROM schema_migrations") == "001_create_feed_tables")
+        #expect(try sqlite("SELECT name FROM schema_migrations ORDER BY name") == "001_create_feed_tables\n002_daemon_state")
         #expect(try sqlite("PRAGMA journal_mode") == "wal")
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)

@@ -139,6 +139,24 @@ actor MockStore: FeedStore {
         outcomes.append(outcome)
     }
 
+    var lockHolds = 0
+    var lockError: ServiceError?
+    func setLockError(_ error: ServiceError) { lockError = error }
+    func acquireWriteLock(holder: String, wait: TimeInterval) throws -> Int32? {
+        log.record("lock")
+        if let lockError { throw lockError }
+        lockHolds += 1
+        return nil
+    }
+    func releaseWriteLock() {
+        log.record("unlock")
+        lockHolds -= 1
+    }
+    func setNextAttempt(_ date: Date?, ofFeed feed: String) {}
+    func beat(_ heartbeat: DaemonHeartbeat) {}
+    func clearHeartbeat(pid: Int32) {}
+    func heartbeat() -> DaemonHeartbeat? { nil }
+
     func feedStatuses() -> [FeedStatus] { [] }
     func posts(matching query: PostQuery) -> [StoredPost] { [] }
     func setRead(_ read: Bool, postID: PostID, inFeed feed: String?) -> [String] { [] }

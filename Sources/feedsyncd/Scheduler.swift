@@ -1,0 +1,198 @@
+import App
+import Core
+import Foundation
+import Sync
+
+/// Runs every feed of the current config on its own schedule, at most `daemon.concurrency` at a
+/// time, and swaps in a reloaded config without a restart.
+///
+/// Each feed has a task that sleeps until the feed is due, syncs, and picks its next time from
+/// its ``RetrySchedule``. Sleeping is a timer, so an idle daemon uses no CPU. Feed tasks are
+/// kept by name (not in a task group) because a reload must cancel or restart single feeds.
+actor Scheduler {
+    private struct Feed {
+        var schedule: RetrySchedule
+        var engine: SyncEngine
+        /// Which runtime (config generation) built `engine`.
+        var generation: Int
+        var nextAt: Date
+        var failures: Int
+        var syncing = false
+        var task: Task<Void, Never>?
+    }
+
+    private let log: Logger
+    private var feeds: [String: Feed] = [:]
+    private var runtimes: [Int: Runtime] = [:]
+    /// Syncs under way per generation, so a replaced runtime is torn down only when idle.
+    private var running: [Int: Int] = [:]
+    private var generation = 0
+    private var slots: HostGate
+    private var random = SystemRandomNumberGenerator()
+
+    init(runtime: Runtime, log: Logger) {
+        self.log = log
+        runtimes[0] = runtime
+        slots = HostGate(maxInFlightPerHost: runtime.daemon.concurrency)
+    }
+
+    private var current: Runtime { runtimes[generation]! }
+
+    /// The store of the current config.
+    var store: any FeedStore { current.store }
+
+    var heartbeatInterval: TimeInterval { current.daemon.heartbeat }
+
+    /// Starts every feed, resuming the failure counts the store remembers.
+    func start() async {
+        let failures = Dictionary((try? await current.store.feedStatuses())?.map { ($0.feed, $0.consecutiveFailures) } ?? [],
+                                  uniquingKeysWith: { first, _ in first })
+        for feed in current.provider.feeds {
+            add(feed, failures: failures[feed.name] ?? 0)
+        }
+    }
+
+    /// Cancels every feed and waits for each to stop; a page being committed finishes first
+    /// (its transaction either commits or rolls back). Then tears every runtime down.
+    func stop() async {
+        let tasks = feeds.values.compactMap(\.task)
+        tasks.forEach { $0.cancel() }
+        for task in tasks { await task.value }
+        for name in feeds.keys { try? await current.store.setNextAttempt(nil, ofFeed: name) }
+        feeds.removeAll()
+        for runtime in runtimes.values { await runtime.stop() }
+        runtimes.removeAll()
+    }
+
+    /// Switches to a reloaded (already started) runtime: added feeds start, removed feeds stop,
+    /// and every other feed continues with the new settings.
+    func apply(_ runtime: Runtime) async {
+        generation += 1
+        runtimes[generation] = runtime
+        slots = HostGate(maxInFlightPerHost: runtime.daemon.concurrency)
+        let configured = Set(runtime.provider.feeds.map(\.name))
+        for (name, feed) in feeds where !configured.contains(name) {
+            feed.task?.cancel()
+            feeds[name] = nil
+            try? await runtime.store.setNextAttempt(nil, ofFeed: name)
+            log.info("feed_removed", ["feed": name])
+        }
+        for feedServices in runtime.provider.feeds {
+            guard var feed = feeds[feedServices.name] else {
+                add(feedServices, failures: 0)
+                log.info("feed_added", ["feed": feedServices.name])
+                continue
+            }
+            let schedule = makeSchedule(feedServices)
+            feed.engine = engine(feedServices.name, runtime)
+            feed.generation = generation
+            if schedule != feed.schedule && !feed.syncing {
+                // A shorter interval takes effect now rather than after the old, longer sleep.
+                feed.nextAt = min(feed.nextAt, Date().addingTimeInterval(schedule.interval))
+                feed.task?.cancel()
+                feed.task = Task { await self.loop(feedServices.name) }
+            }
+            feed.schedule = schedule
+            feeds[feedServices.name] = feed
+        }
+        await collectRuntimes()
+    }
+
+    private func add(_ feedServices: ServiceProvider.FeedServices, failures: Int) {
+        let name = feedServices.name
+        feeds[name] = Feed(schedule: makeSchedule(feedServices), engine: engine(name, current), generation: generation,
+                           nextAt: Date(), failures: failures)
+        feeds[name]?.task = Task { await self.loop(name) }
+    }
+
+    private func makeSchedule(_ feed: ServiceProvider.FeedServices) -> RetrySchedule {
+        RetrySchedule(interval: feed.interval, maxBackoff: current.daemon.maxBackoff)
+    }
+
+    private func engine(_ name: String, _ runtime: Runtime) -> SyncEngine {
+        var options = SyncEngine.Options()
+        options.lockHolder = "feedsyncd"
+        options.lockWait = runtime.daemon.lockWait
+        // The feed comes from this runtime's own list, so the lookup cannot fail.
+        return try! runtime.engine(forFeed: name, options: options)
+    }
+
+    /// One feed's life: sleep until due, sync (when a slot is free), schedule the next run.
+    private func loop(_ name: String) async {
+        while !Task.isCancelled, let due = feeds[name]?.nextAt {
+            let wait = due.timeIntervalSinceNow
+            if wait > 0 {
+                do { try await Task.sleep(for: .seconds(wait)) } catch { return }
+            }
+            do {
+                try await slots.withPermit(for: "sync") { try await self.syncOnce(name) }
+            } catch {
+                return
+            }
+        }
+    }
+
+    private func syncOnce(_ name: String) async throws {
+        guard let feed = feeds[name] else { throw CancellationError() }
+        try Task.checkCancellation()
+        feeds[name]?.syncing = true
+        running[feed.generation, default: 0] += 1
+        log.debug("sync_start", ["feed": name])
+        let result: Result<SyncReport, any Error>
+        do {
+            result = .success(try await feed.engine.run())
+        } catch {
+            result = .failure(error)
+        }
+        running[feed.generation, default: 1] -= 1
+        feeds[name]?.syncing = false
+        await collectRuntimes()
+        guard var latest = feeds[name] else { throw CancellationError() }
+
+        switch result {
+        case .success(let report):
+            latest.failures = 0
+            if let pid = report.tookOverStaleLockFrom {
+                log.warn("stale_lock_taken_over", ["feed": name, "pid": "\(pid)"])
+            }
+            log.info("sync_done", ["feed": name, "new": "\(report.newPosts)", "updated": "\(report.updatedPosts)",
+                                   "deleted": "\(report.deletedPosts)", "skipped": "\(report.skippedItems)",
+                                   "videos": "\(report.videosResolved)", "pages": "\(report.pages)",
+                                   "requests": "\(report.requests)", "ms": "\(Int(report.seconds * 1000))"])
+        case .failure(let error) where error is CancellationError || Task.isCancelled:
+            log.info("sync_cancelled", ["feed": name])
+            throw CancellationError()
+        case .failure(let error):
+            latest.failures += 1
+            log.error("sync_failed", ["feed": name, "failures": "\(latest.failures)", "error": describe(error)])
+        }
+        let delay = latest.schedule.delay(afterConsecutiveFailures: latest.failures, using: &random)
+        latest.nextAt = Date().addingTimeInterval(delay)
+        feeds[name] = latest
+        try? await current.store.setNextAttempt(latest.nextAt, ofFeed: name)
+        log.debug("sync_scheduled", ["feed": name, "in_s": String(format: "%.1f", delay)])
+    }
+
+    /// Tears down runtimes that no feed and no running sync uses any longer.
+    private func collectRuntimes() async {
+        let inUse = Set(feeds.values.map(\.generation)).union(running.filter { $0.value > 0 }.keys).union([generation])
+        for (id, runtime) in runtimes where !inUse.contains(id) {
+            runtimes[id] = nil
+            await runtime.stop()
+        }
+    }
+}
+
+/// Runs the scheduler as a service: starts the feeds, and stops them when cancelled.
+struct SchedulerService: Service {
+    let scheduler: Scheduler
+
+    var name: String { "scheduler" }
+
+    func run() async {
+        await scheduler.start()
+        // Wait for cancellation on a timer that never fires, rather than polling.
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(86_400)) }
+        await scheduler.stop()
+    }
+}
