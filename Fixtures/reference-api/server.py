@@ -7,6 +7,7 @@ Standard library only. See README.md beside this file for the options and the
 import argparse
 import bisect
 import calendar
+import collections
 import ipaddress
 import json
 import os
@@ -513,7 +514,12 @@ class Handler(BaseHTTPRequestHandler):
         elif route == ("POST", "/_control/reset-stats"):
             with app.stats_lock:
                 app.stats = {}
+                app.recent.clear()
             result = {"reset": True}
+        elif route == ("GET", "/_control/requests"):
+            with app.stats_lock:
+                recent = list(app.recent)
+            result = {"requests": [{"t": t, "request": key, "status": status} for t, key, status in recent]}
         elif route == ("GET", "/_control/snapshot"):
             result = feed.snapshot()
         elif route == ("GET", "/_control/faults"):
@@ -544,11 +550,13 @@ class App:
         self.api = API(self.feed, args)
         self.faults = Faults(args.seed)
         self.stats, self.stats_lock = {}, threading.Lock()
+        self.recent = collections.deque(maxlen=10000)   # (time, key, status), for /_control/requests
 
     def count(self, key, status):
         with self.stats_lock:
             per_status = self.stats.setdefault(key, {})
             per_status[status] = per_status.get(status, 0) + 1
+            self.recent.append((time.time(), key, status))
 
 
 def dump(app, args):

@@ -1,5 +1,8 @@
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -93,14 +96,16 @@ final class Scratch {
     var database: URL { folder.appendingPathComponent("feedsync.sqlite") }
 
     /// Writes a config for one httpapi feed at `baseURL` and returns its path.
-    func writeConfig(baseURL: String, pageSize: Int = 100, interval: String = "5m", extraFeeds: String = "") throws -> String {
+    func writeConfig(baseURL: String, pageSize: Int = 100, interval: String = "5m", extraFeeds: String = "",
+                     daemon: String = "{}") throws -> String {
         let catalog = repository.appendingPathComponent("Fixtures/videos/catalog.json").path
         let json = """
             {"store": {"integration": "sqlite", "path": "feedsync.sqlite"},
              "feeds": [{"name": "home", "interval": "\(interval)",
                         "posts": {"integration": "httpapi", "baseURL": "\(baseURL)", "username": "demo",
                                   "passwordEnv": "FEEDSYNC_PASSWORD", "pageSize": \(pageSize)},
-                        "videos": {"integration": "mockvideohost", "catalog": "\(catalog)"}}\(extraFeeds)]}
+                        "videos": {"integration": "mockvideohost", "catalog": "\(catalog)"}}\(extraFeeds)],
+             "daemon": \(daemon)}
             """
         let url = folder.appendingPathComponent("feedsync.json")
         try Data(json.utf8).write(to: url)
@@ -181,4 +186,63 @@ func storedPosts(_ database: URL) async throws -> [String] {
         FROM posts ORDER BY id
         """)
     return rows.isEmpty ? [] : rows.components(separatedBy: "\n").sorted()
+}
+
+/// `feedsyncd` as a real process, its log lines collected in a file.
+final class DaemonProcess {
+    let process = Process()
+    let logFile: URL
+
+    init(config: String, in scratch: Scratch, environment: [String: String] = [:], arguments: [String] = []) throws {
+        logFile = scratch.folder.appendingPathComponent("feedsyncd-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        process.executableURL = binaries.appendingPathComponent("feedsyncd")
+        process.arguments = ["--config", config] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["FEEDSYNC_PASSWORD": "demo"].merging(environment) { _, new in new }) { _, new in new }
+        process.standardError = try FileHandle(forWritingTo: logFile)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+    var pid: Int32 { process.processIdentifier }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Everything the daemon has logged so far.
+    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    /// Whether it has exited within `seconds`, checked without blocking a thread.
+    func exits(within seconds: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        return !process.isRunning
+    }
+
+    /// CPU time the process has used so far, in clock ticks (user + system, from /proc).
+    var cpuTicks: Int {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return -1 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3, so utime (14) and stime (15) are at offsets 11 and 12.
+        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+    }
+}
+
+/// Polls `condition` every 100 ms until it holds or `seconds` pass.
+func eventually(within seconds: Double = 3, _ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if (try? await condition()) == true { return true }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    return try await condition()
+}
+
+/// How many posts a feed has in the database (0 before the database exists).
+func postCount(_ database: URL, feed: String = "home") async throws -> Int {
+    guard FileManager.default.fileExists(atPath: database.path) else { return 0 }
+    return Int(try await sqlite(database, "SELECT COUNT(*) FROM posts WHERE feed = '\(feed)'")) ?? -1
 }

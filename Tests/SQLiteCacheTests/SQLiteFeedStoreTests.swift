@@ -2,6 +2,9 @@ import Core
 import Foundation
 import SQLiteCache
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The SQLite cache on a real database file in a fresh temporary folder.
 @Suite struct SQLiteFeedStoreTests {
@@ -151,5 +154,69 @@ import Testing
         #expect(try await store.posts(matching: PostQuery(feed: "work")).map(\.post.text) == ["work"])
         #expect(try await store.setRead(true, postID: "p1", inFeed: nil) == ["home", "work"], "ambiguous: nothing marked")
         #expect(try await store.posts(matching: PostQuery(unreadOnly: true)).count == 2)
+    }
+}
+
+/// The write lock between processes (here, two store actors with their own open files).
+@Suite struct StoreLockTests {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID().uuidString).sqlite").path
+
+    @Test func aSecondHolderWaitsThenGivesUpNamingTheFirst() async throws {
+        let first = SQLiteFeedStore(path: path), second = SQLiteFeedStore(path: path)
+        #expect(try await first.acquireWriteLock(holder: "feedsyncd", wait: 0) == nil)
+        #expect(try FileManager.default.attributesOfItem(atPath: path + ".lock")[.posixPermissions] as? Int == 0o600)
+
+        let error = await #expect(throws: ServiceError.self) { try await second.acquireWriteLock(holder: "feedsync pull", wait: 0.3) }
+
+        #expect(error?.code == .locked)
+        #expect(error?.reason.contains("pid \(getpid()) (feedsyncd) holds it") == true)
+        await first.releaseWriteLock()
+        #expect(try await second.acquireWriteLock(holder: "feedsync pull", wait: 0) == nil)
+        await second.releaseWriteLock()
+    }
+
+    @Test func holdsWithinOneProcessAreCountedAndTheLastReleaseLetsGo() async throws {
+        let store = SQLiteFeedStore(path: path), other = SQLiteFeedStore(path: path)
+        _ = try await store.acquireWriteLock(holder: "a", wait: 0)
+        _ = try await store.acquireWriteLock(holder: "b", wait: 0)
+        await store.releaseWriteLock()
+        await #expect(throws: ServiceError.self) { try await other.acquireWriteLock(holder: "c", wait: 0) }
+        await store.releaseWriteLock()
+        _ = try await other.acquireWriteLock(holder: "c", wait: 0)
+        await other.releaseWriteLock()
+    }
+
+    @Test func aLockLeftByADeadProcessIsTakenOverAndReported() async throws {
+        // What a holder killed with SIGKILL leaves: its record, but no flock (the kernel dropped it).
+        try Data("pid=999999 holder=feedsync_pull since=2026-01-01T00:00:00Z\n".utf8).write(to: URL(fileURLWithPath: path + ".lock"))
+        let store = SQLiteFeedStore(path: path)
+
+        #expect(try await store.acquireWriteLock(holder: "feedsyncd", wait: 0) == 999_999)
+        await store.releaseWriteLock()
+        #expect(try String(contentsOfFile: path + ".lock", encoding: .utf8).isEmpty, "a clean release leaves no record")
+    }
+
+    @Test func theHeartbeatIsRecordedAndClearedOnlyByItsOwnDaemon() async throws {
+        let store = SQLiteFeedStore(path: path)
+        try await store.open()
+        let beat = DaemonHeartbeat(pid: 77, startedAt: Date(timeIntervalSince1970: 1_800_000_000), beatAt: Date(timeIntervalSince1970: 1_800_000_030))
+        try await store.beat(beat)
+        #expect(try await store.heartbeat() == beat)
+        try await store.clearHeartbeat(pid: 78)
+        #expect(try await store.heartbeat() == beat)
+        try await store.clearHeartbeat(pid: 77)
+        #expect(try await store.heartbeat() == nil)
+    }
+
+    @Test func consecutiveFailuresCountUpAndASuccessResetsThem() async throws {
+        let store = SQLiteFeedStore(path: path)
+        try await store.open()
+        let t = Date(timeIntervalSince1970: 1_800_000_000)
+        for _ in 0..<3 { try await store.recordSync(SyncOutcome(startedAt: t, finishedAt: t, error: "down"), ofFeed: "home") }
+        try await store.setNextAttempt(t + 60, ofFeed: "home")
+        #expect(try await store.feedStatuses().first?.consecutiveFailures == 3)
+        #expect(try await store.feedStatuses().first?.nextAttemptAt == t + 60)
+        try await store.recordSync(SyncOutcome(startedAt: t, finishedAt: t), ofFeed: "home")
+        #expect(try await store.feedStatuses().first?.consecutiveFailures == 0)
     }
 }

@@ -1,0 +1,43 @@
+import Core
+import Synchronization
+import Testing
+
+@Suite struct HostGateTests {
+    @Test func noMoreThanTheLimitRunAtOncePerHostAndHostsAreIndependent() async throws {
+        let gate = HostGate(maxInFlightPerHost: 2)
+        let peak = Peak()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<10 {
+                group.addTask {
+                    try await gate.withPermit(for: "a") {
+                        peak.enter()
+                        try await Task.sleep(for: .milliseconds(5))
+                        peak.leave()
+                    }
+                }
+            }
+            group.addTask {
+                // Another host is not held up by "a" being full.
+                try await gate.withPermit(for: "b") { #expect(await gate.inFlightCount(for: "b") == 1) }
+            }
+            try await group.waitForAll()
+        }
+        #expect(peak.highest == 2)
+        #expect(await gate.inFlightCount(for: "a") == 0)
+    }
+
+    @Test func aThrowingBodyGivesItsPermitBack() async {
+        let gate = HostGate(maxInFlightPerHost: 1)
+        struct Boom: Error {}
+        await #expect(throws: Boom.self) { try await gate.withPermit(for: "a") { throw Boom() } }
+        #expect(await gate.inFlightCount(for: "a") == 0)
+    }
+}
+
+/// The most bodies seen running at once.
+final class Peak: Sendable {
+    private let state = Mutex((now: 0, max: 0))
+    func enter() { state.withLock { $0.now += 1; $0.max = max($0.max, $0.now) } }
+    func leave() { state.withLock { $0.now -= 1 } }
+    var highest: Int { state.withLock { $0.max } }
+}
