@@ -29,8 +29,9 @@ let package = Package(
         .target(name: "App",
                 dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "MockVideoHost"],
                 path: "Sources/App"),
-        .executableTarget(name: "feedsync", dependencies: ["App", "Core"], path: "Sources/feedsync"),
-        .executableTarget(name: "feedsyncd", dependencies: ["App", "Core"], path: "Sources/feedsyncd"),
+        .executableTarget(name: "feedsync", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsync"),
+        .executableTarget(name: "feedsyncd", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsyncd",
+                          exclude: ["feedsyncd.service"]),
 
         .testTarget(name: "CoreTests", dependencies: ["Core"], path: "Tests/CoreTests"),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "Core"], path: "Tests/SyncTests"),
