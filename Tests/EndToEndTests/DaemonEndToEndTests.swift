@@ -111,6 +111,35 @@ import Glibc
         #expect(try await storedPosts(scratch.database) == server.snapshot())
     }
 
+    @Test func aPullThatCannotHaveTheStoreExits75NamingTheHolder() async throws {
+        let server = try ReferenceServer(posts: 3000)
+        try await server.control("POST", "/_control/faults", body: #"{"latency_ms": 100}"#)
+        let scratch = try Scratch()
+        let config = try scratch.writeConfig(baseURL: server.baseURL, interval: "1h")
+        let daemon = try DaemonProcess(config: config, in: scratch)
+        #expect(try await eventually(within: 10) { try await postCount(scratch.database) > 0 })
+
+        let pull = try await feedsync(["pull", "--config", config, "--wait", "0"])
+
+        #expect(pull.status == 75, "\(pull.stdout) \(pull.stderr)")
+        #expect(pull.stderr.contains("pid \(daemon.pid) (feedsyncd) holds it"), "\(pull.stderr)")
+        #expect(pull.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func aLockLeftByAKilledProcessIsTakenOverWithAWarning() async throws {
+        let server = try ReferenceServer(posts: 10)
+        let scratch = try Scratch()
+        let config = try scratch.writeConfig(baseURL: server.baseURL)
+        // What a pull killed with SIGKILL leaves behind: its record, without a held flock.
+        try Data("pid=999999 holder=feedsync_pull since=2026-01-01T00:00:00Z\n".utf8)
+            .write(to: URL(fileURLWithPath: scratch.database.path + ".lock"))
+
+        let pull = try await feedsync(["pull", "--config", config, "--wait", "0"])
+
+        #expect(pull.status == 0)
+        #expect(pull.stderr.contains("took over the store lock left by process 999999"), "\(pull.stderr)")
+    }
+
     @Test func aFailingFeedBacksOffAndRecoversWhenTheServerDoes() async throws {
         let server = try ReferenceServer(posts: 30)
         try await server.control("POST", "/_control/faults", body: #"{"error_rate": 1.0, "error_status": 503}"#)
