@@ -41,6 +41,12 @@ public struct SyncEngine: Sendable {
         public var maxRateLimitWait: TimeInterval = 120
         /// How many rate limits in a row are waited out before the sync gives up.
         public var maxRateLimitRetries = 5
+        /// How many times a call that fails transiently is tried before the sync gives up.
+        public var maxAttempts = 6
+        /// The first retry waits up to this long; each further one up to twice as long.
+        public var baseRetryDelay: TimeInterval = 0.25
+        /// The longest a single retry waits.
+        public var maxRetryDelay: TimeInterval = 8
         /// How many earlier unresolved videos each sync retries.
         public var unresolvedVideoRetryLimit = 200
         /// How long to wait for another process's write lock on the store.
@@ -138,43 +144,72 @@ public struct SyncEngine: Sendable {
     private func currentSession() async throws -> Session {
         if let stored = try await services.store.session(ofFeed: feed) {
             if stored.isUsable(at: now(), margin: options.refreshMargin) { return stored }
-            return try await renew(stored)
+            return try await renew(stored, logInAgain: false)
         }
-        let session = try await services.authentication.logIn()
+        let session = try await withRetries { try await services.authentication.logIn() }
         try await services.store.saveSession(session, ofFeed: feed)
         return session
     }
 
-    /// Refreshes a session, logging in again when the backend refuses the refresh.
-    private func renew(_ session: Session) async throws -> Session {
-        var renewed: Session
-        do {
-            guard session.refreshToken != nil else { throw ServiceError(.unauthorized, "refreshing the session", "no refresh token") }
-            renewed = try await services.authentication.refresh(session)
-        } catch let error as ServiceError where error.code == .unauthorized {
-            renewed = try await services.authentication.logIn()
+    /// A fresh session: refreshed (falling back to a login when the refresh is refused), or,
+    /// with `logInAgain`, from a new login.
+    private func renew(_ session: Session, logInAgain: Bool) async throws -> Session {
+        var renewed: Session?
+        if !logInAgain, session.refreshToken != nil {
+            do {
+                renewed = try await withRetries { try await services.authentication.refresh(session) }
+            } catch let error as ServiceError where error.code == .unauthorized {
+                renewed = nil
+            }
         }
-        try await services.store.saveSession(renewed, ofFeed: feed)
-        return renewed
+        let fresh: Session
+        if let renewed {
+            fresh = renewed
+        } else {
+            fresh = try await withRetries { try await services.authentication.logIn() }
+        }
+        try await services.store.saveSession(fresh, ofFeed: feed)
+        return fresh
     }
 
-    /// Fetches a page, renewing the session once on a rejected token and waiting out rate limits.
+    /// Fetches a page. A rejected token is answered by one refresh, then one new login, then
+    /// the error: no retry storm against a server that refuses the credentials.
     private func fetchPage(after cursor: FeedCursor?, session: inout Session) async throws -> FeedPage {
-        var renewedOnce = false
+        var renewals = 0
+        while true {
+            do {
+                let current = session
+                return try await withRetries { try await services.posts.page(after: cursor, session: current) }
+            } catch let error as ServiceError where error.code == .unauthorized && renewals < 2 {
+                renewals += 1
+                session = try await renew(session, logInAgain: renewals == 2)
+            }
+        }
+    }
+
+    /// Runs a backend call, waiting out rate limits and retrying transient failures
+    /// (unreachable, 5xx, truncated or malformed answers) with exponential backoff and full
+    /// jitter, within the budget of ``Options/maxAttempts``.
+    private func withRetries<T>(_ call: () async throws -> T) async throws -> T {
+        var failures = 0
         var rateLimitWaits = 0
         while true {
             do {
-                return try await services.posts.page(after: cursor, session: session)
+                return try await call()
             } catch let error as ServiceError {
                 switch error.code {
-                case .unauthorized where !renewedOnce:
-                    renewedOnce = true
-                    session = try await renew(session)
                 case .rateLimited(let until) where rateLimitWaits < options.maxRateLimitRetries:
                     let wait = max(0, until.map { $0.timeIntervalSince(now()) } ?? 1)
                     guard wait <= options.maxRateLimitWait else { throw error }
                     rateLimitWaits += 1
                     try await sleep(wait)
+                case .unavailable, .invalidResponse:
+                    failures += 1
+                    guard failures < options.maxAttempts else {
+                        throw ServiceError(error.code, error.operation, "\(error.reason); gave up after \(failures) attempts")
+                    }
+                    let ceiling = min(options.maxRetryDelay, options.baseRetryDelay * pow(2, Double(failures - 1)))
+                    try await sleep(Double.random(in: 0...ceiling))
                 default:
                     throw error
                 }

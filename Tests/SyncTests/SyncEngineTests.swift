@@ -97,15 +97,15 @@ import Testing
     }
 
     @Test func aPageThatFailsToDecodeCommitsNothing() async throws {
-        let posts = MockPosts(log: log, [
-            .success(makePage([makePost("p1")], cursor: "1", hasMore: true)),
-            .failure(ServiceError(.invalidResponse, "fetching the feed", "the body is not JSON")),
-        ])
+        let notJSON = ServiceError(.invalidResponse, "fetching the feed", "the body is not JSON")
+        let posts = MockPosts(log: log, [.success(makePage([makePost("p1")], cursor: "1", hasMore: true))]
+                                        + Array(repeating: .failure(notJSON), count: 6))
         let store = MockStore(log: log)
 
         let error = await #expect(throws: ServiceError.self) { try await makeEngine(posts: posts, store: store).run() }
 
         #expect(error?.code == .invalidResponse)
+        #expect(error?.reason == "the body is not JSON; gave up after 6 attempts")
         #expect(log.count("apply") == 1)
         #expect(await store.storedCursor == FeedCursor(position: "1"))
         #expect(log.all.suffix(2) == ["recordSync(error)", "unlock"])
@@ -124,16 +124,45 @@ import Testing
         #expect(log.count("refresh") == 1 && log.count("logIn") == 0)
     }
 
-    @Test func aTokenRejectedAgainAfterRenewalStopsTheSync() async throws {
+    @Test func aTokenStillRejectedAfterOneRefreshAndOneLoginStopsTheSync() async throws {
         let store = MockStore(log: log, session: makeSession("stale", expiresAt: now + 3600))
         let unauthorized = ServiceError(.unauthorized, "fetching", "401")
-        let posts = MockPosts(log: log, [.failure(unauthorized), .failure(unauthorized), .failure(unauthorized)])
+        let posts = MockPosts(log: log, Array(repeating: .failure(unauthorized), count: 5))
 
         let error = await #expect(throws: ServiceError.self) { try await makeEngine(posts: posts, store: store).run() }
 
         #expect(error?.code == .unauthorized)
-        #expect(log.count("page") == 2, "one retry, no storm")
-        #expect(log.count("refresh") == 1)
+        #expect(log.all.filter { $0.hasPrefix("page") || $0 == "refresh" || $0 == "logIn" }
+                == ["page(after: start)", "refresh", "page(after: start)", "logIn", "page(after: start)"], "no retry storm")
+        #expect(posts.tokens.withLock { $0 } == ["stale", "refreshed", "login"])
+    }
+
+    @Test func transientFailuresAreRetriedWithGrowingJitteredWaits() async throws {
+        let sleeps = SleepRecorder()
+        let down = ServiceError(.unavailable, "fetching", "the server answered 503")
+        let posts = MockPosts(log: log, [.failure(down), .failure(down), .failure(down),
+                                         .success(makePage([makePost("p1")], cursor: "1", hasMore: false))])
+
+        let report = try await makeEngine(posts: posts, store: MockStore(log: log), sleeps: sleeps).run()
+
+        #expect(report.newPosts == 1)
+        #expect(sleeps.waits.count == 3)
+        for (index, wait) in sleeps.waits.enumerated() { #expect((0...(0.25 * pow(2, Double(index)))).contains(wait)) }
+    }
+
+    @Test func aSpentRetryBudgetFailsAndLeavesTheCursorAtTheLastCommittedPage() async throws {
+        let sleeps = SleepRecorder()
+        let down = ServiceError(.unavailable, "fetching", "the connection was refused")
+        let posts = MockPosts(log: log, [.success(makePage([makePost("p1")], cursor: "1", hasMore: true))]
+                                        + Array(repeating: .failure(down), count: 10))
+        let store = MockStore(log: log)
+
+        let error = await #expect(throws: ServiceError.self) { try await makeEngine(posts: posts, store: store, sleeps: sleeps).run() }
+
+        #expect(error?.code == .unavailable)
+        #expect(log.count("page") == 7, "one good page, then six attempts")
+        #expect(sleeps.waits.count == 5 && sleeps.waits.allSatisfy { $0 <= 8 })
+        #expect(await store.storedCursor == FeedCursor(position: "1"))
     }
 
     @Test func aRateLimitIsWaitedOutAndTheRequestRetried() async throws {
