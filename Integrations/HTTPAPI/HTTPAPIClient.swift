@@ -10,8 +10,9 @@ struct HTTPAPIClient: Sendable {
     let host: String
     let requests: RequestCounter
     let gate: HostGate
+    var pacer = RateLimitPacer()
 
-    /// Sends a request and returns a `2xx` or `304` response.
+    /// Sends a request and returns a `2xx` or `304` response, first waiting out a spent quota.
     ///
     /// - Parameter operation: what is being done, for the error: `"logging in to"`.
     /// - Throws: ``ServiceError``: `.unauthorized` (401, 403), `.rateLimited` (429, with the
@@ -19,6 +20,7 @@ struct HTTPAPIClient: Sendable {
     func send(_ request: HTTPRequest, _ operation: String) async throws -> HTTPResponse {
         let response: HTTPResponse
         do {
+            try await pacer.waitForQuota("\(operation) \(server)")
             response = try await gate.withPermit(for: host) {
                 requests.add()
                 return try await transport.send(request)
@@ -26,6 +28,7 @@ struct HTTPAPIClient: Sendable {
         } catch let error as ServiceError {
             throw ServiceError(error.code, "\(operation) \(server)", error.reason)
         }
+        await pacer.record(response)
         func failure(_ code: ServiceError.Code, _ hint: String = "") -> ServiceError {
             ServiceError(code, "\(operation) \(server)", "the server answered \(response.status)\(Self.detail(response))\(hint)")
         }

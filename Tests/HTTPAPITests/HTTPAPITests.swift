@@ -212,3 +212,36 @@ let session = Session(accessToken: Secret("tok-1"))
         #expect(throws: FixtureTransport.FixtureError.self) { try FixtureTransport(directory: URL(fileURLWithPath: "/nonexistent")) }
     }
 }
+
+@Suite struct RateLimitPacerTests {
+    @Test func aSpentQuotaWaitsForTheResetBeforeTheNextRequest() async throws {
+        let sleeps = Mutex<[TimeInterval]>([])
+        let pacer = RateLimitPacer(sleep: { seconds in sleeps.withLock { $0.append(seconds) } })
+        let reset = Int(Date().timeIntervalSince1970) + 30
+        await pacer.record(HTTPResponse(status: 200, headers: ["X-RateLimit-Remaining": "5", "X-RateLimit-Reset": "\(reset)"]))
+        try await pacer.waitForQuota("op")
+        #expect(sleeps.withLock { $0 }.isEmpty, "quota left: no wait")
+
+        await pacer.record(HTTPResponse(status: 200, headers: ["X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "\(reset)"]))
+        try await pacer.waitForQuota("op")
+
+        let waited = try #require(sleeps.withLock { $0 }.first)
+        #expect((25...31).contains(waited))
+    }
+
+    @Test func aResetTooFarAwayFailsAsRateLimited() async throws {
+        let pacer = RateLimitPacer(maxWait: 60, sleep: { _ in Issue.record("must not sleep") })
+        await pacer.record(HTTPResponse(status: 200, headers: ["X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "3600"]))
+        let error = await #expect(throws: ServiceError.self) { try await pacer.waitForQuota("op") }
+        guard case .rateLimited(let until)? = error?.code else { Issue.record("got \(String(describing: error))"); return }
+        #expect(until != nil)
+    }
+
+    @Test func resetTimesParseAsUnixSecondsSecondsFromNowOrDates() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(RateLimitPacer.resetDate("1800000000", now: now) == Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(RateLimitPacer.resetDate("2027-01-15T08:00:00Z", now: now) == Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(RateLimitPacer.resetDate("30", now: now) == now.addingTimeInterval(30))
+        #expect(RateLimitPacer.resetDate("soon", now: now) == nil)
+    }
+}
