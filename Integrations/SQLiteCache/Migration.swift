@@ -79,6 +79,15 @@ struct Migration {
                 beat_at INTEGER NOT NULL
             );
             """),
+        Migration(name: "003_sync_run_counts", sql: """
+            ALTER TABLE sync_runs ADD COLUMN new_posts INTEGER;
+            ALTER TABLE sync_runs ADD COLUMN updated_posts INTEGER;
+            ALTER TABLE sync_runs ADD COLUMN deleted_posts INTEGER;
+            ALTER TABLE sync_runs ADD COLUMN skipped_items INTEGER;
+            ALTER TABLE sync_runs ADD COLUMN pages INTEGER;
+            ALTER TABLE sync_runs ADD COLUMN requests INTEGER;
+            ALTER TABLE sync_runs ADD COLUMN rows_written INTEGER;
+            """),
     ]
 
     /// Applies every migration not yet recorded, each in its own transaction.

@@ -13,6 +13,8 @@ public actor SQLiteFeedStore: FeedStore {
     private let busyTimeoutMilliseconds: Int32
     private var database: SQLiteDatabase?
     private let lock: StoreLockFile
+    /// Feeds in a full walk; their seen post ids go to `temp.full_walk_seen` on this connection.
+    private var fullWalks: Set<String> = []
 
     public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) {
         self.path = path
@@ -109,6 +111,10 @@ public actor SQLiteFeedStore: FeedStore {
                 for change in page.changes {
                     switch change {
                     case .upsert(let post):
+                        if fullWalks.contains(feed) {
+                            try db.statement("INSERT OR IGNORE INTO temp.full_walk_seen (feed, id) VALUES (?, ?)")
+                                .run([.text(feed), .text(post.id.rawValue)])
+                        }
                         if authorsWritten.insert(post.author.id).inserted {
                             try upsert(UserRow(post.author), feed: feed, in: db)
                         }
@@ -179,6 +185,45 @@ public actor SQLiteFeedStore: FeedStore {
                       .text(row.thumbnailURL), .integer(row.sizeBytes)])
     }
 
+    public func beginFullWalk(ofFeed feed: String) throws {
+        let db = try db("starting a full sync of feed \(feed)")
+        try storage("starting a full sync of feed \(feed)") {
+            try db.execute("CREATE TEMP TABLE IF NOT EXISTS full_walk_seen (feed TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (feed, id)) WITHOUT ROWID")
+            try db.statement("DELETE FROM temp.full_walk_seen WHERE feed = ?").run([.text(feed)])
+        }
+        fullWalks.insert(feed)
+    }
+
+    public func unseenPosts(ofFeed feed: String) throws -> (unseen: Int, cached: Int) {
+        let db = try db("counting posts of feed \(feed)")
+        return try storage("counting posts of feed \(feed)") {
+            try db.statement("""
+                SELECT COUNT(*), COUNT(*) FILTER (WHERE NOT EXISTS
+                    (SELECT 1 FROM temp.full_walk_seen s WHERE s.feed = p.feed AND s.id = p.id))
+                FROM posts p WHERE p.feed = ?
+                """).query([.text(feed)]) { (unseen: Int($0.int64(1)), cached: Int($0.int64(0))) }.first ?? (0, 0)
+        }
+    }
+
+    public func finishFullWalk(ofFeed feed: String, deleteUnseen: Bool) throws -> Int {
+        let db = try db("finishing the full sync of feed \(feed)")
+        defer { fullWalks.remove(feed) }
+        return try storage("finishing the full sync of feed \(feed)") {
+            try db.withTransaction {
+                var deleted = 0
+                if deleteUnseen {
+                    try db.statement("""
+                        DELETE FROM posts WHERE feed = ?1 AND NOT EXISTS
+                            (SELECT 1 FROM temp.full_walk_seen s WHERE s.feed = ?1 AND s.id = posts.id)
+                        """).run([.text(feed)])
+                    deleted = db.changes
+                }
+                try db.statement("DELETE FROM temp.full_walk_seen WHERE feed = ?").run([.text(feed)])
+                return deleted
+            }
+        }
+    }
+
     public func saveVideos(_ videos: [Video], inFeed feed: String) throws -> Int {
         let db = try db("saving videos of feed \(feed)")
         return try storage("saving videos of feed \(feed)") {
@@ -195,8 +240,15 @@ public actor SQLiteFeedStore: FeedStore {
         try storage("recording the sync of feed \(feed)") {
             try db.withTransaction {
                 let finished = millisecondsSince1970(outcome.finishedAt)
-                try db.statement("INSERT INTO sync_runs (feed, started_at, finished_at, error) VALUES (?, ?, ?, ?)")
-                    .run([.text(feed), .integer(millisecondsSince1970(outcome.startedAt)), .integer(finished), .text(outcome.error)])
+                let report = outcome.report
+                try db.statement("""
+                    INSERT INTO sync_runs (feed, started_at, finished_at, error, new_posts, updated_posts, deleted_posts,
+                                           skipped_items, pages, requests, rows_written)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """).run([.text(feed), .integer(millisecondsSince1970(outcome.startedAt)), .integer(finished), .text(outcome.error),
+                              .integer(report?.newPosts), .integer(report?.updatedPosts), .integer(report?.deletedPosts),
+                              .integer(report?.skippedItems), .integer(report?.pages), .integer(report?.requests),
+                              .integer(report?.rowsWritten)])
                 if let error = outcome.error {
                     try db.statement("""
                         INSERT INTO feeds (name, last_error_at, last_error, consecutive_failures) VALUES (?1, ?2, ?3, 1)

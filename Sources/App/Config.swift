@@ -12,6 +12,8 @@ public struct Config {
         public var interval: TimeInterval
         public var posts: ConfigSection
         public var videos: ConfigSection?
+        /// The largest fraction of the feed a `pull --full` may delete as gone from the server.
+        public var maxDeletionRatio: Double
     }
 
     /// How `feedsyncd` schedules (the `"daemon"` section; every key optional).
@@ -71,7 +73,8 @@ public struct Config {
             guard names.insert(name).inserted else { throw section.error("name", "\"\(name)\" names two feeds") }
             let feed = Feed(name: name, interval: try section.duration("interval") ?? 300,
                             posts: try section.require(section.section("posts"), "posts"),
-                            videos: try section.section("videos"))
+                            videos: try section.section("videos"),
+                            maxDeletionRatio: try section.double("maxDeletionRatio", in: 0...1) ?? 0.5)
             try section.finish()
             return feed
         }

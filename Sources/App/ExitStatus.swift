@@ -5,6 +5,8 @@ public enum ExitStatus: Int32, Sendable {
     case ok = 0
     /// The command line is wrong.
     case usage = 64
+    /// The data is suspect: a full sync refused to delete most of a feed.
+    case dataError = 65
     /// The backend could not be reached, or answered outside its contract.
     case unavailable = 69
     /// A bug or a local failure (the store could not be written).
@@ -27,6 +29,7 @@ public enum ExitStatus: Int32, Sendable {
             case .rateLimited, .unavailable, .invalidResponse, .invalidItem, .invalidRequest: self = .unavailable
             case .storage: self = .software
             case .locked: self = .temporaryFailure
+            case .refused: self = .dataError
             }
         default: self = .software
         }

@@ -57,13 +57,15 @@ public struct Runtime: Sendable {
 
     public var feedNames: [String] { provider.feeds.map(\.name) }
 
-    /// The sync engine of a configured feed.
+    /// The sync engine of a configured feed, with the feed's own limits applied to `options`.
     /// - Throws: ``ConfigError`` when the config has no such feed.
     public func engine(forFeed name: String, options: SyncEngine.Options = SyncEngine.Options()) throws -> SyncEngine {
+        var options = options
         guard let feed = provider.feeds.first(where: { $0.name == name }) else {
             let known = feedNames.map { "\"\($0)\"" }.joined(separator: ", ")
             throw ConfigError(file: configName, keyPath: "feeds", message: "has no feed named \"\(name)\" (it has \(known))")
         }
+        options.maxDeletionRatio = feed.maxDeletionRatio
         return SyncEngine(feed: feed.name, services: feed.services, options: options)
     }
 }

@@ -11,6 +11,7 @@ public struct ServiceProvider: Sendable {
     public struct FeedServices: Sendable {
         public var name: String
         public var interval: TimeInterval
+        public var maxDeletionRatio: Double
         public var services: SyncEngine.Services
     }
 
@@ -36,7 +37,7 @@ public struct ServiceProvider: Sendable {
                 videos = managed.service
                 lifecycles.append(managed.lifecycle)
             }
-            return FeedServices(name: feed.name, interval: feed.interval,
+            return FeedServices(name: feed.name, interval: feed.interval, maxDeletionRatio: feed.maxDeletionRatio,
                                 services: SyncEngine.Services(authentication: backend.authentication, posts: backend.posts,
                                                               videos: videos, store: store.service, requests: context.requests))
         }

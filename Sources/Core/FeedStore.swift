@@ -26,6 +26,17 @@ public protocol FeedStore: Sendable {
     /// - Throws: ``ServiceError`` `.storage`.
     func apply(_ page: FeedPage, videos: [Video], toFeed feed: String) async throws -> PageWriteResult
 
+    /// Starts noting which posts of `feed` the pages committed from now on carry, for a full
+    /// sync to find the cached posts the server no longer has.
+    func beginFullWalk(ofFeed feed: String) async throws
+
+    /// How many cached posts of `feed` the full walk has not seen, of how many cached.
+    func unseenPosts(ofFeed feed: String) async throws -> (unseen: Int, cached: Int)
+
+    /// Ends the full walk, deleting the unseen posts (in one transaction) when `deleteUnseen`.
+    /// - Returns: the posts deleted.
+    func finishFullWalk(ofFeed feed: String, deleteUnseen: Bool) async throws -> Int
+
     /// Stores videos resolved outside a page (retries of earlier unresolved ones).
     /// - Returns: the rows written.
     func saveVideos(_ videos: [Video], inFeed feed: String) async throws -> Int

@@ -22,6 +22,8 @@ public struct ServiceError: Error, Hashable, Sendable, CustomStringConvertible {
         case storage
         /// Another process is writing the store and did not let go in time.
         case locked
+        /// The sync refused to do something that would lose data (a mass deletion, say).
+        case refused
     }
 
     public var code: Code

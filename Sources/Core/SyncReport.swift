@@ -57,10 +57,13 @@ public struct SyncOutcome: Hashable, Sendable {
     public var finishedAt: Date
     /// `nil` for a success; otherwise the error's one-sentence description.
     public var error: String?
+    /// What the run did, as far as it got.
+    public var report: SyncReport?
 
-    public init(startedAt: Date, finishedAt: Date, error: String? = nil) {
+    public init(startedAt: Date, finishedAt: Date, error: String? = nil, report: SyncReport? = nil) {
         self.startedAt = startedAt
         self.finishedAt = finishedAt
         self.error = error
+        self.report = report
     }
 }

@@ -49,6 +49,10 @@ public struct SyncEngine: Sendable {
         public var maxRetryDelay: TimeInterval = 8
         /// How many earlier unresolved videos each sync retries.
         public var unresolvedVideoRetryLimit = 200
+        /// The largest fraction of a feed's cached posts a full sync may delete as gone.
+        public var maxDeletionRatio = 0.5
+        /// Delete whatever a full sync did not see, however much that is.
+        public var forceDelete = false
         /// How long to wait for another process's write lock on the store.
         public var lockWait: TimeInterval = 30
         /// Who this sync is, for the lock message another process sees.
@@ -113,8 +117,9 @@ public struct SyncEngine: Sendable {
         var report = SyncReport(feed: feed)
         do {
             var session = try await currentSession()
-            report.videosResolved += try await retryUnresolvedVideos(report: &report)
+            report.videosResolved += try await retryUnresolvedVideos()
             var cursor = full ? nil : try await services.store.cursor(ofFeed: feed)
+            if full { try await services.store.beginFullWalk(ofFeed: feed) }
             while true {
                 try Task.checkCancellation()
                 let page = try await fetchPage(after: cursor, session: &session)
@@ -128,16 +133,36 @@ public struct SyncEngine: Sendable {
                                   skipped: page.skipped))
                 if !page.hasMore { break }
             }
+            if full { report.deletedPosts += try await sweepUnseenPosts() }
             report.requests = services.requests.value - requestsBefore
             report.seconds = now().timeIntervalSince(started)
-            try await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now()), ofFeed: feed)
+            try await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), report: report), ofFeed: feed)
             return report
         } catch {
             let message = (error as? ServiceError)?.description ?? (error is CancellationError ? "cancelled" : "\(error)")
+            report.requests = services.requests.value - requestsBefore
+            if full { _ = try? await services.store.finishFullWalk(ofFeed: feed, deleteUnseen: false) }
             // Recording the failure is best effort: the original error is what the caller needs.
-            try? await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), error: message), ofFeed: feed)
+            try? await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), error: message, report: report),
+                                                 ofFeed: feed)
             throw error
         }
+    }
+
+    /// After a full walk, deletes the cached posts the server no longer has, unless that would
+    /// delete more than ``Options/maxDeletionRatio`` of the feed: a server that suddenly
+    /// answers with an empty feed must not wipe the cache.
+    private func sweepUnseenPosts() async throws -> Int {
+        let (unseen, cached) = try await services.store.unseenPosts(ofFeed: feed)
+        let ratio = cached == 0 ? 0 : Double(unseen) / Double(cached)
+        guard unseen == 0 || ratio <= options.maxDeletionRatio || options.forceDelete else {
+            _ = try await services.store.finishFullWalk(ofFeed: feed, deleteUnseen: false)
+            throw ServiceError(.refused, "finishing the full sync of feed \(feed)",
+                               "it would delete \(unseen) of \(cached) cached posts (\(Int((ratio * 100).rounded()))%), more than the "
+                               + "\(Int((options.maxDeletionRatio * 100).rounded()))% allowed; nothing was deleted. If the server really "
+                               + "lost them, run `feedsync pull --full --force-delete`")
+        }
+        return try await services.store.finishFullWalk(ofFeed: feed, deleteUnseen: unseen > 0)
     }
 
     /// The stored session when it is still good, else a refreshed one, else a new login.
@@ -239,7 +264,7 @@ public struct SyncEngine: Sendable {
     }
 
     /// Gives videos that earlier syncs could not resolve another chance.
-    private func retryUnresolvedVideos(report: inout SyncReport) async throws -> Int {
+    private func retryUnresolvedVideos() async throws -> Int {
         let ids = try await services.store.unresolvedVideoIDs(inFeed: feed, limit: options.unresolvedVideoRetryLimit)
         guard !ids.isEmpty else { return 0 }
         guard let found = try? await services.videos.videos(withIDs: ids), !found.isEmpty else { return 0 }

@@ -7,9 +7,10 @@ import Sync
 enum PullCommand: Command {
     static let words = ["pull"]
     static let summary = "Sync the configured feeds into the local database once."
-    static let synopsis = "pull [--config PATH] [--feed NAME] [--full] [--wait SECONDS]"
+    static let synopsis = "pull [--config PATH] [--feed NAME] [--full [--force-delete]] [--wait SECONDS]"
     static let options: [CommandLineOptions.Spec] = [
         .config, .feed, .init("--full", "walk the whole feed from the beginning instead of from the stored cursor"),
+        .init("--force-delete", "with --full: delete every post the server no longer has, even most of the feed"),
         .init("--wait", value: "SECONDS", "how long to wait for another process (feedsyncd) to let go of the store (default 30)"),
     ]
 
@@ -18,6 +19,10 @@ enum PullCommand: Command {
         var engineOptions = SyncEngine.Options()
         engineOptions.lockWait = TimeInterval(try options.int("--wait", in: 0...86_400, default: 30, usage: usage))
         engineOptions.lockHolder = "feedsync pull"
+        engineOptions.forceDelete = options.has("--force-delete")
+        if engineOptions.forceDelete && !options.has("--full") {
+            throw UsageError("--force-delete goes with --full", usage: usage)
+        }
         return try await withRuntime(options) { runtime in
             let feeds = try options["--feed"].map { name -> [String] in
                 guard runtime.feedNames.contains(name) else {

@@ -160,3 +160,28 @@ import Testing
         #expect(second.stdout.hasPrefix("demo: 0 new, 0 updated, 0 deleted, 0 skipped, 0 videos resolved; 1 page, 1 request"), "\(second.stdout)")
     }
 }
+
+/// Protecting the cache from its source.
+@Suite struct MassDeletionEndToEndTests {
+    @Test func aServerThatLostMostOfTheFeedCannotWipeTheCacheWithoutForceDelete() async throws {
+        let scratch = try Scratch()
+        let full = try ReferenceServer(posts: 100)
+        let config = try scratch.writeConfig(baseURL: full.baseURL)
+        #expect(try await feedsync(["pull", "--config", config]).status == 0)
+
+        // The same account, answering from a server that now has only 10 of the 100 posts.
+        let shrunk = try ReferenceServer(posts: 10)
+        _ = try scratch.writeConfig(baseURL: shrunk.baseURL)
+
+        let refused = try await feedsync(["pull", "--config", config, "--full"])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("it would delete 90 of 100 cached posts (90%)"), "\(refused.stderr)")
+        #expect(try await postCount(scratch.database) == 100)
+
+        #expect(try await feedsync(["pull", "--config", config, "--force-delete"]).status == 64, "--force-delete needs --full")
+        let forced = try await feedsync(["pull", "--config", config, "--full", "--force-delete"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(forced.stdout.contains("90 deleted"), "\(forced.stdout)")
+        #expect(try await storedPosts(scratch.database) == shrunk.snapshot())
+    }
+}

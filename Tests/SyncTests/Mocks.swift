@@ -111,6 +111,7 @@ actor MockStore: FeedStore {
         for change in page.changes {
             switch change {
             case .upsert(let post):
+                seen?.insert(post.id)
                 if posts[post.id] == nil { result.inserted += 1 } else if posts[post.id] != post { result.updated += 1 } else { result.unchanged += 1 }
                 posts[post.id] = post
                 for id in post.videoIDs where self.videos[id] == nil { unresolved.insert(id) }
@@ -153,6 +154,22 @@ actor MockStore: FeedStore {
         lockHolds -= 1
     }
     func setNextAttempt(_ date: Date?, ofFeed feed: String) {}
+    var seen: Set<PostID>?
+    func beginFullWalk(ofFeed feed: String) {
+        log.record("beginFullWalk")
+        seen = []
+    }
+    func unseenPosts(ofFeed feed: String) -> (unseen: Int, cached: Int) {
+        (posts.keys.filter { !(seen ?? []).contains($0) }.count, posts.count)
+    }
+    func finishFullWalk(ofFeed feed: String, deleteUnseen: Bool) -> Int {
+        log.record("finishFullWalk(delete: \(deleteUnseen))")
+        defer { seen = nil }
+        guard deleteUnseen else { return 0 }
+        let gone = posts.keys.filter { !(seen ?? []).contains($0) }
+        gone.forEach { posts[$0] = nil }
+        return gone.count
+    }
     func beat(_ heartbeat: DaemonHeartbeat) {}
     func clearHeartbeat(pid: Int32) {}
     func heartbeat() -> DaemonHeartbeat? { nil }

@@ -253,6 +253,48 @@ import Testing
         #expect(log.all.last == "unlock")
     }
 
+    func storeHolding(_ ids: [String]) async throws -> MockStore {
+        let store = MockStore(log: log)
+        _ = try await store.apply(makePage(ids.map { makePost($0) }, cursor: "0", hasMore: false), videos: [], toFeed: "home")
+        return store
+    }
+
+    @Test func aFullSyncDeletesCachedPostsTheServerNoLongerHas() async throws {
+        let store = try await storeHolding(["p1", "p2", "p3", "p4"])
+        let posts = MockPosts(log: log, [.success(makePage([makePost("p1"), makePost("p2"), makePost("p3")], cursor: "3", hasMore: false))])
+
+        let report = try await makeEngine(posts: posts, store: store).run(full: true)
+
+        #expect(report.deletedPosts == 1)
+        #expect(await store.posts.keys.sorted() == ["p1", "p2", "p3"])
+    }
+
+    @Test func aFullSyncThatWouldDeleteMostOfTheFeedRefusesAndDeletesNothing() async throws {
+        let store = try await storeHolding(["p1", "p2", "p3", "p4"])
+        let posts = MockPosts(log: log, [.success(makePage([], cursor: "0", hasMore: false))])
+
+        let error = await #expect(throws: ServiceError.self) { try await makeEngine(posts: posts, store: store).run(full: true) }
+
+        #expect(error?.code == .refused)
+        #expect(error?.reason.hasPrefix("it would delete 4 of 4 cached posts (100%)") == true)
+        #expect(await store.posts.count == 4)
+        #expect(log.all.contains("finishFullWalk(delete: false)"))
+    }
+
+    @Test func forceDeleteLetsAFullSyncDeleteEvenMostOfTheFeed() async throws {
+        let store = try await storeHolding(["p1", "p2", "p3", "p4"])
+        let posts = MockPosts(log: log, [.success(makePage([makePost("p1")], cursor: "1", hasMore: false))])
+        var options = SyncEngine.Options()
+        options.forceDelete = true
+        let services = SyncEngine.Services(authentication: MockAuthentication(log: log), posts: posts, videos: MockVideos(log: log),
+                                           store: store, requests: RequestCounter())
+
+        let report = try await SyncEngine(feed: "home", services: services, options: options, sleep: { _ in }).run(full: true)
+
+        #expect(report.deletedPosts == 3)
+        #expect(await store.posts.keys.sorted() == ["p1"])
+    }
+
     @Test func fullSyncStartsFromTheBeginningWhateverTheStoredCursor() async throws {
         let store = MockStore(log: log, cursor: FeedCursor(position: "50"))
         let posts = MockPosts(log: log, [.success(makePage([], cursor: "50", hasMore: false))])
