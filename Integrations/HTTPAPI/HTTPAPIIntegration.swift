@@ -16,6 +16,11 @@ public enum HTTPAPIIntegration: PostsIntegration {
         var host = "fixture"
         switch (baseURL, fixture) {
         case (let url?, nil):
+            let allowInsecure = try config.bool("allowInsecureHTTP") ?? false
+            if url.scheme?.lowercased() == "http" && !allowInsecure && !Self.isLoopback(url.host ?? "") {
+                throw config.error("baseURL", "\"\(url.absoluteString)\" is plain http to a host that is not loopback; "
+                                   + "use https, or set \"allowInsecureHTTP\": true if you accept sending credentials unencrypted")
+            }
             let timeout = try config.int("timeoutSeconds", in: 1...600) ?? 30
             transport = URLSessionTransport(baseURL: url, timeout: TimeInterval(timeout))
             server = url.absoluteString
@@ -35,12 +40,20 @@ public enum HTTPAPIIntegration: PostsIntegration {
         let username = try config.require(config.nonEmptyString("username"), "username")
         let password = try config.secret("password")
         let pageSize = try config.int("pageSize", in: 1...1000) ?? 100
-        try config.finish(alsoKnown: ["integration", "timeoutSeconds"])
+        try config.finish(alsoKnown: ["integration", "timeoutSeconds", "allowInsecureHTTP"])
 
         let client = HTTPAPIClient(transport: transport, server: server, host: host, requests: context.requests, gate: context.hosts)
         return FeedBackend(
             posts: HTTPAPIPostService(client: client, pageSize: pageSize),
             authentication: HTTPAPIAuthenticationService(client: client, username: username, password: password, now: { Date() }),
             lifecycle: HTTPAPIManager(transport: transport, server: server))
+    }
+
+    /// Whether `host` is this machine: `localhost`, 127.0.0.0/8 or ::1.
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if host == "localhost" || host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 }

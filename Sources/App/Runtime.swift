@@ -13,6 +13,8 @@ public struct Runtime: Sendable {
     public let configName: String
     /// The daemon's settings from the config.
     public let daemon: Config.Daemon
+    /// Warnings from reading the config, each one sentence.
+    public let warnings: [String]
     public let provider: ServiceProvider
     private let manager: IntegrationsManager
 
@@ -23,12 +25,14 @@ public struct Runtime: Sendable {
     public static func load(configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Runtime {
         let (url, name) = try locateConfig(configPath, environment: environment)
         let config = try Config.load(from: url, displayName: name, environment: environment)
-        return Runtime(configName: name, daemon: config.daemon, provider: try ServiceProvider(config: config))
+        let provider = try ServiceProvider(config: config)
+        return Runtime(configName: name, daemon: config.daemon, warnings: config.context.warnings.all, provider: provider)
     }
 
-    init(configName: String, daemon: Config.Daemon, provider: ServiceProvider) {
+    init(configName: String, daemon: Config.Daemon, warnings: [String], provider: ServiceProvider) {
         self.configName = configName
         self.daemon = daemon
+        self.warnings = warnings
         self.provider = provider
         self.manager = IntegrationsManager(provider.lifecycles)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where a config file lives and what environment it is read in.
 public struct ConfigContext: Sendable {
@@ -8,6 +9,8 @@ public struct ConfigContext: Sendable {
     public var directory: URL
     /// The process environment, where `…Env` keys find their secrets.
     public var environment: [String: String]
+    /// Problems worth a word that do not make the config unusable.
+    public let warnings = ConfigWarnings()
 
     public init(fileName: String, directory: URL, environment: [String: String]) {
         self.fileName = fileName
@@ -21,4 +24,15 @@ public struct ConfigContext: Sendable {
         if expanded.hasPrefix("/") { return URL(fileURLWithPath: expanded).standardizedFileURL }
         return directory.appendingPathComponent(expanded).standardizedFileURL
     }
+}
+
+/// Warnings gathered while a config is read, each one sentence.
+public final class ConfigWarnings: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    public init() {}
+
+    public func add(_ line: String) { lines.withLock { $0.append(line) } }
+
+    public var all: [String] { lines.withLock { $0 } }
 }

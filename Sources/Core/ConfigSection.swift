@@ -165,6 +165,11 @@ public final class ConfigSection {
             else { throw error(fileKey, "cannot read the secret file \(file.path)") }
             let secret = text.trimmingCharacters(in: .newlines)
             guard !secret.isEmpty else { throw error(fileKey, "the secret file \(file.path) is empty") }
+            if let mode = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.posixPermissions] as? Int,
+               mode & 0o077 != 0 {
+                context.warnings.add("\(context.fileName): \(keyPath(fileKey)): the secret file \(file.path) can be read by "
+                                     + "other users (mode \(String(mode & 0o777, radix: 8))); run chmod 600 \(file.path)")
+            }
             return Secret(secret)
         case (nil, nil):
             throw error(nil, "needs \"\(envKey)\" (an environment variable holding the \(name)) or \"\(fileKey)\"")

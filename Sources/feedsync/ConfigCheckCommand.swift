@@ -10,6 +10,7 @@ enum ConfigCheckCommand: Command {
     static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
         guard options.positionals.isEmpty else { throw UsageError("config check takes no arguments", usage: usage) }
         let runtime = try Runtime.load(configPath: options["--config"])
+        for warning in runtime.warnings { printError("feedsync: warning: \(warning)") }
         let feeds = runtime.feedNames
         print("\(runtime.configName): ok; \(feeds.count) feed\(feeds.count == 1 ? "" : "s") (\(feeds.joined(separator: ", ")))")
         for lifecycle in runtime.provider.lifecycles { print("  \(lifecycle.name)") }

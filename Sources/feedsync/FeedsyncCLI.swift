@@ -94,6 +94,7 @@ func printJSON(_ value: some Encodable) throws {
 /// Loads the config, runs `body` with the integrations set up, and tears them down after.
 func withRuntime<T>(_ options: CommandLineOptions, _ body: (Runtime) async throws -> T) async throws -> T {
     let runtime = try Runtime.load(configPath: options["--config"])
+    for warning in runtime.warnings { printError("feedsync: warning: \(warning)") }
     try await runtime.start()
     do {
         let result = try await body(runtime)

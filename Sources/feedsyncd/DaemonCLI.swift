@@ -56,6 +56,7 @@ enum DaemonCLI {
         let runtime: Runtime
         do {
             runtime = try Runtime.load(configPath: parsed["--config"])
+            for warning in runtime.warnings { log.warn("config_warning", ["warning": warning]) }
             try await runtime.start()
         } catch {
             printError("feedsyncd: \(describe(error))")
@@ -109,6 +110,7 @@ struct Daemon {
         notifier.notify("RELOADING=1")
         do {
             let runtime = try Runtime.load(configPath: configPath)
+            for warning in runtime.warnings { log.warn("config_warning", ["warning": warning]) }
             try await runtime.start()
             await scheduler.apply(runtime)
             log.info("reloaded", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ",")])

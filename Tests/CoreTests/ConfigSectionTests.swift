@@ -82,3 +82,24 @@ import Testing
         #expect(session.accessToken.revealed == "tok-abc")
     }
 }
+
+@Suite struct SecretFileModeTests {
+    @Test func aSecretFileOthersCanReadIsUsedWithAWarning() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cfg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("pw.txt")
+        try Data("hunter2\n".utf8).write(to: file)
+        guard case .object(let object) = try JSONDecoder().decode(ConfigValue.self, from: Data(#"{"passwordFile": "pw.txt"}"#.utf8)) else { return }
+        let context = ConfigContext(fileName: "f.json", directory: folder, environment: [:])
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        _ = try ConfigSection(object, path: "x", context: context).secret("password")
+        #expect(context.warnings.all.isEmpty)
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        #expect(try ConfigSection(object, path: "x", context: context).secret("password").revealed == "hunter2")
+        #expect(context.warnings.all.count == 1)
+        #expect(context.warnings.all.first?.contains("x.passwordFile: the secret file \(file.path) can be read by other users (mode 644)") == true)
+        #expect(context.warnings.all.first?.contains("hunter2") == false)
+    }
+}

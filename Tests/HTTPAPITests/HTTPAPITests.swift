@@ -245,3 +245,39 @@ let session = Session(accessToken: Secret("tok-1"))
         #expect(RateLimitPacer.resetDate("soon", now: now) == nil)
     }
 }
+
+@Suite struct HTTPAPIConfigTests {
+    func makeSection(_ json: String) throws -> ConfigSection {
+        guard case .object(let object) = try JSONDecoder().decode(ConfigValue.self, from: Data(json.utf8)) else { throw CancellationError() }
+        return ConfigSection(object, path: "feeds[0].posts",
+                             context: ConfigContext(fileName: "f.json", directory: URL(fileURLWithPath: "/"), environment: ["PW": "x"]))
+    }
+
+    func build(_ baseURL: String, extra: String = "") throws -> FeedBackend {
+        try HTTPAPIIntegration.makeBackend(
+            makeSection(#"{"integration": "httpapi", "baseURL": "\#(baseURL)", "username": "u", "passwordEnv": "PW"\#(extra)}"#),
+            context: IntegrationContext())
+    }
+
+    @Test func plainHTTPToAHostThatIsNotLoopbackIsRefused() throws {
+        #expect(throws: ConfigError.self) { try build("http://feed.example.com") }
+        #expect(throws: ConfigError.self) { try build("http://10.0.0.5:8080") }
+        do { _ = try build("http://feed.example.com") } catch {
+            #expect("\(error)".contains("feeds[0].posts.baseURL: \"http://feed.example.com\" is plain http"))
+        }
+    }
+
+    @Test func httpsLoopbackAndAnExplicitOptInAreAccepted() throws {
+        _ = try build("https://feed.example.com")
+        _ = try build("http://127.0.0.1:8080")
+        _ = try build("http://localhost:8080")
+        _ = try build("http://[::1]:8080")
+        _ = try build("http://feed.example.com", extra: #", "allowInsecureHTTP": true"#)
+    }
+
+    @Test(arguments: [("127.0.0.1", true), ("127.10.20.30", true), ("localhost", true), ("::1", true), ("[::1]", true),
+                      ("127.0.0.1.example.com", false), ("128.0.0.1", false), ("example.com", false), ("1270.0.0.1", false)])
+    func loopbackHostsAreRecognised(host: String, loopback: Bool) {
+        #expect(HTTPAPIIntegration.isLoopback(host) == loopback)
+    }
+}

@@ -51,7 +51,7 @@ import Glibc
         _ = try await makeStore()
         let again = try await makeStore()   // opening twice applies nothing twice
         _ = again
-        #expect(try sqlite("SELECT name FROM schema_migrations ORDER BY name") == "001_create_feed_tables\n002_daemon_state")
+        #expect(try sqlite("SELECT name FROM schema_migrations ORDER BY name") == "001_create_feed_tables\n002_daemon_state\n003_sync_run_counts")
         #expect(try sqlite("PRAGMA journal_mode") == "wal")
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -218,5 +218,40 @@ import Glibc
         #expect(try await store.feedStatuses().first?.nextAttemptAt == t + 60)
         try await store.recordSync(SyncOutcome(startedAt: t, finishedAt: t), ofFeed: "home")
         #expect(try await store.feedStatuses().first?.consecutiveFailures == 0)
+    }
+}
+
+@Suite struct StoreSafetyTests {
+    let folder: URL
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("safety-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    @Test func valuesThatLookLikeSQLAreStoredAsTheyAre() async throws {
+        let store = SQLiteFeedStore(path: folder.appendingPathComponent("s.sqlite").path)
+        try await store.open()
+        let hostile = "x'); DROP TABLE posts; --"
+        let post = Post(id: PostID(hostile), author: User(id: UserID("u'1"), handle: "o'brien", displayName: "\"; DELETE FROM users; --"),
+                        text: "Robert'); DROP TABLE posts;--", createdAt: Date(timeIntervalSince1970: 1), videoIDs: [VideoID("v\"1")])
+        let feed = "f'eed"
+        _ = try await store.apply(FeedPage(changes: [.upsert(post)], nextCursor: FeedCursor(position: "1' OR '1'='1"), hasMore: false),
+                                  videos: [], toFeed: feed)
+
+        let stored = try await store.posts(matching: PostQuery(feed: feed))
+        #expect(stored.map(\.post) == [post])
+        #expect(try await store.cursor(ofFeed: feed)?.position == "1' OR '1'='1")
+        #expect(try await store.setRead(true, postID: PostID(hostile), inFeed: feed) == [feed])
+    }
+
+    @Test func theDatabaseAndItsWALFilesArePrivate() async throws {
+        let path = folder.appendingPathComponent("p.sqlite").path
+        let store = SQLiteFeedStore(path: path)
+        try await store.open()
+        try await store.saveSession(Session(accessToken: Secret("t")), ofFeed: "home")
+        for file in [path, path + "-wal", path + "-shm"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(file) has mode \(String(mode ?? 0, radix: 8))")
+        }
     }
 }
