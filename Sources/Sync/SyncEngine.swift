@@ -267,7 +267,15 @@ public struct SyncEngine: Sendable {
     private func retryUnresolvedVideos() async throws -> Int {
         let ids = try await services.store.unresolvedVideoIDs(inFeed: feed, limit: options.unresolvedVideoRetryLimit)
         guard !ids.isEmpty else { return 0 }
-        guard let found = try? await services.videos.videos(withIDs: ids), !found.isEmpty else { return 0 }
+        let found: [Video]
+        do {
+            found = try await services.videos.videos(withIDs: ids)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return 0   // still unresolvable; a later sync tries again
+        }
+        guard !found.isEmpty else { return 0 }
         let wanted = Set(ids)
         let resolved = found.filter { wanted.contains($0.id) }
         _ = try await services.store.saveVideos(resolved, inFeed: feed)

@@ -1,0 +1,172 @@
+import Core
+import Foundation
+import SQLiteCache
+import Synchronization
+import Sync
+import Testing
+
+/// Interrupts a small sync after every step in turn (step k = 1, 2, 3 …), resumes it, and
+/// compares the store with an uninterrupted sync's: the result is the same whatever the step.
+@Suite struct InterruptionTests {
+    /// Counts service calls and cancels the sync at the k-th, as a crash or a stop there would.
+    final class Interrupter: Sendable {
+        private let state: Mutex<(step: Int, failAt: Int?)>
+        init(failAt: Int?) { state = Mutex((0, failAt)) }
+        var steps: Int { state.withLock { $0.step } }
+
+        func step(_ name: String) throws {
+            let fail = state.withLock { state -> Bool in
+                state.step += 1
+                return state.step == state.failAt
+            }
+            if fail { throw CancellationError() }
+        }
+    }
+
+    static let author = User(id: "u1", handle: "ada", displayName: "Ada")
+
+    static func post(_ n: Int, text: String = "post", videos: [String] = []) -> Post {
+        Post(id: PostID("p\(n)"), author: author, text: "\(text) \(n)", createdAt: Date(timeIntervalSince1970: Double(n)),
+             videoIDs: videos.map { VideoID($0) })
+    }
+
+    /// Four pages: new posts with videos, an edit, a deletion, and an unresolvable video.
+    static let pages: [String?: FeedPage] = [
+        nil: FeedPage(changes: [.upsert(post(1, videos: ["v1"])), .upsert(post(2)), .upsert(post(3))], nextCursor: FeedCursor(position: "3"), hasMore: true),
+        "3": FeedPage(changes: [.upsert(post(4, videos: ["v2", "missing"])), .upsert(post(2, text: "edited"))], nextCursor: FeedCursor(position: "5"), hasMore: true),
+        "5": FeedPage(changes: [.delete("p3"), .upsert(post(6))], nextCursor: FeedCursor(position: "7"), hasMore: true),
+        "7": FeedPage(changes: [.upsert(post(8, videos: ["v1"]))], nextCursor: FeedCursor(position: "8", validator: "\"v8\""), hasMore: false),
+    ]
+
+    struct Posts: PostService {
+        let interrupter: Interrupter
+        func page(after cursor: FeedCursor?, session: Session) async throws -> FeedPage {
+            try interrupter.step("page")
+            return InterruptionTests.pages[cursor?.position] ?? FeedPage(changes: [], nextCursor: cursor!, hasMore: false)
+        }
+    }
+
+    struct Auth: AuthenticationService {
+        let interrupter: Interrupter
+        func logIn() async throws -> Session {
+            try interrupter.step("logIn")
+            return Session(accessToken: Secret("a"), refreshToken: Secret("r"), expiresAt: Date().addingTimeInterval(3600))
+        }
+        func refresh(_ session: Session) async throws -> Session { try await logIn() }
+    }
+
+    struct Videos: VideoService {
+        let interrupter: Interrupter
+        func videos(withIDs ids: [VideoID]) async throws -> [Video] {
+            try interrupter.step("videos")
+            return ids.filter { $0 != "missing" }.map { Video(id: $0, title: "T \($0)", duration: 1, streamURL: URL(string: "https://v/\($0)")!) }
+        }
+    }
+
+    /// The real SQLite store, with a step before every call.
+    struct Store: FeedStore {
+        let real: SQLiteFeedStore
+        let interrupter: Interrupter
+        func cursor(ofFeed feed: String) async throws -> FeedCursor? { try interrupter.step("cursor"); return try await real.cursor(ofFeed: feed) }
+        func session(ofFeed feed: String) async throws -> Session? { try interrupter.step("session"); return try await real.session(ofFeed: feed) }
+        func saveSession(_ session: Session, ofFeed feed: String) async throws { try interrupter.step("saveSession"); try await real.saveSession(session, ofFeed: feed) }
+        func videosToResolve(among ids: [VideoID], inFeed feed: String) async throws -> [VideoID] {
+            try interrupter.step("videosToResolve"); return try await real.videosToResolve(among: ids, inFeed: feed)
+        }
+        func unresolvedVideoIDs(inFeed feed: String, limit: Int) async throws -> [VideoID] {
+            try interrupter.step("unresolved"); return try await real.unresolvedVideoIDs(inFeed: feed, limit: limit)
+        }
+        func apply(_ page: FeedPage, videos: [Video], toFeed feed: String) async throws -> PageWriteResult {
+            try interrupter.step("apply"); return try await real.apply(page, videos: videos, toFeed: feed)
+        }
+        func saveVideos(_ videos: [Video], inFeed feed: String) async throws -> Int {
+            try interrupter.step("saveVideos"); return try await real.saveVideos(videos, inFeed: feed)
+        }
+        func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) async throws { try interrupter.step("recordSync"); try await real.recordSync(outcome, ofFeed: feed) }
+        func acquireWriteLock(holder: String, wait: TimeInterval) async throws -> Int32? {
+            try interrupter.step("lock"); return try await real.acquireWriteLock(holder: holder, wait: wait)
+        }
+        func releaseWriteLock() async { await real.releaseWriteLock() }
+        func setNextAttempt(_ date: Date?, ofFeed feed: String) async throws { try await real.setNextAttempt(date, ofFeed: feed) }
+        func beat(_ heartbeat: DaemonHeartbeat) async throws { try await real.beat(heartbeat) }
+        func clearHeartbeat(pid: Int32) async throws { try await real.clearHeartbeat(pid: pid) }
+        func heartbeat() async throws -> DaemonHeartbeat? { try await real.heartbeat() }
+        func beginFullWalk(ofFeed feed: String) async throws { try await real.beginFullWalk(ofFeed: feed) }
+        func unseenPosts(ofFeed feed: String) async throws -> (unseen: Int, cached: Int) { try await real.unseenPosts(ofFeed: feed) }
+        func finishFullWalk(ofFeed feed: String, deleteUnseen: Bool) async throws -> Int { try await real.finishFullWalk(ofFeed: feed, deleteUnseen: deleteUnseen) }
+        func feedStatuses() async throws -> [FeedStatus] { try await real.feedStatuses() }
+        func posts(matching query: PostQuery) async throws -> [StoredPost] { try await real.posts(matching: query) }
+        func setRead(_ read: Bool, postID: PostID, inFeed feed: String?) async throws -> [String] { try await real.setRead(read, postID: postID, inFeed: feed) }
+    }
+
+    /// Syncs into the store at `path`, failing at step `failAt`; returns how many steps ran.
+    func sync(_ path: String, failAt: Int? = nil) async throws -> Int {
+        let real = SQLiteFeedStore(path: path)
+        try await real.open()
+        defer { Task { await real.close() } }
+        let interrupter = Interrupter(failAt: failAt)
+        let services = SyncEngine.Services(authentication: Auth(interrupter: interrupter), posts: Posts(interrupter: interrupter),
+                                           videos: Videos(interrupter: interrupter), store: Store(real: real, interrupter: interrupter),
+                                           requests: RequestCounter())
+        _ = try await SyncEngine(feed: "home", services: services, sleep: { _ in }).run()
+        return interrupter.steps
+    }
+
+    /// Everything a sync leaves that matters: posts with their videos, the cursor, unresolved videos.
+    func snapshot(_ path: String) async throws -> String {
+        let store = SQLiteFeedStore(path: path)
+        try await store.open()
+        let posts = try await store.posts(matching: PostQuery(limit: 100)).map {
+            "\($0.post.id)|\($0.post.text)|\($0.post.videoIDs.map(\.rawValue))|\($0.videos.map(\.id.rawValue))"
+        }
+        let cursor = try await store.cursor(ofFeed: "home")
+        let unresolved = try await store.unresolvedVideoIDs(inFeed: "home", limit: 100)
+        await store.close()
+        return "\(posts.sorted())\n\(String(describing: cursor))\n\(unresolved)"
+    }
+
+    func freshPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("interrupt-\(UUID().uuidString).sqlite").path
+    }
+
+    @Test func resumingAfterAnInterruptionAtAnyStepGivesTheUninterruptedResult() async throws {
+        let reference = freshPath()
+        let steps = try await sync(reference)
+        let expected = try await snapshot(reference)
+        #expect(steps > 15, "the sync has many steps to interrupt: \(steps)")
+
+        for k in 1...steps {
+            let path = freshPath()
+            await #expect(throws: CancellationError.self, "step \(k)") { _ = try await sync(path, failAt: k) }
+            _ = try await sync(path)
+            #expect(try await snapshot(path) == expected, "interrupted at step \(k) of \(steps)")
+        }
+    }
+
+    @Test func aSyncRightAfterACompletedOneWritesNoRows() async throws {
+        let path = freshPath()
+        _ = try await sync(path)
+        _ = try await sync(path)   // retries the unresolved video once more, which still fails
+
+        let store = SQLiteFeedStore(path: path)
+        try await store.open()
+        // recordSync keeps each run's count of page rows written.
+        let statuses = try await store.feedStatuses()
+        #expect(statuses.first?.postCount == 5)
+        await store.close()
+        let rows = try String(decoding: runSQLite(path, "SELECT rows_written FROM sync_runs ORDER BY id"), as: UTF8.self)
+        #expect(rows.split(separator: "\n").last == "0", "per-run rows written: \(rows)")
+    }
+
+    func runSQLite(_ path: String, _ sql: String) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sqlite3", path, sql]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data
+    }
+}
