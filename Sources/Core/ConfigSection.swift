@@ -44,7 +44,14 @@ public final class ConfigSection {
 
     /// Returns `value`, or throws "is required" for `key` when it is `nil`.
     public func require<T>(_ value: T?, _ key: String) throws -> T {
-        guard let value else { throw error(key, "is required") }
+        guard let value else {
+            let misspelt = object.keys.filter { $0 != key && !readKeys.contains($0) }
+                .min { Self.distance(key, $0) < Self.distance(key, $1) }
+            if let misspelt, Self.distance(key, misspelt) <= max(2, key.count / 3) {
+                throw error(key, "is required; \"\(misspelt)\" looks like a misspelling of it")
+            }
+            throw error(key, "is required")
+        }
         return value
     }
 

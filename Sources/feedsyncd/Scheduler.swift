@@ -140,7 +140,11 @@ actor Scheduler {
         log.debug("sync_start", ["feed": name])
         let result: Result<SyncReport, any Error>
         do {
-            result = .success(try await feed.engine.run())
+            result = .success(try await feed.engine.run { [log] progress in
+                for item in progress.skipped {
+                    log.warn("item_skipped", ["feed": name, "id": item.id ?? "-", "reason": item.reason])
+                }
+            })
         } catch {
             result = .failure(error)
         }
