@@ -14,6 +14,8 @@ public struct Config {
         public var videos: ConfigSection?
         /// The largest fraction of the feed a `pull --full` may delete as gone from the server.
         public var maxDeletionRatio: Double
+        /// How many times a sync tries a call that fails transiently before it gives up.
+        public var maxAttempts: Int
     }
 
     /// How `feedsyncd` schedules (the `"daemon"` section; every key optional).
@@ -74,7 +76,8 @@ public struct Config {
             let feed = Feed(name: name, interval: try section.duration("interval") ?? 300,
                             posts: try section.require(section.section("posts"), "posts"),
                             videos: try section.section("videos"),
-                            maxDeletionRatio: try section.double("maxDeletionRatio", in: 0...1) ?? 0.5)
+                            maxDeletionRatio: try section.double("maxDeletionRatio", in: 0...1) ?? 0.5,
+                            maxAttempts: try section.int("maxAttempts", in: 1...20) ?? 6)
             try section.finish()
             return feed
         }

@@ -70,6 +70,7 @@ public struct Runtime: Sendable {
             throw ConfigError(file: configName, keyPath: "feeds", message: "has no feed named \"\(name)\" (it has \(known))")
         }
         options.maxDeletionRatio = feed.maxDeletionRatio
+        options.maxAttempts = feed.maxAttempts
         return SyncEngine(feed: feed.name, services: feed.services, options: options)
     }
 }

@@ -12,6 +12,7 @@ public struct ServiceProvider: Sendable {
         public var name: String
         public var interval: TimeInterval
         public var maxDeletionRatio: Double
+        public var maxAttempts: Int
         public var services: SyncEngine.Services
     }
 
@@ -38,6 +39,7 @@ public struct ServiceProvider: Sendable {
                 lifecycles.append(managed.lifecycle)
             }
             return FeedServices(name: feed.name, interval: feed.interval, maxDeletionRatio: feed.maxDeletionRatio,
+                                maxAttempts: feed.maxAttempts,
                                 services: SyncEngine.Services(authentication: backend.authentication, posts: backend.posts,
                                                               videos: videos, store: store.service, requests: context.requests))
         }

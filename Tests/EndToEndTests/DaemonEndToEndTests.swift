@@ -144,7 +144,9 @@ import Glibc
         let server = try ReferenceServer(posts: 30)
         try await server.control("POST", "/_control/faults", body: #"{"error_rate": 1.0, "error_status": 503}"#)
         let scratch = try Scratch()
-        let config = try scratch.writeConfig(baseURL: server.baseURL, interval: "0.5s", daemon: #"{"maxBackoff": "2s"}"#)
+        // One try per sync, so each request the server sees is one sync attempt.
+        let config = try scratch.writeConfig(baseURL: server.baseURL, interval: "0.5s", daemon: #"{"maxBackoff": "2s"}"#,
+                                             feedKeys: #""maxAttempts": 1,"#)
         let daemon = try DaemonProcess(config: config, in: scratch)
 
         try await Task.sleep(for: .seconds(5))

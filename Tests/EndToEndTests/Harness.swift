@@ -97,11 +97,11 @@ final class Scratch {
 
     /// Writes a config for one httpapi feed at `baseURL` and returns its path.
     func writeConfig(baseURL: String, pageSize: Int = 100, interval: String = "5m", extraFeeds: String = "",
-                     daemon: String = "{}") throws -> String {
+                     daemon: String = "{}", feedKeys: String = "") throws -> String {
         let catalog = repository.appendingPathComponent("Fixtures/videos/catalog.json").path
         let json = """
             {"store": {"integration": "sqlite", "path": "feedsync.sqlite"},
-             "feeds": [{"name": "home", "interval": "\(interval)",
+             "feeds": [{"name": "home", "interval": "\(interval)", \(feedKeys)
                         "posts": {"integration": "httpapi", "baseURL": "\(baseURL)", "username": "demo",
                                   "passwordEnv": "FEEDSYNC_PASSWORD", "pageSize": \(pageSize)},
                         "videos": {"integration": "mockvideohost", "catalog": "\(catalog)"}}\(extraFeeds)],
