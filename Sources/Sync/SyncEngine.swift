@@ -116,22 +116,31 @@ public struct SyncEngine: Sendable {
         let requestsBefore = services.requests.value
         var report = SyncReport(feed: feed)
         do {
-            var session = try await currentSession()
+            let session = try await currentSession()
             report.videosResolved += try await retryUnresolvedVideos()
-            var cursor = full ? nil : try await services.store.cursor(ofFeed: feed)
+            let cursor = full ? nil : try await services.store.cursor(ofFeed: feed)
             if full { try await services.store.beginFullWalk(ofFeed: feed) }
+            var fetched = try await fetchPage(after: cursor, session: session)
             while true {
                 try Task.checkCancellation()
-                let page = try await fetchPage(after: cursor, session: &session)
-                let videos = try await resolveVideos(page.referencedVideoIDs, report: &report)
-                let result = try await services.store.apply(page, videos: videos, toFeed: feed)
-                report.add(result)
+                let page = fetched.page
+                // Fetch page k+1 while page k commits. Its cursor is the one page k will store,
+                // and it is applied only after page k has committed, so order is unchanged.
+                let next = page.hasMore ? Task { [fetched] in try await fetchPage(after: page.nextCursor, session: fetched.session) } : nil
+                do {
+                    let videos = try await resolveVideos(page.referencedVideoIDs, report: &report)
+                    let result = try await services.store.apply(page, videos: videos, toFeed: feed)
+                    report.add(result)
+                } catch {
+                    next?.cancel()
+                    throw error
+                }
                 report.pages += 1
                 report.skippedItems += page.skipped.count
-                cursor = page.nextCursor
                 progress(Progress(pages: report.pages, posts: report.newPosts + report.updatedPosts + report.unchangedPosts,
                                   skipped: page.skipped))
-                if !page.hasMore { break }
+                guard let next else { break }
+                fetched = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
             }
             if full { report.deletedPosts += try await sweepUnseenPosts() }
             report.requests = services.requests.value - requestsBefore
@@ -197,14 +206,15 @@ public struct SyncEngine: Sendable {
         return fresh
     }
 
-    /// Fetches a page. A rejected token is answered by one refresh, then one new login, then
+    /// Fetches a page, returning the session that worked. A rejected token is answered by one refresh, then one new login, then
     /// the error: no retry storm against a server that refuses the credentials.
-    private func fetchPage(after cursor: FeedCursor?, session: inout Session) async throws -> FeedPage {
+    private func fetchPage(after cursor: FeedCursor?, session: Session) async throws -> (page: FeedPage, session: Session) {
+        var session = session
         var renewals = 0
         while true {
             do {
                 let current = session
-                return try await withRetries { try await services.posts.page(after: cursor, session: current) }
+                return (try await withRetries { try await services.posts.page(after: cursor, session: current) }, session)
             } catch let error as ServiceError where error.code == .unauthorized && renewals < 2 {
                 renewals += 1
                 session = try await renew(session, logInAgain: renewals == 2)
