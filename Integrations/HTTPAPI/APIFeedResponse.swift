@@ -2,15 +2,46 @@ import Core
 import Foundation
 
 /// A page of `GET /v1/feed` (see API.md, "The feed").
-struct APIFeedResponse: Decodable {
+struct APIFeedResponse {
     var changes: [APIChange]
     var next_cursor: String
     var has_more: Bool
+
+    /// Reads a page body.
+    /// - Throws: `JSONReader.SyntaxError` when the body is not JSON, `JSONReader.FieldError`
+    ///   when the page itself lacks or mistypes `changes`, `next_cursor` or `has_more`.
+    init(body: Data) throws {
+        let read: (changes: [APIChange]?, next: String?, more: Bool?) = try body.withUnsafeBytes { raw in
+            var reader = JSONReader(raw.bindMemory(to: UInt8.self))
+            var changes: [APIChange]?, next: String?, more: Bool?
+            guard try reader.peek() == UInt8(ascii: "{") else { throw JSONReader.FieldError(reason: "the page is not an object") }
+            try reader.readObject { reader, key in
+                switch key {
+                case "changes":
+                    guard try reader.peek() == UInt8(ascii: "[") else { throw JSONReader.FieldError(reason: "changes is not an array") }
+                    var list: [APIChange] = []
+                    try reader.readArray { reader in list.append(try APIChange(reading: &reader)) }
+                    changes = list
+                case "next_cursor": next = try reader.string("next_cursor")
+                case "has_more": more = try reader.bool("has_more")
+                default: try reader.skipValue()
+                }
+            }
+            guard reader.isAtEnd else { throw JSONReader.SyntaxError(offset: reader.offset, reason: "data follows the page") }
+            return (changes, next, more)
+        }
+        guard let changes = read.changes else { throw JSONReader.FieldError(reason: "changes is missing") }
+        guard let next = read.next else { throw JSONReader.FieldError(reason: "next_cursor is missing") }
+        guard let more = read.more else { throw JSONReader.FieldError(reason: "has_more is missing") }
+        self.changes = changes
+        self.next_cursor = next
+        self.has_more = more
+    }
 }
 
-/// One change of a page. Decoding never fails: an unreadable change becomes `.unreadable`
-/// with its reason, so one bad item drops only itself.
-struct APIChange: Decodable {
+/// One change of a page. A change whose fields are missing or mistyped becomes `.unreadable`
+/// with its reason, so one bad item drops only itself; only broken JSON fails the page.
+struct APIChange {
     enum Body {
         case upsert(APIPost)
         case delete(id: String)
@@ -19,42 +50,45 @@ struct APIChange: Decodable {
 
     var body: Body
 
-    private enum Keys: String, CodingKey { case op, post, id }
-    private enum PostKeys: String, CodingKey { case id }
-
-    init(from decoder: any Decoder) {
+    init(reading reader: inout JSONReader) throws {
+        let start = reader.offset
+        var seenID: String?
         do {
-            let container = try decoder.container(keyedBy: Keys.self)
-            let op = try container.decode(String.self, forKey: .op)
-            switch op {
-            case "upsert": body = .upsert(try container.decode(APIPost.self, forKey: .post))
-            case "delete": body = .delete(id: try container.decode(String.self, forKey: .id))
-            default: body = .unreadable(id: Self.id(in: decoder), reason: "unknown op \"\(op)\"")
+            body = try Self.readBody(&reader, id: &seenID)
+        } catch let error as JSONReader.FieldError {
+            // Skip the rest of this change as plain JSON; a syntax error there fails the page.
+            reader.rewind(to: start)
+            try reader.skipValue()
+            body = .unreadable(id: seenID, reason: error.reason)
+        }
+    }
+
+    private static func readBody(_ reader: inout JSONReader, id seenID: inout String?) throws -> Body {
+        guard try reader.peek() == UInt8(ascii: "{") else {
+            throw JSONReader.FieldError(reason: "the change is not of the expected type")
+        }
+        var op: String?, post: APIPost?, id: String?
+        try reader.readObject { reader, key in
+            switch key {
+            case "op": op = try reader.string("op")
+            case "id":
+                id = try reader.optionalString("id")
+                if let id { seenID = id }
+            case "post": post = try APIPost(reading: &reader, id: &seenID)
+            default: try reader.skipValue()
             }
-        } catch {
-            body = .unreadable(id: Self.id(in: decoder), reason: Self.describe(error, below: decoder.codingPath.count))
         }
-    }
-
-    /// The change's id, when it can be found at all, for the skip report.
-    private static func id(in decoder: any Decoder) -> String? {
-        guard let container = try? decoder.container(keyedBy: Keys.self) else { return nil }
-        if let id = try? container.decode(String.self, forKey: .id) { return id }
-        return try? container.nestedContainer(keyedBy: PostKeys.self, forKey: .post).decode(String.self, forKey: .id)
-    }
-
-    /// A phrase for a decoding error, naming the field by its path inside the change.
-    private static func describe(_ error: any Error, below depth: Int) -> String {
-        func path(_ context: DecodingError.Context, _ key: (any CodingKey)? = nil) -> String {
-            let keys = context.codingPath.dropFirst(depth).map(\.stringValue) + (key.map { [$0.stringValue] } ?? [])
-            return keys.isEmpty ? "the change" : keys.joined(separator: ".")
-        }
-        switch error {
-        case DecodingError.keyNotFound(let key, let context): return "\(path(context, key)) is missing"
-        case DecodingError.valueNotFound(_, let context): return "\(path(context)) is null"
-        case DecodingError.typeMismatch(let type, let context): return "\(path(context)) is not \(type == String.self ? "a string" : "of the expected type")"
-        case DecodingError.dataCorrupted(let context): return "\(path(context)) is malformed"
-        default: return "it cannot be read"
+        switch op {
+        case "upsert":
+            guard let post else { throw JSONReader.FieldError(reason: "post is missing") }
+            return .upsert(post)
+        case "delete":
+            guard let id else { throw JSONReader.FieldError(reason: "id is missing") }
+            return .delete(id: id)
+        case let op?:
+            return .unreadable(id: seenID, reason: "unknown op \"\(op)\"")
+        case nil:
+            throw JSONReader.FieldError(reason: "op is missing")
         }
     }
 }

@@ -2,15 +2,15 @@ import Core
 import Foundation
 
 /// A post as the HTTP API sends it (see API.md, "Post").
-struct APIPost: Decodable {
-    struct Author: Decodable {
+struct APIPost {
+    struct Author {
         var id: String
         var handle: String
         var display_name: String?
         var avatar_url: String?
     }
 
-    struct Counts: Decodable {
+    struct Counts {
         var replies: Int?
         var reposts: Int?
         var likes: Int?
@@ -24,6 +24,75 @@ struct APIPost: Decodable {
     var reply_to: String?
     var counts: Counts?
     var video_ids: [String]?
+}
+
+extension APIPost {
+    /// Reads a post object; `id` is set as soon as the post's id is read, for the skip report.
+    /// - Throws: `JSONReader.FieldError` for a missing or mistyped field, `SyntaxError` for bad JSON.
+    init(reading reader: inout JSONReader, id seenID: inout String?) throws {
+        guard try reader.peek() == UInt8(ascii: "{") else { throw JSONReader.FieldError(reason: "post is not of the expected type") }
+        var id: String?, author: Author?, text: String?, createdAt: String?, editedAt: String?, replyTo: String?
+        var counts: Counts?, videoIDs: [String]?
+        try reader.readObject { reader, key in
+            switch key {
+            case "id":
+                id = try reader.string("post.id")
+                seenID = id
+            case "author": author = try Author(reading: &reader)
+            case "text": text = try reader.string("post.text")
+            case "created_at": createdAt = try reader.string("post.created_at")
+            case "edited_at": editedAt = try reader.optionalString("post.edited_at")
+            case "reply_to": replyTo = try reader.optionalString("post.reply_to")
+            case "counts": counts = try Counts(reading: &reader)
+            case "video_ids": videoIDs = try reader.optionalStrings("post.video_ids")
+            default: try reader.skipValue()
+            }
+        }
+        func missing(_ field: String) -> JSONReader.FieldError { JSONReader.FieldError(reason: "post.\(field) is missing") }
+        guard let id else { throw missing("id") }
+        guard let author else { throw missing("author") }
+        guard let text else { throw missing("text") }
+        guard let createdAt else { throw missing("created_at") }
+        self.init(id: id, author: author, text: text, created_at: createdAt, edited_at: editedAt, reply_to: replyTo,
+                  counts: counts, video_ids: videoIDs)
+    }
+}
+
+extension APIPost.Author {
+    init(reading reader: inout JSONReader) throws {
+        guard try reader.peek() == UInt8(ascii: "{") else { throw JSONReader.FieldError(reason: "post.author is not of the expected type") }
+        var id: String?, handle: String?, name: String?, avatar: String?
+        try reader.readObject { reader, key in
+            switch key {
+            case "id": id = try reader.string("post.author.id")
+            case "handle": handle = try reader.string("post.author.handle")
+            case "display_name": name = try reader.optionalString("post.author.display_name")
+            case "avatar_url": avatar = try reader.optionalString("post.author.avatar_url")
+            default: try reader.skipValue()
+            }
+        }
+        guard let id else { throw JSONReader.FieldError(reason: "post.author.id is missing") }
+        guard let handle else { throw JSONReader.FieldError(reason: "post.author.handle is missing") }
+        self.init(id: id, handle: handle, display_name: name, avatar_url: avatar)
+    }
+}
+
+extension APIPost.Counts {
+    /// Reads the counts object; `null` reads as no counts.
+    init?(reading reader: inout JSONReader) throws {
+        if try reader.readNull() { return nil }
+        guard try reader.peek() == UInt8(ascii: "{") else { throw JSONReader.FieldError(reason: "post.counts is not of the expected type") }
+        var counts = APIPost.Counts()
+        try reader.readObject { reader, key in
+            switch key {
+            case "replies": counts.replies = try reader.optionalInt("post.counts.replies")
+            case "reposts": counts.reposts = try reader.optionalInt("post.counts.reposts")
+            case "likes": counts.likes = try reader.optionalInt("post.counts.likes")
+            default: try reader.skipValue()
+            }
+        }
+        self = counts
+    }
 }
 
 extension User {

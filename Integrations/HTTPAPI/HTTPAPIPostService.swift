@@ -23,11 +23,15 @@ struct HTTPAPIPostService: PostService {
             }
             return FeedPage(changes: [], nextCursor: cursor, hasMore: false)
         }
-        let dto = try client.decode(APIFeedResponse.self, from: response, operation)
         do {
-            return try FeedPage(dto, validator: response.header("ETag"))
+            return try FeedPage(APIFeedResponse(body: response.body), validator: response.header("ETag"))
         } catch let error as ServiceError {
             throw ServiceError(error.code, "\(operation) \(client.server)", error.reason)
+        } catch let error as JSONReader.SyntaxError {
+            throw ServiceError(.invalidResponse, "\(operation) \(client.server)",
+                               "the response body is not JSON (\(error.reason) at byte \(error.offset))")
+        } catch let error as JSONReader.FieldError {
+            throw ServiceError(.invalidResponse, "\(operation) \(client.server)", "the page is not as API.md documents: \(error.reason)")
         }
     }
 }

@@ -281,3 +281,45 @@ let session = Session(accessToken: Secret("tok-1"))
         #expect(HTTPAPIIntegration.isLoopback(host) == loopback)
     }
 }
+
+@Suite struct JSONReaderTests {
+    func read<T>(_ json: String, _ body: (inout JSONReader) throws -> T) throws -> T {
+        var bytes = Array(json.utf8)
+        return try bytes.withUnsafeMutableBufferPointer { buffer in
+            var reader = JSONReader(UnsafeBufferPointer(buffer))
+            return try body(&reader)
+        }
+    }
+
+    @Test func stringsDecodeEveryEscapeAndSurrogatePairs() throws {
+        #expect(try read(#""a\"b\\c\/d\n\t\u00e9\ud83d\ude00 ☕""#) { try $0.string("s") } == "a\"b\\c/d\n\té😀 ☕")
+        #expect(try read(#""plain""#) { try $0.string("s") } == "plain")
+        #expect(try read(#""\ud800x""#) { try $0.string("s") } == "\u{FFFD}x", "a lone surrogate becomes U+FFFD")
+    }
+
+    @Test(arguments: [#""\x""#, "\"a\u{01}b\"", #""unterminated"#, #""\u12""#, "tru", "-", "1.", "1e", "[1,]", #"{"a" 1}"#])
+    func brokenJSONIsASyntaxError(json: String) {
+        #expect(throws: JSONReader.SyntaxError.self) { try read(json) { try $0.skipValue() } }
+    }
+
+    @Test func wrongTypesAreFieldErrorsNamingThePathAndLeaveTheReaderAfterTheValue() throws {
+        let result = try read(#"[{"x": [1, 2]}, 7]"#) { reader -> (String, Int?) in
+            var reason = ""
+            var last: Int?
+            try reader.readArray { reader in
+                do { _ = try reader.string("post.text") } catch let error as JSONReader.FieldError { reason = error.reason; return }
+                last = try reader.optionalInt("n")
+            }
+            return (reason, last)
+        }
+        #expect(result.0 == "post.text is not a string")
+        #expect(result.1 == nil, "the second element was read as a string attempt too")
+        #expect(throws: JSONReader.FieldError.self) { try read("1.5") { try $0.optionalInt("n") } }
+        #expect(throws: JSONReader.FieldError.self) { try read("99999999999999999999") { try $0.optionalInt("n") } }
+        #expect(throws: JSONReader.FieldError.self) { try read("null") { try $0.string("s") } }
+    }
+
+    @Test func deepNestingIsRefusedRatherThanOverflowingTheStack() {
+        #expect(throws: JSONReader.SyntaxError.self) { try read(String(repeating: "[", count: 100_000)) { try $0.skipValue() } }
+    }
+}

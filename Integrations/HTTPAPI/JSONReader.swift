@@ -1,0 +1,265 @@
+import Foundation
+
+/// A forward-only JSON reader over a response body's bytes.
+///
+/// The feed decoder reads each field straight into its DTO. This skips the generic `Codable`
+/// containers and key dictionaries that dominated a sync's CPU time (half of it, under
+/// `perf`).
+/// - A syntax error (`JSONReader.SyntaxError`) makes the whole body unreadable.
+/// - A value of the wrong type (`JSONReader.FieldError`) concerns one field only. The caller
+///   can drop the item it belongs to and go on after it.
+struct JSONReader {
+    struct SyntaxError: Error {
+        var offset: Int
+        var reason: String
+    }
+
+    /// A field that is missing, null or of the wrong type, named by its path in the item.
+    struct FieldError: Error {
+        var reason: String
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private(set) var offset = 0
+    private static let maxDepth = 512
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    var isAtEnd: Bool {
+        mutating get {
+            skipWhitespace()
+            return offset >= bytes.count
+        }
+    }
+
+    // MARK: Structure
+
+    /// Reads an object, calling `field` with each key; `field` must consume the value.
+    mutating func readObject(_ field: (inout JSONReader, String) throws -> Void) throws {
+        try expect(UInt8(ascii: "{"))
+        if try consumeIf(UInt8(ascii: "}")) { return }
+        repeat {
+            let key = try readStringSyntax()
+            try expect(UInt8(ascii: ":"))
+            try field(&self, key)
+        } while try consumeIf(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "}"))
+    }
+
+    /// Reads an array, calling `element` once per element; `element` must consume it.
+    mutating func readArray(_ element: (inout JSONReader) throws -> Void) throws {
+        try expect(UInt8(ascii: "["))
+        if try consumeIf(UInt8(ascii: "]")) { return }
+        repeat { try element(&self) } while try consumeIf(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "]"))
+    }
+
+    /// What kind of value comes next: `{`, `[`, `"`, `t`, `f`, `n`, or a number's first byte.
+    mutating func peek() throws -> UInt8 {
+        skipWhitespace()
+        guard offset < bytes.count else { throw SyntaxError(offset: offset, reason: "the body ends early") }
+        return bytes[offset]
+    }
+
+    // MARK: Typed values (a wrong type is a FieldError, after the value is skipped)
+
+    mutating func string(_ path: @autoclosure () -> String) throws -> String {
+        guard try peek() == UInt8(ascii: "\"") else { try typeMismatch(path(), "a string") }
+        return try readStringSyntax()
+    }
+
+    /// A string, or `nil` for `null`.
+    mutating func optionalString(_ path: @autoclosure () -> String) throws -> String? {
+        if try readNull() { return nil }
+        return try string(path())
+    }
+
+    mutating func bool(_ path: @autoclosure () -> String) throws -> Bool {
+        switch try peek() {
+        case UInt8(ascii: "t"): try literal("true"); return true
+        case UInt8(ascii: "f"): try literal("false"); return false
+        default: try typeMismatch(path(), "of the expected type")
+        }
+    }
+
+    /// A whole number that fits an `Int`, or `nil` for `null`.
+    mutating func optionalInt(_ path: @autoclosure () -> String) throws -> Int? {
+        if try readNull() { return nil }
+        let start = offset
+        let text = try readNumberSyntax()
+        guard let value = Int(text) else {
+            offset = start
+            try typeMismatch(path(), "of the expected type")
+        }
+        return value
+    }
+
+    /// An array of strings, or `nil` for `null`.
+    mutating func optionalStrings(_ path: @autoclosure () -> String) throws -> [String]? {
+        if try readNull() { return nil }
+        guard try peek() == UInt8(ascii: "[") else { try typeMismatch(path(), "of the expected type") }
+        var strings: [String] = []
+        try readArray { reader in strings.append(try reader.string(path())) }
+        return strings
+    }
+
+    /// Consumes `null` if it comes next.
+    mutating func readNull() throws -> Bool {
+        guard try peek() == UInt8(ascii: "n") else { return false }
+        try literal("null")
+        return true
+    }
+
+    /// Skips the value that comes next, checking its syntax.
+    mutating func skipValue(depth: Int = 0) throws {
+        guard depth < Self.maxDepth else { throw SyntaxError(offset: offset, reason: "values nest too deeply") }
+        switch try peek() {
+        case UInt8(ascii: "{"): try readObject { reader, _ in try reader.skipValue(depth: depth + 1) }
+        case UInt8(ascii: "["): try readArray { reader in try reader.skipValue(depth: depth + 1) }
+        case UInt8(ascii: "\""): _ = try readStringSyntax()
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        default: _ = try readNumberSyntax()
+        }
+    }
+
+    /// Moves back to `offset` (where an item began) so that it can be skipped whole.
+    mutating func rewind(to offset: Int) { self.offset = offset }
+
+    private mutating func typeMismatch(_ path: String, _ expected: String) throws -> Never {
+        let isNull = try peek() == UInt8(ascii: "n")
+        try skipValue()
+        throw FieldError(reason: isNull ? "\(path) is null" : "\(path) is not \(expected)")
+    }
+
+    // MARK: Syntax
+
+    private mutating func skipWhitespace() {
+        while offset < bytes.count {
+            switch bytes[offset] {
+            case 0x20, 0x09, 0x0A, 0x0D: offset += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func expect(_ byte: UInt8) throws {
+        guard try peek() == byte else {
+            throw SyntaxError(offset: offset, reason: "expected '\(Character(Unicode.Scalar(byte)))'")
+        }
+        offset += 1
+    }
+
+    private mutating func consumeIf(_ byte: UInt8) throws -> Bool {
+        guard try peek() == byte else { return false }
+        offset += 1
+        return true
+    }
+
+    private mutating func literal(_ word: StaticString) throws {
+        let count = word.utf8CodeUnitCount
+        guard offset + count <= bytes.count,
+              memcmp(bytes.baseAddress! + offset, word.utf8Start, count) == 0
+        else { throw SyntaxError(offset: offset, reason: "expected \(word)") }
+        offset += count
+    }
+
+    /// The text of a number, checked against JSON's grammar.
+    private mutating func readNumberSyntax() throws -> Substring {
+        skipWhitespace()
+        let start = offset
+        func digits() -> Int {
+            let from = offset
+            while offset < bytes.count, (0x30...0x39).contains(bytes[offset]) { offset += 1 }
+            return offset - from
+        }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+        guard digits() > 0 else { throw SyntaxError(offset: start, reason: "expected a value") }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
+            offset += 1
+            guard digits() > 0 else { throw SyntaxError(offset: offset, reason: "a number has no digits after '.'") }
+        }
+        if offset < bytes.count, bytes[offset] | 0x20 == UInt8(ascii: "e") {
+            offset += 1
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+            guard digits() > 0 else { throw SyntaxError(offset: offset, reason: "a number has no exponent digits") }
+        }
+        return Substring(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+    }
+
+    /// A string; the common case (no escapes) is one scan and one copy.
+    private mutating func readStringSyntax() throws -> String {
+        try expect(UInt8(ascii: "\""))
+        let start = offset
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
+                offset += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { return try readEscapedString(from: start) }
+            guard byte >= 0x20 else { throw SyntaxError(offset: offset, reason: "a control character in a string") }
+            offset += 1
+        }
+        throw SyntaxError(offset: start, reason: "a string does not end")
+    }
+
+    private mutating func readEscapedString(from start: Int) throws -> String {
+        var utf8 = Array(UnsafeBufferPointer(rebasing: bytes[start..<offset]))
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            offset += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(decoding: utf8, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard offset < bytes.count else { break }
+                let escape = bytes[offset]
+                offset += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try readHex4()
+                    if (0xD800...0xDBFF).contains(scalar), offset + 1 < bytes.count,
+                       bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") {
+                        offset += 2
+                        let low = try readHex4()
+                        scalar = (0xDC00...0xDFFF).contains(low) ? 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD
+                    }
+                    utf8.append(contentsOf: String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8)
+                default:
+                    throw SyntaxError(offset: offset - 1, reason: "an unknown escape in a string")
+                }
+            default:
+                guard byte >= 0x20 else { throw SyntaxError(offset: offset - 1, reason: "a control character in a string") }
+                utf8.append(byte)
+            }
+        }
+        throw SyntaxError(offset: start, reason: "a string does not end")
+    }
+
+    private mutating func readHex4() throws -> UInt32 {
+        guard offset + 4 <= bytes.count else { throw SyntaxError(offset: offset, reason: "a \\u escape is cut short") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[offset]
+            let digit: UInt8
+            switch byte {
+            case 0x30...0x39: digit = byte - 0x30
+            case 0x41...0x46: digit = byte - 0x41 + 10
+            case 0x61...0x66: digit = byte - 0x61 + 10
+            default: throw SyntaxError(offset: offset, reason: "a \\u escape is not hexadecimal")
+            }
+            value = value << 4 | UInt32(digit)
+            offset += 1
+        }
+        return value
+    }
+}
