@@ -440,7 +440,7 @@ class Handler(BaseHTTPRequestHandler):
             return None
         return self.rfile.read(int(length)) if length != "0" else b""
 
-    def _send(self, status, headers, body, truncate=False):
+    def _send(self, status, headers, body, truncate=False, count_bytes=None):
         lines = [f"HTTP/1.1 {status} {responses.get(status, 'Error')}"]
         if body is not None:
             lines += ["Content-Type: application/json", f"Content-Length: {len(body)}"]
@@ -454,6 +454,8 @@ class Handler(BaseHTTPRequestHandler):
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
         if body:
             head += body[: len(body) // 2] if truncate else body
+        if count_bytes:
+            count_bytes(len(head))    # before the write, so a client holding the answer sees it counted
         self.wfile.write(head)
 
     def _api(self, path, query, body):
@@ -484,7 +486,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             status, headers, out = app.api.handle(self.command, path, query, body, self.headers)
         app.count(key, str(status))
-        self._send(status, headers, out, truncate=action == "truncate" and bool(out))
+        self._send(status, headers, out, truncate=action == "truncate" and bool(out), count_bytes=app.count_bytes)
 
     def _control(self, path, query, body):
         app, feed = self.server.app, self.server.app.feed
@@ -509,11 +511,15 @@ class Handler(BaseHTTPRequestHandler):
         elif route == ("GET", "/_control/stats"):
             with app.stats_lock:
                 requests = {k: dict(v) for k, v in app.stats.items()}
+                bytes_sent = app.bytes_sent
             result = {"posts": feed.live_count(), "head": feed.head,
                       "total_requests": sum(sum(v.values()) for v in requests.values()), "requests": requests}
+            if "bytes_sent" in params:      # opt-in, so the default answer keeps its exact shape
+                result["bytes_sent"] = bytes_sent
         elif route == ("POST", "/_control/reset-stats"):
             with app.stats_lock:
                 app.stats = {}
+                app.bytes_sent = 0
                 app.recent.clear()
             result = {"reset": True}
         elif route == ("GET", "/_control/requests"):
@@ -550,6 +556,7 @@ class App:
         self.api = API(self.feed, args)
         self.faults = Faults(args.seed)
         self.stats, self.stats_lock = {}, threading.Lock()
+        self.bytes_sent = 0                              # /v1/ response bytes: status line, headers, body
         self.recent = collections.deque(maxlen=10000)   # (time, key, status), for /_control/requests
 
     def count(self, key, status):
@@ -557,6 +564,10 @@ class App:
             per_status = self.stats.setdefault(key, {})
             per_status[status] = per_status.get(status, 0) + 1
             self.recent.append((time.time(), key, status))
+
+    def count_bytes(self, n):
+        with self.stats_lock:
+            self.bytes_sent += n
 
 
 def dump(app, args):

@@ -1,0 +1,462 @@
+#!/usr/bin/env python3
+"""feedsync benchmark harness: cold full sync and idle poll against the reference server, next to
+the download ceiling and a Python "X-to-sqlite" baseline. See Benchmarks/README.md.
+
+Run from the repository root:
+    python3 Benchmarks/bench.py [--posts N] [--page-size K] [--no-build] [--skip-baseline]
+                                [--rss-scale] [--smoke] [--repeat R] [--keep]
+
+Exit status: 0 when every side ran and every check held (a missed performance target is reported,
+not failed: this is a benchmark); 1 when something is broken (a command failed, a row count is
+wrong, the idle poll was not exactly one 304 with nothing written).
+
+Standard library only; the baseline's packages go into Benchmarks/.venv.
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+VENV = BENCH / ".venv"
+VENV_PYTHON = VENV / "bin" / "python"
+SERVER = ROOT / "Fixtures" / "reference-api" / "server.py"
+CATALOG = ROOT / "Fixtures" / "videos" / "catalog.json"
+USERNAME, PASSWORD = "demo", "demo"           # the reference server's defaults
+BASELINE_PACKAGES = ["requests", "sqlite-utils"]
+TARGET_VS_BASELINE = 5.0                      # README.md, "Targets"
+TARGET_VS_CEILING = 0.5
+TARGET_RSS_RATIO = 1.2
+RSS_SCALE_POSTS = 1_000_000
+
+
+class Broken(Exception):
+    """Something the benchmark relies on failed: report it and exit 1, never print figures for it."""
+
+
+def note(message):
+    # Progress goes to stderr so stdout holds only the report.
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+def tail(text, lines=30):
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+# ---------------------------------------------------------------------------------------------
+# Measuring a child process
+
+@dataclass
+class Run:
+    wall: float              # seconds from spawn to reaping
+    cpu: float               # user + sys of the child (and any children it waited for)
+    rss_mib: float           # peak resident set size
+    status: int
+    stdout: str
+    stderr: str
+    server_cpu: float = 0.0  # CPU the reference server burnt meanwhile: shows who the bottleneck is
+    stats: dict = field(default_factory=dict)
+
+
+def measure(cmd, *, env=None, server=None):
+    """Run cmd to completion; wall, CPU and peak RSS come from os.wait4's rusage of that child alone.
+
+    Output goes to files rather than pipes: nothing reads pipes while we block in wait4, and a
+    child that fills one would hang the benchmark.
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        server_before = server.cpu_seconds() if server else 0.0
+        started = time.perf_counter()
+        proc = subprocess.Popen([str(c) for c in cmd], stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                env=env, cwd=ROOT)
+        _, wait_status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+        server_after = server.cpu_seconds() if server else 0.0
+        # Reaped by hand: tell Popen, or it would try to wait for the pid again.
+        proc.returncode = os.waitstatus_to_exitcode(wait_status)
+        out.seek(0)
+        err.seek(0)
+        return Run(wall=wall, cpu=usage.ru_utime + usage.ru_stime, rss_mib=usage.ru_maxrss / 1024,  # KiB on Linux
+                   status=proc.returncode, stdout=out.read().decode(errors="replace"),
+                   stderr=err.read().decode(errors="replace"), server_cpu=server_after - server_before)
+
+
+def best_of(repeat, once):
+    """The fastest of `repeat` runs of once(): on a shared 2-core machine the minimum is the figure
+    least disturbed by whatever else ran, and the one that repeats best."""
+    return min((once() for _ in range(repeat)), key=lambda result: result[0].wall)
+
+
+def checked(run, what):
+    if run.status != 0:
+        raise Broken(f"{what} exited {run.status}\n--- stdout\n{tail(run.stdout)}\n--- stderr\n{tail(run.stderr)}")
+    return run
+
+
+# ---------------------------------------------------------------------------------------------
+# The reference server
+
+class RefServer:
+    """server.py as a child; it dies with us even on SIGKILL because its stdin is our pipe."""
+
+    def __init__(self, posts, page_size):
+        self.posts = posts
+        cmd = [sys.executable, str(SERVER), "--port", "0", "--posts", str(posts), "--seed", "1",
+               "--page-size", str(page_size), "--warm", "--exit-on-stdin-eof"]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()
+        m = re.fullmatch(r"listening on 127\.0\.0\.1:(\d+)\s*", line)
+        if not m:
+            self.stop()
+            raise Broken(f"reference server did not start (first line {line!r}, exit {self.proc.returncode})")
+        self.port = int(m.group(1))
+        self.base_url = f"http://127.0.0.1:{self.port}"
+
+    def control(self, method, path):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            conn.request(method, path)
+            resp = conn.getresponse()
+            body = resp.read()
+        finally:
+            conn.close()
+        if resp.status != 200:
+            raise Broken(f"{method} {path} answered {resp.status}: {body[:200]!r}")
+        return json.loads(body)
+
+    def reset_stats(self):
+        self.control("POST", "/_control/reset-stats")
+
+    def stats(self):
+        return self.control("GET", "/_control/stats?bytes_sent=1")
+
+    def cpu_seconds(self):
+        # utime and stime are fields 14 and 15 of /proc/PID/stat, counted after the ")" that ends
+        # the command name (which may itself hold spaces).
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            return 0.0
+
+    def stop(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()          # --exit-on-stdin-eof: the polite way
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream and not stream.closed:
+                stream.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# The sides
+
+def build_release():
+    note("swift build -c release …")
+    started = time.perf_counter()
+    done = subprocess.run(["swift", "build", "-c", "release"], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise Broken(f"swift build -c release failed ({done.returncode})\n{tail(done.stdout + done.stderr, 40)}")
+    note(f"built in {time.perf_counter() - started:.1f} s")
+
+
+def pick_binary(smoke):
+    release, debug = ROOT / ".build/release/feedsync", ROOT / ".build/debug/feedsync"
+    if release.exists():
+        return release, "release"
+    if smoke and debug.exists():
+        return debug, "debug"
+    raise Broken(f"no feedsync binary at {release}" + (f" or {debug}" if smoke else "") + "; build it first")
+
+
+def ensure_venv():
+    """Benchmarks/.venv with the baseline's packages; reused when it already imports them."""
+    probe = [str(VENV_PYTHON), "-c", "import requests, sqlite_utils"]
+    if VENV_PYTHON.exists() and subprocess.run(probe, capture_output=True).returncode == 0:
+        return venv_versions()
+    note(f"creating {VENV.relative_to(ROOT)} and installing {' '.join(BASELINE_PACKAGES)} …")
+    for cmd in ([sys.executable, "-m", "venv", "--clear", str(VENV)],
+                [str(VENV_PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                 *BASELINE_PACKAGES]):
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise Broken(f"{' '.join(cmd)} failed\n{tail(done.stdout + done.stderr)}")
+    if subprocess.run(probe, capture_output=True).returncode != 0:
+        raise Broken("the venv still cannot import requests and sqlite_utils")
+    return venv_versions()
+
+
+def venv_versions():
+    code = ("import importlib.metadata as m, sys; "
+            "print(sys.version.split()[0], *(m.version(p) for p in sys.argv[1:]))")
+    out = subprocess.run([str(VENV_PYTHON), "-c", code, *BASELINE_PACKAGES], capture_output=True, text=True)
+    py, *versions = out.stdout.split()
+    return f"Python {py}, " + ", ".join(f"{p} {v}" for p, v in zip(BASELINE_PACKAGES, versions))
+
+
+def ceiling(server, page_size, parse):
+    """Internal wall time (see ceiling.py); request count and wire bytes from the server's stats."""
+    server.reset_stats()
+    before = server.cpu_seconds()
+    cmd = [sys.executable, BENCH / "ceiling.py", "--port", server.port, "--limit", page_size,
+           "--username", USERNAME, "--password", PASSWORD] + (["--parse"] if parse else [])
+    run = checked(measure(cmd), "ceiling.py")
+    result = json.loads(run.stdout)
+    run.wall = result["seconds"]
+    run.server_cpu = server.cpu_seconds() - before
+    run.stats = server.stats()
+    return run, result
+
+
+def write_config(folder, server, page_size):
+    config = {
+        "store": {"integration": "sqlite", "path": str(folder / "feedsync.sqlite")},
+        "feeds": [{
+            "name": "bench",
+            "interval": "1h",
+            "posts": {"integration": "httpapi", "baseURL": server.base_url, "username": USERNAME,
+                      "passwordEnv": "FEEDSYNC_PASSWORD", "pageSize": page_size},
+            "videos": {"integration": "mockvideohost", "catalog": str(CATALOG)},
+        }],
+    }
+    path = folder / "feedsync.json"
+    path.write_text(json.dumps(config, indent=2) + "\n")
+    return path, folder / "feedsync.sqlite"
+
+
+def feedsync_pull(binary, config, server):
+    server.reset_stats()
+    env = {**os.environ, "FEEDSYNC_PASSWORD": PASSWORD}
+    run = checked(measure([binary, "pull", "--config", config], env=env, server=server), "feedsync pull")
+    run.stats = server.stats()
+    return run
+
+
+def count_posts(db):
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT COUNT(*) FROM posts").fetchone()[0]
+
+
+def verify_count(db, expected, who):
+    got = count_posts(db)
+    if got != expected:
+        raise Broken(f"{who}: posts table holds {got} rows, expected {expected}")
+
+
+def last_rows_written(db):
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("SELECT rows_written FROM sync_runs ORDER BY id DESC LIMIT 1").fetchone()
+    return None if row is None else row[0]
+
+
+def cold_sync(binary, server, page_size, scratch, label):
+    # A fresh folder each time: "cold" means no database, no session and no cursor yet.
+    folder = Path(tempfile.mkdtemp(prefix=f"{label}-", dir=scratch))
+    config, db = write_config(folder, server, page_size)
+    note(f"feedsync cold sync of {server.posts:,} posts …")
+    run = feedsync_pull(binary, config, server)
+    verify_count(db, server.posts, "feedsync cold sync")
+    return run, config, db
+
+
+def baseline(server, page_size, scratch):
+    db = Path(tempfile.mkdtemp(prefix="baseline-", dir=scratch)) / "baseline.sqlite"
+    server.reset_stats()
+    env = {**os.environ, "FEEDSYNC_PASSWORD": PASSWORD}
+    cmd = [VENV_PYTHON, BENCH / "baseline.py", "--base-url", server.base_url, "--db", db,
+           "--limit", page_size, "--username", USERNAME]
+    note(f"python baseline of {server.posts:,} posts …")
+    run = checked(measure(cmd, env=env, server=server), "baseline.py")
+    run.stats = server.stats()
+    verify_count(db, server.posts, "python baseline")
+    return run
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+
+def rate(posts, seconds):
+    return posts / seconds if seconds > 0 else float("inf")
+
+
+def mib(n):
+    return n / (1 << 20)
+
+
+def verdict(ok):
+    return "ok" if ok else "MISS"
+
+
+def statuses(stats):
+    return ", ".join(f"{key} {status}: {n}" for key, per in sorted(stats.get("requests", {}).items())
+                     for status, n in sorted(per.items())) or "none"
+
+
+def report(args, meta, rows, idle, idle_rows, rss):
+    n = args.posts
+    print()
+    print(f"feedsync benchmark: {n:,} posts, page size {args.page_size}, reference server --seed 1 --warm, "
+          f"feedsync {meta['build']} build")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"{os.cpu_count()} cores, load average at start {meta['load']}, at end {load}; "
+          f"best of {args.repeat} run{'s' * (args.repeat > 1)} per side")
+    if meta.get("baseline"):
+        print(f"baseline: {meta['baseline']}")
+    if args.smoke:
+        print("smoke run: the figures are too small to mean anything; it checks row counts and the idle poll")
+    print()
+    head = f"{'side':<24}{'wall s':>9}{'CPU s':>9}{'CPU/wall':>10}{'peak RSS':>10}{'posts/s':>12}" \
+           f"{'requests':>10}{'MiB recv':>10}{'server CPU s':>14}"
+    print(head)
+    print("-" * len(head))
+    for name, run, measured in rows:
+        cpu = f"{run.cpu:9.2f}{run.cpu / run.wall:9.0%} " if measured else f"{'-':>9}{'-':>10}"
+        rss_col = f"{run.rss_mib:6.1f} MiB" if measured else f"{'-':>10}"
+        print(f"{name:<24}{run.wall:9.2f}{cpu}{rss_col}{rate(n, run.wall):12,.0f}"
+              f"{run.stats['total_requests']:10,}{mib(run.stats['bytes_sent']):10.1f}{run.server_cpu:14.2f}")
+    print()
+    print("  wall: ceiling rows from the first request to the last byte; other rows spawn to exit.")
+    print("  CPU and peak RSS: the client process (os.wait4 rusage). server CPU s: the reference server's")
+    print("  CPU over the same span. MiB recv: bytes the server wrote for /v1/ answers (headers included).")
+    print()
+
+    by_name = {name: run for name, run, _ in rows}
+    fs = by_name["feedsync cold sync"]
+    print("ratios (posts/s)")
+    if "python baseline" in by_name:
+        r = rate(n, fs.wall) / rate(n, by_name["python baseline"].wall)
+        print(f"  feedsync / {'python baseline':<22}{f'{r:.2f}x':>8}   target >= {TARGET_VS_BASELINE:g}x    "
+              f"{verdict(r >= TARGET_VS_BASELINE)}")
+    else:
+        print(f"  feedsync / {'python baseline':<22}{'-':>8}   (baseline skipped)")
+    # The raw ceiling is the strict reading of the target; json.loads is the least any client must add.
+    for name in ("ceiling (raw)", "ceiling (json.loads)"):
+        r = rate(n, fs.wall) / rate(n, by_name[name].wall)
+        print(f"  feedsync / {name:<22}{r:8.1%}   target >= {TARGET_VS_CEILING:.0%}   "
+              f"{verdict(r >= TARGET_VS_CEILING)}")
+    print()
+    print("feedsync cold sync said: " + (fs.stdout.strip() or "(nothing)"))
+    print()
+    print("idle poll (second pull, nothing changed)")
+    print(f"  requests {idle.stats['total_requests']} ({statuses(idle.stats)}), "
+          f"{idle.stats['bytes_sent']:,} bytes received, {idle_rows} rows written, "
+          f"wall {idle.wall:.3f} s, CPU {idle.cpu:.3f} s, peak RSS {idle.rss_mib:.1f} MiB")
+    print(f"  expected 1 request answered 304, 0 rows written: {verdict(idle_ok(idle, idle_rows))}")
+    print("  feedsync said: " + (idle.stdout.strip() or "(nothing)"))
+    if rss:
+        small, big = rss
+        r = big.rss_mib / small.rss_mib
+        print()
+        print("peak RSS scaling (cold sync)")
+        print(f"  {n:>9,} posts  {small.rss_mib:7.1f} MiB   ({rate(n, small.wall):,.0f} posts/s)")
+        print(f"  {RSS_SCALE_POSTS:>9,} posts  {big.rss_mib:7.1f} MiB   ({rate(RSS_SCALE_POSTS, big.wall):,.0f} posts/s, "
+              f"wall {big.wall:.2f} s, CPU {big.cpu:.2f} s)")
+        print(f"  ratio {r:.2f}   target <= {TARGET_RSS_RATIO:g}   {verdict(r <= TARGET_RSS_RATIO)}")
+        print("  feedsync said: " + big.stdout.strip())
+
+
+def idle_ok(idle, rows_written):
+    return (idle.stats["total_requests"] == 1 and idle.stats["requests"] == {"GET /v1/feed": {"304": 1}}
+            and rows_written == 0)
+
+
+# ---------------------------------------------------------------------------------------------
+
+def main():
+    p = argparse.ArgumentParser(description="feedsync benchmark harness (see Benchmarks/README.md)")
+    p.add_argument("--posts", type=int, default=100_000, help="posts on the reference server (default 100000)")
+    p.add_argument("--page-size", type=int, default=500, help="page size for every client (default 500)")
+    p.add_argument("--no-build", action="store_true", help="use the existing .build/release/feedsync")
+    p.add_argument("--skip-baseline", action="store_true", help="do not run the Python baseline")
+    p.add_argument("--rss-scale", action="store_true",
+                   help=f"also cold-sync {RSS_SCALE_POSTS:,} posts and compare peak RSS")
+    p.add_argument("--smoke", action="store_true",
+                   help="tiny CI run: 2000 posts, page size 200, no baseline, no build "
+                        "(release binary if built, else debug)")
+    p.add_argument("--repeat", type=int, default=1, metavar="R",
+                   help="run each timed side R times and report the fastest (default 1)")
+    p.add_argument("--keep", action="store_true", help="keep the scratch folder with configs and databases")
+    args = p.parse_args()
+    if args.smoke:
+        args.posts, args.page_size, args.skip_baseline, args.no_build = 2000, 200, True, True
+    if args.posts < 1 or not 1 <= args.page_size <= 1000 or args.repeat < 1:
+        p.error("need --posts >= 1, --page-size in 1..1000 and --repeat >= 1")
+
+    with ExitStack() as cleanup:
+        scratch = Path(tempfile.mkdtemp(prefix="feedsync-bench-"))
+        if args.keep:
+            note(f"scratch folder kept: {scratch}")
+        else:
+            cleanup.callback(shutil.rmtree, scratch, ignore_errors=True)
+
+        if not args.no_build:
+            build_release()
+        binary, build = pick_binary(args.smoke)
+        meta = {"build": build, "load": " ".join(f"{x:.2f}" for x in os.getloadavg())}
+        if not args.skip_baseline:
+            meta["baseline"] = ensure_venv()
+
+        note(f"starting the reference server with {args.posts:,} posts …")
+        server = RefServer(args.posts, args.page_size)
+        cleanup.callback(server.stop)
+
+        # One untimed walk so every measured side meets the same warm page cache.
+        note("warming the page cache …")
+        ceiling(server, args.page_size, parse=False)
+
+        note("download ceiling …")
+        raw, result = best_of(args.repeat, lambda: ceiling(server, args.page_size, parse=False))
+        parsed, _ = best_of(args.repeat, lambda: ceiling(server, args.page_size, parse=True))
+        note(f"ceiling: {result['pages']} pages, {mib(result['body_bytes']):.1f} MiB of bodies")
+
+        cold, config, db = best_of(args.repeat, lambda: cold_sync(binary, server, args.page_size, scratch, "cold"))
+
+        note("idle poll …")
+        idle = feedsync_pull(binary, config, server)
+        idle_rows = last_rows_written(db)
+
+        rows = [("ceiling (raw)", raw, False), ("ceiling (json.loads)", parsed, False),
+                ("feedsync cold sync", cold, True)]
+        if not args.skip_baseline:
+            base, = best_of(args.repeat, lambda: (baseline(server, args.page_size, scratch),))
+            rows.append(("python baseline", base, True))
+
+        rss = None
+        if args.rss_scale:
+            server.stop()          # frees its memory before the 1M server's ~600 MB
+            note(f"starting a reference server with {RSS_SCALE_POSTS:,} posts (--warm takes a while) …")
+            big_server = RefServer(RSS_SCALE_POSTS, args.page_size)
+            cleanup.callback(big_server.stop)
+            big, _, _ = cold_sync(binary, big_server, args.page_size, scratch, "rss")
+            big_server.stop()
+            rss = (cold, big)
+
+        report(args, meta, rows, idle, idle_rows, rss)
+        if not idle_ok(idle, idle_rows):
+            raise Broken("the idle poll was not exactly one request answered 304 with 0 rows written")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Broken as e:
+        print(f"\nbench: BROKEN: {e}", file=sys.stderr)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""The download ceiling: how fast can any client possibly pull the whole feed from this server?
+
+One keep-alive connection, log in, then every page from no cursor to has_more=false, each body
+read in full. With --parse each page goes through json.loads (what a client must at least do);
+without it only next_cursor and has_more are picked out of the body's tail, so the figure is bound
+by the server and the socket alone. Nothing is stored.
+
+Prints one JSON object: {"seconds", "pages", "body_bytes", "parsed"}. The clock runs from opening
+the connection to the last byte of the last page, so interpreter start-up is not charged to it:
+that makes the ceiling as high as it can be, and the ratio against it as strict as it can be.
+
+Standard library only; bench.py also runs it once, untimed, to warm the server's page cache.
+"""
+import argparse
+import http.client
+import json
+import re
+import sys
+import time
+
+# The body ends in  ],"next_cursor":"<c>","has_more":true}  (API.md); a regex over the tail finds
+# both without decoding the changes.
+TAIL = re.compile(rb'"next_cursor":"([^"]*)","has_more":(true|false)\}\s*$')
+
+
+def walk(port, limit, username="demo", password="demo", parse=False):
+    """(seconds, pages, body bytes) for one full walk of the feed."""
+    started = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request("POST", "/v1/auth/login", body=json.dumps({"username": username, "password": password}),
+                 headers={"Content-Type": "application/json"})
+    resp = conn.getresponse()
+    body = resp.read()
+    if resp.status != 200:
+        raise SystemExit(f"ceiling: login answered {resp.status}: {body[:200]!r}")
+    headers = {"Authorization": "Bearer " + json.loads(body)["access_token"]}
+    cursor, pages, total = None, 0, 0
+    while True:
+        path = f"/v1/feed?limit={limit}" + (f"&cursor={cursor}" if cursor is not None else "")
+        conn.request("GET", path, headers=headers)
+        resp = conn.getresponse()
+        body = resp.read()
+        if resp.status != 200:
+            raise SystemExit(f"ceiling: {path} answered {resp.status}: {body[:200]!r}")
+        pages, total = pages + 1, total + len(body)
+        if parse:
+            page = json.loads(body)
+            cursor, has_more = page["next_cursor"], page["has_more"]
+        else:
+            m = TAIL.search(body, max(0, len(body) - 200))
+            if m is None:
+                raise SystemExit(f"ceiling: no next_cursor/has_more at the end of {path}")
+            cursor, has_more = m.group(1).decode(), m.group(2) == b"true"
+        if not has_more:
+            break
+    conn.close()
+    return time.perf_counter() - started, pages, total
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--limit", type=int, default=500, help="page size (the feed's limit parameter)")
+    p.add_argument("--username", default="demo")
+    p.add_argument("--password", default="demo")
+    p.add_argument("--parse", action="store_true", help="json.loads every page")
+    args = p.parse_args()
+    seconds, pages, total = walk(args.port, args.limit, args.username, args.password, args.parse)
+    json.dump({"seconds": seconds, "pages": pages, "body_bytes": total, "parsed": args.parse}, sys.stdout)
+    print()
+
+
+if __name__ == "__main__":
+    main()
