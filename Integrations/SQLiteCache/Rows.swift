@@ -64,6 +64,11 @@ struct UserRow {
         avatarURL = user.avatarURL?.absoluteString
     }
 
+    /// The row's values in column order: feed, id, handle, display_name, avatar_url.
+    func bindings(feed: String) -> [SQLiteValue] {
+        [.text(feed), .text(id), .text(handle), .text(displayName), .text(avatarURL)]
+    }
+
     init(id: String, handle: String, displayName: String, avatarURL: String?) {
         self.id = id
         self.handle = handle

@@ -108,6 +108,8 @@ public actor SQLiteFeedStore: FeedStore {
                 let before = db.totalChanges
                 var result = PageWriteResult()
                 var authorsWritten = Set<UserID>()
+                // Looked up once per page rather than once per row: the cache is keyed by the SQL text.
+                let statements = try PageStatements(db)
                 for change in page.changes {
                     switch change {
                     case .upsert(let post):
@@ -116,19 +118,18 @@ public actor SQLiteFeedStore: FeedStore {
                                 .run([.text(feed), .text(post.id.rawValue)])
                         }
                         if authorsWritten.insert(post.author.id).inserted {
-                            try upsert(UserRow(post.author), feed: feed, in: db)
+                            try statements.upsertUser.run(UserRow(post.author).bindings(feed: feed))
                         }
-                        switch try upsert(PostRow(post), feed: feed, in: db) {
+                        switch try upsert(PostRow(post), feed: feed, with: statements, in: db) {
                         case .inserted: result.inserted += 1
                         case .updated: result.updated += 1
                         case .unchanged: result.unchanged += 1
                         }
                         for id in post.videoIDs {
-                            try db.statement("INSERT INTO videos (feed, id) VALUES (?, ?) ON CONFLICT DO NOTHING")
-                                .run([.text(feed), .text(id.rawValue)])
+                            try statements.insertVideoID.run([.text(feed), .text(id.rawValue)])
                         }
                     case .delete(let id):
-                        try db.statement("DELETE FROM posts WHERE feed = ? AND id = ?").run([.text(feed), .text(id.rawValue)])
+                        try statements.deletePost.run([.text(feed), .text(id.rawValue)])
                         result.deleted += db.changes
                     }
                 }
@@ -146,31 +147,40 @@ public actor SQLiteFeedStore: FeedStore {
 
     private enum UpsertOutcome { case inserted, updated, unchanged }
 
-    /// Inserts a post, or rewrites it only when a column differs.
-    private func upsert(_ row: PostRow, feed: String, in db: SQLiteDatabase) throws -> UpsertOutcome {
-        let values = row.bindings(feed: feed)
-        try db.statement("""
-            INSERT INTO posts (feed, id, author_id, text, created_at, edited_at, reply_to,
-                               reply_count, repost_count, like_count, video_ids)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-            """).run(values)
-        if db.changes == 1 { return .inserted }
-        try db.statement("""
-            UPDATE posts SET author_id = ?3, text = ?4, created_at = ?5, edited_at = ?6, reply_to = ?7,
-                reply_count = ?8, repost_count = ?9, like_count = ?10, video_ids = ?11
-            WHERE feed = ?1 AND id = ?2 AND (author_id IS NOT ?3 OR text IS NOT ?4 OR created_at IS NOT ?5
-                OR edited_at IS NOT ?6 OR reply_to IS NOT ?7 OR reply_count IS NOT ?8
-                OR repost_count IS NOT ?9 OR like_count IS NOT ?10 OR video_ids IS NOT ?11)
-            """).run(values)
-        return db.changes == 1 ? .updated : .unchanged
+    /// The statements a page commit runs for each row.
+    private struct PageStatements {
+        let insertPost, updatePost, upsertUser, insertVideoID, deletePost: SQLiteStatement
+
+        init(_ db: SQLiteDatabase) throws {
+            insertPost = try db.statement("""
+                INSERT INTO posts (feed, id, author_id, text, created_at, edited_at, reply_to,
+                                   reply_count, repost_count, like_count, video_ids)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """)
+            updatePost = try db.statement("""
+                UPDATE posts SET author_id = ?3, text = ?4, created_at = ?5, edited_at = ?6, reply_to = ?7,
+                    reply_count = ?8, repost_count = ?9, like_count = ?10, video_ids = ?11
+                WHERE feed = ?1 AND id = ?2 AND (author_id IS NOT ?3 OR text IS NOT ?4 OR created_at IS NOT ?5
+                    OR edited_at IS NOT ?6 OR reply_to IS NOT ?7 OR reply_count IS NOT ?8
+                    OR repost_count IS NOT ?9 OR like_count IS NOT ?10 OR video_ids IS NOT ?11)
+                """)
+            upsertUser = try db.statement("""
+                INSERT INTO users (feed, id, handle, display_name, avatar_url) VALUES (?1, ?2, ?3, ?4, ?5)
+                ON CONFLICT DO UPDATE SET handle = ?3, display_name = ?4, avatar_url = ?5
+                WHERE users.handle IS NOT ?3 OR users.display_name IS NOT ?4 OR users.avatar_url IS NOT ?5
+                """)
+            insertVideoID = try db.statement("INSERT INTO videos (feed, id) VALUES (?, ?) ON CONFLICT DO NOTHING")
+            deletePost = try db.statement("DELETE FROM posts WHERE feed = ? AND id = ?")
+        }
     }
 
-    private func upsert(_ row: UserRow, feed: String, in db: SQLiteDatabase) throws {
-        try db.statement("""
-            INSERT INTO users (feed, id, handle, display_name, avatar_url) VALUES (?1, ?2, ?3, ?4, ?5)
-            ON CONFLICT DO UPDATE SET handle = ?3, display_name = ?4, avatar_url = ?5
-            WHERE users.handle IS NOT ?3 OR users.display_name IS NOT ?4 OR users.avatar_url IS NOT ?5
-            """).run([.text(feed), .text(row.id), .text(row.handle), .text(row.displayName), .text(row.avatarURL)])
+    /// Inserts a post, or rewrites it only when a column differs.
+    private func upsert(_ row: PostRow, feed: String, with statements: PageStatements, in db: SQLiteDatabase) throws -> UpsertOutcome {
+        let values = row.bindings(feed: feed)
+        try statements.insertPost.run(values)
+        if db.changes == 1 { return .inserted }
+        try statements.updatePost.run(values)
+        return db.changes == 1 ? .updated : .unchanged
     }
 
     private func upsert(_ row: VideoRow, feed: String, in db: SQLiteDatabase) throws {
