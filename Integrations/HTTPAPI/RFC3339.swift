@@ -5,10 +5,10 @@ import Foundation
 enum RFC3339 {
     static func date(from text: String) -> Date? {
         var text = text
-        return text.withUTF8 { parse(Array($0)) }
+        return text.withUTF8 { parse($0) }
     }
 
-    private static func parse(_ b: [UInt8]) -> Date? {
+    private static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Date? {
         guard b.count >= 20 else { return nil }
         func number(_ start: Int, _ length: Int) -> Int? {
             var value = 0
