@@ -86,10 +86,11 @@ public actor SQLiteFeedStore: FeedStore {
     public func videosToResolve(among ids: [VideoID], inFeed feed: String) throws -> [VideoID] {
         let db = try db("looking up videos of feed \(feed)")
         return try storage("looking up videos of feed \(feed)") {
-            let statement = try db.statement("SELECT resolved FROM videos WHERE feed = ? AND id = ?")
-            return try ids.filter { id in
-                try statement.query([.text(feed), .text(id.rawValue)]) { $0.int64(0) }.first != 1
-            }
+            // One query for the whole batch: the ids go in as one JSON array.
+            let resolved = Set(try db.statement("""
+                SELECT id FROM videos WHERE feed = ? AND resolved = 1 AND id IN (SELECT value FROM json_each(?))
+                """).query([.text(feed), .text(JSONStringArray.encode(ids.map(\.rawValue)))]) { $0.string(0) ?? "" })
+            return ids.filter { !resolved.contains($0.rawValue) }
         }
     }
 
