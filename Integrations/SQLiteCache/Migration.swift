@@ -88,6 +88,18 @@ struct Migration {
             ALTER TABLE sync_runs ADD COLUMN requests INTEGER;
             ALTER TABLE sync_runs ADD COLUMN rows_written INTEGER;
             """),
+        Migration(name: "004_rich_posts", sql: """
+            ALTER TABLE posts ADD COLUMN html TEXT;
+            ALTER TABLE posts ADD COLUMN content_warning TEXT;
+            ALTER TABLE posts ADD COLUMN language TEXT;
+            ALTER TABLE posts ADD COLUMN visibility TEXT;
+            ALTER TABLE posts ADD COLUMN repost_by TEXT;
+            ALTER TABLE posts ADD COLUMN repost_of TEXT;
+            ALTER TABLE posts ADD COLUMN attachments TEXT NOT NULL DEFAULT '[]';
+            ALTER TABLE videos ADD COLUMN width INTEGER;
+            ALTER TABLE videos ADD COLUMN height INTEGER;
+            ALTER TABLE videos ADD COLUMN fps REAL;
+            """),
     ]
 
     /// Applies every migration not yet recorded, each in its own transaction.

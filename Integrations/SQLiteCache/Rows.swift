@@ -14,6 +14,14 @@ struct PostRow {
     var likeCount: Int64
     /// The post's video ids as a JSON array, so other tools can use `json_each`.
     var videoIDs: String
+    var html: String?
+    var contentWarning: String?
+    var language: String?
+    var visibility: String?
+    var repostBy: String?
+    var repostOf: String?
+    /// The non-video attachments as a JSON array of objects.
+    var attachments: String
 
     init(_ post: Post) {
         id = post.id.rawValue
@@ -26,10 +34,25 @@ struct PostRow {
         repostCount = Int64(post.counts.reposts)
         likeCount = Int64(post.counts.likes)
         videoIDs = JSONStringArray.encode(post.videoIDs.map(\.rawValue))
+        html = post.html
+        contentWarning = post.contentWarning
+        language = post.language
+        visibility = post.visibility?.rawValue
+        repostBy = post.repost?.by.id.rawValue
+        repostOf = post.repost?.originalID.rawValue
+        attachments = AttachmentRow.encode(post.attachments)
     }
 
     init(id: String, authorID: String, text: String, createdAt: Int64, editedAt: Int64?, replyTo: String?,
-         replyCount: Int64, repostCount: Int64, likeCount: Int64, videoIDs: String) {
+         replyCount: Int64, repostCount: Int64, likeCount: Int64, videoIDs: String, html: String?, contentWarning: String?,
+         language: String?, visibility: String?, repostBy: String?, repostOf: String?, attachments: String) {
+        self.html = html
+        self.contentWarning = contentWarning
+        self.language = language
+        self.visibility = visibility
+        self.repostBy = repostBy
+        self.repostOf = repostOf
+        self.attachments = attachments
         self.id = id
         self.authorID = authorID
         self.text = text
@@ -43,10 +66,13 @@ struct PostRow {
     }
 
     /// The row's values in column order, after `feed`: id, author_id, text, created_at,
-    /// edited_at, reply_to, reply/repost/like counts, video_ids.
+    /// edited_at, reply_to, reply/repost/like counts, video_ids, html, content_warning, language,
+    /// visibility, repost_by, repost_of, attachments.
     func bindings(feed: String) -> [SQLiteValue] {
         [.text(feed), .text(id), .text(authorID), .text(text), .integer(createdAt), .integer(editedAt),
-         .text(replyTo), .integer(replyCount), .integer(repostCount), .integer(likeCount), .text(videoIDs)]
+         .text(replyTo), .integer(replyCount), .integer(repostCount), .integer(likeCount), .text(videoIDs),
+         .text(html), .text(contentWarning), .text(language), .text(visibility), .text(repostBy), .text(repostOf),
+         .text(attachments)]
     }
 }
 
@@ -85,6 +111,9 @@ struct VideoRow {
     var streamURL: String
     var thumbnailURL: String?
     var sizeBytes: Int64?
+    var width: Int64?
+    var height: Int64?
+    var fps: Double?
 
     init(_ video: Video) {
         id = video.id.rawValue
@@ -93,9 +122,16 @@ struct VideoRow {
         streamURL = video.streamURL.absoluteString
         thumbnailURL = video.thumbnailURL?.absoluteString
         sizeBytes = video.sizeBytes
+        width = video.width.map(Int64.init)
+        height = video.height.map(Int64.init)
+        fps = video.framesPerSecond
     }
 
-    init(id: String, title: String, durationMs: Int64, streamURL: String, thumbnailURL: String?, sizeBytes: Int64?) {
+    init(id: String, title: String, durationMs: Int64, streamURL: String, thumbnailURL: String?, sizeBytes: Int64?,
+         width: Int64? = nil, height: Int64? = nil, fps: Double? = nil) {
+        self.width = width
+        self.height = height
+        self.fps = fps
         self.id = id
         self.title = title
         self.durationMs = durationMs
@@ -113,11 +149,46 @@ extension User {
 }
 
 extension Post {
-    init(_ row: PostRow, author: User) {
+    init(_ row: PostRow, author: User, repostedBy: User?) {
         self.init(id: PostID(row.id), author: author, text: row.text, createdAt: Date(milliseconds: row.createdAt),
                   editedAt: row.editedAt.map(Date.init(milliseconds:)), replyTo: row.replyTo.map { PostID($0) },
                   counts: Counts(replies: Int(row.replyCount), reposts: Int(row.repostCount), likes: Int(row.likeCount)),
-                  videoIDs: JSONStringArray.decode(row.videoIDs).map { VideoID($0) })
+                  videoIDs: JSONStringArray.decode(row.videoIDs).map { VideoID($0) }, html: row.html,
+                  contentWarning: row.contentWarning, language: row.language,
+                  visibility: row.visibility.flatMap(Visibility.init(rawValue:)),
+                  repost: zip(repostedBy, row.repostOf).map { Repost(by: $0, originalID: PostID($1)) },
+                  attachments: AttachmentRow.decode(row.attachments))
+    }
+}
+
+/// Pairs two optionals: both or nothing.
+private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+    guard let a, let b else { return nil }
+    return (a, b)
+}
+
+/// An attachment as stored in `posts.attachments` (a JSON array of these).
+struct AttachmentRow: Codable {
+    var kind: String
+    var url: String
+    var preview_url: String?
+    var description: String?
+
+    static func encode(_ attachments: [Post.Attachment]) -> String {
+        guard !attachments.isEmpty else { return "[]" }
+        let rows = attachments.map { AttachmentRow(kind: $0.kind, url: $0.url.absoluteString, preview_url: $0.previewURL?.absoluteString,
+                                                   description: $0.description) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(rows)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+    }
+
+    static func decode(_ json: String) -> [Post.Attachment] {
+        guard json != "[]", let rows = try? JSONDecoder().decode([AttachmentRow].self, from: Data(json.utf8)) else { return [] }
+        return rows.compactMap { row in
+            URL(string: row.url).map { Post.Attachment(kind: row.kind, url: $0, previewURL: row.preview_url.flatMap(URL.init(string:)),
+                                                      description: row.description) }
+        }
     }
 }
 
@@ -126,7 +197,8 @@ extension Video {
     init?(_ row: VideoRow) {
         guard let stream = URL(string: row.streamURL) else { return nil }
         self.init(id: VideoID(row.id), title: row.title, duration: Double(row.durationMs) / 1000, streamURL: stream,
-                  thumbnailURL: row.thumbnailURL.flatMap(URL.init(string:)), sizeBytes: row.sizeBytes)
+                  thumbnailURL: row.thumbnailURL.flatMap(URL.init(string:)), sizeBytes: row.sizeBytes,
+                  width: row.width.map { Int($0) }, height: row.height.map { Int($0) }, framesPerSecond: row.fps)
     }
 }
 

@@ -118,8 +118,8 @@ public actor SQLiteFeedStore: FeedStore {
                             try db.statement("INSERT OR IGNORE INTO temp.full_walk_seen (feed, id) VALUES (?, ?)")
                                 .run([.text(feed), .text(post.id.rawValue)])
                         }
-                        if authorsWritten.insert(post.author.id).inserted {
-                            try statements.upsertUser.run(UserRow(post.author).bindings(feed: feed))
+                        for user in [post.author] + (post.repost.map { [$0.by] } ?? []) where authorsWritten.insert(user.id).inserted {
+                            try statements.upsertUser.run(UserRow(user).bindings(feed: feed))
                         }
                         switch try upsert(PostRow(post), feed: feed, with: statements, in: db) {
                         case .inserted: result.inserted += 1
@@ -155,15 +155,20 @@ public actor SQLiteFeedStore: FeedStore {
         init(_ db: SQLiteDatabase) throws {
             insertPost = try db.statement("""
                 INSERT INTO posts (feed, id, author_id, text, created_at, edited_at, reply_to,
-                                   reply_count, repost_count, like_count, video_ids)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                                   reply_count, repost_count, like_count, video_ids, html, content_warning,
+                                   language, visibility, repost_by, repost_of, attachments)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
                 """)
             updatePost = try db.statement("""
                 UPDATE posts SET author_id = ?3, text = ?4, created_at = ?5, edited_at = ?6, reply_to = ?7,
-                    reply_count = ?8, repost_count = ?9, like_count = ?10, video_ids = ?11
+                    reply_count = ?8, repost_count = ?9, like_count = ?10, video_ids = ?11, html = ?12,
+                    content_warning = ?13, language = ?14, visibility = ?15, repost_by = ?16, repost_of = ?17,
+                    attachments = ?18
                 WHERE feed = ?1 AND id = ?2 AND (author_id IS NOT ?3 OR text IS NOT ?4 OR created_at IS NOT ?5
                     OR edited_at IS NOT ?6 OR reply_to IS NOT ?7 OR reply_count IS NOT ?8
-                    OR repost_count IS NOT ?9 OR like_count IS NOT ?10 OR video_ids IS NOT ?11)
+                    OR repost_count IS NOT ?9 OR like_count IS NOT ?10 OR video_ids IS NOT ?11 OR html IS NOT ?12
+                    OR content_warning IS NOT ?13 OR language IS NOT ?14 OR visibility IS NOT ?15
+                    OR repost_by IS NOT ?16 OR repost_of IS NOT ?17 OR attachments IS NOT ?18)
                 """)
             upsertUser = try db.statement("""
                 INSERT INTO users (feed, id, handle, display_name, avatar_url) VALUES (?1, ?2, ?3, ?4, ?5)
@@ -186,14 +191,15 @@ public actor SQLiteFeedStore: FeedStore {
 
     private func upsert(_ row: VideoRow, feed: String, in db: SQLiteDatabase) throws {
         try db.statement("""
-            INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes)
-            VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?7)
+            INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps)
+            VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             ON CONFLICT DO UPDATE SET resolved = 1, title = ?3, duration_ms = ?4, stream_url = ?5,
-                thumbnail_url = ?6, size_bytes = ?7
+                thumbnail_url = ?6, size_bytes = ?7, width = ?8, height = ?9, fps = ?10
             WHERE videos.resolved = 0 OR videos.title IS NOT ?3 OR videos.duration_ms IS NOT ?4
                 OR videos.stream_url IS NOT ?5 OR videos.thumbnail_url IS NOT ?6 OR videos.size_bytes IS NOT ?7
+                OR videos.width IS NOT ?8 OR videos.height IS NOT ?9 OR videos.fps IS NOT ?10
             """).run([.text(feed), .text(row.id), .text(row.title), .integer(row.durationMs), .text(row.streamURL),
-                      .text(row.thumbnailURL), .integer(row.sizeBytes)])
+                      .text(row.thumbnailURL), .integer(row.sizeBytes), .integer(row.width), .integer(row.height), .real(row.fps)])
     }
 
     public func beginFullWalk(ofFeed feed: String) throws {
@@ -299,9 +305,12 @@ public actor SQLiteFeedStore: FeedStore {
             let rows = try db.statement("""
                 SELECT p.feed, p.id, p.author_id, p.text, p.created_at, p.edited_at, p.reply_to,
                        p.reply_count, p.repost_count, p.like_count, p.video_ids,
-                       u.handle, u.display_name, u.avatar_url, s.read_at
+                       u.handle, u.display_name, u.avatar_url, s.read_at,
+                       p.html, p.content_warning, p.language, p.visibility, p.repost_by, p.repost_of, p.attachments,
+                       r.handle, r.display_name, r.avatar_url
                 FROM posts p
                 LEFT JOIN users u ON u.feed = p.feed AND u.id = p.author_id
+                LEFT JOIN users r ON r.feed = p.feed AND r.id = p.repost_by
                 LEFT JOIN post_state s ON s.feed = p.feed AND s.post_id = p.id
                 WHERE (?1 IS NULL OR p.feed = ?1) AND (?2 = 0 OR s.read_at IS NULL)
                 ORDER BY p.created_at DESC, p.id DESC
@@ -310,14 +319,21 @@ public actor SQLiteFeedStore: FeedStore {
                 let postRow = PostRow(id: row.string(1) ?? "", authorID: row.string(2) ?? "", text: row.string(3) ?? "",
                                       createdAt: row.int64(4), editedAt: row.optionalInt64(5), replyTo: row.string(6),
                                       replyCount: row.int64(7), repostCount: row.int64(8), likeCount: row.int64(9),
-                                      videoIDs: row.string(10) ?? "[]")
+                                      videoIDs: row.string(10) ?? "[]", html: row.string(15), contentWarning: row.string(16),
+                                      language: row.string(17), visibility: row.string(18), repostBy: row.string(19),
+                                      repostOf: row.string(20), attachments: row.string(21) ?? "[]")
                 let handle = row.string(11) ?? postRow.authorID
                 let author = User(UserRow(id: postRow.authorID, handle: handle, displayName: row.string(12) ?? handle,
                                           avatarURL: row.string(13)))
-                return StoredPost(feed: row.string(0) ?? "", post: Post(postRow, author: author), isRead: row.optionalInt64(14) != nil)
+                let booster = postRow.repostBy.map { id in
+                    let handle = row.string(22) ?? id
+                    return User(UserRow(id: id, handle: handle, displayName: row.string(23) ?? handle, avatarURL: row.string(24)))
+                }
+                return StoredPost(feed: row.string(0) ?? "", post: Post(postRow, author: author, repostedBy: booster),
+                                  isRead: row.optionalInt64(14) != nil)
             }
             let videoQuery = try db.statement("""
-                SELECT id, title, duration_ms, stream_url, thumbnail_url, size_bytes
+                SELECT id, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps
                 FROM videos WHERE feed = ? AND id = ? AND resolved = 1
                 """)
             return try rows.map { stored in
@@ -325,7 +341,8 @@ public actor SQLiteFeedStore: FeedStore {
                 stored.videos = try stored.post.videoIDs.flatMap { id in
                     try videoQuery.query([.text(stored.feed), .text(id.rawValue)]) { row in
                         Video(VideoRow(id: row.string(0) ?? "", title: row.string(1) ?? "", durationMs: row.int64(2),
-                                       streamURL: row.string(3) ?? "", thumbnailURL: row.string(4), sizeBytes: row.optionalInt64(5)))
+                                       streamURL: row.string(3) ?? "", thumbnailURL: row.string(4), sizeBytes: row.optionalInt64(5),
+                                       width: row.optionalInt64(6), height: row.optionalInt64(7), fps: row.optionalDouble(8)))
                     }.compactMap { $0 }
                 }
                 return stored

@@ -29,10 +29,60 @@ public struct Post: Hashable, Sendable, Identifiable {
     public var counts: Counts
     /// The videos attached to the post, in the order the backend lists them.
     public var videoIDs: [VideoID]
+    /// The post's markup as the backend sent it, for backends that send HTML; `text` is then
+    /// its plain-text rendering.
+    public var html: String?
+    /// A content warning shown before the text (Mastodon's spoiler text).
+    public var contentWarning: String?
+    /// The language of the text, as an ISO 639 code, when the backend says.
+    public var language: String?
+    public var visibility: Visibility?
+    /// Set when this feed entry is someone sharing another's post: the post's content and
+    /// author are the original's, and this names who shared it.
+    public var repost: Repost?
+    /// Attachments other than videos (images, audio…), in the backend's order.
+    public var attachments: [Attachment]
+
+    /// Who may see a post.
+    public enum Visibility: String, Hashable, Sendable {
+        case `public`, unlisted, followersOnly = "followers", direct
+    }
+
+    /// The sharing of another's post.
+    public struct Repost: Hashable, Sendable {
+        /// Who shared it.
+        public var by: User
+        /// The original post's id.
+        public var originalID: PostID
+
+        public init(by: User, originalID: PostID) {
+            self.by = by
+            self.originalID = originalID
+        }
+    }
+
+    /// A file attached to a post that is not a video.
+    public struct Attachment: Hashable, Sendable {
+        /// What it is, as the backend names it: `image`, `audio`, `unknown`.
+        public var kind: String
+        public var url: URL
+        public var previewURL: URL?
+        /// The alternative text.
+        public var description: String?
+
+        public init(kind: String, url: URL, previewURL: URL? = nil, description: String? = nil) {
+            self.kind = kind
+            self.url = url
+            self.previewURL = previewURL
+            self.description = description
+        }
+    }
 
     public init(
         id: PostID, author: User, text: String, createdAt: Date, editedAt: Date? = nil,
-        replyTo: PostID? = nil, counts: Counts = Counts(), videoIDs: [VideoID] = []
+        replyTo: PostID? = nil, counts: Counts = Counts(), videoIDs: [VideoID] = [], html: String? = nil,
+        contentWarning: String? = nil, language: String? = nil, visibility: Visibility? = nil,
+        repost: Repost? = nil, attachments: [Attachment] = []
     ) {
         self.id = id
         self.author = author
@@ -42,5 +92,11 @@ public struct Post: Hashable, Sendable, Identifiable {
         self.replyTo = replyTo
         self.counts = counts
         self.videoIDs = videoIDs
+        self.html = html
+        self.contentWarning = contentWarning
+        self.language = language
+        self.visibility = visibility
+        self.repost = repost
+        self.attachments = attachments
     }
 }

@@ -10,10 +10,15 @@ public struct Video: Hashable, Sendable, Identifiable {
     public var thumbnailURL: URL?
     /// Size of the stream in bytes, when the host says.
     public var sizeBytes: Int64?
+    /// Frame size in pixels and frame rate, when the host says.
+    public var width: Int?
+    public var height: Int?
+    public var framesPerSecond: Double?
 
     public init(
         id: VideoID, title: String, duration: TimeInterval, streamURL: URL,
-        thumbnailURL: URL? = nil, sizeBytes: Int64? = nil
+        thumbnailURL: URL? = nil, sizeBytes: Int64? = nil, width: Int? = nil, height: Int? = nil,
+        framesPerSecond: Double? = nil
     ) {
         self.id = id
         self.title = title
@@ -21,5 +26,8 @@ public struct Video: Hashable, Sendable, Identifiable {
         self.streamURL = streamURL
         self.thumbnailURL = thumbnailURL
         self.sizeBytes = sizeBytes
+        self.width = width
+        self.height = height
+        self.framesPerSecond = framesPerSecond
     }
 }

@@ -22,7 +22,11 @@ enum PostsCommand: Command {
             var streamURL: URL
             var thumbnailURL: URL?
             var sizeBytes: Int64?
+            var width, height: Int?
+            var framesPerSecond: Double?
         }
+        struct Repost: Encodable { var by: Author; var originalID: String }
+        struct Attachment: Encodable { var kind: String; var url: URL; var previewURL: URL?; var description: String? }
         var feed, id: String
         var author: Author
         var text: String
@@ -32,14 +36,16 @@ enum PostsCommand: Command {
         var counts: Counts
         var videoIDs: [String]
         var videos: [VideoRow]
+        var html, contentWarning, language, visibility: String?
+        var repost: Repost?
+        var attachments: [Attachment]
         var read: Bool
 
         init(_ stored: StoredPost) {
             let post = stored.post
             feed = stored.feed
             id = post.id.rawValue
-            author = Author(id: post.author.id.rawValue, handle: post.author.handle, displayName: post.author.displayName,
-                            avatarURL: post.author.avatarURL)
+            author = Self.author(post.author)
             text = post.text
             createdAt = post.createdAt
             editedAt = post.editedAt
@@ -48,9 +54,20 @@ enum PostsCommand: Command {
             videoIDs = post.videoIDs.map(\.rawValue)
             videos = stored.videos.map {
                 VideoRow(id: $0.id.rawValue, title: $0.title, durationSeconds: $0.duration, streamURL: $0.streamURL,
-                         thumbnailURL: $0.thumbnailURL, sizeBytes: $0.sizeBytes)
+                         thumbnailURL: $0.thumbnailURL, sizeBytes: $0.sizeBytes, width: $0.width, height: $0.height,
+                         framesPerSecond: $0.framesPerSecond)
             }
+            html = post.html
+            contentWarning = post.contentWarning
+            language = post.language
+            visibility = post.visibility?.rawValue
+            repost = post.repost.map { Repost(by: Self.author($0.by), originalID: $0.originalID.rawValue) }
+            attachments = post.attachments.map { Attachment(kind: $0.kind, url: $0.url, previewURL: $0.previewURL, description: $0.description) }
             read = stored.isRead
+        }
+
+        static func author(_ user: User) -> Author {
+            Author(id: user.id.rawValue, handle: user.handle, displayName: user.displayName, avatarURL: user.avatarURL)
         }
     }
 
@@ -67,7 +84,8 @@ enum PostsCommand: Command {
         for stored in posts {
             let post = stored.post
             let flags = [stored.isRead ? nil : "unread", post.editedAt == nil ? nil : "edited",
-                         post.videoIDs.isEmpty ? nil : "\(post.videoIDs.count) video"].compactMap { $0 }
+                         post.videoIDs.isEmpty ? nil : "\(post.videoIDs.count) video",
+                         post.repost.map { "shared by @\($0.by.handle)" }, post.contentWarning.map { "CW: \($0)" }].compactMap { $0 }
             let text = post.text.replacingOccurrences(of: "\n", with: " ")
             print("\(stored.feed)/\(post.id)  \(formatted(post.createdAt))  @\(post.author.handle)"
                   + (flags.isEmpty ? "" : "  [\(flags.joined(separator: ", "))]"))

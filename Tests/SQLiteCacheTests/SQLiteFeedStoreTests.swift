@@ -51,7 +51,7 @@ import Glibc
         _ = try await makeStore()
         let again = try await makeStore()   // opening twice applies nothing twice
         _ = again
-        #expect(try sqlite("SELECT name FROM schema_migrations ORDER BY name") == "001_create_feed_tables\n002_daemon_state\n003_sync_run_counts")
+        #expect(try sqlite("SELECT name FROM schema_migrations ORDER BY name") == "001_create_feed_tables\n002_daemon_state\n003_sync_run_counts\n004_rich_posts")
         #expect(try sqlite("PRAGMA journal_mode") == "wal")
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -253,5 +253,31 @@ import Glibc
             let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
             #expect(mode == 0o600, "\(file) has mode \(String(mode ?? 0, radix: 8))")
         }
+    }
+}
+
+@Suite struct RichPostTests {
+    @Test func htmlWarningsLanguageVisibilityRepostsAndAttachmentsRoundTripAndChangesAreDetected() async throws {
+        let store = SQLiteFeedStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("rich-\(UUID().uuidString).sqlite").path)
+        try await store.open()
+        let booster = User(id: "b1", handle: "bob@example.social", displayName: "Bob")
+        var post = Post(id: "109", author: User(id: "a1", handle: "ada", displayName: "Ada"), text: "Hello world",
+                        createdAt: Date(timeIntervalSince1970: 1_700_000_000), videoIDs: ["m1"], html: "<p>Hello <b>world</b></p>",
+                        contentWarning: "spoilers", language: "en", visibility: .followersOnly,
+                        repost: Post.Repost(by: booster, originalID: "42"),
+                        attachments: [Post.Attachment(kind: "image", url: URL(string: "https://x/i.png")!,
+                                                      previewURL: URL(string: "https://x/s.png")!, description: "a cat")])
+        let video = Video(id: "m1", title: "clip", duration: 3.5, streamURL: URL(string: "https://x/v.mp4")!, width: 640, height: 360,
+                          framesPerSecond: 29.97)
+        let page = { (post: Post) in FeedPage(changes: [.upsert(post)], nextCursor: FeedCursor(position: "c"), hasMore: false) }
+
+        _ = try await store.apply(page(post), videos: [video], toFeed: "m")
+        let stored = try await store.posts(matching: PostQuery(feed: "m"))
+        #expect(stored.first?.post == post)
+        #expect(stored.first?.videos == [video])
+
+        #expect(try await store.apply(page(post), videos: [], toFeed: "m").unchanged == 1)
+        post.contentWarning = nil
+        #expect(try await store.apply(page(post), videos: [], toFeed: "m").updated == 1)
     }
 }
