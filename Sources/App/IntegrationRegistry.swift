@@ -1,5 +1,6 @@
 import Core
 import HTTPAPI
+import Mastodon
 import MockVideoHost
 import SQLiteCache
 
@@ -9,6 +10,7 @@ import SQLiteCache
 enum IntegrationRegistry {
     static var posts: [String: any PostsIntegration.Type] { [
         "httpapi": HTTPAPIIntegration.self,
+        "mastodon": MastodonIntegration.self,
     ] }
 
     static var videos: [String: any VideosIntegration.Type] { [

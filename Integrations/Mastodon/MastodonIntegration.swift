@@ -1,0 +1,48 @@
+import Core
+import Foundation
+
+/// The `"mastodon"` integration: a timeline of a Mastodon-compatible server.
+///
+///     {"integration": "mastodon", "server": "https://example.social", "accessTokenEnv": "MASTODON_TOKEN",
+///      "timeline": "home", "pageSize": 40, "maxPosts": 2000, "since": "2026-01-01"}
+///
+/// It serves posts and, from the same statuses, their videos.
+public enum MastodonIntegration: PostsIntegration {
+    public static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend {
+        let server = try config.require(config.httpURL("server"), "server")
+        if server.scheme?.lowercased() == "http" && !isLoopback(server.host ?? "") {
+            throw config.error("server", "\"\(server.absoluteString)\" is plain http; Mastodon servers are reached over https (http is for loopback test servers only)")
+        }
+        let token = try config.secret("accessToken")
+        let timelineText = try config.require(config.nonEmptyString("timeline"), "timeline")
+        guard let timeline = MastodonTimeline(timelineText) else {
+            throw config.error("timeline", "\"\(timelineText)\" is not a timeline; use home, list:<id>, account:<id or @acct>, bookmarks, favourites or hashtag:<tag>")
+        }
+        let pageSize = try config.int("pageSize", in: 1...40) ?? 40
+        let maxPosts = try config.int("maxPosts", in: 1...10_000_000)
+        var since: Date?
+        if let text = try config.nonEmptyString("since") {
+            since = RFC3339Date.parse(text) ?? RFC3339Date.parse(text + "T00:00:00Z")
+            guard since != nil else { throw config.error("since", "\"\(text)\" is not a date; write 2026-01-31 or 2026-01-31T12:00:00Z") }
+        }
+        let timeout = try config.int("timeoutSeconds", in: 1...600) ?? 30
+        try config.finish(alsoKnown: ["integration"])
+
+        let client = MastodonClient(server: server, token: token, timeout: TimeInterval(timeout), requests: context.requests, gate: context.hosts)
+        let media = MastodonMedia()
+        return FeedBackend(
+            posts: MastodonPostService(client: client, timeline: timeline, pageSize: pageSize, maxPosts: maxPosts, since: since,
+                                       media: media, accounts: AccountLookup(client: client)),
+            authentication: MastodonAuthenticationService(client: client, token: token),
+            videos: media,
+            lifecycle: MastodonManager(client: client))
+    }
+
+    /// Whether `host` is this machine: `localhost`, 127.0.0.0/8 or ::1.
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if host == "localhost" || host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+}

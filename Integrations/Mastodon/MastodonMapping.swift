@@ -1,0 +1,83 @@
+import Core
+import Foundation
+
+extension User {
+    /// Maps an account; `acct` (`ada` or `bob@example.social`) is the handle.
+    init(_ dto: MastodonAccount) throws {
+        guard !dto.id.isEmpty, !dto.acct.isEmpty else {
+            throw ServiceError(.invalidItem, "reading account \(dto.id)", "the id or acct is empty")
+        }
+        let name = dto.display_name.flatMap { $0.isEmpty ? nil : $0 } ?? dto.username ?? dto.acct
+        self.init(id: UserID(dto.id), handle: dto.acct, displayName: name,
+                  avatarURL: dto.avatar.flatMap(URL.init(string:)).flatMap { ["http", "https"].contains($0.scheme ?? "") ? $0 : nil })
+    }
+}
+
+extension Video {
+    /// Maps a `video` or `gifv` attachment; other types are not videos.
+    init?(_ dto: MastodonMediaAttachment) {
+        guard dto.type == "video" || dto.type == "gifv",
+              let stream = (dto.url ?? dto.remote_url).flatMap(URL.init(string:)), stream.scheme != nil else { return nil }
+        let original = dto.meta?.original
+        self.init(id: VideoID(dto.id), title: dto.description ?? "", duration: original?.duration ?? 0, streamURL: stream,
+                  thumbnailURL: dto.preview_url.flatMap(URL.init(string:)), width: original?.width, height: original?.height,
+                  framesPerSecond: original?.frame_rate.flatMap(Self.frameRate))
+    }
+
+    /// `"30000/1001"` or `"30"` as frames per second.
+    static func frameRate(_ text: String) -> Double? {
+        let parts = text.split(separator: "/").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        switch parts.count {
+        case 1: return parts[0]
+        case 2: return parts[0].flatMap { numerator in parts[1].flatMap { $0 == 0 ? nil : numerator / $0 } }
+        default: return nil
+        }
+    }
+}
+
+extension Post.Attachment {
+    /// Maps an attachment that is not a video (`image`, `audio`, `unknown`).
+    init?(_ dto: MastodonMediaAttachment) {
+        guard dto.type != "video", dto.type != "gifv",
+              let url = (dto.url ?? dto.remote_url).flatMap(URL.init(string:)), url.scheme != nil else { return nil }
+        self.init(kind: dto.type, url: url, previewURL: dto.preview_url.flatMap(URL.init(string:)), description: dto.description)
+    }
+}
+
+extension Post {
+    /// Maps a status. A reblog becomes a post with the original's content and author, the
+    /// booster in ``Post/repost``, and the reblog's own id and time (its place in the timeline).
+    ///
+    /// - Throws: ``ServiceError`` `.invalidItem` naming what is wrong.
+    init(_ dto: MastodonStatus) throws {
+        func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading status \(dto.id)", reason) }
+        guard !dto.id.isEmpty else { throw ServiceError(.invalidItem, "reading a status", "the id is empty") }
+        guard let shared = RFC3339Date.parse(dto.created_at) else { throw invalid("created_at \"\(dto.created_at)\" is not an ISO 8601 time") }
+        let original = dto.reblog?.value ?? dto
+        let booster: User?
+        do { booster = dto.reblog == nil ? nil : try User(dto.account) } catch let error as ServiceError { throw invalid(error.reason) }
+        let author: User
+        do { author = try User(original.account) } catch let error as ServiceError { throw invalid(error.reason) }
+        var edited: Date?
+        if let text = original.edited_at {
+            guard let date = RFC3339Date.parse(text) else { throw invalid("edited_at \"\(text)\" is not an ISO 8601 time") }
+            edited = date
+        }
+        var visibility: Visibility?
+        if let text = original.visibility {
+            visibility = text == "private" ? .followersOnly : Visibility(rawValue: text)
+            guard visibility != nil else { throw invalid("visibility \"\(text)\" is not one Mastodon documents") }
+        }
+        let media = original.media_attachments ?? []
+        let html = original.content ?? ""
+        self.init(id: PostID(dto.id), author: author, text: MastodonHTML.plainText(html), createdAt: shared, editedAt: edited,
+                  replyTo: original.in_reply_to_id.map { PostID($0) },
+                  counts: Counts(replies: max(0, original.replies_count ?? 0), reposts: max(0, original.reblogs_count ?? 0),
+                                 likes: max(0, original.favourites_count ?? 0)),
+                  videoIDs: media.compactMap(Video.init).map(\.id), html: html,
+                  contentWarning: original.spoiler_text.flatMap { $0.isEmpty ? nil : $0 },
+                  language: original.language, visibility: visibility,
+                  repost: booster.map { Repost(by: $0, originalID: PostID(original.id)) },
+                  attachments: media.compactMap(Attachment.init))
+    }
+}
