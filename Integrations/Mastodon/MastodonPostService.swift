@@ -68,7 +68,10 @@ struct MastodonPostService: PostService {
                 return FeedPage(changes: changes, skipped: skipped,
                                 nextCursor: MastodonCursor.backfill(fetched: fetched, forward: forward, next: next).feedCursor, hasMore: true)
             }
-            return FeedPage(changes: changes, skipped: skipped, nextCursor: MastodonCursor.forward(forward ?? url).feedCursor, hasMore: false)
+            // A timeline is bounded (by maxPosts, since, or the server's own cut-off) and forgets
+            // deleted statuses, so a status not seen is not known to be deleted.
+            return FeedPage(changes: changes, skipped: skipped, nextCursor: MastodonCursor.forward(forward ?? url).feedCursor,
+                            hasMore: false, missingMeansDeleted: false)
         case .forward(let forward)?:
             guard !items.isEmpty, let previous = response.previous else {
                 return FeedPage(changes: [], skipped: skipped, nextCursor: MastodonCursor.forward(forward).feedCursor, hasMore: false)

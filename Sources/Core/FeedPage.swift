@@ -31,12 +31,18 @@ public struct FeedPage: Hashable, Sendable {
     public var nextCursor: FeedCursor
     /// Whether more pages follow right now.
     public var hasMore: Bool
+    /// On the last page of a walk from the start: whether that walk listed every post the
+    /// backend still has, so that a full sync may delete the cached posts it did not see.
+    /// `false` for backends whose timelines are bounded or forget (Mastodon's).
+    public var missingMeansDeleted: Bool
 
-    public init(changes: [FeedChange], skipped: [SkippedItem] = [], nextCursor: FeedCursor, hasMore: Bool) {
+    public init(changes: [FeedChange], skipped: [SkippedItem] = [], nextCursor: FeedCursor, hasMore: Bool,
+                missingMeansDeleted: Bool = true) {
         self.changes = changes
         self.skipped = skipped
         self.nextCursor = nextCursor
         self.hasMore = hasMore
+        self.missingMeansDeleted = missingMeansDeleted
     }
 
     /// The ids of every video the page's posts refer to, each once, in order of first mention.

@@ -121,6 +121,7 @@ public struct SyncEngine: Sendable {
             let cursor = full ? nil : try await services.store.cursor(ofFeed: feed)
             if full { try await services.store.beginFullWalk(ofFeed: feed) }
             var fetched = try await fetchPage(after: cursor, session: session)
+            var sweep = false
             while true {
                 try Task.checkCancellation()
                 let page = fetched.page
@@ -139,10 +140,17 @@ public struct SyncEngine: Sendable {
                 report.skippedItems += page.skipped.count
                 progress(Progress(pages: report.pages, posts: report.newPosts + report.updatedPosts + report.unchangedPosts,
                                   skipped: page.skipped))
-                guard let next else { break }
+                guard let next else {
+                    sweep = full && page.missingMeansDeleted
+                    break
+                }
                 fetched = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
             }
-            if full { report.deletedPosts += try await sweepUnseenPosts() }
+            if sweep {
+                report.deletedPosts += try await sweepUnseenPosts()
+            } else if full {
+                _ = try await services.store.finishFullWalk(ofFeed: feed, deleteUnseen: false)
+            }
             report.requests = services.requests.value - requestsBefore
             report.seconds = now().timeIntervalSince(started)
             try await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), report: report), ofFeed: feed)

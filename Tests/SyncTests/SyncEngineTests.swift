@@ -315,3 +315,21 @@ final class SleepRecorder: Sendable {
     func record(_ seconds: TimeInterval) { recorded.withLock { $0.append(seconds) } }
     var waits: [TimeInterval] { recorded.withLock { $0 } }
 }
+
+@Suite struct BoundedFullSyncTests {
+    @Test func aFullWalkOfABackendThatForgetsDeletesNothing() async throws {
+        let log = CallLog()
+        let store = MockStore(log: log)
+        _ = try await store.apply(makePage(["p1", "p2", "p3"].map { makePost($0) }, cursor: "0", hasMore: false), videos: [], toFeed: "home")
+        var last = makePage([makePost("p3")], cursor: "3", hasMore: false)
+        last.missingMeansDeleted = false
+        let services = SyncEngine.Services(authentication: MockAuthentication(log: log), posts: MockPosts(log: log, [.success(last)]),
+                                           videos: MockVideos(log: log), store: store, requests: RequestCounter())
+
+        let report = try await SyncEngine(feed: "home", services: services, sleep: { _ in }).run(full: true)
+
+        #expect(report.deletedPosts == 0)
+        #expect(await store.posts.count == 3)
+        #expect(log.all.contains("finishFullWalk(delete: false)"))
+    }
+}
