@@ -119,11 +119,15 @@ final class ReferenceServer {
     private let stdin = Pipe()
     let port: Int
 
-    init(posts: Int, seed: Int = 1, pageSize: Int = 100, extra: [String] = []) throws {
+    convenience init(posts: Int, seed: Int = 1, pageSize: Int = 100, extra: [String] = []) throws {
+        try self.init(script: "Fixtures/reference-api/server.py",
+                      arguments: ["--posts", String(posts), "--seed", String(seed), "--page-size", String(pageSize)] + extra)
+    }
+
+    /// Starts any fixture server of this repository that speaks the `--port 0` convention.
+    init(script: String, arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", repository.appendingPathComponent("Fixtures/reference-api/server.py").path,
-                             "--port", "0", "--posts", String(posts), "--seed", String(seed), "--page-size", String(pageSize),
-                             "--exit-on-stdin-eof"] + extra
+        process.arguments = ["python3", repository.appendingPathComponent(script).path, "--port", "0", "--exit-on-stdin-eof"] + arguments
         let out = Pipe()
         process.standardOutput = out
         // The server's stdin is a pipe only this process holds: if the test runner dies, the

@@ -132,3 +132,32 @@ import Testing
         try make("http://127.0.0.1:8090")
     }
 }
+
+/// The entity files in Fixtures/mastodon/entities, modelled on the documentation's examples.
+@Suite struct MastodonEntityFixtureTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/mastodon/entities")
+
+    func post(_ name: String) throws -> (Post, MastodonStatus) {
+        let dto = try JSONDecoder().decode(MastodonStatus.self, from: Data(contentsOf: Self.folder.appendingPathComponent(name)))
+        return (try Post(dto), dto)
+    }
+
+    @Test func everyDocumentedStatusShapeMaps() throws {
+        let (plain, _) = try post("status_plain.json")
+        #expect(plain.text.hasPrefix("Finally shipped the offline cache: cold reads < 2 ms & no more \"spinner of doom\". It's all SQLite"))
+        #expect(plain.text.contains("Write-up: https://blog.example.com/2024/11/offline-first-sqlite-sync\n#Swift #SQLite"), "\(plain.text)")
+        #expect(!plain.text.contains("<span") && plain.html?.hasPrefix("<p>") == true && plain.language != nil)
+        let (reblog, _) = try post("status_reblog.json")
+        #expect(reblog.repost != nil && reblog.repost?.by.id != reblog.author.id)
+        let (reply, _) = try post("status_reply_cw_edited.json")
+        #expect(reply.replyTo != nil && reply.contentWarning != nil && reply.editedAt != nil && reply.visibility == .unlisted)
+        let (media, dto) = try post("status_media.json")
+        #expect(media.videoIDs.count == 2 && media.attachments.map(\.kind).sorted() == ["audio", "image"])
+        #expect(dto.media_attachments?.compactMap(Video.init).allSatisfy { ($0.width ?? 0) > 0 } == true)
+        let (minimal, _) = try post("status_minimal.json")
+        #expect(minimal.language == nil && minimal.editedAt == nil)
+        let account = try JSONDecoder().decode(MastodonAccount.self, from: Data(contentsOf: Self.folder.appendingPathComponent("account.json")))
+        #expect(try User(account).handle == account.acct)
+    }
+}
