@@ -116,6 +116,20 @@ import Testing
         #expect(Date().timeIntervalSince(started) > 1.5, "six requests at five per two seconds had to wait for a reset")
     }
 
+    @Test func sinceBoundsTheFirstSyncByDate() async throws {
+        let server = try startServer(statuses: 120)
+        let home = try await timeline(server, "home")
+        let thirtieth = try await server.control("GET", "/_control/status?id=\(home[29])")
+        let since = try #require(thirtieth["created_at"] as? String)
+        let scratch = try Scratch()
+        let config = try writeConfig(scratch, server: server, extra: #", "pageSize": 20, "since": "\#(since)""#)
+
+        let result = try await pull(config)
+
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try await storedIDs(scratch) == Array(home.prefix(30)), "statuses from \(since) on, and no older")
+    }
+
     @Test func aRejectedTokenExits77WithoutEchoingIt() async throws {
         let server = try startServer(statuses: 10)
         let scratch = try Scratch()
