@@ -26,7 +26,7 @@ public struct ServiceProvider: Sendable {
     public init(config: Config) throws {
         let hosts = HostGate(maxInFlightPerHost: config.daemon.maxRequestsPerHost)
         let storeSection = config.store
-        let store = try Self.integration(storeSection, IntegrationRegistry.stores).makeStore(storeSection)
+        let store = try Self.integration(storeSection, IntegrationRegistry.stores, default: "sqlite").makeStore(storeSection)
         var lifecycles: [any IntegrationLifecycle] = [store.lifecycle]
         feeds = try config.feeds.map { feed in
             let context = IntegrationContext(requests: RequestCounter(), hosts: hosts)
@@ -48,8 +48,8 @@ public struct ServiceProvider: Sendable {
     }
 
     /// The integration a section's `"integration"` key names.
-    private static func integration<T>(_ section: ConfigSection, _ registry: [String: T]) throws -> T {
-        let name = try section.require(section.nonEmptyString("integration"), "integration")
+    private static func integration<T>(_ section: ConfigSection, _ registry: [String: T], default fallback: String? = nil) throws -> T {
+        let name = try section.require(section.nonEmptyString("integration") ?? fallback, "integration")
         guard let integration = registry[name.lowercased()] else {
             let known = registry.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
             throw section.error("integration", "unknown integration \"\(name)\"; known here: \(known)")

@@ -66,6 +66,11 @@ import Testing
         }
     }
 
+    @Test func theStoreIsSQLiteUnlessConfigSaysOtherwise() throws {
+        let runtime = try load(feed().replacingOccurrences(of: #"{"feeds""#, with: #"{"store": {"path": "mine.sqlite"}, "feeds""#))
+        #expect(runtime.provider.lifecycles.first?.name == "sqlite store \(folder.appendingPathComponent("mine.sqlite").path)")
+    }
+
     @Test func aMissingSecretIsAConfigErrorNamingTheVariable() {
         #expect(error(feed(), environment: [:])?.contains("environment variable PW is not set or empty") == true)
     }
