@@ -9,18 +9,14 @@ import Foundation
 /// Instead of `baseURL`, `"fixture": "Fixtures/demo-feed"` replays recorded responses offline.
 public enum HTTPAPIIntegration: PostsIntegration {
     public static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend {
-        let baseURL = try config.httpURL("baseURL")
+        let baseURL = try config.serverURL("baseURL", allowInsecureHTTP: config.bool("allowInsecureHTTP") ?? false,
+                                           insecureHint: "use https, or set \"allowInsecureHTTP\": true if you accept sending credentials unencrypted")
         let fixture = try config.path("fixture")
         let transport: any HTTPTransport
         let server: String
         var host = "fixture"
         switch (baseURL, fixture) {
         case (let url?, nil):
-            let allowInsecure = try config.bool("allowInsecureHTTP") ?? false
-            if url.scheme?.lowercased() == "http" && !allowInsecure && !Self.isLoopback(url.host ?? "") {
-                throw config.error("baseURL", "\"\(url.absoluteString)\" is plain http to a host that is not loopback; "
-                                   + "use https, or set \"allowInsecureHTTP\": true if you accept sending credentials unencrypted")
-            }
             let timeout = try config.int("timeoutSeconds", in: 1...600) ?? 30
             transport = URLSessionTransport(baseURL: url, timeout: TimeInterval(timeout))
             server = url.absoluteString
@@ -40,7 +36,7 @@ public enum HTTPAPIIntegration: PostsIntegration {
         let username = try config.require(config.nonEmptyString("username"), "username")
         let password = try config.secret("password")
         let pageSize = try config.int("pageSize", in: 1...1000) ?? 100
-        try config.finish(alsoKnown: ["integration", "timeoutSeconds", "allowInsecureHTTP"])
+        try config.finish(alsoKnown: ["integration", "timeoutSeconds"])
 
         let client = HTTPAPIClient(transport: transport, server: server, host: host, requests: context.requests, gate: context.hosts)
         return FeedBackend(
@@ -49,11 +45,4 @@ public enum HTTPAPIIntegration: PostsIntegration {
             lifecycle: HTTPAPIManager(transport: transport, server: server))
     }
 
-    /// Whether `host` is this machine: `localhost`, 127.0.0.0/8 or ::1.
-    static func isLoopback(_ host: String) -> Bool {
-        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if host == "localhost" || host == "::1" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
-    }
 }

@@ -9,10 +9,8 @@ import Foundation
 /// It serves posts and, from the same statuses, their videos.
 public enum MastodonIntegration: PostsIntegration {
     public static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend {
-        let server = try config.require(config.httpURL("server"), "server")
-        if server.scheme?.lowercased() == "http" && !isLoopback(server.host ?? "") {
-            throw config.error("server", "\"\(server.absoluteString)\" is plain http; Mastodon servers are reached over https (http is for loopback test servers only)")
-        }
+        let server = try config.require(config.serverURL(
+            "server", insecureHint: "Mastodon servers are reached over https (http is for loopback test servers only)"), "server")
         let token = try config.secret("accessToken")
         let timelineText = try config.require(config.nonEmptyString("timeline"), "timeline")
         guard let timeline = MastodonTimeline(timelineText) else {
@@ -38,11 +36,4 @@ public enum MastodonIntegration: PostsIntegration {
             lifecycle: MastodonManager(client: client))
     }
 
-    /// Whether `host` is this machine: `localhost`, 127.0.0.0/8 or ::1.
-    static func isLoopback(_ host: String) -> Bool {
-        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if host == "localhost" || host == "::1" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
-    }
 }

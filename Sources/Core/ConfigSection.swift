@@ -103,6 +103,26 @@ public final class ConfigSection {
         return url
     }
 
+    /// The URL of a server that will receive credentials: `https`, or plain `http` only to this
+    /// machine (loopback) or when the operator allowed it.
+    ///
+    /// - Parameter insecureHint: what the operator can do about plain http, for the message.
+    public func serverURL(_ key: String, allowInsecureHTTP: Bool = false, insecureHint: String) throws -> URL? {
+        guard let url = try httpURL(key) else { return nil }
+        if url.scheme?.lowercased() == "http" && !allowInsecureHTTP && !Self.isLoopback(url.host ?? "") {
+            throw error(key, "\"\(url.absoluteString)\" is plain http to a host that is not loopback; \(insecureHint)")
+        }
+        return url
+    }
+
+    /// Whether `host` is this machine: `localhost`, 127.0.0.0/8 or ::1.
+    public static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if host == "localhost" || host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
     /// A file path, resolved against the config file's folder.
     public func path(_ key: String) throws -> URL? {
         guard let string = try nonEmptyString(key) else { return nil }

@@ -62,22 +62,6 @@ enum FeedsyncCLI {
     }
 }
 
-/// Writes a line to standard error.
-func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
-}
-
-/// One sentence for any error, without Swift's dump of its internals.
-func describe(_ error: any Error) -> String {
-    switch error {
-    case let error as ConfigError: return error.description
-    case let error as ServiceError: return error.description
-    case let error as UsageError: return error.message
-    case is CancellationError: return "cancelled"
-    default: return "internal error: \(error.localizedDescription)"
-    }
-}
-
 /// Dates as operators read them: ISO 8601 in UTC.
 func formatted(_ date: Date?) -> String {
     date.map { $0.formatted(.iso8601) } ?? "-"

@@ -120,18 +120,3 @@ struct Daemon {
         notifier.notify("READY=1")
     }
 }
-
-/// One sentence for an error, as in the CLI.
-func describe(_ error: any Error) -> String {
-    switch error {
-    case let error as ConfigError: return error.description
-    case let error as ServiceError: return error.description
-    case let error as UsageError: return error.message
-    case is CancellationError: return "cancelled"
-    default: return "internal error: \(error.localizedDescription)"
-    }
-}
-
-func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
-}

@@ -278,7 +278,7 @@ let session = Session(accessToken: Secret("tok-1"))
     @Test(arguments: [("127.0.0.1", true), ("127.10.20.30", true), ("localhost", true), ("::1", true), ("[::1]", true),
                       ("127.0.0.1.example.com", false), ("128.0.0.1", false), ("example.com", false), ("1270.0.0.1", false)])
     func loopbackHostsAreRecognised(host: String, loopback: Bool) {
-        #expect(HTTPAPIIntegration.isLoopback(host) == loopback)
+        #expect(ConfigSection.isLoopback(host) == loopback)
     }
 }
 
