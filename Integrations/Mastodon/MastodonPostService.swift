@@ -27,7 +27,7 @@ struct MastodonPostService: PostService {
         switch state {
         case nil: url = client.url(timeline.path(accountID: try await accounts.id(for: timeline)), query: [URLQueryItem(name: "limit", value: String(pageSize))])
         case .backfill(_, _, let next)?: url = withLimit(next)
-        case .forward(let forward)?: url = withLimit(forward)
+        case .forward(let forward)?: url = Self.walkingForward(withLimit(forward))
         }
         let response = try await client.get(url, "reading the timeline from")
         let items: [LossyStatus]
@@ -80,6 +80,17 @@ struct MastodonPostService: PostService {
             return FeedPage(changes: posts.reversed().map(FeedChange.upsert), skipped: skipped,
                             nextCursor: MastodonCursor.forward(previous).feedCursor, hasMore: items.count >= pageSize)
         }
+    }
+
+    /// A forward link that pages by `min_id`. Some servers (Mastodon's bookmarks and favourites)
+    /// put `since_id` in `rel="prev"`, which returns the newest page and so would skip statuses
+    /// when more than a page arrived; the same id as `min_id` returns the page right after it.
+    static func walkingForward(_ url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let items = components.queryItems, !items.contains(where: { $0.name == "min_id" }),
+              items.contains(where: { $0.name == "since_id" }) else { return url }
+        components.queryItems = items.map { $0.name == "since_id" ? URLQueryItem(name: "min_id", value: $0.value) : $0 }
+        return components.url ?? url
     }
 
     /// The server's link with our page size (servers do not always carry `limit` over).

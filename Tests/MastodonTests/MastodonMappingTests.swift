@@ -116,6 +116,13 @@ import Testing
         #expect(MastodonCursor(FeedCursor(position: "20000")) == nil, "a cursor from another integration is refused")
     }
 
+    @Test func aSinceIDForwardLinkIsWalkedAsMinIDSoNothingIsSkipped() {
+        let sinceLink = URL(string: "https://example.social/api/v1/bookmarks?since_id=123&limit=40")!
+        #expect(MastodonPostService.walkingForward(sinceLink).absoluteString == "https://example.social/api/v1/bookmarks?min_id=123&limit=40")
+        let minLink = URL(string: "https://example.social/api/v1/timelines/home?min_id=9")!
+        #expect(MastodonPostService.walkingForward(minLink) == minLink)
+    }
+
     @Test func frameRatesParseAsFractionsOrNumbers() {
         #expect(Video.frameRate("25/1") == 25 && Video.frameRate("30") == 30 && Video.frameRate("1/0") == nil && Video.frameRate("x") == nil)
     }
