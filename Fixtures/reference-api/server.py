@@ -58,7 +58,8 @@ LAST_NAMES = (
 MALFORMED_BODIES = [b'{"changes": [{"op": "upsert", "post": ', b"<html><body>Bad Gateway</body></html>",
                     b"not json at all", b'{"changes":[],"next_cursor":"1","has_more":fals']
 DEFAULT_FAULTS = {"error_rate": 0.0, "error_status": 503, "rate_limit_every": 0, "retry_after": 1,
-                  "latency_ms": 0, "truncate_rate": 0.0, "malformed_rate": 0.0, "reset_rate": 0.0}
+                  "latency_ms": 0, "truncate_rate": 0.0, "malformed_rate": 0.0, "reset_rate": 0.0,
+                  "quota": 0, "quota_window": 1}
 ERROR_CODES = {500: "internal_error", 502: "bad_gateway", 503: "unavailable", 504: "gateway_timeout"}
 
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -367,19 +368,40 @@ class Faults:
             number = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
             whole = number and value == int(value)
             ok = {"error_status": whole and 400 <= value <= 599, "rate_limit_every": whole, "latency_ms": number,
+                  "quota": whole, "quota_window": number and value > 0,
                   # Seconds, or a string (an HTTP date) sent verbatim.
                   "retry_after": whole or isinstance(value, str) and value.strip() != "" and value.isprintable(),
                   }.get(key, key in DEFAULT_FAULTS and number and value <= 1)
             if not ok:
                 raise ValueError(f"bad setting {key!r}: {value!r}")
-            whole_keys = ("error_status", "rate_limit_every", "retry_after")
+            whole_keys = ("error_status", "rate_limit_every", "retry_after", "quota")
             clean[key] = int(value) if key in whole_keys and not isinstance(value, str) else value
         with self.lock:
             self.settings = clean
             self.active = clean != DEFAULT_FAULTS
             self.rng = random.Random(f"faults:{self.seed}")
             self.count = 0
+            self.window_start, self.window_used = None, 0
         return clean
+
+    def spend_quota(self):
+        """X-RateLimit headers for the next /v1/ request, and whether the quota still allows it.
+
+        A fixed window of quota_window seconds starts at the first request; Reset is Unix seconds.
+        """
+        with self.lock:
+            quota, window = self.settings["quota"], self.settings["quota_window"]
+            if not quota:
+                return [], True
+            now = time.time()
+            if self.window_start is None or now >= self.window_start + window:
+                self.window_start, self.window_used = now, 0
+            allowed = self.window_used < quota
+            if allowed:
+                self.window_used += 1
+            reset = self.window_start + window
+            return [("X-RateLimit-Limit", str(quota)), ("X-RateLimit-Remaining", str(quota - self.window_used)),
+                    ("X-RateLimit-Reset", f"{reset:.3f}")], allowed
 
     def decide(self):
         """(latency in seconds, action or None, request number) for the next /v1/ request."""
@@ -472,6 +494,12 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.close()
             return
         settings = app.faults.settings
+        quota_headers, allowed = app.faults.spend_quota()
+        if not allowed:
+            # The quota is spent: 429 without Retry-After; X-RateLimit-Reset says when.
+            app.count(key, "429")
+            return self._send(429, quota_headers, error_body("rate_limited", "Request quota exhausted."),
+                              count_bytes=app.count_bytes)
         if action == "rate_limit":
             wait = settings["retry_after"]
             status, headers = 429, [("Retry-After", str(wait))]
@@ -486,7 +514,7 @@ class Handler(BaseHTTPRequestHandler):
         else:
             status, headers, out = app.api.handle(self.command, path, query, body, self.headers)
         app.count(key, str(status))
-        self._send(status, headers, out, truncate=action == "truncate" and bool(out), count_bytes=app.count_bytes)
+        self._send(status, headers + quota_headers, out, truncate=action == "truncate" and bool(out), count_bytes=app.count_bytes)
 
     def _control(self, path, query, body):
         app, feed = self.server.app, self.server.app.feed

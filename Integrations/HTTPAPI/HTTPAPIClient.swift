@@ -20,22 +20,26 @@ struct HTTPAPIClient: Sendable {
     func send(_ request: HTTPRequest, _ operation: String) async throws -> HTTPResponse {
         let response: HTTPResponse
         do {
-            try await pacer.waitForQuota("\(operation) \(server)")
-            response = try await gate.withPermit(for: host) {
+            // Under the host's permit, so requests in flight together see each other's quota.
+            response = try await gate.withPermit(for: host) { [pacer, requests, transport] in
+                try await pacer.waitForQuota("\(operation) \(server)")
                 requests.add()
-                return try await transport.send(request)
+                let response = try await transport.send(request)
+                await pacer.record(response)
+                return response
             }
         } catch let error as ServiceError {
             throw ServiceError(error.code, "\(operation) \(server)", error.reason)
         }
-        await pacer.record(response)
         func failure(_ code: ServiceError.Code, _ hint: String = "") -> ServiceError {
             ServiceError(code, "\(operation) \(server)", "the server answered \(response.status)\(Self.detail(response))\(hint)")
         }
         switch response.status {
         case 200..<300, 304: return response
         case 401, 403: throw failure(.unauthorized)
-        case 429: throw failure(.rateLimited(until: Self.retryAfter(response)))
+        case 429:
+            let reset = response.header("X-RateLimit-Reset").flatMap { RateLimitPacer.resetDate($0) }
+            throw failure(.rateLimited(until: Self.retryAfter(response) ?? reset))
         case 400, 422: throw failure(.invalidRequest)
         case 404: throw failure(.unavailable, "; is the base URL right?")
         case 500..<600: throw failure(.unavailable)

@@ -93,6 +93,23 @@ import Glibc
         #expect(try await sqlite(scratch.database, "PRAGMA integrity_check") == "ok")
     }
 
+    @Test func aRequestQuotaIsPacedByTheRateLimitHeadersWithoutA429() async throws {
+        let server = try ReferenceServer(posts: 2000)
+        try await server.control("POST", "/_control/faults", body: #"{"quota": 3, "quota_window": 1.5}"#)
+        let scratch = try Scratch()
+        let config = try scratch.writeConfig(baseURL: server.baseURL, pageSize: 400)
+        let started = Date()
+
+        let result = try await feedsync(["pull", "--config", config])
+
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("home: 2000 new"), "\(result.stdout)")
+        let stats = try await server.stats()
+        #expect(!stats.byPath.values.contains { $0["429"] != nil }, "paced, never refused: \(stats.byPath)")
+        #expect(stats.total == 6, "a login and five pages")
+        #expect(Date().timeIntervalSince(started) > 1.4, "six requests at three per 1.5 s waited for a reset")
+    }
+
     @Test func badConfigsExit78NamingTheKeyAndTouchNoDatabase() async throws {
         let scratch = try Scratch()
         let good = try String(contentsOfFile: try scratch.writeConfig(baseURL: "http://127.0.0.1:9"), encoding: .utf8)
