@@ -19,13 +19,11 @@ struct FixtureTransport: HTTPTransport {
         var responses: [Entry]
     }
 
-    let directory: URL
     private let responses: [String: HTTPResponse]
 
     /// Reads the index and every body it names.
     /// - Throws: a phrase saying what is wrong with the folder.
     init(directory: URL) throws(FixtureError) {
-        self.directory = directory
         let indexURL = directory.appendingPathComponent("index.json")
         guard let data = FileManager.default.contents(atPath: indexURL.path) else {
             throw FixtureError(reason: "\(indexURL.path) cannot be read")

@@ -1,5 +1,3 @@
-import CSQLite
-
 /// An SQLite failure with its result code, SQLite's message and the statement that failed.
 struct SQLiteError: Error, CustomStringConvertible {
     var code: Int32
@@ -10,7 +8,4 @@ struct SQLiteError: Error, CustomStringConvertible {
         let statement = sql.map { " (in \($0.prefix(80)))" } ?? ""
         return "SQLite error \(code): \(message)\(statement)"
     }
-
-    /// The busy and locked codes: another process holds the database for longer than the timeout.
-    var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
 }

@@ -92,15 +92,6 @@ public struct Config {
         try root.finish(alsoKnown: ["$comment"])
     }
 
-    /// Names the config of a feed, or throws when there is none.
-    public func feed(named name: String) throws -> Feed {
-        guard let feed = feeds.first(where: { $0.name == name }) else {
-            let known = feeds.map { "\"\($0.name)\"" }.joined(separator: ", ")
-            throw ConfigError(file: context.fileName, keyPath: "feeds", message: "has no feed named \"\(name)\" (it has \(known))")
-        }
-        return feed
-    }
-
     private static func describeJSONError(_ error: any Error) -> String {
         if case DecodingError.dataCorrupted(let context) = error, let underlying = context.underlyingError {
             let text = (underlying as NSError).userInfo[NSDebugDescriptionErrorKey] as? String

@@ -12,7 +12,6 @@ public struct Secret: Hashable, Sendable, CustomStringConvertible, CustomDebugSt
     /// The secret's text. Use it only to put the secret on the wire or into the store.
     public var revealed: String { value }
 
-    public var isEmpty: Bool { value.isEmpty }
     public var description: String { "<redacted>" }
     public var debugDescription: String { "<redacted>" }
     public var customMirror: Mirror { Mirror(self, children: [:]) }
