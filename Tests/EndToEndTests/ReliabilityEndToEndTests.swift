@@ -21,13 +21,13 @@ import Glibc
     @Test func fiftySIGKILLsDuringASyncWithEditsAndDeletionsLoseNothing() async throws {
         let server = try ReferenceServer(posts: 20_000, seed: 5)
         // Slow pages down a little, so that every run is killed part way through its work.
-        try await server.control("POST", "/_control/faults", body: #"{"latency_ms": 4}"#)
+        try await server.control("POST", "/_control/faults", body: #"{"latency_ms": 10}"#)
         let scratch = try Scratch()
         let config = try scratch.writeConfig(baseURL: server.baseURL, pageSize: 50)
         var random = Seeded(state: 4242)
         var kills = 0, runs = 0, highest = 20_000
 
-        while kills < 50 && runs < 200 {
+        while kills < 50 && runs < 400 {
             runs += 1
             let pull = Process()
             pull.executableURL = binaries.appendingPathComponent("feedsync")
@@ -36,14 +36,14 @@ import Glibc
             pull.standardOutput = FileHandle.nullDevice
             pull.standardError = FileHandle.nullDevice
             try pull.run()
-            try await Task.sleep(for: .milliseconds(30 + random.next(150)))
+            try await Task.sleep(for: .milliseconds(20 + random.next(100)))
             if pull.isRunning {
                 kill(pull.processIdentifier, SIGKILL)
                 kills += 1
             }
             while pull.isRunning { try await Task.sleep(for: .milliseconds(5)) }
             // Meanwhile the feed moves on: new posts (a few pages of them), an edit and a deletion.
-            let count = 50 + random.next(150)
+            let count = 100 + random.next(200)
             try await server.control("POST", "/_control/append?count=\(count)")
             highest += count
             _ = try? await server.control("POST", "/_control/edit?id=\(String(format: "p%07d", 1 + random.next(highest)))")
