@@ -22,58 +22,6 @@ struct PostRow {
     var repostOf: String?
     /// The non-video attachments as a JSON array of objects.
     var attachments: String
-
-    init(_ post: Post) {
-        id = post.id.rawValue
-        authorID = post.author.id.rawValue
-        text = post.text
-        createdAt = millisecondsSince1970(post.createdAt)
-        editedAt = post.editedAt.map(millisecondsSince1970)
-        replyTo = post.replyTo?.rawValue
-        replyCount = Int64(post.counts.replies)
-        repostCount = Int64(post.counts.reposts)
-        likeCount = Int64(post.counts.likes)
-        videoIDs = JSONStringArray.encode(post.videoIDs.map(\.rawValue))
-        html = post.html
-        contentWarning = post.contentWarning
-        language = post.language
-        visibility = post.visibility?.rawValue
-        repostBy = post.repost?.by.id.rawValue
-        repostOf = post.repost?.originalID.rawValue
-        attachments = AttachmentRow.encode(post.attachments)
-    }
-
-    init(id: String, authorID: String, text: String, createdAt: Int64, editedAt: Int64?, replyTo: String?,
-         replyCount: Int64, repostCount: Int64, likeCount: Int64, videoIDs: String, html: String?, contentWarning: String?,
-         language: String?, visibility: String?, repostBy: String?, repostOf: String?, attachments: String) {
-        self.html = html
-        self.contentWarning = contentWarning
-        self.language = language
-        self.visibility = visibility
-        self.repostBy = repostBy
-        self.repostOf = repostOf
-        self.attachments = attachments
-        self.id = id
-        self.authorID = authorID
-        self.text = text
-        self.createdAt = createdAt
-        self.editedAt = editedAt
-        self.replyTo = replyTo
-        self.replyCount = replyCount
-        self.repostCount = repostCount
-        self.likeCount = likeCount
-        self.videoIDs = videoIDs
-    }
-
-    /// The row's values in column order, after `feed`: id, author_id, text, created_at,
-    /// edited_at, reply_to, reply/repost/like counts, video_ids, html, content_warning, language,
-    /// visibility, repost_by, repost_of, attachments.
-    func bindings(feed: String) -> [SQLiteValue] {
-        [.text(feed), .text(id), .text(authorID), .text(text), .integer(createdAt), .integer(editedAt),
-         .text(replyTo), .integer(replyCount), .integer(repostCount), .integer(likeCount), .text(videoIDs),
-         .text(html), .text(contentWarning), .text(language), .text(visibility), .text(repostBy), .text(repostOf),
-         .text(attachments)]
-    }
 }
 
 /// A `users` row.
@@ -82,25 +30,6 @@ struct UserRow {
     var handle: String
     var displayName: String
     var avatarURL: String?
-
-    init(_ user: User) {
-        id = user.id.rawValue
-        handle = user.handle
-        displayName = user.displayName
-        avatarURL = user.avatarURL?.absoluteString
-    }
-
-    /// The row's values in column order: feed, id, handle, display_name, avatar_url.
-    func bindings(feed: String) -> [SQLiteValue] {
-        [.text(feed), .text(id), .text(handle), .text(displayName), .text(avatarURL)]
-    }
-
-    init(id: String, handle: String, displayName: String, avatarURL: String?) {
-        self.id = id
-        self.handle = handle
-        self.displayName = displayName
-        self.avatarURL = avatarURL
-    }
 }
 
 /// A resolved `videos` row.

@@ -104,35 +104,16 @@ public actor SQLiteFeedStore: FeedStore {
 
     public func apply(_ page: FeedPage, videos: [Video], toFeed feed: String) throws -> PageWriteResult {
         let db = try db("committing a page of feed \(feed)")
+        let rows = PageRows(page.changes)
         return try storage("committing a page of feed \(feed)") {
             try db.withTransaction {
                 let before = db.totalChanges
-                var result = PageWriteResult()
-                var authorsWritten = Set<UserID>()
                 // Looked up once per page rather than once per row: the cache is keyed by the SQL text.
-                let statements = try PageStatements(db)
-                for change in page.changes {
-                    switch change {
-                    case .upsert(let post):
-                        if fullWalks.contains(feed) {
-                            try db.statement("INSERT OR IGNORE INTO temp.full_walk_seen (feed, id) VALUES (?, ?)")
-                                .run([.text(feed), .text(post.id.rawValue)])
-                        }
-                        for user in [post.author] + (post.repost.map { [$0.by] } ?? []) where authorsWritten.insert(user.id).inserted {
-                            try statements.upsertUser.run(UserRow(user).bindings(feed: feed))
-                        }
-                        switch try upsert(PostRow(post), feed: feed, with: statements, in: db) {
-                        case .inserted: result.inserted += 1
-                        case .updated: result.updated += 1
-                        case .unchanged: result.unchanged += 1
-                        }
-                        for id in post.videoIDs {
-                            try statements.insertVideoID.run([.text(feed), .text(id.rawValue)])
-                        }
-                    case .delete(let id):
-                        try statements.deletePost.run([.text(feed), .text(id.rawValue)])
-                        result.deleted += db.changes
-                    }
+                let statements = try PageStatements(db, fullWalk: fullWalks.contains(feed))
+                var result = try rows.buffer.withPinned { pinned in
+                    defer { statements.clearBindings() }
+                    try statements.bindFeed(feed)
+                    return try write(rows, pinned: pinned, with: statements, in: db)
                 }
                 for video in videos { try upsert(VideoRow(video), feed: feed, in: db) }
                 try db.statement("""
@@ -146,18 +127,57 @@ public actor SQLiteFeedStore: FeedStore {
         }
     }
 
-    private enum UpsertOutcome { case inserted, updated, unchanged }
+    /// Writes a page's rows in the page's order: authors, then each post (inserted, or
+    /// rewritten only when a column differs) with its video placeholders, or its deletion.
+    private func write(_ rows: PageRows, pinned: PinnedRows, with statements: PageStatements,
+                       in db: SQLiteDatabase) throws -> PageWriteResult {
+        var result = PageWriteResult()
+        for user in rows.users {
+            try statements.upsertUser.bind(user ..< user + PageRows.userWidth, of: pinned, from: 2)
+            try statements.upsertUser.execute()
+        }
+        for step in rows.steps {
+            switch step {
+            case .upsert(let start):
+                if let seen = statements.markSeen {
+                    try seen.bind(start ..< start + 1, of: pinned, from: 2)
+                    try seen.execute()
+                }
+                let values = start ..< start + PageRows.postWidth
+                try statements.insertPost.bind(values, of: pinned, from: 2)
+                try statements.insertPost.execute()
+                if db.changes == 1 {
+                    result.inserted += 1
+                } else {
+                    try statements.updatePost.bind(values, of: pinned, from: 2)
+                    try statements.updatePost.execute()
+                    if db.changes == 1 { result.updated += 1 } else { result.unchanged += 1 }
+                }
+            case .delete(let id):
+                try statements.deletePost.bind(id ..< id + 1, of: pinned, from: 2)
+                try statements.deletePost.execute()
+                result.deleted += db.changes
+            }
+        }
+        for id in rows.videoIDs {
+            try statements.insertVideoID.bind(id ..< id + 1, of: pinned, from: 2)
+            try statements.insertVideoID.execute()
+        }
+        return result
+    }
 
-    /// The statements a page commit runs for each row.
+    /// The statements a page commit runs for each row. Parameter 1 is always the feed.
     private struct PageStatements {
         let insertPost, updatePost, upsertUser, insertVideoID, deletePost: SQLiteStatement
+        /// Records each post of a full walk as seen; `nil` outside one.
+        let markSeen: SQLiteStatement?
 
-        init(_ db: SQLiteDatabase) throws {
+        init(_ db: SQLiteDatabase, fullWalk: Bool) throws {
             insertPost = try db.statement("""
                 INSERT INTO posts (feed, id, author_id, text, created_at, edited_at, reply_to,
                                    reply_count, repost_count, like_count, video_ids, html, content_warning,
                                    language, visibility, repost_by, repost_of, attachments)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) ON CONFLICT DO NOTHING
                 """)
             updatePost = try db.statement("""
                 UPDATE posts SET author_id = ?3, text = ?4, created_at = ?5, edited_at = ?6, reply_to = ?7,
@@ -175,18 +195,23 @@ public actor SQLiteFeedStore: FeedStore {
                 ON CONFLICT DO UPDATE SET handle = ?3, display_name = ?4, avatar_url = ?5
                 WHERE users.handle IS NOT ?3 OR users.display_name IS NOT ?4 OR users.avatar_url IS NOT ?5
                 """)
-            insertVideoID = try db.statement("INSERT INTO videos (feed, id) VALUES (?, ?) ON CONFLICT DO NOTHING")
-            deletePost = try db.statement("DELETE FROM posts WHERE feed = ? AND id = ?")
+            insertVideoID = try db.statement("INSERT INTO videos (feed, id) VALUES (?1, ?2) ON CONFLICT DO NOTHING")
+            deletePost = try db.statement("DELETE FROM posts WHERE feed = ?1 AND id = ?2")
+            markSeen = fullWalk ? try db.statement("INSERT OR IGNORE INTO temp.full_walk_seen (feed, id) VALUES (?1, ?2)") : nil
         }
-    }
 
-    /// Inserts a post, or rewrites it only when a column differs.
-    private func upsert(_ row: PostRow, feed: String, with statements: PageStatements, in db: SQLiteDatabase) throws -> UpsertOutcome {
-        let values = row.bindings(feed: feed)
-        try statements.insertPost.run(values)
-        if db.changes == 1 { return .inserted }
-        try statements.updatePost.run(values)
-        return db.changes == 1 ? .updated : .unchanged
+        private var all: [SQLiteStatement] {
+            [insertPost, updatePost, upsertUser, insertVideoID, deletePost] + (markSeen.map { [$0] } ?? [])
+        }
+
+        func bindFeed(_ feed: String) throws {
+            for statement in all { try statement.bind(feed, at: 1) }
+        }
+
+        /// Run before the page's rows are unpinned: the statements bound their text in place.
+        func clearBindings() {
+            for statement in all { statement.clearBindings() }
+        }
     }
 
     private func upsert(_ row: VideoRow, feed: String, in db: SQLiteDatabase) throws {

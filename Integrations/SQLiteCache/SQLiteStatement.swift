@@ -33,11 +33,59 @@ final class SQLiteStatement {
             switch value {
             case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
             case .real(let double): code = sqlite3_bind_double(handle, index, double)
-            case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, transient)
+            case .text(let text): code = Self.bind(text, to: handle, at: index)
             case .null: code = sqlite3_bind_null(handle, index)
             }
             guard code == SQLITE_OK else { throw error(code) }
         }
+    }
+
+    /// Binds `text` to parameter `index` alone; SQLite keeps its own copy.
+    func bind(_ text: String, at index: Int32) throws {
+        let code = Self.bind(text, to: handle, at: index)
+        guard code == SQLITE_OK else { throw error(code) }
+    }
+
+    /// Binds all of `text`'s UTF-8, a NUL inside it included.
+    private static func bind(_ text: String, to handle: OpaquePointer, at index: Int32) -> Int32 {
+        guard let length = Int32(exactly: text.utf8.count) else { return SQLITE_TOOBIG }
+        return sqlite3_bind_text(handle, index, text, length, transient)
+    }
+
+    /// Binds `values` of `rows` to parameters `first`, `first + 1`, …, leaving the other
+    /// parameters as they are. Text is bound in place, not copied: every later run must bind
+    /// these parameters again (or ``clearBindings()``) before the rows are unpinned.
+    func bind(_ values: Range<Int>, of rows: PinnedRows, from first: Int32) throws {
+        var index = first
+        for value in rows.values[values] {
+            let code: Int32
+            switch value {
+            case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
+            case .real(let double): code = sqlite3_bind_double(handle, index, double)
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .text(_, count: 0): code = sqlite3_bind_text(handle, index, "", 0, transient)
+            case .text(let offset, let count):
+                guard let length = Int32(exactly: count) else {
+                    throw SQLiteError(code: SQLITE_TOOBIG, message: String(cString: sqlite3_errstr(SQLITE_TOOBIG)), sql: sql)
+                }
+                let start = UnsafeRawPointer(rows.bytes.baseAddress! + offset).assumingMemoryBound(to: CChar.self)
+                code = sqlite3_bind_text(handle, index, start, length, nil)   // nil is SQLITE_STATIC: no copy
+            }
+            guard code == SQLITE_OK else { throw error(code) }
+            index += 1
+        }
+    }
+
+    /// Runs the statement with its current bindings, keeping them for the next run.
+    func execute() throws {
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
+    /// Unbinds every parameter, so no binding points at memory about to be released.
+    func clearBindings() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
     }
 
     /// Advances to the next row; `false` once the statement is done.
@@ -78,9 +126,10 @@ final class SQLiteStatement {
         sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_double(handle, column)
     }
 
+    /// The column's text, all of it: a NUL inside it does not end it.
     func string(_ column: Int32) -> String? {
         guard let text = sqlite3_column_text(handle, column) else { return nil }
-        return String(cString: text)
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
 
     private func error(_ code: Int32) -> SQLiteError {

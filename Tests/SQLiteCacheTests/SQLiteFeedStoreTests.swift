@@ -102,6 +102,34 @@ import Glibc
         #expect(try await store.posts(matching: PostQuery(unreadOnly: true)).count == 1)
     }
 
+    @Test func changesWithinOnePageApplyInTheirOrder() async throws {
+        let store = try await makeStore()
+        let result = try await store.apply(page([.upsert(makePost("gone")), .delete("gone"),
+                                                 .delete("back"), .upsert(makePost("back", text: "first")),
+                                                 .upsert(makePost("back", text: "second"))], cursor: "1"),
+                                           videos: [], toFeed: "home")
+
+        #expect(result.inserted == 2 && result.updated == 1 && result.deleted == 1)
+        #expect(try sqlite("SELECT id, text FROM posts") == "back|second")
+    }
+
+    @Test func emptyAndNonASCIITextRoundTripAcrossPages() async throws {
+        let store = try await makeStore()
+        // Text is bound in place from a per-page buffer: a later page must not see an earlier one's bytes.
+        let first = Post(id: "p1", author: User(id: "u1", handle: "", displayName: ""), text: "",
+                         createdAt: Date(timeIntervalSince1970: 1), html: "", language: "")
+        let second = Post(id: "p2", author: User(id: "u2", handle: "zoë", displayName: "Zoë 🚀"), text: "naïve café — 東京 🚀\u{0}end",
+                          createdAt: Date(timeIntervalSince1970: 2))
+        _ = try await store.apply(page([.upsert(first)], cursor: "1"), videos: [], toFeed: "home")
+        _ = try await store.apply(page([.upsert(second)], cursor: "2"), videos: [], toFeed: "home")
+
+        let stored = try await store.posts(matching: PostQuery(feed: "home")).map(\.post)
+        #expect(Set(stored.map(\.id)) == ["p1", "p2"])
+        #expect(stored.first { $0.id == "p1" } == first)
+        #expect(stored.first { $0.id == "p2" } == second)
+        #expect(try sqlite("SELECT typeof(text), length(text) FROM posts WHERE id = 'p1'") == "text|0")
+    }
+
     @Test func aFailedPageRollsBackEverythingIncludingTheCursor() async throws {
         let store = try await makeStore()
         _ = try await store.apply(page([.upsert(makePost("p1"))], cursor: "1"), videos: [], toFeed: "home")

@@ -1,0 +1,59 @@
+/// Values for many rows in two flat arrays, their text kept as UTF-8 in one growing buffer.
+///
+/// A page commit binds hundreds of rows of up to 17 values each. Building a `[SQLiteValue]`
+/// per row and letting SQLite copy every string cost about as much as SQLite's own inserts
+/// (`perf record`, Benchmarks/README.md). Here rows are laid out flat, and SQLite reads the
+/// text in place while the buffer is pinned (``withPinned(_:)``).
+struct RowBuffer {
+    enum Value {
+        case text(offset: Int, count: Int)
+        case integer(Int64)
+        case real(Double)
+        case null
+    }
+
+    private(set) var bytes: [UInt8] = []
+    private(set) var values: [Value] = []
+
+    init(reservingValues values: Int = 0, bytes: Int = 0) {
+        self.values.reserveCapacity(values)
+        self.bytes.reserveCapacity(bytes)
+    }
+
+    /// Where the next value goes: a row is the values appended from here on.
+    var end: Int { values.count }
+
+    mutating func append(_ text: String) {
+        let offset = bytes.count
+        bytes.append(contentsOf: text.utf8)
+        values.append(.text(offset: offset, count: bytes.count - offset))
+    }
+
+    mutating func append(_ text: String?) {
+        if let text { append(text) } else { values.append(.null) }
+    }
+
+    mutating func append(_ integer: Int64?) {
+        values.append(integer.map(Value.integer) ?? .null)
+    }
+
+    mutating func append(_ real: Double?) {
+        values.append(real.map(Value.real) ?? .null)
+    }
+
+    /// Runs `body` with the buffer's memory fixed in place, so statements may bind text
+    /// without copying it. No binding made from the ``PinnedRows`` may outlive `body`.
+    func withPinned<T>(_ body: (PinnedRows) throws -> T) rethrows -> T {
+        try bytes.withUnsafeBufferPointer { bytes in
+            try values.withUnsafeBufferPointer { values in
+                try body(PinnedRows(bytes: bytes, values: values))
+            }
+        }
+    }
+}
+
+/// A ``RowBuffer`` whose memory stays put for the duration of ``RowBuffer/withPinned(_:)``.
+struct PinnedRows {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let values: UnsafeBufferPointer<RowBuffer.Value>
+}
