@@ -121,30 +121,32 @@ public struct SyncEngine: Sendable {
             let cursor = full ? nil : try await services.store.cursor(ofFeed: feed)
             if full { try await services.store.beginFullWalk(ofFeed: feed) }
             var fetched = try await fetchPage(after: cursor, session: session)
+            // Pages ahead of the one committing are fetched meanwhile, each from the cursor of
+            // the one before it, so the feed is still read in order, one request at a time. A
+            // page is applied only after the one before it has committed.
+            var ahead: [Task<Fetched?, any Error>] = []
+            defer { for task in ahead { task.cancel() } }
             var sweep = false
             while true {
                 try Task.checkCancellation()
                 let page = fetched.page
-                // Fetch page k+1 while page k commits. Its cursor is the one page k will store,
-                // and it is applied only after page k has committed, so order is unchanged.
-                let next = page.hasMore ? Task { [fetched] in try await fetchPage(after: page.nextCursor, session: fetched.session) } : nil
-                do {
-                    let videos = try await resolveVideos(page.referencedVideoIDs, report: &report)
-                    let result = try await services.store.apply(page, videos: videos, toFeed: feed)
-                    report.add(result)
-                } catch {
-                    next?.cancel()
-                    throw error
+                while page.hasMore && ahead.count < Self.pagesAhead {
+                    ahead.append(fetchAhead(after: ahead.last, first: fetched))
                 }
+                let videos = try await resolveVideos(page.referencedVideoIDs, report: &report)
+                report.add(try await services.store.apply(page, videos: videos, toFeed: feed))
                 report.pages += 1
                 report.skippedItems += page.skipped.count
                 progress(Progress(pages: report.pages, posts: report.newPosts + report.updatedPosts + report.unchangedPosts,
                                   skipped: page.skipped))
-                guard let next else {
+                guard page.hasMore else {
                     sweep = full && page.missingMeansDeleted
                     break
                 }
-                fetched = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
+                let next = ahead.removeFirst()
+                guard let nextPage = try await withTaskCancellationHandler(operation: { try await next.value },
+                                                                           onCancel: { next.cancel() }) else { break }
+                fetched = nextPage
             }
             if sweep {
                 report.deletedPosts += try await sweepUnseenPosts()
@@ -214,9 +216,29 @@ public struct SyncEngine: Sendable {
         return fresh
     }
 
+    typealias Fetched = (page: FeedPage, session: Session)
+
+    /// How many pages are fetched ahead of the one being committed: enough to keep both the
+    /// network and the store busy when either one is briefly the slower, few enough to keep
+    /// memory flat.
+    static let pagesAhead = 2
+
+    /// Fetches the page after `previous` (or after `first` when there is no earlier fetch
+    /// ahead): `nil` when that page is the last.
+    private func fetchAhead(after previous: Task<Fetched?, any Error>?, first: Fetched) -> Task<Fetched?, any Error> {
+        Task {
+            var before: Fetched? = first
+            if let previous {
+                before = try await withTaskCancellationHandler(operation: { try await previous.value }, onCancel: { previous.cancel() })
+            }
+            guard let before, before.page.hasMore else { return nil }
+            return try await fetchPage(after: before.page.nextCursor, session: before.session)
+        }
+    }
+
     /// Fetches a page, returning the session that worked. A rejected token is answered by one refresh, then one new login, then
     /// the error: no retry storm against a server that refuses the credentials.
-    private func fetchPage(after cursor: FeedCursor?, session: Session) async throws -> (page: FeedPage, session: Session) {
+    private func fetchPage(after cursor: FeedCursor?, session: Session) async throws -> Fetched {
         var session = session
         var renewals = 0
         while true {

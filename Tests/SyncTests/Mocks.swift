@@ -84,13 +84,17 @@ actor MockStore: FeedStore {
     var unresolved: Set<VideoID> = []
     var outcomes: [SyncOutcome] = []
     var failCommitNumber: Int?
+    /// Runs at the start of each page commit, given its number (from 1): lets a test hold a commit.
+    let beforeCommit: (@Sendable (Int) async -> Void)?
     private var commits = 0
 
-    init(log: CallLog, cursor: FeedCursor? = nil, session: Session? = nil, failCommitNumber: Int? = nil) {
+    init(log: CallLog, cursor: FeedCursor? = nil, session: Session? = nil, failCommitNumber: Int? = nil,
+         beforeCommit: (@Sendable (Int) async -> Void)? = nil) {
         self.log = log
         self.storedCursor = cursor
         self.storedSession = session
         self.failCommitNumber = failCommitNumber
+        self.beforeCommit = beforeCommit
     }
 
     func cursor(ofFeed feed: String) -> FeedCursor? { storedCursor }
@@ -103,10 +107,12 @@ actor MockStore: FeedStore {
     func videosToResolve(among ids: [VideoID], inFeed feed: String) -> [VideoID] { ids.filter { videos[$0] == nil } }
     func unresolvedVideoIDs(inFeed feed: String, limit: Int) -> [VideoID] { Array(unresolved.sorted().prefix(limit)) }
 
-    func apply(_ page: FeedPage, videos: [Video], toFeed feed: String) throws -> PageWriteResult {
+    func apply(_ page: FeedPage, videos: [Video], toFeed feed: String) async throws -> PageWriteResult {
         commits += 1
+        let number = commits
+        await beforeCommit?(number)
         log.record("apply(\(page.nextCursor.position))")
-        if commits == failCommitNumber { throw ServiceError(.storage, "committing a page", "disk full") }
+        if number == failCommitNumber { throw ServiceError(.storage, "committing a page", "disk full") }
         var result = PageWriteResult()
         for change in page.changes {
             switch change {

@@ -38,6 +38,27 @@ import Testing
         #expect(await Set(store.posts.keys) == ["p2", "p3"])
     }
 
+    @Test func twoPagesAreFetchedAheadOfASlowCommitInOrderAndNoMore() async throws {
+        let posts = MockPosts(log: log, (1...5).map { .success(makePage([makePost("p\($0)")], cursor: "\($0)", hasMore: $0 < 5)) })
+        let log = self.log
+        let seenDuringFirstCommit = Mutex<[String]>([])
+        let store = MockStore(log: log, beforeCommit: { number in
+            guard number == 1 else { return }
+            // Hold the first commit until the second page ahead has been asked for (or 5 s passed).
+            for _ in 0..<5_000 where !log.all.contains("page(after: 2)") { try? await Task.sleep(for: .milliseconds(1)) }
+            seenDuringFirstCommit.withLock { $0 = log.all }
+        })
+
+        let report = try await makeEngine(posts: posts, store: store).run()
+
+        let seen = seenDuringFirstCommit.withLock { $0 }
+        #expect(seen.filter { $0.hasPrefix("page") } == ["page(after: start)", "page(after: 1)", "page(after: 2)"],
+                "two pages ahead of the first commit, each from the cursor before it, and not a third")
+        #expect(log.all.filter { $0.hasPrefix("apply") } == (1...5).map { "apply(\($0))" })
+        #expect(report.pages == 5 && report.newPosts == 5)
+        #expect(await store.storedCursor == FeedCursor(position: "5"))
+    }
+
     @Test func aStoredFreshSessionIsReusedWithoutLoggingIn() async throws {
         let store = MockStore(log: log, cursor: FeedCursor(position: "9"), session: makeSession("stored", expiresAt: now + 3600))
         let posts = MockPosts(log: log, [.success(makePage([], cursor: "9", hasMore: false))])
