@@ -102,9 +102,21 @@ public actor SQLiteFeedStore: FeedStore {
         }
     }
 
-    public func apply(_ page: FeedPage, videos: [Video], toFeed feed: String) throws -> PageWriteResult {
+    /// A page with its rows already encoded.
+    private struct EncodedPage: PreparedPage {
+        let page: FeedPage
+        let rows: PageRows
+    }
+
+    /// Encodes the page's rows on the caller's task, so that work is not on the store's.
+    public nonisolated func prepare(_ page: FeedPage) -> any PreparedPage {
+        EncodedPage(page: page, rows: PageRows(page.changes))
+    }
+
+    public func apply(_ prepared: any PreparedPage, videos: [Video], toFeed feed: String) throws -> PageWriteResult {
         let db = try db("committing a page of feed \(feed)")
-        let rows = PageRows(page.changes)
+        let page = prepared.page
+        let rows = (prepared as? EncodedPage)?.rows ?? PageRows(page.changes)
         return try storage("committing a page of feed \(feed)") {
             try db.withTransaction {
                 let before = db.totalChanges

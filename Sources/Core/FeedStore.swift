@@ -1,5 +1,15 @@
 import Foundation
 
+/// A page as a store is going to write it: see ``FeedStore/prepare(_:)``.
+public protocol PreparedPage: Sendable {
+    /// The page it was prepared from.
+    var page: FeedPage { get }
+}
+
+extension FeedPage: PreparedPage {
+    public var page: FeedPage { self }
+}
+
 /// The local mirror: where feeds are committed page by page and read back.
 ///
 /// Every feed is its own namespace: post, user and video ids are unique within a feed.
@@ -19,12 +29,18 @@ public protocol FeedStore: Sendable {
     /// Up to `limit` videos that earlier syncs could not resolve.
     func unresolvedVideoIDs(inFeed feed: String, limit: Int) async throws -> [VideoID]
 
+    /// Does the part of committing `page` that needs no database, such as encoding its rows,
+    /// on the caller's task. The sync engine prepares the next pages while one commits.
+    /// The default returns the page as it is.
+    func prepare(_ page: FeedPage) -> any PreparedPage
+
     /// Commits one page in one transaction: its posts and their authors, `videos`, the
-    /// deletions, and the page's cursor. Rows that already match are not rewritten.
+    /// deletions, and the page's cursor. Rows that already match are not rewritten. `page`
+    /// may come from ``prepare(_:)`` or be a plain ``FeedPage``.
     ///
     /// - Important: On any error nothing of the page is kept and the cursor does not move.
     /// - Throws: ``ServiceError`` `.storage`.
-    func apply(_ page: FeedPage, videos: [Video], toFeed feed: String) async throws -> PageWriteResult
+    func apply(_ page: any PreparedPage, videos: [Video], toFeed feed: String) async throws -> PageWriteResult
 
     /// Starts noting which posts of `feed` the pages committed from now on carry, for a full
     /// sync to find the cached posts the server no longer has.
@@ -83,6 +99,10 @@ public protocol FeedStore: Sendable {
     /// - Parameter feed: the feed to look in; `nil` for every feed.
     /// - Returns: the feeds holding a post with that id (marked only when exactly one does).
     func setRead(_ read: Bool, postID: PostID, inFeed feed: String?) async throws -> [String]
+}
+
+extension FeedStore {
+    public func prepare(_ page: FeedPage) -> any PreparedPage { page }
 }
 
 /// What the store knows about one feed.

@@ -134,7 +134,7 @@ public struct SyncEngine: Sendable {
                     ahead.append(fetchAhead(after: ahead.last, first: fetched))
                 }
                 let videos = try await resolveVideos(page.referencedVideoIDs, report: &report)
-                report.add(try await services.store.apply(page, videos: videos, toFeed: feed))
+                report.add(try await services.store.apply(fetched.prepared, videos: videos, toFeed: feed))
                 report.pages += 1
                 report.skippedItems += page.skipped.count
                 progress(Progress(pages: report.pages, posts: report.newPosts + report.updatedPosts + report.unchangedPosts,
@@ -216,15 +216,20 @@ public struct SyncEngine: Sendable {
         return fresh
     }
 
-    typealias Fetched = (page: FeedPage, session: Session)
+    /// A fetched page, prepared for the store, and the session that fetched it.
+    struct Fetched: Sendable {
+        let prepared: any PreparedPage
+        let session: Session
+        var page: FeedPage { prepared.page }
+    }
 
     /// How many pages are fetched ahead of the one being committed: enough to keep both the
     /// network and the store busy when either one is briefly the slower, few enough to keep
     /// memory flat.
     static let pagesAhead = 2
 
-    /// Fetches the page after `previous` (or after `first` when there is no earlier fetch
-    /// ahead): `nil` when that page is the last.
+    /// Fetches and prepares the page after `previous` (or after `first` when there is no
+    /// earlier fetch ahead): `nil` when that page is the last.
     private func fetchAhead(after previous: Task<Fetched?, any Error>?, first: Fetched) -> Task<Fetched?, any Error> {
         Task {
             var before: Fetched? = first
@@ -236,7 +241,7 @@ public struct SyncEngine: Sendable {
         }
     }
 
-    /// Fetches a page, returning the session that worked. A rejected token is answered by one refresh, then one new login, then
+    /// Fetches a page and prepares it for the store, returning the session that worked. A rejected token is answered by one refresh, then one new login, then
     /// the error: no retry storm against a server that refuses the credentials.
     private func fetchPage(after cursor: FeedCursor?, session: Session) async throws -> Fetched {
         var session = session
@@ -244,7 +249,8 @@ public struct SyncEngine: Sendable {
         while true {
             do {
                 let current = session
-                return (try await withRetries { try await services.posts.page(after: cursor, session: current) }, session)
+                let page = try await withRetries { try await services.posts.page(after: cursor, session: current) }
+                return Fetched(prepared: services.store.prepare(page), session: session)
             } catch let error as ServiceError where error.code == .unauthorized && renewals < 2 {
                 renewals += 1
                 session = try await renew(session, logInAgain: renewals == 2)

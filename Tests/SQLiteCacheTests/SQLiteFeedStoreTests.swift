@@ -111,6 +111,14 @@ import Glibc
 
         #expect(result.inserted == 2 && result.updated == 1 && result.deleted == 1)
         #expect(try sqlite("SELECT id, text FROM posts") == "back|second")
+
+        // The same page encoded ahead of time by prepare(_:) is written the same way.
+        let prepared = store.prepare(page([.upsert(makePost("gone")), .delete("gone"), .delete("back"),
+                                           .upsert(makePost("back", text: "first")), .upsert(makePost("back", text: "second"))],
+                                          cursor: "1"))
+        let again = try await store.apply(prepared, videos: [], toFeed: "other")
+        #expect(again.inserted == 2 && again.updated == 1 && again.deleted == 1)
+        #expect(try sqlite("SELECT id, text FROM posts WHERE feed = 'other'") == "back|second")
     }
 
     @Test func emptyAndNonASCIITextRoundTripAcrossPages() async throws {
