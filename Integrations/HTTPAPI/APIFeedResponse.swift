@@ -104,12 +104,13 @@ extension FeedPage {
         }
         var changes: [FeedChange] = []
         var skipped: [SkippedItem] = []
+        var authors: [APIPost.Author: User] = [:]
         changes.reserveCapacity(dto.changes.count)
         for change in dto.changes {
             switch change.body {
             case .upsert(let post):
                 do {
-                    changes.append(.upsert(try Post(post)))
+                    changes.append(.upsert(try Post(post, authors: &authors)))
                 } catch let error as ServiceError {
                     skipped.append(SkippedItem(id: post.id.isEmpty ? nil : post.id, reason: error.reason))
                 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// A post as the HTTP API sends it (see API.md, "Post").
 struct APIPost {
-    struct Author {
+    struct Author: Hashable {
         var id: String
         var handle: String
         var display_name: String?
@@ -113,8 +113,11 @@ extension User {
 
 extension Post {
     /// Maps a wire post, refusing one the contract does not allow.
+    ///
+    /// - Parameter authors: authors already mapped on this page: a page names the same few
+    ///   authors many times, and mapping one parses its avatar URL.
     /// - Throws: ``ServiceError`` `.invalidItem` naming the field.
-    init(_ dto: APIPost) throws {
+    init(_ dto: APIPost, authors: inout [APIPost.Author: User]) throws {
         func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading post \(dto.id)", reason) }
         guard !dto.id.isEmpty else { throw ServiceError(.invalidItem, "reading a post", "the id is empty") }
         guard let created = RFC3339.date(from: dto.created_at) else {
@@ -130,7 +133,12 @@ extension Post {
         let videoIDs = dto.video_ids ?? []
         guard !videoIDs.contains(where: \.isEmpty) else { throw invalid("a video id is empty") }
         let author: User
-        do { author = try User(dto.author) } catch let error as ServiceError { throw invalid(error.reason) }
+        if let known = authors[dto.author] {
+            author = known
+        } else {
+            do { author = try User(dto.author) } catch let error as ServiceError { throw invalid(error.reason) }
+            authors[dto.author] = author
+        }
         self.init(id: PostID(dto.id), author: author, text: dto.text, createdAt: created, editedAt: edited,
                   replyTo: dto.reply_to.flatMap { $0.isEmpty ? nil : PostID($0) }, counts: counts,
                   videoIDs: videoIDs.map { VideoID($0) })

@@ -206,41 +206,50 @@ struct JSONReader {
         throw SyntaxError(offset: start, reason: "a string does not end")
     }
 
+    /// The slow path, for a string with escapes: plain runs are copied whole, and each escape
+    /// is decoded straight into UTF-8 (servers that escape all non-ASCII send many).
     private mutating func readEscapedString(from start: Int) throws -> String {
-        var utf8 = Array(UnsafeBufferPointer(rebasing: bytes[start..<offset]))
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(offset - start + 64)
+        var run = start
         while offset < bytes.count {
             let byte = bytes[offset]
-            offset += 1
-            switch byte {
-            case UInt8(ascii: "\""):
-                return String(decoding: utf8, as: UTF8.self)
-            case UInt8(ascii: "\\"):
-                guard offset < bytes.count else { break }
-                let escape = bytes[offset]
+            guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 else {
                 offset += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
-                case UInt8(ascii: "b"): utf8.append(0x08)
-                case UInt8(ascii: "f"): utf8.append(0x0C)
-                case UInt8(ascii: "n"): utf8.append(0x0A)
-                case UInt8(ascii: "r"): utf8.append(0x0D)
-                case UInt8(ascii: "t"): utf8.append(0x09)
-                case UInt8(ascii: "u"):
-                    var scalar = try readHex4()
-                    if (0xD800...0xDBFF).contains(scalar), offset + 1 < bytes.count,
-                       bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") {
-                        offset += 2
-                        let low = try readHex4()
-                        scalar = (0xDC00...0xDFFF).contains(low) ? 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD
-                    }
-                    utf8.append(contentsOf: String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8)
-                default:
-                    throw SyntaxError(offset: offset - 1, reason: "an unknown escape in a string")
-                }
-            default:
-                guard byte >= 0x20 else { throw SyntaxError(offset: offset - 1, reason: "a control character in a string") }
-                utf8.append(byte)
+                continue
             }
+            utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<offset]))
+            guard byte != UInt8(ascii: "\"") else {
+                offset += 1
+                return String(decoding: utf8, as: UTF8.self)
+            }
+            guard byte == UInt8(ascii: "\\") else { throw SyntaxError(offset: offset, reason: "a control character in a string") }
+            offset += 1
+            guard offset < bytes.count else { break }
+            let escape = bytes[offset]
+            offset += 1
+            switch escape {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "t"): utf8.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try readHex4()
+                if (0xD800...0xDBFF).contains(scalar), offset + 1 < bytes.count,
+                   bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") {
+                    offset += 2
+                    let low = try readHex4()
+                    scalar = (0xDC00...0xDFFF).contains(low) ? 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD
+                }
+                // A lone surrogate is not a scalar: it reads as U+FFFD.
+                let valid = Unicode.Scalar(scalar) ?? "\u{FFFD}"
+                utf8.append(contentsOf: UTF8.encode(valid)!)
+            default:
+                throw SyntaxError(offset: offset - 1, reason: "an unknown escape in a string")
+            }
+            run = offset
         }
         throw SyntaxError(offset: start, reason: "a string does not end")
     }

@@ -297,6 +297,27 @@ let session = Session(accessToken: Secret("tok-1"))
         #expect(try read(#""\ud800x""#) { try $0.string("s") } == "\u{FFFD}x", "a lone surrogate becomes U+FFFD")
     }
 
+    @Test func randomStringsRoundTripWhetherEscapedMinimallyOrAsASCII() throws {
+        var random = FuzzRandom(state: 7)
+        let alphabet: [Unicode.Scalar] = ["a", "Z", " ", "\"", "\\", "/", "\n", "\t", "\u{01}", "\u{1F}", "é", "ü", "東", "\u{FFFD}", "😀", "🚀"]
+        for _ in 0..<500 {
+            let length = Int(random.next() % 40)
+            var text = String.UnicodeScalarView()
+            for _ in 0..<length { text.append(alphabet[Int(random.next() % UInt64(alphabet.count))]) }
+            let original = String(text)
+            // JSONSerialization escapes only what it must; the ASCII form escapes everything else too.
+            let minimal = String(decoding: try JSONSerialization.data(withJSONObject: [original], options: [.fragmentsAllowed]), as: UTF8.self)
+            #expect(try read(minimal) { reader in try reader.optionalStrings("s") } == [original], "\(minimal)")
+            var ascii = "\""
+            for unit in original.utf16 {
+                if unit >= 0x20 && unit < 0x7F && unit != 0x22 && unit != 0x5C { ascii.unicodeScalars.append(Unicode.Scalar(unit)!) }
+                else { ascii += String(format: "\\u%04x", unit) }
+            }
+            ascii += "\""
+            #expect(try read(ascii) { try $0.string("s") } == original, "\(ascii)")
+        }
+    }
+
     @Test(arguments: [#""\x""#, "\"a\u{01}b\"", #""unterminated"#, #""\u12""#, "tru", "-", "1.", "1e", "[1,]", #"{"a" 1}"#])
     func brokenJSONIsASyntaxError(json: String) {
         #expect(throws: JSONReader.SyntaxError.self) { try read(json) { try $0.skipValue() } }
