@@ -39,6 +39,7 @@ TARGET_VS_BASELINE = 5.0                      # README.md, "Targets"
 TARGET_VS_CEILING = 0.5
 TARGET_RSS_RATIO = 1.2
 RSS_SCALE_POSTS = 1_000_000
+FLOOR = "sqlite floor (posts)"
 
 
 class Broken(Exception):
@@ -288,6 +289,40 @@ def baseline(server, page_size, scratch):
     return run
 
 
+def c_compiler():
+    """cc, or the clang that ships with the Swift toolchain; None when there is neither."""
+    for name in ("cc", "clang", "gcc"):
+        if shutil.which(name):
+            return shutil.which(name)
+    swift = shutil.which("swift")
+    clang = swift and Path(os.path.realpath(swift)).parent / "clang"
+    return str(clang) if clang and clang.exists() else None
+
+
+def build_floor(scratch):
+    compiler = c_compiler()
+    if compiler is None:
+        note("no C compiler: the sqlite floor is skipped")
+        return None
+    binary = scratch / "sqlite_floor"
+    cmd = [compiler, "-O2", "-o", str(binary), str(BENCH / "sqlite_floor.c"), "-lsqlite3"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise Broken(f"{' '.join(cmd)} failed\n{tail(done.stdout + done.stderr)}")
+    return binary
+
+
+def sqlite_floor(binary, source_db, page_size, scratch, expected):
+    """SQLite alone writing the rows feedsync wrote (see sqlite_floor.c); wall and CPU are its own
+    timing of the inserts, without start-up or reading the rows in."""
+    run = checked(measure([binary, source_db, scratch / "floor.sqlite", str(page_size)]), "sqlite_floor")
+    result = json.loads(run.stdout)
+    if result["rows"] != expected:
+        raise Broken(f"sqlite_floor wrote {result['rows']} rows, expected {expected}")
+    run.wall, run.cpu = result["wall"], result["cpu"]
+    return run,
+
+
 # ---------------------------------------------------------------------------------------------
 # The report
 
@@ -326,12 +361,15 @@ def report(args, meta, rows, idle, idle_rows, rss):
     print(head)
     print("-" * len(head))
     for name, run, measured in rows:
+        # measured: "process" (CPU and RSS of the whole client), "cpu" (CPU it timed itself) or None.
         cpu = f"{run.cpu:9.2f}{run.cpu / run.wall:9.0%} " if measured else f"{'-':>9}{'-':>10}"
-        rss_col = f"{run.rss_mib:6.1f} MiB" if measured else f"{'-':>10}"
-        print(f"{name:<24}{run.wall:9.2f}{cpu}{rss_col}{rate(n, run.wall):12,.0f}"
-              f"{run.stats['total_requests']:10,}{mib(run.stats['bytes_sent']):10.1f}{run.server_cpu:14.2f}")
+        rss_col = f"{run.rss_mib:6.1f} MiB" if measured == "process" else f"{'-':>10}"
+        wire = (f"{run.stats['total_requests']:10,}{mib(run.stats['bytes_sent']):10.1f}{run.server_cpu:14.2f}"
+                if run.stats else f"{'-':>10}{'-':>10}{'-':>14}")
+        print(f"{name:<24}{run.wall:9.2f}{cpu}{rss_col}{rate(n, run.wall):12,.0f}{wire}")
     print()
-    print("  wall: ceiling rows from the first request to the last byte; other rows spawn to exit.")
+    print("  wall: ceiling rows from the first request to the last byte; the sqlite floor from its first")
+    print("  insert to its last commit; other rows spawn to exit.")
     print("  CPU and peak RSS: the client process (os.wait4 rusage). server CPU s: the reference server's")
     print("  CPU over the same span. MiB recv: bytes the server wrote for /v1/ answers (headers included).")
     print()
@@ -350,6 +388,13 @@ def report(args, meta, rows, idle, idle_rows, rss):
         r = rate(n, fs.wall) / rate(n, by_name[name].wall)
         print(f"  feedsync / {name:<22}{r:8.1%}   target >= {TARGET_VS_CEILING:.0%}   "
               f"{verdict(r >= TARGET_VS_CEILING)}")
+    floor = by_name.get(FLOOR)
+    if floor:
+        r = rate(n, fs.wall) / rate(n, floor.wall)
+        print(f"  feedsync / {FLOOR:<22}{r:8.1%}   (no target: SQLite alone, same rows and schema)")
+        budget = n / (TARGET_VS_CEILING * rate(n, by_name["ceiling (raw)"].wall))
+        print(f"  {TARGET_VS_CEILING:.0%} of the raw ceiling allows {budget:.2f} s for the whole sync; "
+              f"SQLite's inserts alone took {floor.wall:.2f} s")
     print()
     print("feedsync cold sync said: " + (fs.stdout.strip() or "(nothing)"))
     print()
@@ -427,15 +472,22 @@ def main():
 
         cold, config, db = best_of(args.repeat, lambda: cold_sync(binary, server, args.page_size, scratch, "cold"))
 
+        floor_binary = build_floor(scratch)
+        if floor_binary:
+            note("sqlite floor …")
+            floor, = best_of(args.repeat, lambda: sqlite_floor(floor_binary, db, args.page_size, scratch, args.posts))
+
         note("idle poll …")
         idle = feedsync_pull(binary, config, server)
         idle_rows = last_rows_written(db)
 
-        rows = [("ceiling (raw)", raw, False), ("ceiling (json.loads)", parsed, False),
-                ("feedsync cold sync", cold, True)]
+        rows = [("ceiling (raw)", raw, None), ("ceiling (json.loads)", parsed, None),
+                ("feedsync cold sync", cold, "process")]
+        if floor_binary:
+            rows.append((FLOOR, floor, "cpu"))
         if not args.skip_baseline:
             base, = best_of(args.repeat, lambda: (baseline(server, args.page_size, scratch),))
-            rows.append(("python baseline", base, True))
+            rows.append(("python baseline", base, "process"))
 
         rss = None
         if args.rss_scale:

@@ -1,0 +1,107 @@
+/*
+ * sqlite_floor: how long SQLite alone takes to store the posts feedsync stored.
+ *
+ *     sqlite_floor SOURCE_DB TARGET_DB PAGE_SIZE
+ *
+ * Reads every row of `posts` from SOURCE_DB (a database feedsync just filled) into memory,
+ * creates TARGET_DB with the same `posts` table and indexes and the pragmas feedsync uses
+ * (WAL, synchronous NORMAL), then times inserting the rows in the order feedsync did, one
+ * transaction of PAGE_SIZE rows at a time, through one prepared statement.
+ *
+ * No network, no JSON, no authors or videos: only what any client must at least spend in
+ * SQLite to write the same rows into the same schema. Prints one JSON object on stdout:
+ * {"rows": N, "wall": seconds, "cpu": seconds}. Exit status 1 on any SQLite error.
+ * Built and run by bench.py; see Benchmarks/README.md.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double seconds(clockid_t clock) {
+    struct timespec t;
+    clock_gettime(clock, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void check(int code, sqlite3 *db, const char *what) {
+    if (code != SQLITE_OK && code != SQLITE_DONE && code != SQLITE_ROW) {
+        fprintf(stderr, "sqlite_floor: %s: %s\n", what, sqlite3_errmsg(db));
+        exit(1);
+    }
+}
+
+static void exec(sqlite3 *db, const char *sql) { check(sqlite3_exec(db, sql, 0, 0, 0), db, sql); }
+
+int main(int argc, char **argv) {
+    if (argc != 4 || atoi(argv[3]) <= 0) {
+        fprintf(stderr, "usage: sqlite_floor SOURCE_DB TARGET_DB PAGE_SIZE\n");
+        return 64;
+    }
+    const char *source_path = argv[1], *target_path = argv[2];
+    int page_size = atoi(argv[3]);
+
+    sqlite3 *source;
+    check(sqlite3_open_v2(source_path, &source, SQLITE_OPEN_READONLY, 0), source, "opening the source");
+
+    /* The rows, in the order feedsync inserted them, each value copied out. */
+    sqlite3_stmt *read;
+    check(sqlite3_prepare_v2(source, "SELECT * FROM posts ORDER BY created_at, id", -1, &read, 0), source, "reading posts");
+    int columns = sqlite3_column_count(read);
+    size_t rows = 0, capacity = 1024;
+    sqlite3_value **values = malloc(capacity * columns * sizeof *values);
+    int code;
+    while ((code = sqlite3_step(read)) == SQLITE_ROW) {
+        if (rows == capacity) values = realloc(values, (capacity *= 2) * columns * sizeof *values);
+        for (int c = 0; c < columns; c++) values[rows * columns + c] = sqlite3_value_dup(sqlite3_column_value(read, c));
+        rows++;
+    }
+    check(code, source, "reading posts");
+    sqlite3_finalize(read);
+
+    /* The same table, indexes and column order. */
+    unlink(target_path);
+    char side[4096];
+    snprintf(side, sizeof side, "%s-wal", target_path); unlink(side);
+    snprintf(side, sizeof side, "%s-shm", target_path); unlink(side);
+    sqlite3 *target;
+    check(sqlite3_open_v2(target_path, &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, 0),
+          target, "creating the target");
+    exec(target, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+    sqlite3_stmt *schema;
+    check(sqlite3_prepare_v2(source, "SELECT sql FROM sqlite_master WHERE tbl_name = 'posts' AND sql IS NOT NULL "
+                                     "ORDER BY type = 'index'", -1, &schema, 0), source, "reading the schema");
+    while ((code = sqlite3_step(schema)) == SQLITE_ROW) exec(target, (const char *)sqlite3_column_text(schema, 0));
+    check(code, source, "reading the schema");
+    sqlite3_finalize(schema);
+
+    char sql[1024] = "INSERT INTO posts VALUES (?";
+    for (int c = 1; c < columns; c++) strcat(sql, ", ?");
+    strcat(sql, ") ON CONFLICT DO NOTHING");
+    sqlite3_stmt *insert;
+    check(sqlite3_prepare_v3(target, sql, -1, SQLITE_PREPARE_PERSISTENT, &insert, 0), target, sql);
+
+    double wall = seconds(CLOCK_MONOTONIC), cpu = seconds(CLOCK_PROCESS_CPUTIME_ID);
+    for (size_t start = 0; start < rows; start += page_size) {
+        exec(target, "BEGIN IMMEDIATE");
+        for (size_t row = start; row < rows && row < start + page_size; row++) {
+            for (int c = 0; c < columns; c++)
+                check(sqlite3_bind_value(insert, c + 1, values[row * columns + c]), target, "binding");
+            check(sqlite3_step(insert), target, "inserting");
+            sqlite3_reset(insert);
+        }
+        exec(target, "COMMIT");
+    }
+    wall = seconds(CLOCK_MONOTONIC) - wall;
+    cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu;
+
+    sqlite3_finalize(insert);
+    check(sqlite3_close(target), target, "closing the target");
+    printf("{\"rows\": %zu, \"wall\": %.4f, \"cpu\": %.4f}\n", rows, wall, cpu);
+    for (size_t i = 0; i < rows * columns; i++) sqlite3_value_free(values[i]);
+    free(values);
+    sqlite3_close(source);
+    return 0;
+}
