@@ -22,13 +22,14 @@ struct PageRows {
     private(set) var steps: [Step] = []
     /// Where each distinct author's row starts.
     private(set) var users: [Int] = []
-    /// Where each referenced video id is.
+    /// Where each distinct referenced video id is.
     private(set) var videoIDs: [Int] = []
 
     init(_ changes: [FeedChange]) {
         buffer = RowBuffer(reservingValues: changes.count * (Self.postWidth + 2), bytes: changes.count * 512)
         steps.reserveCapacity(changes.count)
         var seenUsers = Set<UserID>()
+        var seenVideos = Set<VideoID>()
         for change in changes {
             switch change {
             case .upsert(let post):
@@ -36,7 +37,7 @@ struct PageRows {
                 appendPost(post)
                 if seenUsers.insert(post.author.id).inserted { appendUser(post.author) }
                 if let booster = post.repost?.by, seenUsers.insert(booster.id).inserted { appendUser(booster) }
-                for id in post.videoIDs {
+                for id in post.videoIDs where seenVideos.insert(id).inserted {
                     videoIDs.append(buffer.end)
                     buffer.append(id.rawValue)
                 }

@@ -55,7 +55,17 @@ final class SQLiteDatabase {
 
     /// Runs `body` in one write transaction; any error rolls all of it back.
     func withTransaction<T>(_ body: () throws -> T) throws -> T {
-        try statement("BEGIN IMMEDIATE").run()
+        try transaction("BEGIN IMMEDIATE", body)
+    }
+
+    /// Runs `body`'s reads in one transaction: one snapshot, and one WAL read lock rather than
+    /// one per statement.
+    func withReadTransaction<T>(_ body: () throws -> T) throws -> T {
+        try transaction("BEGIN DEFERRED", body)
+    }
+
+    private func transaction<T>(_ begin: String, _ body: () throws -> T) throws -> T {
+        try statement(begin).run()
         do {
             let result = try body()
             try statement("COMMIT").run()

@@ -82,6 +82,9 @@ final class SQLiteStatement {
         while try step() {}
     }
 
+    /// Rewinds the statement, keeping its bindings.
+    func reset() { sqlite3_reset(handle) }
+
     /// Unbinds every parameter, so no binding points at memory about to be released.
     func clearBindings() {
         sqlite3_reset(handle)
