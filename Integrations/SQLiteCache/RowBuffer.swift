@@ -8,7 +8,6 @@ struct RowBuffer {
     enum Value {
         case text(offset: Int, count: Int)
         case integer(Int64)
-        case real(Double)
         case null
     }
 
@@ -35,10 +34,6 @@ struct RowBuffer {
 
     mutating func append(_ integer: Int64?) {
         values.append(integer.map(Value.integer) ?? .null)
-    }
-
-    mutating func append(_ real: Double?) {
-        values.append(real.map(Value.real) ?? .null)
     }
 
     /// Runs `body` with the buffer's memory fixed in place, so statements may bind text

@@ -145,8 +145,9 @@ public actor SQLiteFeedStore: FeedStore {
         }
     }
 
-    /// Writes a page's rows in the page's order: authors, then each post (inserted, or
-    /// rewritten only when a column differs) with its video placeholders, or its deletion.
+    /// Writes a page's rows: its authors, then its upserts and deletions in the page's order
+    /// (a post is inserted, or rewritten only when a column differs), then a placeholder for
+    /// each video id it refers to.
     private func write(_ rows: PageRows, pinned: PinnedRows, with statements: PageStatements,
                        in db: SQLiteDatabase) throws -> PageWriteResult {
         var result = PageWriteResult()

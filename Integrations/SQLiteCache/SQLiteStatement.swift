@@ -61,7 +61,6 @@ final class SQLiteStatement {
             let code: Int32
             switch value {
             case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
-            case .real(let double): code = sqlite3_bind_double(handle, index, double)
             case .null: code = sqlite3_bind_null(handle, index)
             case .text(_, count: 0): code = sqlite3_bind_text(handle, index, "", 0, transient)
             case .text(let offset, let count):
@@ -106,8 +105,7 @@ final class SQLiteStatement {
     /// Runs a statement that returns no rows, with `values` bound.
     func run(_ values: [SQLiteValue] = []) throws {
         try bind(values)
-        while try step() {}
-        sqlite3_reset(handle)
+        try execute()
     }
 
     /// Runs a query and maps each row.
