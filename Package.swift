@@ -20,12 +20,14 @@ let package = Package(
         ),
         .target(name: "Core", path: "Sources/Core"),
         .target(name: "Sync", dependencies: ["Core"], path: "Sources/Sync"),
+        // Plumbing shared by the HTTP integrations: transport, pacing, Link and date parsing, the JSON reader.
+        .target(name: "IntegrationKit", dependencies: ["Core"], path: "Sources/IntegrationKit"),
 
-        .target(name: "HTTPAPI", dependencies: ["Core"], path: "Integrations/HTTPAPI",
+        .target(name: "HTTPAPI", dependencies: ["Core", "IntegrationKit"], path: "Integrations/HTTPAPI",
                 exclude: ["API.md"]),
         .target(name: "SQLiteCache", dependencies: ["Core", "CSQLite"], path: "Integrations/SQLiteCache"),
         .target(name: "MockVideoHost", dependencies: ["Core"], path: "Integrations/MockVideoHost"),
-        .target(name: "Mastodon", dependencies: ["Core"], path: "Integrations/Mastodon"),
+        .target(name: "Mastodon", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Mastodon"),
 
         .target(name: "App",
                 dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "MockVideoHost", "Mastodon"],
@@ -36,10 +38,11 @@ let package = Package(
 
         .testTarget(name: "CoreTests", dependencies: ["Core"], path: "Tests/CoreTests"),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "Core"], path: "Tests/SyncTests"),
-        .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "Core"], path: "Tests/HTTPAPITests"),
+        .testTarget(name: "IntegrationKitTests", dependencies: ["IntegrationKit", "Core"], path: "Tests/IntegrationKitTests"),
+        .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "IntegrationKit", "Core"], path: "Tests/HTTPAPITests"),
         .testTarget(name: "SQLiteCacheTests", dependencies: ["SQLiteCache", "Core"], path: "Tests/SQLiteCacheTests"),
         .testTarget(name: "MockVideoHostTests", dependencies: ["MockVideoHost", "Core"], path: "Tests/MockVideoHostTests"),
-        .testTarget(name: "MastodonTests", dependencies: ["Mastodon", "Core"], path: "Tests/MastodonTests"),
+        .testTarget(name: "MastodonTests", dependencies: ["Mastodon", "IntegrationKit", "Core"], path: "Tests/MastodonTests"),
         .testTarget(name: "AppTests", dependencies: ["App", "Core"], path: "Tests/AppTests"),
         .testTarget(name: "ReliabilityTests", dependencies: ["Sync", "SQLiteCache", "Core"], path: "Tests/ReliabilityTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["Core"], path: "Tests/EndToEndTests"),

@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import IntegrationKit
 
 /// A page of `GET /v1/feed` (see API.md, "The feed").
 struct APIFeedResponse {

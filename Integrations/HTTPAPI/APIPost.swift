@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import IntegrationKit
 
 /// A post as the HTTP API sends it (see API.md, "Post").
 struct APIPost {

@@ -1,11 +1,12 @@
 import Core
 import Foundation
+import IntegrationKit
 
 /// Replays responses recorded by `server.py --dump`, so the HTTP API client runs offline.
 ///
 /// The folder holds `index.json` — `{"responses": [{"request": "GET /v1/feed?limit=50",
 /// "status": 200, "headers": {…}, "body": "feed-001.json"}]}` — and the body files. A request
-/// matches on method and target (query sorted by name); request bodies are not checked, so
+/// matches on method and target (path and query; the client sorts the query by name); request bodies are not checked, so
 /// any credentials log in. A request carrying `If-None-Match` equal to the recorded `ETag`
 /// gets `304`, as from the live server. An unrecorded request gets `404`.
 struct FixtureTransport: HTTPTransport {

@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import IntegrationKit
 
 /// Logs in to the HTTP API with a username and password, and refreshes its tokens.
 struct HTTPAPIAuthenticationService: AuthenticationService {
@@ -10,7 +11,7 @@ struct HTTPAPIAuthenticationService: AuthenticationService {
 
     func logIn() async throws -> Session {
         let body = client.encode(APILoginRequest(username: username, password: password.revealed))
-        return try await tokens(HTTPRequest(method: "POST", path: "/v1/auth/login", headers: Self.json, body: body),
+        return try await tokens(client.request("POST", "/v1/auth/login", headers: Self.json, body: body),
                                 "logging in as \(username) to")
     }
 
@@ -19,7 +20,7 @@ struct HTTPAPIAuthenticationService: AuthenticationService {
             throw ServiceError(.unauthorized, "refreshing the session with \(client.server)", "the session has no refresh token")
         }
         let body = client.encode(APIRefreshRequest(refresh_token: refreshToken.revealed))
-        return try await tokens(HTTPRequest(method: "POST", path: "/v1/auth/refresh", headers: Self.json, body: body),
+        return try await tokens(client.request("POST", "/v1/auth/refresh", headers: Self.json, body: body),
                                 "refreshing the session with")
     }
 

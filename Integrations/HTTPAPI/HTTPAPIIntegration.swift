@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import IntegrationKit
 
 /// The `"httpapi"` posts integration: the custom HTTP API of API.md.
 ///
@@ -12,15 +13,15 @@ public enum HTTPAPIIntegration: PostsIntegration {
         let baseURL = try config.serverURL("baseURL", allowInsecureHTTP: config.bool("allowInsecureHTTP") ?? false,
                                            insecureHint: "use https, or set \"allowInsecureHTTP\": true if you accept sending credentials unencrypted")
         let fixture = try config.path("fixture")
+        let limits = try HTTPLimits(config)
         let transport: any HTTPTransport
         let server: String
-        var host = "fixture"
+        var base = URL(string: "http://fixture.invalid")!
         switch (baseURL, fixture) {
         case (let url?, nil):
-            let timeout = try config.int("timeoutSeconds", in: 1...600) ?? 30
-            transport = URLSessionTransport(baseURL: url, timeout: TimeInterval(timeout))
+            transport = URLSessionTransport(limits: limits)
             server = url.absoluteString
-            host = "\(url.host ?? "")" + (url.port.map { ":\($0)" } ?? "")
+            base = url
         case (nil, let directory?):
             do {
                 transport = try FixtureTransport(directory: directory)
@@ -36,13 +37,15 @@ public enum HTTPAPIIntegration: PostsIntegration {
         let username = try config.require(config.nonEmptyString("username"), "username")
         let password = try config.secret("password")
         let pageSize = try config.int("pageSize", in: 1...1000) ?? 100
-        try config.finish(alsoKnown: ["integration", "timeoutSeconds"])
+        try config.finish(alsoKnown: ["integration"])
 
-        let client = HTTPAPIClient(transport: transport, server: server, host: host, requests: context.requests, gate: context.hosts)
+        let client = HTTPAPIClient(transport: transport, baseURL: base, server: server, requests: context.requests, gate: context.hosts,
+                                   pacer: RateLimitPacer(notice: context.notice))
         return FeedBackend(
             posts: HTTPAPIPostService(client: client, pageSize: pageSize),
             authentication: HTTPAPIAuthenticationService(client: client, username: username, password: password, now: { Date() }),
-            lifecycle: HTTPAPIManager(transport: transport, server: server))
+            lifecycle: HTTPAPIManager(transport: transport, server: server),
+            identity: "httpapi \(server) user \(username)")
     }
 
 }

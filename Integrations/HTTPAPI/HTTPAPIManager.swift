@@ -1,4 +1,5 @@
 import Core
+import IntegrationKit
 
 /// Releases the HTTP API's connections at teardown. Setup needs nothing: the first request
 /// opens a connection.

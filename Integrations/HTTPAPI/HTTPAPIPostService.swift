@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import IntegrationKit
 
 /// Reads the feed of the HTTP API page by page, conditionally: a poll with nothing new costs
 /// one `304`.
@@ -8,14 +9,14 @@ struct HTTPAPIPostService: PostService {
     let pageSize: Int
 
     func page(after cursor: FeedCursor?, session: Session) async throws -> FeedPage {
-        var request = HTTPRequest(method: "GET", path: "/v1/feed", query: [("limit", String(pageSize))],
-                                  headers: ["Authorization": "Bearer \(session.accessToken.revealed)",
-                                            "Accept": "application/json"])
+        var query = [("limit", String(pageSize))]
+        var headers = ["Authorization": "Bearer \(session.accessToken.revealed)", "Accept": "application/json"]
         if let cursor {
-            request.query.append(("cursor", cursor.position))
-            if let validator = cursor.validator { request.headers["If-None-Match"] = validator }
+            query.append(("cursor", cursor.position))
+            if let validator = cursor.validator { headers["If-None-Match"] = validator }
         }
-        let operation = "fetching the feed page after \(cursor.map { "cursor \($0.position)" } ?? "the start") from"
+        let request = client.request("GET", "/v1/feed", query: query, headers: headers)
+        let operation = "fetching the feed page after \(cursor.map { "cursor \(Terminal.safe($0.position, limit: 100))" } ?? "the start") from"
         let response = try await client.send(request, operation)
         if response.status == 304 {
             guard let cursor else {

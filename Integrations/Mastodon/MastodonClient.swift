@@ -1,12 +1,10 @@
 import Core
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import IntegrationKit
 
 /// Sends authorised GETs to one Mastodon server, paces them by its rate-limit headers, and
 /// translates failures into Core's error vocabulary.
-final class MastodonClient: Sendable {
+struct MastodonClient: Sendable {
     /// What came back: the decoded body's bytes and the pagination links.
     struct Response: Sendable {
         var body: Data
@@ -15,26 +13,25 @@ final class MastodonClient: Sendable {
     }
 
     let server: URL
+    let origin: Origin
     private let token: Secret
-    private let session: URLSession
+    private let transport: any HTTPTransport
     private let requests: RequestCounter
     private let gate: HostGate
-    private let pacer = MastodonPacer()
+    private let pacer: RateLimitPacer
 
-    init(server: URL, token: Secret, timeout: TimeInterval, requests: RequestCounter, gate: HostGate) {
+    init(server: URL, token: Secret, transport: any HTTPTransport, requests: RequestCounter, gate: HostGate, pacer: RateLimitPacer) {
         self.server = server
+        // The config only accepts http(s) URLs with a host, so this cannot fail.
+        self.origin = Origin(server)!
         self.token = token
+        self.transport = transport
         self.requests = requests
         self.gate = gate
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.httpCookieAcceptPolicy = .never
-        session = URLSession(configuration: configuration)
+        self.pacer = pacer
     }
 
-    func close() { session.finishTasksAndInvalidate() }
+    func close() async { await transport.close() }
 
     /// The URL of an API path on this server.
     func url(_ path: String, query: [URLQueryItem] = []) -> URL {
@@ -44,113 +41,52 @@ final class MastodonClient: Sendable {
         return components.url!
     }
 
-    /// GETs `url`, which must be on this server (a `Link` pointing elsewhere would get the token).
+    /// GETs `url`, which must be on this server: a `Link` pointing elsewhere would get the token.
     ///
     /// - Throws: ``ServiceError``: `.unauthorized` (401/403), `.rateLimited` (429, until the
-    ///   reset), `.invalidRequest` (404/422: a wrong list, account or tag), `.unavailable`.
+    ///   reset), `.invalidRequest` (404/410/422: a wrong list, account or tag), `.unavailable`,
+    ///   `.contractViolation` (a link or redirect to another origin, a malformed `Link`).
     func get(_ url: URL, _ operation: String) async throws -> Response {
-        let operation = "\(operation) \(server.host ?? "")"
-        guard url.scheme == server.scheme, url.host == server.host, url.port == server.port else {
-            throw ServiceError(.invalidResponse, operation, "a pagination link points to another server (\(url.host ?? "?"))")
+        let operation = "\(operation) \(origin.host)"
+        guard Origin(url) == origin else {
+            throw ServiceError(.contractViolation, operation, "a pagination link points to \(Origin(url)?.description ?? "a URL that is not http(s)"), "
+                               + "not to \(origin); the token is sent only to the configured server")
         }
-        try await pacer.waitForQuota(operation)
-        var request = URLRequest(url: url)
-        request.setValue("Bearer \(token.revealed)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let host = "\(server.host ?? ""):\(server.port ?? 0)"
-        let prepared = request
-        let (data, http): (Data, HTTPURLResponse)
+        let request = HTTPRequest(url: url, headers: ["Authorization": "Bearer \(token.revealed)", "Accept": "application/json"])
+        let response: HTTPResponse
         do {
-            (data, http) = try await gate.withPermit(for: host) { [session, requests] in
+            // Under the host's permit, so requests in flight together see each other's quota.
+            response = try await gate.withPermit(for: origin.gateKey) { [pacer, requests, transport] in
+                try await pacer.waitForQuota(operation)
                 requests.add()
-                let (data, response) = try await session.data(for: prepared)
-                guard let http = response as? HTTPURLResponse else {
-                    throw ServiceError(.invalidResponse, operation, "the answer is not HTTP")
-                }
-                return (data, http)
+                let response = try await transport.send(request)
+                await pacer.record(response)
+                return response
             }
         } catch let error as ServiceError {
-            throw error
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch let error as URLError where error.code == .cancelled {
-            throw CancellationError()
-        } catch {
-            throw ServiceError(.unavailable, operation, "the request failed (\(error.localizedDescription))")
+            throw ServiceError(error.code, operation, error.reason)
         }
-        let headers = Dictionary(http.allHeaderFields.compactMap { key, value in
-            (key as? String).map { ($0.lowercased(), "\(value)") }
-        }, uniquingKeysWith: { first, _ in first })
-        await pacer.record(limit: headers["x-ratelimit-limit"], remaining: headers["x-ratelimit-remaining"],
-                           reset: headers["x-ratelimit-reset"])
-        let message = (try? JSONDecoder().decode(MastodonError.self, from: data)).map { ": \($0.error.prefix(200))" } ?? ""
-        switch http.statusCode {
-        case 200..<300:
-            let links = LinkHeader.parse(headers["link"] ?? "")
-            return Response(body: data, next: links["next"], previous: links["prev"])
-        case 401, 403:
-            throw ServiceError(.unauthorized, operation, "the server rejected the access token (\(http.statusCode)\(message)); "
-                               + "create a new one in the account's Development settings")
-        case 429:
-            let until = headers["x-ratelimit-reset"].flatMap(RFC3339Date.parse) ?? Date().addingTimeInterval(60)
-            throw ServiceError(.rateLimited(until: until), operation, "the server answered 429\(message)")
-        case 404, 410, 422:
-            throw ServiceError(.invalidRequest, operation, "the server answered \(http.statusCode)\(message); check the timeline in the config")
-        default:
-            throw ServiceError(.unavailable, operation, "the server answered \(http.statusCode)\(message)")
-        }
-    }
-}
-
-/// Paces requests by `X-RateLimit-*`: it waits for the reset once the quota is spent, and
-/// spreads the last tenth of the quota over the time left, so a sync slows down before it
-/// runs out rather than drawing 429s.
-actor MastodonPacer {
-    private var limit: Int?
-    private var remaining: Int?
-    private var resetAt: Date?
-    /// The longest it waits; past that the request fails as rate limited.
-    let maxWait: TimeInterval = 120
-
-    func waitForQuota(_ operation: String) async throws {
-        guard let remaining, let limit, let resetAt else { return }
-        let untilReset = resetAt.timeIntervalSinceNow
-        guard untilReset > 0 else { return }
-        let wait: TimeInterval
-        if remaining <= 0 {
-            wait = untilReset
-        } else if remaining * 10 < limit {
-            wait = untilReset / Double(remaining + 1)
-        } else {
-            return
-        }
-        guard wait <= maxWait else {
-            throw ServiceError(.rateLimited(until: resetAt), operation, "the request quota is spent until \(resetAt.formatted(.iso8601))")
-        }
-        try await Task.sleep(for: .seconds(wait))
-    }
-
-    func record(limit: String?, remaining: String?, reset: String?) {
-        guard let remaining = remaining.flatMap({ Int($0) }), let limit = limit.flatMap({ Int($0) }) else { return }
-        self.limit = limit
-        self.remaining = remaining
-        self.resetAt = reset.flatMap(RFC3339Date.parse)
-    }
-}
-
-/// Parses an HTTP `Link` header: `<https://…?max_id=1>; rel="next", <…>; rel="prev"`.
-enum LinkHeader {
-    static func parse(_ header: String) -> [String: URL] {
-        var links: [String: URL] = [:]
-        for part in header.split(separator: ",") {
-            let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let target = pieces.first, target.hasPrefix("<"), target.hasSuffix(">"),
-                  let url = URL(string: String(target.dropFirst().dropLast())) else { continue }
-            for parameter in pieces.dropFirst() where parameter.lowercased().hasPrefix("rel=") {
-                let value = parameter.dropFirst(4).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-                for rel in value.split(separator: " ") { links[String(rel)] = url }
+        let message = (try? JSONDecoder().decode(MastodonError.self, from: response.body)).map { HTTPStatus.detail([$0.error]) } ?? ""
+        if let error = HTTPStatus.error(for: response, operation, detail: message) {
+            switch error.code {
+            case .unauthorized:
+                throw ServiceError(.unauthorized, operation, "the server rejected the access token (\(response.status)\(message)); "
+                                   + "create a new one in the account's Development settings")
+            case .rateLimited(let until):
+                // Mastodon often sends no Retry-After; a 429 without any reset waits a minute.
+                throw ServiceError(.rateLimited(until: until ?? Date().addingTimeInterval(60)), operation, error.reason)
+            case .invalidRequest:
+                throw ServiceError(.invalidRequest, operation, "\(error.reason); check the timeline in the config")
+            default:
+                throw error
             }
         }
-        return links
+        let links: [String: URL]
+        do {
+            links = try LinkHeader.parse(response.header("Link") ?? "", base: url)
+        } catch {
+            throw ServiceError(.contractViolation, operation, error.reason)
+        }
+        return Response(body: response.body, next: links["next"], previous: links["prev"])
     }
 }

@@ -1,12 +1,13 @@
 import Core
 import Foundation
+import IntegrationKit
 
 /// The `"mastodon"` integration: a timeline of a Mastodon-compatible server.
 ///
 ///     {"integration": "mastodon", "server": "https://example.social", "accessTokenEnv": "MASTODON_TOKEN",
 ///      "timeline": "home", "pageSize": 40, "maxPosts": 2000, "since": "2026-01-01"}
 ///
-/// It serves posts and, from the same statuses, their videos.
+/// It serves posts; their videos come with the statuses, on the same pages.
 public enum MastodonIntegration: PostsIntegration {
     public static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend {
         let server = try config.require(config.serverURL(
@@ -20,20 +21,20 @@ public enum MastodonIntegration: PostsIntegration {
         let maxPosts = try config.int("maxPosts", in: 1...10_000_000)
         var since: Date?
         if let text = try config.nonEmptyString("since") {
-            since = RFC3339Date.parse(text) ?? RFC3339Date.parse(text + "T00:00:00Z")
+            since = RFC3339.date(from: text) ?? RFC3339.date(from: text + "T00:00:00Z")
             guard since != nil else { throw config.error("since", "\"\(text)\" is not a date; write 2026-01-31 or 2026-01-31T12:00:00Z") }
         }
-        let timeout = try config.int("timeoutSeconds", in: 1...600) ?? 30
+        let limits = try HTTPLimits(config)
         try config.finish(alsoKnown: ["integration"])
 
-        let client = MastodonClient(server: server, token: token, timeout: TimeInterval(timeout), requests: context.requests, gate: context.hosts)
-        let media = MastodonMedia()
+        let client = MastodonClient(server: server, token: token, transport: URLSessionTransport(limits: limits),
+                                    requests: context.requests, gate: context.hosts, pacer: RateLimitPacer(notice: context.notice))
         return FeedBackend(
             posts: MastodonPostService(client: client, timeline: timeline, pageSize: pageSize, maxPosts: maxPosts, since: since,
-                                       media: media, accounts: AccountLookup(client: client)),
+                                       accounts: AccountLookup(client: client)),
             authentication: MastodonAuthenticationService(client: client, token: token),
-            videos: media,
-            lifecycle: MastodonManager(client: client))
+            lifecycle: MastodonManager(client: client),
+            identity: "mastodon \(server.absoluteString) timeline \(timelineText)")
     }
 
 }

@@ -8,5 +8,5 @@ struct MastodonManager: IntegrationLifecycle {
 
     func setUp() async throws {}
 
-    func tearDown() async { client.close() }
+    func tearDown() async { await client.close() }
 }

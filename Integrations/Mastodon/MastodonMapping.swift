@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import IntegrationKit
 
 extension User {
     /// Maps an account; `acct` (`ada` or `bob@example.social`) is the handle.
@@ -9,19 +10,45 @@ extension User {
         }
         let name = dto.display_name.flatMap { $0.isEmpty ? nil : $0 } ?? dto.username ?? dto.acct
         self.init(id: UserID(dto.id), handle: dto.acct, displayName: name,
-                  avatarURL: dto.avatar.flatMap(URL.init(string:)).flatMap { ["http", "https"].contains($0.scheme ?? "") ? $0 : nil })
+                  avatarURL: dto.avatar.flatMap(webURL))
     }
 }
 
+/// A URL a browser or player may open: absolute `http` or `https` only, so a status cannot
+/// slip `javascript:` or `file:` into the mirror.
+func webURL(_ text: String) -> URL? {
+    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+          url.host?.isEmpty == false else { return nil }
+    return url
+}
+
 extension Video {
-    /// Maps a `video` or `gifv` attachment; other types are not videos.
-    init?(_ dto: MastodonMediaAttachment) {
-        guard dto.type == "video" || dto.type == "gifv",
-              let stream = (dto.url ?? dto.remote_url).flatMap(URL.init(string:)), stream.scheme != nil else { return nil }
+    /// The longest a video may say it runs: a day. Anything longer, negative or not a number
+    /// is a server's error, not a video.
+    static let maxDuration: TimeInterval = 86_400
+
+    /// Maps a `video` or `gifv` attachment; `nil` for other types and for media without a
+    /// web URL to play.
+    ///
+    /// - Throws: ``ServiceError`` `.invalidItem` for a duration, frame size or rate out of range.
+    init?(_ dto: MastodonMediaAttachment) throws {
+        guard dto.type == "video" || dto.type == "gifv", let stream = (dto.url ?? dto.remote_url).flatMap(webURL) else { return nil }
+        func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading media \(dto.id)", "media \(dto.id): \(reason)") }
         let original = dto.meta?.original
-        self.init(id: VideoID(dto.id), title: dto.description ?? "", duration: original?.duration ?? 0, streamURL: stream,
-                  thumbnailURL: dto.preview_url.flatMap(URL.init(string:)), width: original?.width, height: original?.height,
-                  framesPerSecond: original?.frame_rate.flatMap(Self.frameRate))
+        let duration = original?.duration ?? 0
+        guard duration.isFinite, (0...Self.maxDuration).contains(duration) else { throw invalid("duration \(duration) is out of range") }
+        for (name, value) in [("width", original?.width), ("height", original?.height)] {
+            if let value, !(1...100_000).contains(value) { throw invalid("\(name) \(value) is out of range") }
+        }
+        var fps: Double?
+        if let text = original?.frame_rate {
+            guard let rate = Self.frameRate(text), rate.isFinite, rate > 0, rate <= 1_000 else {
+                throw invalid("frame_rate \"\(text)\" is not a frame rate")
+            }
+            fps = rate
+        }
+        self.init(id: VideoID(dto.id), title: dto.description ?? "", duration: duration, streamURL: stream,
+                  thumbnailURL: dto.preview_url.flatMap(webURL), width: original?.width, height: original?.height, framesPerSecond: fps)
     }
 
     /// `"30000/1001"` or `"30"` as frames per second.
@@ -36,11 +63,11 @@ extension Video {
 }
 
 extension Post.Attachment {
-    /// Maps an attachment that is not a video (`image`, `audio`, `unknown`).
+    /// Maps an attachment that is not a video (`image`, `audio`, `unknown`); `nil` for one
+    /// without a web URL.
     init?(_ dto: MastodonMediaAttachment) {
-        guard dto.type != "video", dto.type != "gifv",
-              let url = (dto.url ?? dto.remote_url).flatMap(URL.init(string:)), url.scheme != nil else { return nil }
-        self.init(kind: dto.type, url: url, previewURL: dto.preview_url.flatMap(URL.init(string:)), description: dto.description)
+        guard dto.type != "video", dto.type != "gifv", let url = (dto.url ?? dto.remote_url).flatMap(webURL) else { return nil }
+        self.init(kind: dto.type, url: url, previewURL: dto.preview_url.flatMap(webURL), description: dto.description)
     }
 }
 
@@ -52,7 +79,7 @@ extension Post {
     init(_ dto: MastodonStatus) throws {
         func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading status \(dto.id)", reason) }
         guard !dto.id.isEmpty else { throw ServiceError(.invalidItem, "reading a status", "the id is empty") }
-        guard let shared = RFC3339Date.parse(dto.created_at) else { throw invalid("created_at \"\(dto.created_at)\" is not an ISO 8601 time") }
+        guard let shared = RFC3339.date(from: dto.created_at) else { throw invalid("created_at \"\(dto.created_at)\" is not an ISO 8601 time") }
         let original = dto.reblog?.value ?? dto
         let booster: User?
         do { booster = dto.reblog == nil ? nil : try User(dto.account) } catch let error as ServiceError { throw invalid(error.reason) }
@@ -60,7 +87,7 @@ extension Post {
         do { author = try User(original.account) } catch let error as ServiceError { throw invalid(error.reason) }
         var edited: Date?
         if let text = original.edited_at {
-            guard let date = RFC3339Date.parse(text) else { throw invalid("edited_at \"\(text)\" is not an ISO 8601 time") }
+            guard let date = RFC3339.date(from: text) else { throw invalid("edited_at \"\(text)\" is not an ISO 8601 time") }
             edited = date
         }
         var visibility: Visibility?
@@ -69,12 +96,14 @@ extension Post {
             guard visibility != nil else { throw invalid("visibility \"\(text)\" is not one Mastodon documents") }
         }
         let media = original.media_attachments ?? []
+        let videos: [Video]
+        do { videos = try media.compactMap(Video.init) } catch let error as ServiceError { throw invalid(error.reason) }
         let html = original.content ?? ""
         self.init(id: PostID(dto.id), author: author, text: MastodonHTML.plainText(html), createdAt: shared, editedAt: edited,
                   replyTo: original.in_reply_to_id.map { PostID($0) },
                   counts: Counts(replies: max(0, original.replies_count ?? 0), reposts: max(0, original.reblogs_count ?? 0),
                                  likes: max(0, original.favourites_count ?? 0)),
-                  videoIDs: media.compactMap(Video.init).map(\.id), html: html,
+                  videoIDs: videos.map(\.id), html: html,
                   contentWarning: original.spoiler_text.flatMap { $0.isEmpty ? nil : $0 },
                   language: original.language, visibility: visibility,
                   repost: booster.map { Repost(by: $0, originalID: PostID(original.id)) },

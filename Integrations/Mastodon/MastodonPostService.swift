@@ -12,7 +12,6 @@ struct MastodonPostService: PostService {
     let pageSize: Int
     let maxPosts: Int?
     let since: Date?
-    let media: MastodonMedia
     let accounts: AccountLookup
 
     func page(after cursor: FeedCursor?, session: Session) async throws -> FeedPage {
@@ -36,17 +35,22 @@ struct MastodonPostService: PostService {
         } catch {
             throw ServiceError(.invalidResponse, "reading the timeline from \(client.server.host ?? "")", "the body is not a list of statuses")
         }
-        let statuses = items.compactMap(\.status)
         var posts: [Post] = []
         var skipped: [SkippedItem] = []
+        // The statuses carry their videos' metadata; the page hands it to the sync with them.
+        var videos: [VideoID: Video] = [:]
         for item in items {
             guard let status = item.status else {
                 skipped.append(SkippedItem(id: item.id, reason: item.reason ?? "it cannot be read"))
                 continue
             }
-            do { posts.append(try Post(status)) } catch let error as ServiceError { skipped.append(SkippedItem(id: status.id, reason: error.reason)) }
+            do {
+                posts.append(try Post(status))
+                for video in try (status.reblog?.value ?? status).media_attachments?.compactMap(Video.init) ?? [] { videos[video.id] = video }
+            } catch let error as ServiceError {
+                skipped.append(SkippedItem(id: status.id, reason: error.reason))
+            }
         }
-        await media.remember(statuses.flatMap { ($0.reblog?.value ?? $0).media_attachments ?? [] }.compactMap(Video.init))
 
         switch state {
         case nil, .backfill?:
@@ -64,22 +68,31 @@ struct MastodonPostService: PostService {
             fetched += kept.count
             let reachedBound = kept.count < posts.count || (maxPosts.map { fetched >= $0 } ?? false)
             let changes = kept.reversed().map(FeedChange.upsert)
+            let carried = Self.videos(of: kept, from: videos)
             if let next = response.next, !items.isEmpty, !reachedBound {
                 return FeedPage(changes: changes, skipped: skipped,
-                                nextCursor: MastodonCursor.backfill(fetched: fetched, forward: forward, next: next).feedCursor, hasMore: true)
+                                nextCursor: MastodonCursor.backfill(fetched: fetched, forward: forward, next: next).feedCursor, hasMore: true,
+                                videos: carried, nextRequest: next.absoluteString)
             }
             // A timeline is bounded (by maxPosts, since, or the server's own cut-off) and forgets
             // deleted statuses, so a status not seen is not known to be deleted.
             return FeedPage(changes: changes, skipped: skipped, nextCursor: MastodonCursor.forward(forward ?? url).feedCursor,
-                            hasMore: false, missingMeansDeleted: false)
+                            hasMore: false, missingMeansDeleted: false, videos: carried)
         case .forward(let forward)?:
             guard !items.isEmpty, let previous = response.previous else {
                 return FeedPage(changes: [], skipped: skipped, nextCursor: MastodonCursor.forward(forward).feedCursor, hasMore: false)
             }
             // A short page means the top of the timeline has been reached.
             return FeedPage(changes: posts.reversed().map(FeedChange.upsert), skipped: skipped,
-                            nextCursor: MastodonCursor.forward(previous).feedCursor, hasMore: items.count >= pageSize)
+                            nextCursor: MastodonCursor.forward(previous).feedCursor, hasMore: items.count >= pageSize,
+                            videos: Self.videos(of: posts, from: videos))
         }
+    }
+
+    /// The videos of `posts`, in order of first mention.
+    private static func videos(of posts: [Post], from known: [VideoID: Video]) -> [Video] {
+        var seen = Set<VideoID>()
+        return posts.flatMap(\.videoIDs).filter { seen.insert($0).inserted }.compactMap { known[$0] }
     }
 
     /// A forward link that pages by `min_id`. Some servers (Mastodon's bookmarks and favourites)
@@ -121,7 +134,9 @@ struct LossyStatus: Decodable {
             if case DecodingError.keyNotFound(let key, _) = error {
                 reason = "\(key.stringValue) is missing"
             } else if case DecodingError.typeMismatch(_, let context) = error {
-                reason = "\(context.codingPath.map(\.stringValue).filter { Int($0) == nil }.joined(separator: ".")) has the wrong type"
+                // Array positions ("Index 2") say nothing to a reader; the field names do.
+                let path = context.codingPath.filter { $0.intValue == nil }.map(\.stringValue).joined(separator: ".")
+                reason = "\(path.isEmpty ? "the status" : path) has the wrong type"
             } else {
                 reason = "it cannot be read"
             }

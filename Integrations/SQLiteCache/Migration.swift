@@ -1,7 +1,9 @@
 /// A named schema change, applied once and recorded in `schema_migrations`.
-struct Migration {
+struct Migration: Sendable {
     let name: String
     let sql: String
+    /// Work the SQL cannot do, run first in the migration's transaction.
+    var prepare: (@Sendable (SQLiteDatabase, SessionFile) throws -> Void)? = nil
 
     /// Every migration in order. Append new ones; never edit one that has shipped.
     static let all: [Migration] = [
@@ -100,20 +102,62 @@ struct Migration {
             ALTER TABLE videos ADD COLUMN height INTEGER;
             ALTER TABLE videos ADD COLUMN fps REAL;
             """),
+
+        Migration(name: "005_backend_identity_private_sessions", sql: """
+            ALTER TABLE feeds ADD COLUMN backend TEXT;
+            DROP TABLE sessions;
+            """, prepare: moveSessionsOut),
     ]
 
-    /// Applies every migration not yet recorded, each in its own transaction.
-    static func migrate(_ database: SQLiteDatabase, now: Int64) throws {
-        try database.execute("""
-            CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)
-            """)
+    /// Moves the tokens of the `sessions` table into the private sessions file, before the
+    /// table is dropped (with `secure_delete` on, so no token stays in a free page).
+    private static func moveSessionsOut(_ database: SQLiteDatabase, to file: SessionFile) throws {
+        let rows = try database.statement("SELECT feed, access_token, refresh_token, expires_at FROM sessions").query { row in
+            (row.string(0) ?? "", SessionFile.Entry(backend: "", accessToken: row.string(1) ?? "", refreshToken: row.string(2),
+                                                    expiresAt: row.optionalInt64(3)))
+        }
+        guard !rows.isEmpty else { return }
+        var entries = try file.read()
+        for (feed, entry) in rows where entries[feed] == nil { entries[feed] = entry }
+        try file.write(entries)
+    }
+
+    /// The migrations not yet recorded, by name.
+    static func pending(in database: SQLiteDatabase) throws -> [Migration] {
+        let exists = try database.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").query { _ in true }
+        guard !exists.isEmpty else { return all }
         let applied = Set(try database.statement("SELECT name FROM schema_migrations").query { $0.string(0) ?? "" })
-        for migration in all where !applied.contains(migration.name) {
+        return all.filter { !applied.contains($0.name) }
+    }
+
+    /// Applies every migration not yet recorded, each in its own write transaction.
+    ///
+    /// Several processes may open a new file at once: each migration re-checks, under
+    /// SQLite's write lock, whether another process applied it meanwhile (as GRDB's
+    /// `DatabaseMigrator` does), so none applies one twice.
+    ///
+    /// - Returns: whether any migration ran here.
+    @discardableResult
+    static func migrate(_ database: SQLiteDatabase, sessions: SessionFile, now: Int64) throws -> Bool {
+        guard try !pending(in: database).isEmpty else { return false }
+        // Freed pages are zeroed, so a dropped table's tokens do not linger in the file.
+        try database.execute("PRAGMA secure_delete = ON")
+        defer { try? database.execute("PRAGMA secure_delete = OFF") }
+        var ran = false
+        for migration in all {
             try database.withTransaction {
+                try database.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
+                let applied = try database.statement("SELECT 1 FROM schema_migrations WHERE name = ?").query([.text(migration.name)]) { _ in true }
+                guard applied.isEmpty else { return }
+                try migration.prepare?(database, sessions)
                 try database.execute(migration.sql)
                 try database.statement("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)")
                     .run([.text(migration.name), .integer(now)])
+                ran = true
             }
         }
+        // Old WAL frames may still hold the pages as they were before; start the WAL afresh.
+        if ran { try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        return ran
     }
 }

@@ -3,10 +3,12 @@ import Core
 /// Sets up the SQLite cache (open, WAL, migrations) and closes it at teardown.
 public struct SQLiteCacheManager: IntegrationLifecycle {
     let store: SQLiteFeedStore
+    /// Whether setup may create the database file.
+    var create = true
 
     public var name: String { "sqlite store \(store.path)" }
 
-    public func setUp() async throws { try await store.open() }
+    public func setUp() async throws { try await store.open(create: create) }
 
     public func tearDown() async { await store.close() }
 }

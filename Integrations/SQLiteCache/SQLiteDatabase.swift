@@ -10,23 +10,30 @@ final class SQLiteDatabase {
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
 
-    /// Opens (creating if needed) the database at `path`. A new file is created with mode 0600,
-    /// because it holds the feed's tokens.
+    /// Opens the database at `path`, which must exist unless it is `:memory:`.
+    ///
+    /// - Throws: ``SQLiteError`` whose message names the reason, from the system when SQLite
+    ///   has one (`Permission denied`, `Read-only file system`).
     init(path: String) throws {
-        if path != ":memory:" && !FileManager.default.fileExists(atPath: path) {
-            let fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
-            if fd >= 0 { close(fd) }
-        }
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (path == ":memory:" ? SQLITE_OPEN_CREATE : 0)
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0
+            let message = systemErrno != 0 ? String(cString: strerror(systemErrno))
+                : db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close_v2(db)
             throw SQLiteError(code: code, message: message, sql: nil)
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
+    }
+
+    /// The system's reason for the last failure, when it was the file system's
+    /// (`Read-only file system`), else SQLite's own message.
+    var lastFailureReason: String {
+        let systemErrno = sqlite3_system_errno(handle)
+        return systemErrno != 0 ? String(cString: strerror(systemErrno)) : String(cString: sqlite3_errmsg(handle))
     }
 
     deinit {

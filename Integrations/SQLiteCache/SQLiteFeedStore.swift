@@ -1,5 +1,8 @@
 import Core
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The SQLite cache: a ``FeedStore`` in one database file that other SQLite tools can read.
 ///
@@ -13,6 +16,9 @@ public actor SQLiteFeedStore: FeedStore {
     private let busyTimeoutMilliseconds: Int32
     private var database: SQLiteDatabase?
     private let lock: StoreLockFile
+    /// Held by the one daemon that serves this store, for as long as it runs.
+    private let daemonLock: StoreLockFile
+    private let sessions: SessionFile
     /// Feeds in a full walk; their seen post ids go to `temp.full_walk_seen` on this connection.
     private var fullWalks: Set<String> = []
 
@@ -20,17 +26,59 @@ public actor SQLiteFeedStore: FeedStore {
         self.path = path
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.lock = StoreLockFile(path: path + ".lock")
+        self.daemonLock = StoreLockFile(path: path + ".daemon.lock")
+        self.sessions = SessionFile(path: path + ".sessions")
     }
 
-    /// Opens the file (creating it with mode 0600), turns on WAL and applies migrations.
-    public func open() throws {
+    /// Opens the database, turns on WAL and applies migrations.
+    ///
+    /// The file and its side files end up mode 0600 whatever was there before. A store path
+    /// that is a symbolic link is refused: the file is created and made private only where
+    /// the config says.
+    ///
+    /// - Parameter create: create the file when it does not exist; when `false`, a missing
+    ///   file is `.notFound` ("nothing synced yet") and nothing is created.
+    /// - Throws: ``ServiceError`` `.storage` naming the path and the reason.
+    public func open(create: Bool = true) throws {
         guard database == nil else { return }
+        if path != ":memory:" { try preparePrivateFile(create: create) }
         database = try storage("opening the store \(path)") {
             let db = try SQLiteDatabase(path: path)
             db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
             try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
-            try Migration.migrate(db, now: millisecondsSince1970(Date()))
+            try Migration.migrate(db, sessions: sessions, now: millisecondsSince1970(Date()))
+            if path != ":memory:" {
+                for suffix in ["-wal", "-shm"] { _ = chmod(path + suffix, 0o600) }
+            }
             return db
+        }
+    }
+
+    /// Makes sure the database file is a private regular file at `path`, creating it if allowed.
+    private func preparePrivateFile(create: Bool) throws {
+        let operation = "opening the store \(path)"
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT != S_IFLNK else {
+                throw ServiceError(.storage, operation, "it is a symbolic link; name the real file in store.path")
+            }
+            guard info.st_mode & S_IFMT == S_IFREG else { throw ServiceError(.storage, operation, "it is not a regular file") }
+        } else if errno == ENOENT {
+            guard create else { throw ServiceError(.notFound, operation, "nothing synced yet: run feedsync pull") }
+            let folder = (path as NSString).deletingLastPathComponent
+            var isFolder: ObjCBool = false
+            guard folder.isEmpty || (FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue) else {
+                throw ServiceError(.storage, operation, "the folder \(folder) does not exist")
+            }
+            let fd = Glibc.open(path, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard fd >= 0 else { throw ServiceError(.storage, operation, String(cString: strerror(errno))) }
+            Glibc.close(fd)
+        } else {
+            throw ServiceError(.storage, operation, String(cString: strerror(errno)))
+        }
+        // Whatever mode the file had (an empty 0644 file someone made), it holds the mirror.
+        guard chmod(path, 0o600) == 0 else {
+            throw ServiceError(.storage, operation, "cannot make it private (chmod 600): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -60,27 +108,36 @@ public actor SQLiteFeedStore: FeedStore {
         }
     }
 
-    public func session(ofFeed feed: String) throws -> Session? {
-        let db = try db("reading the session of feed \(feed)")
-        return try storage("reading the session of feed \(feed)") {
-            try db.statement("SELECT access_token, refresh_token, expires_at FROM sessions WHERE feed = ?")
-                .query([.text(feed)]) { row in
-                    Session(accessToken: Secret(row.string(0) ?? ""), refreshToken: row.string(1).map(Secret.init),
-                            expiresAt: row.optionalInt64(2).map(Date.init(milliseconds:)))
-                }.first
+    public func backend(ofFeed feed: String) throws -> String? {
+        let db = try db("reading the backend of feed \(feed)")
+        return try storage("reading the backend of feed \(feed)") {
+            try db.statement("SELECT backend FROM feeds WHERE name = ?").query([.text(feed)]) { $0.string(0) }.first ?? nil
         }
     }
 
-    public func saveSession(_ session: Session, ofFeed feed: String) throws {
-        let db = try db("saving the session of feed \(feed)")
-        try storage("saving the session of feed \(feed)") {
+    public func setBackend(_ backend: String, ofFeed feed: String) throws {
+        let db = try db("recording the backend of feed \(feed)")
+        try storage("recording the backend of feed \(feed)") {
             try db.statement("""
-                INSERT INTO sessions (feed, access_token, refresh_token, expires_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (feed) DO UPDATE SET access_token = excluded.access_token,
-                    refresh_token = excluded.refresh_token, expires_at = excluded.expires_at
-                """).run([.text(feed), .text(session.accessToken.revealed), .text(session.refreshToken?.revealed),
-                          .integer(session.expiresAt.map(millisecondsSince1970))])
+                INSERT INTO feeds (name, backend) VALUES (?1, ?2)
+                ON CONFLICT (name) DO UPDATE SET backend = ?2 WHERE feeds.backend IS NOT ?2
+                """).run([.text(feed), .text(backend)])
         }
+    }
+
+    /// The session in the sessions file, if the backend that issued it is `backend` (or was
+    /// stored before backends were recorded).
+    public func session(ofFeed feed: String, backend: String) throws -> Session? {
+        guard let entry = try sessions.read()[feed], entry.backend == backend || entry.backend.isEmpty else { return nil }
+        return entry.session
+    }
+
+    public func saveSession(_ session: Session, ofFeed feed: String, backend: String) throws {
+        var entries = try sessions.read()
+        let entry = SessionFile.Entry(session, backend: backend)
+        guard entries[feed] != entry else { return }
+        entries[feed] = entry
+        try sessions.write(entries)
     }
 
     public func videosToResolve(among ids: [VideoID], inFeed feed: String) throws -> [VideoID] {
@@ -431,6 +488,17 @@ public actor SQLiteFeedStore: FeedStore {
     }
 
     public func releaseWriteLock() { lock.release() }
+
+    public func holdDaemonLease() throws {
+        switch try daemonLock.tryAcquire(holder: "feedsyncd") {
+        case .held: return
+        case .busy(let holder):
+            throw ServiceError(.locked, "starting feedsyncd on the store \(path)",
+                               "another feedsyncd (\(holder ?? "another process")) already serves it; stop that one first")
+        }
+    }
+
+    public func releaseDaemonLease() { daemonLock.release() }
 
     public func setNextAttempt(_ date: Date?, ofFeed feed: String) throws {
         let db = try db("scheduling feed \(feed)")

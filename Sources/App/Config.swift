@@ -51,9 +51,9 @@ public struct Config {
         let context = ConfigContext(fileName: displayName, directory: url.deletingLastPathComponent(), environment: environment)
         let root: ConfigValue
         do {
-            root = try JSONDecoder().decode(ConfigValue.self, from: data)
+            root = try ConfigJSON.parse(data)
         } catch {
-            throw ConfigError(file: displayName, keyPath: "", message: "is not valid JSON (\(Self.describeJSONError(error)))")
+            throw ConfigError(file: displayName, keyPath: "", message: "is not valid JSON: \(error)")
         }
         guard case .object(let object) = root else {
             throw ConfigError(file: displayName, keyPath: "", message: "expected a JSON object at the top, found \(root.kind)")
@@ -61,8 +61,17 @@ public struct Config {
         return try Config(ConfigSection(object, path: "", context: context))
     }
 
+    /// The shortest `interval` a feed may have.
+    static let minimumInterval: TimeInterval = 10
+    /// The longest any duration may be.
+    static let maximumDuration: TimeInterval = 30 * 86_400
+
     init(_ root: ConfigSection) throws {
         context = root.context
+        // The end-to-end tests poll in fractions of a second; nothing else should.
+        let short = root.context.environment["FEEDSYNC_TEST_SHORT_INTERVALS"] == "1"
+        let intervals = (short ? 0.1 : Self.minimumInterval)...Self.maximumDuration
+        let seconds = (short ? 0.1 : 1)...Self.maximumDuration
         store = try root.section("store") ?? ConfigSection(["integration": .string("sqlite")], path: "store", context: root.context)
         let feedSections = try root.require(root.sections("feeds"), "feeds")
         guard !feedSections.isEmpty else { throw root.error("feeds", "must list at least one feed") }
@@ -73,7 +82,7 @@ public struct Config {
                 throw section.error("name", "\"\(name)\" may hold only letters, digits, '-', '_' and '.'")
             }
             guard names.insert(name).inserted else { throw section.error("name", "\"\(name)\" names two feeds") }
-            let feed = Feed(name: name, interval: try section.duration("interval") ?? 300,
+            let feed = Feed(name: name, interval: try section.duration("interval", in: intervals) ?? 300,
                             posts: try section.require(section.section("posts"), "posts"),
                             videos: try section.section("videos"),
                             maxDeletionRatio: try section.double("maxDeletionRatio", in: 0...1) ?? 0.5,
@@ -84,19 +93,11 @@ public struct Config {
         if let section = try root.section("daemon") {
             daemon.concurrency = try section.int("concurrency", in: 1...64) ?? daemon.concurrency
             daemon.maxRequestsPerHost = try section.int("maxRequestsPerHost", in: 1...64) ?? daemon.maxRequestsPerHost
-            daemon.maxBackoff = try section.duration("maxBackoff") ?? daemon.maxBackoff
-            daemon.heartbeat = try section.duration("heartbeat") ?? daemon.heartbeat
-            daemon.lockWait = try section.duration("lockWait") ?? daemon.lockWait
+            daemon.maxBackoff = try section.duration("maxBackoff", in: seconds) ?? daemon.maxBackoff
+            daemon.heartbeat = try section.duration("heartbeat", in: seconds) ?? daemon.heartbeat
+            daemon.lockWait = try section.duration("lockWait", in: 0.1...86_400) ?? daemon.lockWait
             try section.finish()
         }
         try root.finish(alsoKnown: ["$comment"])
-    }
-
-    private static func describeJSONError(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error, let underlying = context.underlyingError {
-            let text = (underlying as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-            if let text { return text }
-        }
-        return "it does not parse"
     }
 }

@@ -2,15 +2,17 @@ import Core
 import Foundation
 
 /// One sentence for any error, as both executables print or log it, without Swift's dump of
-/// its internals.
+/// its internals, and with any control character from outside escaped (``Terminal/safe(_:limit:)``).
 public func describe(_ error: any Error) -> String {
+    let sentence: String
     switch error {
-    case let error as ConfigError: return error.description
-    case let error as ServiceError: return error.description
-    case let error as UsageError: return error.message
-    case is CancellationError: return "cancelled"
-    default: return "internal error: \(error.localizedDescription)"
+    case let error as ConfigError: sentence = error.description
+    case let error as ServiceError: sentence = error.description
+    case let error as UsageError: sentence = error.message
+    case is CancellationError: sentence = "cancelled"
+    default: sentence = "internal error: \(error.localizedDescription)"
     }
+    return Terminal.safe(sentence, limit: 2_000)
 }
 
 /// Writes a line to standard error.

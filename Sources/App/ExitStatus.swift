@@ -7,6 +7,8 @@ public enum ExitStatus: Int32, Sendable {
     case usage = 64
     /// The data is suspect: a full sync refused to delete most of a feed.
     case dataError = 65
+    /// What the command names does not exist: no stored post has the id, or nothing was synced yet.
+    case noInput = 66
     /// The backend could not be reached, or answered outside its contract.
     case unavailable = 69
     /// A bug or a local failure (the store could not be written).
@@ -26,8 +28,9 @@ public enum ExitStatus: Int32, Sendable {
         case let error as ServiceError:
             switch error.code {
             case .unauthorized: self = .credentials
-            case .rateLimited, .unavailable, .invalidResponse, .invalidItem, .invalidRequest: self = .unavailable
+            case .rateLimited, .unavailable, .invalidResponse, .contractViolation, .invalidItem, .invalidRequest: self = .unavailable
             case .storage: self = .software
+            case .notFound: self = .noInput
             case .locked: self = .temporaryFailure
             case .refused: self = .dataError
             }

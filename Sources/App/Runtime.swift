@@ -2,39 +2,71 @@ import Core
 import Foundation
 import Sync
 
-/// A loaded config with its services built: what both executables run on.
+/// A loaded config with the services a command uses built: what both executables run on.
 ///
-///     let runtime = try Runtime.load(configPath: options["--config"])
+///     let runtime = try Runtime.load(configPath: options["--config"], Runtime.Options(feeds: .named(["home"])))
 ///     try await runtime.start()
 ///     defer { await runtime.stop() }
 ///     let report = try await runtime.engine(forFeed: "home").run()
 public struct Runtime: Sendable {
+    /// What to build from the config.
+    public struct Options: Sendable {
+        /// The feeds whose backends are built; only these need their secrets.
+        public var feeds: ServiceProvider.Selection = .all
+        /// Whether starting may create the store's file; commands that only read it pass `false`.
+        public var createStore = true
+        /// Note a missing secret in ``Runtime/missingSecrets`` instead of failing (`config check`).
+        public var deferMissingSecrets = false
+        /// A store already in use to share rather than build (a reloading daemon keeps its own).
+        public var sharing: Managed<any FeedStore>?
+        /// Where integrations and syncs report waits an operator should see.
+        public var notice: @Sendable (String) -> Void = { _ in }
+
+        public init(feeds: ServiceProvider.Selection = .all, createStore: Bool = true) {
+            self.feeds = feeds
+            self.createStore = createStore
+        }
+    }
+
     /// The config file in use, as the operator named it.
     public let configName: String
     /// The daemon's settings from the config.
     public let daemon: Config.Daemon
     /// Warnings from reading the config, each one sentence.
     public let warnings: [String]
+    /// With ``Options/deferMissingSecrets``: each secret the environment lacks, one sentence each.
+    public let missingSecrets: [String]
+    /// Every feed the config names, built or not, in config order.
+    public let feedNames: [String]
     public let provider: ServiceProvider
-    private let manager: IntegrationsManager
+    private let notice: @Sendable (String) -> Void
+    private let storeManager: IntegrationsManager
+    private let feedManager: IntegrationsManager
 
-    /// Finds, reads and checks the config, and builds every service from it; touches nothing.
+    /// Finds, reads and checks the config, and builds the services `options` asks for; touches nothing.
     ///
     /// - Parameter configPath: `--config`; when `nil`, `./feedsync.json`, else `$FEEDSYNC_CONFIG`.
     /// - Throws: ``ConfigError``.
-    public static func load(configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Runtime {
+    public static func load(configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                            _ options: Options = Options()) throws -> Runtime {
         let (url, name) = try locateConfig(configPath, environment: environment)
         let config = try Config.load(from: url, displayName: name, environment: environment)
-        let provider = try ServiceProvider(config: config)
-        return Runtime(configName: name, daemon: config.daemon, warnings: config.context.warnings.all, provider: provider)
+        config.context.deferMissingSecrets = options.deferMissingSecrets
+        let provider = try ServiceProvider(config: config, feeds: options.feeds, sharing: options.sharing,
+                                           createStore: options.createStore, notice: options.notice)
+        return Runtime(configName: name, config: config, provider: provider, notice: options.notice)
     }
 
-    init(configName: String, daemon: Config.Daemon, warnings: [String], provider: ServiceProvider) {
+    init(configName: String, config: Config, provider: ServiceProvider, notice: @escaping @Sendable (String) -> Void) {
         self.configName = configName
-        self.daemon = daemon
-        self.warnings = warnings
+        self.daemon = config.daemon
+        self.warnings = config.context.warnings.all
+        self.missingSecrets = config.context.missingSecrets.all
+        self.feedNames = config.feeds.map(\.name)
         self.provider = provider
-        self.manager = IntegrationsManager(provider.lifecycles)
+        self.notice = notice
+        self.storeManager = IntegrationsManager([provider.store.lifecycle])
+        self.feedManager = IntegrationsManager(Array(provider.lifecycles.dropFirst()))
     }
 
     /// The config file to use and how to name it in messages.
@@ -52,25 +84,47 @@ public struct Runtime: Sendable {
     }
 
     /// Sets up every integration: opens the store, loads catalogs.
-    public func start() async throws { try await manager.setUp() }
+    public func start() async throws {
+        try await storeManager.setUp()
+        do {
+            try await feedManager.setUp()
+        } catch {
+            await storeManager.tearDown()
+            throw error
+        }
+    }
 
     /// Tears every integration down in reverse order.
-    public func stop() async { await manager.tearDown() }
+    ///
+    /// - Parameter keepingStore: leave the store open, for the runtime that shares it.
+    public func stop(keepingStore: Bool = false) async {
+        await feedManager.tearDown()
+        if !keepingStore { await storeManager.tearDown() }
+    }
 
-    public var store: any FeedStore { provider.store }
+    public var store: any FeedStore { provider.store.service }
 
-    public var feedNames: [String] { provider.feeds.map(\.name) }
+    /// What the store is, for telling whether a reloaded config moved it: `"sqlite store /var/lib/…"`.
+    public var storeName: String { provider.store.lifecycle.name }
+
+    /// The feeds whose backends were built.
+    public var builtFeedNames: [String] { provider.feeds.map(\.name) }
 
     /// The sync engine of a configured feed, with the feed's own limits applied to `options`.
     /// - Throws: ``ConfigError`` when the config has no such feed.
     public func engine(forFeed name: String, options: SyncEngine.Options = SyncEngine.Options()) throws -> SyncEngine {
         var options = options
         guard let feed = provider.feeds.first(where: { $0.name == name }) else {
-            let known = feedNames.map { "\"\($0)\"" }.joined(separator: ", ")
-            throw ConfigError(file: configName, keyPath: "feeds", message: "has no feed named \"\(name)\" (it has \(known))")
+            throw ConfigError(file: configName, keyPath: "feeds", message: Self.noSuchFeed(name, among: feedNames))
         }
         options.maxDeletionRatio = feed.maxDeletionRatio
         options.maxAttempts = feed.maxAttempts
+        options.notice = notice
         return SyncEngine(feed: feed.name, services: feed.services, options: options)
+    }
+
+    /// `has no feed named "x" (it has "a", "b")`, the same sentence for every command.
+    public static func noSuchFeed(_ name: String, among names: [String]) -> String {
+        "has no feed named \"\(Terminal.safe(name, limit: 80))\" (it has \(names.map { "\"\($0)\"" }.joined(separator: ", ")))"
     }
 }

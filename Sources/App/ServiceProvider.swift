@@ -2,10 +2,12 @@ import Core
 import Foundation
 import Sync
 
-/// Builds the store and every feed's services from config, by integration name.
+/// Builds the store and the services of the feeds a command uses, from config, by integration name.
 ///
 /// Building touches nothing: no file is opened and no request sent until the
 /// ``IntegrationsManager`` sets the integrations up. A bad config therefore changes nothing.
+/// Only the feeds asked for are built, so a command that reads the local store needs no
+/// backend's secret.
 public struct ServiceProvider: Sendable {
     /// The services of one configured feed.
     public struct FeedServices: Sendable {
@@ -16,20 +18,42 @@ public struct ServiceProvider: Sendable {
         public var services: SyncEngine.Services
     }
 
-    public let store: any FeedStore
+    /// Which feeds to build.
+    public enum Selection: Sendable, Equatable {
+        /// None: the command reads only the store.
+        case none
+        case all
+        case named([String])
+    }
+
+    public let store: Managed<any FeedStore>
+    /// The feeds built, in config order.
     public let feeds: [FeedServices]
     /// Every integration's lifecycle in setup order: the store first, then each feed's.
     public let lifecycles: [any IntegrationLifecycle]
 
+    /// - Parameters:
+    ///   - sharing: a store already built (and maybe open) to use instead of building one: a
+    ///     reloading daemon keeps its store.
+    ///   - createStore: whether setting the store up may create its file.
+    ///   - notice: where integrations report waits an operator should see.
     /// - Throws: ``ConfigError`` naming the section that names an unknown integration or
     ///   that its integration refuses.
-    public init(config: Config) throws {
+    public init(config: Config, feeds selection: Selection, sharing shared: Managed<any FeedStore>? = nil, createStore: Bool = true,
+                notice: @escaping @Sendable (String) -> Void = { _ in }) throws {
         let hosts = HostGate(maxInFlightPerHost: config.daemon.maxRequestsPerHost)
         let storeSection = config.store
-        let store = try Self.integration(storeSection, IntegrationRegistry.stores, default: "sqlite").makeStore(storeSection)
+        let store = try shared ?? Self.integration(storeSection, IntegrationRegistry.stores, default: "sqlite")
+            .makeStore(storeSection, createIfMissing: createStore)
         var lifecycles: [any IntegrationLifecycle] = [store.lifecycle]
-        feeds = try config.feeds.map { feed in
-            let context = IntegrationContext(requests: RequestCounter(), hosts: hosts)
+        let chosen: [Config.Feed]
+        switch selection {
+        case .none: chosen = []
+        case .all: chosen = config.feeds
+        case .named(let names): chosen = config.feeds.filter { names.contains($0.name) }
+        }
+        feeds = try chosen.map { feed in
+            let context = IntegrationContext(requests: RequestCounter(), hosts: hosts, notice: notice)
             let backend = try Self.integration(feed.posts, IntegrationRegistry.posts).makeBackend(feed.posts, context: context)
             lifecycles.append(backend.lifecycle)
             var videos: any VideoService = backend.videos ?? NoVideoHost()
@@ -41,9 +65,10 @@ public struct ServiceProvider: Sendable {
             return FeedServices(name: feed.name, interval: feed.interval, maxDeletionRatio: feed.maxDeletionRatio,
                                 maxAttempts: feed.maxAttempts,
                                 services: SyncEngine.Services(authentication: backend.authentication, posts: backend.posts,
-                                                              videos: videos, store: store.service, requests: context.requests))
+                                                              videos: videos, store: store.service, requests: context.requests,
+                                                              backend: backend.identity))
         }
-        self.store = store.service
+        self.store = store
         self.lifecycles = lifecycles
     }
 
@@ -52,7 +77,7 @@ public struct ServiceProvider: Sendable {
         let name = try section.require(section.nonEmptyString("integration") ?? fallback, "integration")
         guard let integration = registry[name.lowercased()] else {
             let known = registry.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-            throw section.error("integration", "unknown integration \"\(name)\"; known here: \(known)")
+            throw section.error("integration", "unknown integration \"\(Terminal.safe(name, limit: 60))\"; known here: \(known)")
         }
         return integration
     }

@@ -11,6 +11,14 @@ public struct ConfigContext: Sendable {
     public var environment: [String: String]
     /// Problems worth a word that do not make the config unusable.
     public let warnings = ConfigWarnings()
+    /// With ``deferMissingSecrets``: each secret the environment lacks, one sentence each.
+    public let missingSecrets = ConfigWarnings()
+    /// Whether a missing secret is noted in ``missingSecrets`` (and a placeholder used) rather
+    /// than thrown: `config check` checks the rest of a config on a machine without the secrets.
+    public var deferMissingSecrets: Bool {
+        get { missingSecrets.isDeferring }
+        nonmutating set { missingSecrets.isDeferring = newValue }
+    }
 
     public init(fileName: String, directory: URL, environment: [String: String]) {
         self.fileName = fileName
@@ -29,6 +37,13 @@ public struct ConfigContext: Sendable {
 /// Warnings gathered while a config is read, each one sentence.
 public final class ConfigWarnings: Sendable {
     private let lines = Mutex<[String]>([])
+    private let deferring = Mutex(false)
+
+    /// For the list of missing secrets: whether they are being noted rather than thrown.
+    public var isDeferring: Bool {
+        get { deferring.withLock { $0 } }
+        set { deferring.withLock { $0 = newValue } }
+    }
 
     public init() {}
 

@@ -129,14 +129,23 @@ public final class ConfigSection {
         return context.resolve(path: string)
     }
 
-    /// A duration such as `"90s"`, `"5m"` or `"1h"`; it must be longer than zero.
-    public func duration(_ key: String) throws -> TimeInterval? {
+    /// A duration such as `"90s"`, `"5m"` or `"1h"`, within `range` (seconds): a floor keeps a
+    /// typo from hammering a server or burning CPU, a ceiling keeps timers representable.
+    public func duration(_ key: String, in range: ClosedRange<TimeInterval>) throws -> TimeInterval? {
         guard let raw = value(key) else { return nil }
         guard case .string(let string) = raw, let seconds = Self.parseDuration(string) else {
             throw error(key, "\(raw) is not a duration; write a number with s, m or h, as in \"5m\"")
         }
         guard seconds > 0 else { throw error(key, "\(raw) must be longer than zero") }
+        guard seconds >= range.lowerBound else { throw error(key, "\(raw) is shorter than the minimum of \(Self.describe(range.lowerBound))") }
+        guard seconds <= range.upperBound else { throw error(key, "\(raw) is longer than the maximum of \(Self.describe(range.upperBound))") }
         return seconds
+    }
+
+    /// `"10s"`, `"30 days"`: a bound as a person reads it.
+    private static func describe(_ seconds: TimeInterval) -> String {
+        if seconds >= 86_400, seconds.truncatingRemainder(dividingBy: 86_400) == 0 { return "\(Int(seconds / 86_400)) days" }
+        return seconds.rounded() == seconds ? "\(Int(seconds))s" : "\(seconds)s"
     }
 
     static func parseDuration(_ text: String) -> TimeInterval? {
@@ -183,15 +192,15 @@ public final class ConfigSection {
         switch (variable, file) {
         case (let variable?, nil):
             guard let value = context.environment[variable], !value.isEmpty else {
-                throw error(envKey, "environment variable \(variable) is not set or empty")
+                return try missing(error(envKey, "environment variable \(variable) is not set or empty"))
             }
             return Secret(value)
         case (nil, let file?):
             guard let data = FileManager.default.contents(atPath: file.path),
                   let text = String(data: data, encoding: .utf8)
-            else { throw error(fileKey, "cannot read the secret file \(file.path)") }
+            else { return try missing(error(fileKey, "cannot read the secret file \(file.path)")) }
             let secret = text.trimmingCharacters(in: .newlines)
-            guard !secret.isEmpty else { throw error(fileKey, "the secret file \(file.path) is empty") }
+            guard !secret.isEmpty else { return try missing(error(fileKey, "the secret file \(file.path) is empty")) }
             if let mode = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.posixPermissions] as? Int,
                mode & 0o077 != 0 {
                 context.warnings.add("\(context.fileName): \(keyPath(fileKey)): the secret file \(file.path) can be read by "
@@ -203,6 +212,14 @@ public final class ConfigSection {
         case (.some, .some):
             throw error(nil, "give either \"\(envKey)\" or \"\(fileKey)\", not both")
         }
+    }
+
+    /// Throws `error`, or, while the context defers missing secrets, notes it and returns a
+    /// placeholder that is never sent anywhere.
+    private func missing(_ error: ConfigError) throws -> Secret {
+        guard context.deferMissingSecrets else { throw error }
+        context.missingSecrets.add(error.description)
+        return Secret("")
     }
 
     /// Rejects any key that was never read, suggesting the nearest known one.

@@ -35,14 +35,22 @@ public struct FeedPage: Hashable, Sendable {
     /// backend still has, so that a full sync may delete the cached posts it did not see.
     /// `false` for backends whose timelines are bounded or forget (Mastodon's).
     public var missingMeansDeleted: Bool
+    /// Videos the page's posts refer to that came with the page itself (Mastodon sends them
+    /// inside its statuses); the sync asks the video service only for the others.
+    public var videos: [Video]
+    /// What the next page will be fetched from, as the backend sees it: by default the
+    /// cursor's position. A walk that meets the same one twice is going in circles.
+    public var nextRequest: String
 
     public init(changes: [FeedChange], skipped: [SkippedItem] = [], nextCursor: FeedCursor, hasMore: Bool,
-                missingMeansDeleted: Bool = true) {
+                missingMeansDeleted: Bool = true, videos: [Video] = [], nextRequest: String? = nil) {
         self.changes = changes
         self.skipped = skipped
         self.nextCursor = nextCursor
         self.hasMore = hasMore
         self.missingMeansDeleted = missingMeansDeleted
+        self.videos = videos
+        self.nextRequest = nextRequest ?? nextCursor.position
     }
 
     /// The ids of every video the page's posts refer to, each once, in order of first mention.

@@ -17,11 +17,20 @@ public protocol FeedStore: Sendable {
     /// Where a feed's last committed page ended; `nil` before its first page.
     func cursor(ofFeed feed: String) async throws -> FeedCursor?
 
-    /// The session saved for a feed's backend, if any.
-    func session(ofFeed feed: String) async throws -> Session?
+    /// The identity of the backend the feed's cursor and posts came from (``FeedBackend/identity``);
+    /// `nil` before its first sync.
+    func backend(ofFeed feed: String) async throws -> String?
 
-    /// Saves a feed's session so the next run can reuse it.
-    func saveSession(_ session: Session, ofFeed feed: String) async throws
+    /// Records the backend a feed now mirrors, once a sync of it has completed.
+    func setBackend(_ backend: String, ofFeed feed: String) async throws
+
+    /// The session saved for a feed, if the backend that issued it is `backend`.
+    ///
+    /// Sessions hold tokens: a store keeps them apart from the mirror it lets others read.
+    func session(ofFeed feed: String, backend: String) async throws -> Session?
+
+    /// Saves a feed's session, issued by `backend`, so the next run can reuse it.
+    func saveSession(_ session: Session, ofFeed feed: String, backend: String) async throws
 
     /// Of `ids`, the videos the store does not yet hold resolved, in the order given.
     func videosToResolve(among ids: [VideoID], inFeed feed: String) async throws -> [VideoID]
@@ -74,6 +83,15 @@ public protocol FeedStore: Sendable {
 
     /// Gives back one hold of the write lock.
     func releaseWriteLock() async
+
+    /// Makes this process the store's one daemon for as long as it runs or until
+    /// ``releaseDaemonLease()``: two daemons on one store would double every poll.
+    ///
+    /// - Throws: ``ServiceError`` `.locked` naming the daemon that already serves the store.
+    func holdDaemonLease() async throws
+
+    /// Gives the daemon lease back.
+    func releaseDaemonLease() async
 
     /// Records when the daemon will next sync a feed (`nil`: not scheduled).
     func setNextAttempt(_ date: Date?, ofFeed feed: String) async throws

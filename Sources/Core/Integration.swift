@@ -30,13 +30,18 @@ public struct FeedBackend: Sendable {
     /// The backend's own video host, for backends that have one.
     public var videos: (any VideoService)?
     public var lifecycle: any IntegrationLifecycle
+    /// Which backend this is: the integration and the settings that change what it serves
+    /// (server or fixture, account, timeline), never a secret. A feed's cursor, validator
+    /// and session belong to one identity; when it changes, none of them is reused.
+    public var identity: String
 
     public init(posts: any PostService, authentication: any AuthenticationService,
-                videos: (any VideoService)? = nil, lifecycle: any IntegrationLifecycle) {
+                videos: (any VideoService)? = nil, lifecycle: any IntegrationLifecycle, identity: String) {
         self.posts = posts
         self.authentication = authentication
         self.videos = videos
         self.lifecycle = lifecycle
+        self.identity = identity
     }
 }
 
@@ -46,10 +51,14 @@ public struct IntegrationContext: Sendable {
     public var requests: RequestCounter
     /// Shared by every feed of the process: take a permit per request to a network host.
     public var hosts: HostGate
+    /// Told, in one sentence, about waits an operator should see (a spent rate limit, say).
+    public var notice: @Sendable (String) -> Void
 
-    public init(requests: RequestCounter = RequestCounter(), hosts: HostGate = HostGate()) {
+    public init(requests: RequestCounter = RequestCounter(), hosts: HostGate = HostGate(),
+                notice: @escaping @Sendable (String) -> Void = { _ in }) {
         self.requests = requests
         self.hosts = hosts
+        self.notice = notice
     }
 }
 
@@ -69,5 +78,8 @@ public protocol VideosIntegration {
 /// An integration that stores feeds (the config's `"store"` section names it).
 public protocol StoreIntegration {
     /// Builds the store from its config section; the file is opened only at setup.
-    static func makeStore(_ config: ConfigSection) throws -> Managed<any FeedStore>
+    ///
+    /// - Parameter createIfMissing: whether setup may create the store. When `false` (commands
+    ///   that only read it), setup of a missing store fails with ``ServiceError`` `.notFound`.
+    static func makeStore(_ config: ConfigSection, createIfMissing: Bool) throws -> Managed<any FeedStore>
 }

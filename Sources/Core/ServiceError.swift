@@ -12,14 +12,20 @@ public struct ServiceError: Error, Hashable, Sendable, CustomStringConvertible {
         case rateLimited(until: Date?)
         /// The backend could not be reached or answered with a server error.
         case unavailable
-        /// The backend answered something that does not follow its contract.
+        /// The backend answered something that does not follow its contract (a malformed or
+        /// truncated body): often transient, so it is retried.
         case invalidResponse
+        /// The backend broke its contract in a way a retry will not mend: a redirect to another
+        /// origin, an answer over the size limit or past its deadline, pages that go in circles.
+        case contractViolation
         /// One item could not be read; the rest of its page stands.
         case invalidItem
         /// The request itself was refused as malformed (a bad cursor, say).
         case invalidRequest
         /// The local store failed to read or write.
         case storage
+        /// What the command names does not exist: a stored post, or the store itself.
+        case notFound
         /// Another process is writing the store and did not let go in time.
         case locked
         /// The sync refused to do something that would lose data (a mass deletion, say).

@@ -22,14 +22,18 @@ public struct SyncEngine: Sendable {
         public var store: any FeedStore
         /// Counts what the services put on the wire, for the report.
         public var requests: RequestCounter
+        /// The posts backend's identity (``Core/FeedBackend/identity``): the feed's cursor and
+        /// session are reused only while it stays the same.
+        public var backend: String
 
         public init(authentication: any AuthenticationService, posts: any PostService, videos: any VideoService,
-                    store: any FeedStore, requests: RequestCounter) {
+                    store: any FeedStore, requests: RequestCounter, backend: String = "") {
             self.authentication = authentication
             self.posts = posts
             self.videos = videos
             self.store = store
             self.requests = requests
+            self.backend = backend
         }
     }
 
@@ -37,8 +41,9 @@ public struct SyncEngine: Sendable {
     public struct Options: Sendable {
         /// Refresh the session when it has less than this many seconds left.
         public var refreshMargin: TimeInterval = 60
-        /// The longest a rate limit is waited out before the sync gives up.
-        public var maxRateLimitWait: TimeInterval = 120
+        /// The longest a rate limit is waited out before the sync gives up: long enough for
+        /// Mastodon's 5-minute window.
+        public var maxRateLimitWait: TimeInterval = 900
         /// How many rate limits in a row are waited out before the sync gives up.
         public var maxRateLimitRetries = 5
         /// How many times a call that fails transiently is tried before the sync gives up.
@@ -57,6 +62,9 @@ public struct SyncEngine: Sendable {
         public var lockWait: TimeInterval = 30
         /// Who this sync is, for the lock message another process sees.
         public var lockHolder = "feedsync"
+        /// Told, in one sentence, about what an operator should see while it happens: a wait
+        /// for a rate limit, a backend that changed.
+        public var notice: @Sendable (String) -> Void = { _ in }
 
         public init() {}
     }
@@ -116,10 +124,21 @@ public struct SyncEngine: Sendable {
         let requestsBefore = services.requests.value
         var report = SyncReport(feed: feed)
         do {
+            // A cursor, validator or session of another backend means nothing to this one: walk
+            // this one from the start and let go of what it no longer lists.
+            let previousBackend = try await services.store.backend(ofFeed: feed)
+            let swapped = previousBackend.map { $0 != services.backend } ?? false
+            if swapped {
+                options.notice("feed \(feed) now syncs from \(services.backend), no longer \(previousBackend ?? ""); "
+                               + "walking it from the start to replace the old mirror")
+            }
+            let fromStart = full || swapped
             let session = try await currentSession()
             report.videosResolved += try await retryUnresolvedVideos()
-            let cursor = full ? nil : try await services.store.cursor(ofFeed: feed)
-            if full { try await services.store.beginFullWalk(ofFeed: feed) }
+            let cursor = fromStart ? nil : try await services.store.cursor(ofFeed: feed)
+            if fromStart { try await services.store.beginFullWalk(ofFeed: feed) }
+            // The requests this walk has made: one met again means the backend goes in circles.
+            var requested: Set<String> = cursor.map { [$0.position] } ?? []
             var fetched = try await fetchPage(after: cursor, session: session)
             // Pages ahead of the one committing are fetched meanwhile, each from the cursor of
             // the one before it, so the feed is still read in order, one request at a time. A
@@ -133,15 +152,20 @@ public struct SyncEngine: Sendable {
                 while page.hasMore && ahead.count < Self.pagesAhead {
                     ahead.append(fetchAhead(after: ahead.last, first: fetched))
                 }
-                let videos = try await resolveVideos(page.referencedVideoIDs, report: &report)
+                let videos = try await resolveVideos(of: page, report: &report)
                 report.add(try await services.store.apply(fetched.prepared, videos: videos, toFeed: feed))
                 report.pages += 1
                 report.skippedItems += page.skipped.count
                 progress(Progress(pages: report.pages, posts: report.newPosts + report.updatedPosts + report.unchangedPosts,
                                   skipped: page.skipped))
                 guard page.hasMore else {
-                    sweep = full && page.missingMeansDeleted
+                    sweep = swapped || (full && page.missingMeansDeleted)
                     break
+                }
+                guard requested.insert(page.nextRequest).inserted else {
+                    throw ServiceError(.contractViolation, "reading feed \(feed)",
+                                       "the backend sent a cursor it had already sent in this sync (\(Terminal.safe(page.nextRequest, limit: 120))), "
+                                       + "so its pages go in circles; the \(report.pages) pages read are kept")
                 }
                 let next = ahead.removeFirst()
                 guard let nextPage = try await withTaskCancellationHandler(operation: { try await next.value },
@@ -150,9 +174,10 @@ public struct SyncEngine: Sendable {
             }
             if sweep {
                 report.deletedPosts += try await sweepUnseenPosts()
-            } else if full {
+            } else if fromStart {
                 _ = try await services.store.finishFullWalk(ofFeed: feed, deleteUnseen: false)
             }
+            if previousBackend != services.backend { try await services.store.setBackend(services.backend, ofFeed: feed) }
             report.requests = services.requests.value - requestsBefore
             report.seconds = now().timeIntervalSince(started)
             try await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), report: report), ofFeed: feed)
@@ -160,7 +185,7 @@ public struct SyncEngine: Sendable {
         } catch {
             let message = (error as? ServiceError)?.description ?? (error is CancellationError ? "cancelled" : "\(error)")
             report.requests = services.requests.value - requestsBefore
-            if full { _ = try? await services.store.finishFullWalk(ofFeed: feed, deleteUnseen: false) }
+            _ = try? await services.store.finishFullWalk(ofFeed: feed, deleteUnseen: false)
             // Recording the failure is best effort: the original error is what the caller needs.
             try? await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), error: message, report: report),
                                                  ofFeed: feed)
@@ -186,12 +211,12 @@ public struct SyncEngine: Sendable {
 
     /// The stored session when it is still good, else a refreshed one, else a new login.
     private func currentSession() async throws -> Session {
-        if let stored = try await services.store.session(ofFeed: feed) {
+        if let stored = try await services.store.session(ofFeed: feed, backend: services.backend) {
             if stored.isUsable(at: now(), margin: options.refreshMargin) { return stored }
             return try await renew(stored, logInAgain: false)
         }
         let session = try await withRetries { try await services.authentication.logIn() }
-        try await services.store.saveSession(session, ofFeed: feed)
+        try await services.store.saveSession(session, ofFeed: feed, backend: services.backend)
         return session
     }
 
@@ -212,7 +237,7 @@ public struct SyncEngine: Sendable {
         } else {
             fresh = try await withRetries { try await services.authentication.logIn() }
         }
-        try await services.store.saveSession(fresh, ofFeed: feed)
+        try await services.store.saveSession(fresh, ofFeed: feed, backend: services.backend)
         return fresh
     }
 
@@ -273,6 +298,7 @@ public struct SyncEngine: Sendable {
                     let wait = max(0, until.map { $0.timeIntervalSince(now()) } ?? 1)
                     guard wait <= options.maxRateLimitWait else { throw error }
                     rateLimitWaits += 1
+                    if wait >= 1 { options.notice("\(error.operation): rate limited; waiting \(Int(wait.rounded(.up))) s as the server asks") }
                     try await sleep(wait)
                 case .unavailable, .invalidResponse:
                     failures += 1
@@ -290,10 +316,18 @@ public struct SyncEngine: Sendable {
 
     /// Resolves the videos the store does not hold yet. A host failure leaves them unresolved
     /// (the posts are stored regardless) and they are retried on a later sync.
-    private func resolveVideos(_ ids: [VideoID], report: inout SyncReport) async throws -> [Video] {
+    private func resolveVideos(of page: FeedPage, report: inout SyncReport) async throws -> [Video] {
+        let ids = page.referencedVideoIDs
         guard !ids.isEmpty else { return [] }
-        let wanted = try await services.store.videosToResolve(among: ids, inFeed: feed)
-        guard !wanted.isEmpty else { return [] }
+        let unresolved = try await services.store.videosToResolve(among: ids, inFeed: feed)
+        // Videos that came with the page are stored as they came (an unchanged row is not
+        // rewritten); only the others are asked of the video host.
+        let referenced = Set(ids)
+        let carried = page.videos.filter { referenced.contains($0.id) }
+        let carriedIDs = Set(carried.map(\.id))
+        report.videosResolved += unresolved.filter { carriedIDs.contains($0) }.count
+        let wanted = unresolved.filter { !carriedIDs.contains($0) }
+        guard !wanted.isEmpty else { return carried }
         let found: [Video]
         do {
             found = try await services.videos.videos(withIDs: wanted)
@@ -306,7 +340,7 @@ public struct SyncEngine: Sendable {
         let resolved = found.filter { wantedSet.contains($0.id) }
         report.videosResolved += resolved.count
         report.videosUnresolved += wanted.count - resolved.count
-        return resolved
+        return carried + resolved
     }
 
     /// Gives videos that earlier syncs could not resolve another chance.

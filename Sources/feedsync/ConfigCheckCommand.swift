@@ -1,4 +1,5 @@
 import App
+import Core
 
 /// `feedsync config check`: reads and checks the config without touching anything.
 enum ConfigCheckCommand: Command {
@@ -9,11 +10,17 @@ enum ConfigCheckCommand: Command {
 
     static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
         guard options.positionals.isEmpty else { throw UsageError("config check takes no arguments", usage: usage) }
-        let runtime = try Runtime.load(configPath: options["--config"])
-        for warning in runtime.warnings { printError("feedsync: warning: \(warning)") }
+        var load = Runtime.Options()
+        load.deferMissingSecrets = true
+        let runtime = try Runtime.load(configPath: options["--config"], load)
+        for warning in runtime.warnings { printError("feedsync: warning: \(Terminal.safe(warning))") }
         let feeds = runtime.feedNames
         print("\(runtime.configName): ok; \(feeds.count) feed\(feeds.count == 1 ? "" : "s") (\(feeds.joined(separator: ", ")))")
-        for lifecycle in runtime.provider.lifecycles { print("  \(lifecycle.name)") }
+        for lifecycle in runtime.provider.lifecycles { print("  \(Terminal.safe(lifecycle.name, limit: 300))") }
+        // A secret this environment lacks is not a fault of the file: say so, and what needs it.
+        for missing in runtime.missingSecrets {
+            printError("feedsync: warning: secret not available here: \(Terminal.safe(missing)); `feedsync pull` and feedsyncd will need it")
+        }
         return .ok
     }
 }

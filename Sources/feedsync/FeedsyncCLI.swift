@@ -34,7 +34,7 @@ enum FeedsyncCLI {
             return .ok
         }
         guard let command = commands.first(where: { Array(arguments.prefix($0.words.count)) == $0.words }) else {
-            let message = arguments.first.map { "unknown command \"\($0)\"" } ?? "no command given"
+            let message = arguments.first.map { "unknown command \"\(Terminal.safe($0, limit: 80))\"" } ?? "no command given"
             return fail(UsageError(message, usage: usage))
         }
         let rest = Array(arguments.dropFirst(command.words.count))
@@ -54,7 +54,7 @@ enum FeedsyncCLI {
     static func fail(_ error: any Error) -> ExitStatus {
         let status = ExitStatus(for: error)
         if let usage = error as? UsageError {
-            printError("feedsync: \(usage.message)\n\(usage.usage)\nRun `feedsync --help` for the commands.")
+            printError("feedsync: \(Terminal.safe(usage.message))\n\(usage.usage)\nRun `feedsync --help` for the commands.")
         } else {
             printError("feedsync: \(describe(error))")
         }
@@ -68,17 +68,30 @@ func formatted(_ date: Date?) -> String {
 }
 
 /// Encodes a value as pretty, key-sorted JSON on standard output.
+///
+/// The encoder escapes C0 controls; C1 controls and DEL, which JSON allows raw, are escaped
+/// too, so no text from a server reaches the terminal as a control sequence.
 func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     encoder.dateEncodingStrategy = .iso8601
-    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    var json = ""
+    for scalar in String(decoding: try encoder.encode(value), as: UTF8.self).unicodeScalars {
+        if (0x7F...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value) {
+            json += String(format: "\\u%04x", scalar.value)
+        } else {
+            json.unicodeScalars.append(scalar)
+        }
+    }
+    print(json)
 }
 
-/// Loads the config, runs `body` with the integrations set up, and tears them down after.
-func withRuntime<T>(_ options: CommandLineOptions, _ body: (Runtime) async throws -> T) async throws -> T {
-    let runtime = try Runtime.load(configPath: options["--config"])
-    for warning in runtime.warnings { printError("feedsync: warning: \(warning)") }
+/// Loads the config, builds what `load` asks for, runs `body` with the integrations set up,
+/// and tears them down after.
+func withRuntime<T>(_ options: CommandLineOptions, _ load: Runtime.Options = Runtime.Options(),
+                    _ body: (Runtime) async throws -> T) async throws -> T {
+    let runtime = try Runtime.load(configPath: options["--config"], load)
+    for warning in runtime.warnings { printError("feedsync: warning: \(Terminal.safe(warning))") }
     try await runtime.start()
     do {
         let result = try await body(runtime)
@@ -88,4 +101,17 @@ func withRuntime<T>(_ options: CommandLineOptions, _ body: (Runtime) async throw
         await runtime.stop()
         throw error
     }
+}
+
+/// The options of a command that only reads the local store: no backend is built, so no
+/// secret is needed, and a missing store is "nothing synced yet", not a new empty file.
+let localOnly = Runtime.Options(feeds: .none, createStore: false)
+
+/// Checks `--feed` against the config's feeds and those the store still holds, failing as
+/// `pull --feed` does for a name neither knows.
+func checkFeedOption(_ options: CommandLineOptions, _ runtime: Runtime, usage: String) async throws {
+    guard let name = options["--feed"], !runtime.feedNames.contains(name) else { return }
+    let stored = try await runtime.store.feedStatuses().map(\.feed)
+    guard !stored.contains(name) else { return }
+    throw UsageError("--feed \(Terminal.safe(name, limit: 80)): the config \(Runtime.noSuchFeed(name, among: runtime.feedNames))", usage: usage)
 }

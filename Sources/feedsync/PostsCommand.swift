@@ -74,8 +74,9 @@ enum PostsCommand: Command {
     static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
         guard options.positionals.isEmpty else { throw UsageError("posts takes no arguments", usage: usage) }
         let limit = try options.int("--limit", in: 1...100_000, default: 20, usage: usage)
-        let posts = try await withRuntime(options) { runtime in
-            try await runtime.store.posts(matching: PostQuery(feed: options["--feed"], limit: limit, unreadOnly: options.has("--unread")))
+        let posts = try await withRuntime(options, localOnly) { runtime in
+            try await checkFeedOption(options, runtime, usage: usage)
+            return try await runtime.store.posts(matching: PostQuery(feed: options["--feed"], limit: limit, unreadOnly: options.has("--unread")))
         }
         if options.has("--json") {
             try printJSON(posts.map(Row.init))
@@ -86,10 +87,12 @@ enum PostsCommand: Command {
             let flags = [stored.isRead ? nil : "unread", post.editedAt == nil ? nil : "edited",
                          post.videoIDs.isEmpty ? nil : "\(post.videoIDs.count) video",
                          post.repost.map { "shared by @\($0.by.handle)" }, post.contentWarning.map { "CW: \($0)" }].compactMap { $0 }
-            let text = post.text.replacingOccurrences(of: "\n", with: " ")
-            print("\(stored.feed)/\(post.id)  \(formatted(post.createdAt))  @\(post.author.handle)"
-                  + (flags.isEmpty ? "" : "  [\(flags.joined(separator: ", "))]"))
-            print("    \(text.count > 200 ? text.prefix(199) + "…" : text)")
+            // Text from servers is data: any control sequence in it is shown escaped, never run.
+            let text = Terminal.safe(post.text.replacingOccurrences(of: "\n", with: " "), limit: 199)
+            print("\(stored.feed)/\(Terminal.safe(post.id.rawValue, limit: 200))  \(formatted(post.createdAt))  "
+                  + "@\(Terminal.safe(post.author.handle, limit: 100))"
+                  + (flags.isEmpty ? "" : "  [\(Terminal.safe(flags.joined(separator: ", "), limit: 300))]"))
+            print("    \(text)")
         }
         return .ok
     }

@@ -23,13 +23,16 @@ enum PullCommand: Command {
         if engineOptions.forceDelete && !options.has("--full") {
             throw UsageError("--force-delete goes with --full", usage: usage)
         }
-        return try await withRuntime(options) { runtime in
-            let feeds = try options["--feed"].map { name -> [String] in
-                guard runtime.feedNames.contains(name) else {
-                    throw UsageError("--feed \(name): the config has no such feed (it has \(runtime.feedNames.joined(separator: ", ")))", usage: usage)
-                }
-                return [name]
-            } ?? runtime.feedNames
+        var load = Runtime.Options(feeds: options["--feed"].map { .named([$0]) } ?? .all)
+        load.notice = { sentence in
+            clearProgress()
+            printError("feedsync: \(Terminal.safe(sentence, limit: 1_000))")
+        }
+        return try await withRuntime(options, load) { runtime in
+            if let name = options["--feed"], !runtime.feedNames.contains(name) {
+                throw UsageError("--feed \(Terminal.safe(name, limit: 80)): the config \(Runtime.noSuchFeed(name, among: runtime.feedNames))", usage: usage)
+            }
+            let feeds = runtime.builtFeedNames
             var status = ExitStatus.ok
             for feed in feeds {
                 do {
@@ -37,7 +40,7 @@ enum PullCommand: Command {
                         .run(full: options.has("--full"), progress: progress(feed))
                     clearProgress()
                     if let pid = report.tookOverStaleLockFrom {
-                        printError("feedsync: took over the store lock left by process \(pid), which is no longer running")
+                        printError("feedsync: took over the store lock left behind by process \(pid), which no longer held it")
                     }
                     print(summary(report))
                 } catch {
@@ -65,7 +68,7 @@ enum PullCommand: Command {
         { progress in
             for item in progress.skipped {
                 clearProgress()
-                printError("feedsync: \(feed): skipped \(item)")
+                printError("feedsync: \(feed): skipped \(Terminal.safe(item.description, limit: 500))")
             }
             if isTerminal {
                 FileHandle.standardError.write(Data("\r\u{1B}[K\(feed): \(progress.pages) pages, \(progress.posts) posts".utf8))

@@ -12,21 +12,35 @@ enum ReadCommand: Command {
         try await mark(read: true, options, usage: usage)
     }
 
+    /// Marks the post `ID` names: an id as `posts` prints it (`feed/id`), or a bare id,
+    /// with `--feed` when several feeds hold it.
     static func mark(read: Bool, _ options: CommandLineOptions, usage: String) async throws -> ExitStatus {
-        guard options.positionals.count == 1, let id = options.positionals.first else {
+        guard options.positionals.count == 1, let given = options.positionals.first, !given.isEmpty else {
             throw UsageError("give exactly one post ID", usage: usage)
         }
-        let feeds = try await withRuntime(options) { runtime in
-            try await runtime.store.setRead(read, postID: PostID(id), inFeed: options["--feed"])
+        let (feeds, id) = try await withRuntime(options, localOnly) { runtime in
+            try await checkFeedOption(options, runtime, usage: usage)
+            let store = runtime.store
+            // The id as given first: post ids may themselves hold a "/".
+            var id = given
+            var feeds = try await store.setRead(read, postID: PostID(id), inFeed: options["--feed"])
+            if feeds.isEmpty, options["--feed"] == nil, let slash = given.firstIndex(of: "/") {
+                id = String(given[given.index(after: slash)...])
+                feeds = try await store.setRead(read, postID: PostID(id), inFeed: String(given[..<slash]))
+            }
+            return (feeds, id)
         }
+        let shown = Terminal.safe(given, limit: 200)
         switch feeds.count {
         case 0:
-            throw UsageError("no stored post has the id \(id)\(options["--feed"].map { " in feed \($0)" } ?? "")", usage: usage)
+            throw ServiceError(.notFound, "marking post \(shown) \(read ? "read" : "unread")",
+                               "no stored post has that id\(options["--feed"].map { " in feed \(Terminal.safe($0, limit: 80))" } ?? ""); "
+                               + "`feedsync posts` lists them as feed/id")
         case 1:
-            print("\(feeds[0])/\(id) marked \(read ? "read" : "unread")")
+            print("\(feeds[0])/\(Terminal.safe(id, limit: 200)) marked \(read ? "read" : "unread")")
             return .ok
         default:
-            throw UsageError("feeds \(feeds.joined(separator: ", ")) each hold a post \(id); choose one with --feed", usage: usage)
+            throw UsageError("feeds \(feeds.joined(separator: ", ")) each hold a post \(shown); choose one with --feed or write feed/id", usage: usage)
         }
     }
 }

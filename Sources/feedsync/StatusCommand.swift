@@ -40,7 +40,7 @@ enum StatusCommand: Command {
 
     static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
         guard options.positionals.isEmpty else { throw UsageError("status takes no arguments", usage: usage) }
-        let report = try await withRuntime(options) { runtime in
+        let report = try await withRuntime(options, localOnly) { runtime in
             let stored = Dictionary(uniqueKeysWithValues: try await runtime.store.feedStatuses().map { ($0.feed, $0) })
             let names = runtime.feedNames + stored.keys.filter { !runtime.feedNames.contains($0) }.sorted()
             let rows = names.map { name in
@@ -70,9 +70,9 @@ enum StatusCommand: Command {
         for row in report.feeds {
             print("\(row.feed)\(row.configured ? "" : " (no longer in the config)")")
             print("  posts:        \(row.postCount)")
-            print("  cursor:       \(row.cursor ?? "- (never synced)")")
+            print("  cursor:       \(row.cursor.map { Terminal.safe($0, limit: 200) } ?? "- (never synced)")")
             print("  last success: \(formatted(row.lastSuccessAt))")
-            print("  last error:   \(row.lastError.map { "\(formatted(row.lastErrorAt)) \($0)" } ?? "-")")
+            print("  last error:   \(row.lastError.map { "\(formatted(row.lastErrorAt)) \(Terminal.safe($0, limit: 1_000))" } ?? "-")")
             print("  failures:     \(row.consecutiveFailures) in a row")
             print("  next attempt: \(formatted(row.nextAttemptAt))")
         }

@@ -53,16 +53,26 @@ enum DaemonCLI {
         }
         // Watch signals before anything slow, so an early SIGTERM is not lost.
         let signals = SignalStream.watch([SIGTERM, SIGINT, SIGHUP])
+        let daemon = Daemon(configPath: parsed["--config"], log: log)
         let runtime: Runtime
         do {
-            runtime = try Runtime.load(configPath: parsed["--config"])
+            runtime = try Runtime.load(configPath: parsed["--config"], daemon.loadOptions(sharing: nil))
             for warning in runtime.warnings { log.warn("config_warning", ["warning": warning]) }
             try await runtime.start()
         } catch {
             printError("feedsyncd: \(describe(error))")
             return ExitStatus(for: error)
         }
-        await Daemon(configPath: parsed["--config"], log: log).run(runtime, signals: signals)
+        // One daemon per store: a second would double every poll and blur `feedsync status`.
+        do {
+            try await runtime.store.holdDaemonLease()
+        } catch {
+            await runtime.stop()
+            printError("feedsyncd: \(describe(error))")
+            return ExitStatus(for: error)
+        }
+        await daemon.run(runtime, signals: signals)
+        await runtime.store.releaseDaemonLease()
         return .ok
     }
 }
@@ -105,11 +115,29 @@ struct Daemon {
         }
     }
 
+    /// What a daemon builds from its config: every feed, waits logged; on reload, the store it has.
+    func loadOptions(sharing store: Managed<any FeedStore>?) -> Runtime.Options {
+        var options = Runtime.Options()
+        options.sharing = store
+        options.notice = { [log] sentence in log.info("waiting", ["detail": sentence]) }
+        return options
+    }
+
     /// Loads and checks the config again; on any error keeps the running one.
+    ///
+    /// The new config's feeds share the running store (its connection, its locks), so a
+    /// reload never makes the daemon contend with itself. A config that moves the store is
+    /// refused: that takes a restart.
     private func reload(_ scheduler: Scheduler) async {
         notifier.notify("RELOADING=1")
         do {
-            let runtime = try Runtime.load(configPath: configPath)
+            let running = await scheduler.currentRuntime
+            let runtime = try Runtime.load(configPath: configPath, loadOptions(sharing: running.provider.store))
+            let moved = try Runtime.load(configPath: configPath, Runtime.Options(feeds: .none)).storeName
+            guard moved == running.storeName else {
+                throw ConfigError(file: runtime.configName, keyPath: "store",
+                                  message: "moves the store (from \(running.storeName) to \(moved)); restart feedsyncd to change the store")
+            }
             for warning in runtime.warnings { log.warn("config_warning", ["warning": warning]) }
             try await runtime.start()
             await scheduler.apply(runtime)

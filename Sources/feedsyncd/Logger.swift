@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// One logfmt line per event on standard error:
@@ -28,11 +29,12 @@ struct Logger: Sendable {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    /// Quotes a value that holds spaces, quotes, `=` or line breaks, as logfmt readers expect.
+    /// Quotes a value that holds spaces, quotes, `=` or escapes, as logfmt readers expect.
+    /// Control characters from outside are escaped first (``Terminal/safe(_:limit:)``), so a
+    /// value can neither end the line nor send a terminal escape.
     static func quoted(_ value: String) -> String {
-        guard value.isEmpty || value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) else { return value }
-        let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
-        return "\"\(escaped)\""
+        let safe = Terminal.safe(value, limit: 2_000)
+        guard safe.isEmpty || safe.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0 == "\\" }) else { return safe }
+        return "\"" + safe.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }

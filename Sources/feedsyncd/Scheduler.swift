@@ -38,6 +38,9 @@ actor Scheduler {
 
     private var current: Runtime { runtimes[generation]! }
 
+    /// The runtime of the config now in force.
+    var currentRuntime: Runtime { current }
+
     /// The store of the current config.
     var store: any FeedStore { current.store }
 
@@ -60,7 +63,9 @@ actor Scheduler {
         for task in tasks { await task.value }
         for name in feeds.keys { try? await current.store.setNextAttempt(nil, ofFeed: name) }
         feeds.removeAll()
-        for runtime in runtimes.values { await runtime.stop() }
+        // Every generation shares one store: close it once, with the current runtime.
+        for (id, runtime) in runtimes where id != generation { await runtime.stop(keepingStore: true) }
+        await current.stop()
         runtimes.removeAll()
     }
 
@@ -182,7 +187,7 @@ actor Scheduler {
         let inUse = Set(feeds.values.map(\.generation)).union(running.filter { $0.value > 0 }.keys).union([generation])
         for (id, runtime) in runtimes where !inUse.contains(id) {
             runtimes[id] = nil
-            await runtime.stop()
+            await runtime.stop(keepingStore: true)
         }
     }
 }

@@ -30,13 +30,21 @@ import Testing
 
     @Test(arguments: [("90s", 90.0), ("5m", 300), ("1.5h", 5400), (" 2m ", 120)])
     func durationsAcceptSecondsMinutesAndHours(text: String, seconds: Double) throws {
-        #expect(try makeSection(#"{"interval": "\#(text)"}"#).duration("interval") == seconds)
+        #expect(try makeSection(#"{"interval": "\#(text)"}"#).duration("interval", in: 10...86_400) == seconds)
     }
 
-    @Test(arguments: [#""5""#, #""-5m""#, #""0s""#, "5", #""5 minutes""#])
-    func impossibleDurationsAreRefused(json: String) throws {
+    @Test(arguments: [#""5""#, #""-5m""#, #""0s""#, "5", #""5 minutes""#, #""1e300h""#, #""9s""#, #""0.0001s""#, #""nan""#, #""infs""#])
+    func impossibleOrUnreasonableDurationsAreRefused(json: String) throws {
         let section = try makeSection(#"{"interval": \#(json)}"#)
-        #expect(throws: ConfigError.self) { try section.duration("interval") }
+        #expect(throws: ConfigError.self) { try section.duration("interval", in: 10...(30 * 86_400)) }
+    }
+
+    @Test func durationBoundsAreNamedInTheMessage() throws {
+        let section = try makeSection(#"{"interval": "1e300h", "heartbeat": "0.0001s"}"#)
+        #expect(message { _ = try section.duration("interval", in: 10...(30 * 86_400)) }
+                == #"feedsync.json: feeds[0].posts.interval: "1e300h" is longer than the maximum of 30 days"#)
+        #expect(message { _ = try section.duration("heartbeat", in: 1...60) }
+                == #"feedsync.json: feeds[0].posts.heartbeat: "0.0001s" is shorter than the minimum of 1s"#)
     }
 
     @Test func anUnknownKeySuggestsTheNearestValidOne() throws {

@@ -137,7 +137,7 @@ import Glibc
         let pull = try await feedsync(["pull", "--config", config, "--wait", "0"])
 
         #expect(pull.status == 0)
-        #expect(pull.stderr.contains("took over the store lock left by process 999999"), "\(pull.stderr)")
+        #expect(pull.stderr.contains("took over the store lock left behind by process 999999"), "\(pull.stderr)")
     }
 
     @Test func aFailingFeedBacksOffAndRecoversWhenTheServerDoes() async throws {

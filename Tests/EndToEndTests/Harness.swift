@@ -67,7 +67,8 @@ private final class Collected: Sendable {
 
 /// Runs `feedsync` with the given arguments.
 func feedsync(_ arguments: [String], environment: [String: String] = ["FEEDSYNC_PASSWORD": "demo"], in folder: URL? = nil) async throws -> Finished {
-    try await run(binaries.appendingPathComponent("feedsync"), arguments, environment: environment, in: folder)
+    try await run(binaries.appendingPathComponent("feedsync"), arguments,
+                  environment: environment.merging(["FEEDSYNC_TEST_SHORT_INTERVALS": "1"]) { given, _ in given }, in: folder)
 }
 
 /// Runs SQL with the sqlite3 command-line tool, as any other program reading the cache would.
@@ -202,7 +203,8 @@ final class DaemonProcess {
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         process.executableURL = binaries.appendingPathComponent("feedsyncd")
         process.arguments = ["--config", config] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["FEEDSYNC_PASSWORD": "demo"].merging(environment) { _, new in new }) { _, new in new }
+        let defaults = ["FEEDSYNC_PASSWORD": "demo", "FEEDSYNC_TEST_SHORT_INTERVALS": "1"]
+        process.environment = ProcessInfo.processInfo.environment.merging(defaults.merging(environment) { _, new in new }) { _, new in new }
         process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
@@ -249,4 +251,19 @@ func eventually(within seconds: Double = 3, _ condition: () async throws -> Bool
 func postCount(_ database: URL, feed: String = "home") async throws -> Int {
     guard FileManager.default.fileExists(atPath: database.path) else { return 0 }
     return Int(try await sqlite(database, "SELECT COUNT(*) FROM posts WHERE feed = '\(feed)'")) ?? -1
+}
+
+/// The tokens a store keeps in its private sessions file (`<database>.sessions`), every feed's.
+func storedTokens(_ scratch: Scratch) throws -> [String] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: scratch.database.path + ".sessions"))
+    let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+    let sessions = json?["sessions"] as? [String: [String: Any]] ?? [:]
+    return sessions.values.flatMap { [$0["accessToken"], $0["refreshToken"]].compactMap { $0 as? String } }
+}
+
+/// The bytes of the database and its WAL, as a tool that copies or publishes them would see them.
+func databaseBytes(_ scratch: Scratch) -> Data {
+    [scratch.database.path, scratch.database.path + "-wal"].reduce(into: Data()) { all, path in
+        all.append(FileManager.default.contents(atPath: path) ?? Data())
+    }
 }

@@ -148,12 +148,13 @@ import Glibc
         _ = await daemon.exits(within: 5)
         outputs += [try await feedsync(["status", "--config", config, "--json"]), try await feedsync(["posts", "--config", config, "--json"])]
 
-        let tokens = try await sqlite(scratch.database, "SELECT access_token || char(10) || refresh_token FROM sessions")
-            .split(separator: "\n").map(String.init)
+        let tokens = try storedTokens(scratch)
         #expect(tokens.count == 2 && tokens.allSatisfy { $0.count >= 16 })
         #expect(outputs[1].status == 77, "\(outputs[1].stderr)")
         let everything = outputs.map { $0.stdout + $0.stderr }.joined() + daemon.log
         for secret in tokens + ["demo-password-not-used"] { #expect(!everything.contains(secret)) }
+        let published = databaseBytes(scratch)
+        for secret in tokens { #expect(published.range(of: Data(secret.utf8)) == nil, "a token is in the database or its WAL") }
         #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM sync_runs WHERE error LIKE '%401%'") != "0")
     }
 }

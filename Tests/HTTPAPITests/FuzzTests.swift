@@ -1,6 +1,7 @@
 import Core
 import Foundation
 @testable import HTTPAPI
+import IntegrationKit
 import Testing
 
 /// Pushes thousands of mutated pages and headers through the HTTP decoding and mapping code:

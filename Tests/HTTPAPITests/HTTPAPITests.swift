@@ -1,6 +1,7 @@
 import Core
 import Foundation
 @testable import HTTPAPI
+import IntegrationKit
 import Synchronization
 import Testing
 
@@ -34,7 +35,8 @@ func feedBody(_ changes: [String], next: String = "7", hasMore: Bool = false) ->
 
 func makeService(_ transport: ScriptedTransport, pageSize: Int = 50) -> (HTTPAPIPostService, HTTPAPIAuthenticationService, RequestCounter) {
     let counter = RequestCounter()
-    let client = HTTPAPIClient(transport: transport, server: "http://127.0.0.1:1", host: "127.0.0.1:1", requests: counter, gate: HostGate())
+    let client = HTTPAPIClient(transport: transport, baseURL: URL(string: "http://127.0.0.1:1")!, server: "http://127.0.0.1:1",
+                               requests: counter, gate: HostGate())
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     return (HTTPAPIPostService(client: client, pageSize: pageSize),
             HTTPAPIAuthenticationService(client: client, username: "demo", password: Secret("s3cret-pw"), now: { now }),
@@ -126,8 +128,16 @@ let session = Session(accessToken: Secret("tok-1"))
     }
 
     @Test func retryAfterAcceptsAnHTTPDate() {
+        let now = Date(timeIntervalSince1970: 1_792_567_600)
         let response = HTTPResponse(status: 429, headers: ["Retry-After": "Wed, 21 Oct 2026 07:28:00 GMT"])
-        #expect(HTTPAPIClient.retryAfter(response) == Date(timeIntervalSince1970: 1_792_567_680))
+        #expect(RateLimitPacer.retryDate(for: response, now: now) == Date(timeIntervalSince1970: 1_792_567_680))
+    }
+
+    @Test func aRedirectThatReachesTheClientIsAContractViolationNamingItsTarget() async throws {
+        let (posts, _, _) = makeService(ScriptedTransport([HTTPResponse(status: 301, headers: ["Location": "http://other.example/\u{1B}[2J"])]))
+        let error = await #expect(throws: ServiceError.self) { try await posts.page(after: nil, session: session) }
+        #expect(error?.code == .contractViolation)
+        #expect(error?.reason.contains("http://other.example/") == true && error?.reason.contains("\u{1B}") == false)
     }
 
     @Test func aTransportFailureIsUnavailableAndNamesTheServer() async throws {
@@ -146,7 +156,7 @@ let session = Session(accessToken: Secret("tok-1"))
         let session = try await auth.logIn()
 
         let request = try #require(transport.sent.first)
-        #expect(request.method == "POST" && request.path == "/v1/auth/login")
+        #expect(request.method == "POST" && request.url.path == "/v1/auth/login")
         let body = try JSONDecoder().decode([String: String].self, from: request.body ?? Data())
         #expect(body == ["username": "demo", "password": "s3cret-pw"])
         #expect(session.accessToken.revealed == "A" && session.refreshToken?.revealed == "R")
@@ -159,7 +169,7 @@ let session = Session(accessToken: Secret("tok-1"))
 
         let session = try await auth.refresh(Session(accessToken: Secret("A"), refreshToken: Secret("R")))
 
-        #expect(transport.sent.first?.path == "/v1/auth/refresh")
+        #expect(transport.sent.first?.url.path == "/v1/auth/refresh")
         #expect(try JSONDecoder().decode([String: String].self, from: transport.sent.first?.body ?? Data()) == ["refresh_token": "R"])
         #expect(session.accessToken.revealed == "B")
     }
@@ -175,22 +185,6 @@ let session = Session(accessToken: Secret("tok-1"))
     }
 }
 
-@Suite struct RFC3339Tests {
-    @Test(arguments: [
-        ("1970-01-01T00:00:00Z", 0.0), ("2026-01-01T00:00:37Z", 1_767_225_637), ("2026-01-01T01:00:37+01:00", 1_767_225_637),
-        ("2024-02-29T12:00:00.25Z", 1_709_208_000.25), ("2026-01-01t00:00:37z", 1_767_225_637),
-    ])
-    func validTimesParse(text: String, seconds: Double) {
-        #expect(RFC3339.date(from: text) == Date(timeIntervalSince1970: seconds))
-    }
-
-    @Test(arguments: ["", "2026-01-01", "2026-13-01T00:00:00Z", "2026-01-01T00:00:00", "2026-01-01T00:00:00+0100",
-                      "2026-01-01T24:00:00Z", "2026-01-01T00:00:00.Z", "2026-01-01T00:00:00Zjunk", "２０２６-01-01T00:00:00Z"])
-    func invalidTimesDoNot(text: String) {
-        #expect(RFC3339.date(from: text) == nil)
-    }
-}
-
 @Suite struct FixtureTransportTests {
     @Test func replaysRecordedResponsesAndAnswers304ToAMatchingValidator() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fixture-\(UUID().uuidString)")
@@ -200,49 +194,16 @@ let session = Session(accessToken: Secret("tok-1"))
         try Data(feedBody([], next: "3").utf8).write(to: folder.appendingPathComponent("p.json"))
         let transport = try FixtureTransport(directory: folder)
 
-        let request = HTTPRequest(method: "GET", path: "/v1/feed", query: [("limit", "2"), ("cursor", "3")])
+        let request = HTTPRequest(url: URL(string: "http://fixture.invalid/v1/feed?cursor=3&limit=2")!)
         #expect(try await transport.send(request).status == 200)
         var conditional = request
         conditional.headers["If-None-Match"] = "\"v3\""
         #expect(try await transport.send(conditional).status == 304)
-        #expect(try await transport.send(HTTPRequest(method: "GET", path: "/v1/other")).status == 404)
+        #expect(try await transport.send(HTTPRequest(url: URL(string: "http://fixture.invalid/v1/other")!)).status == 404)
     }
 
     @Test func aMissingIndexIsReportedWithItsPath() {
         #expect(throws: FixtureTransport.FixtureError.self) { try FixtureTransport(directory: URL(fileURLWithPath: "/nonexistent")) }
-    }
-}
-
-@Suite struct RateLimitPacerTests {
-    @Test func aSpentQuotaWaitsForTheResetBeforeTheNextRequest() async throws {
-        let sleeps = Mutex<[TimeInterval]>([])
-        let pacer = RateLimitPacer(sleep: { seconds in sleeps.withLock { $0.append(seconds) } })
-        let reset = Int(Date().timeIntervalSince1970) + 30
-        await pacer.record(HTTPResponse(status: 200, headers: ["X-RateLimit-Remaining": "5", "X-RateLimit-Reset": "\(reset)"]))
-        try await pacer.waitForQuota("op")
-        #expect(sleeps.withLock { $0 }.isEmpty, "quota left: no wait")
-
-        await pacer.record(HTTPResponse(status: 200, headers: ["X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "\(reset)"]))
-        try await pacer.waitForQuota("op")
-
-        let waited = try #require(sleeps.withLock { $0 }.first)
-        #expect((25...31).contains(waited))
-    }
-
-    @Test func aResetTooFarAwayFailsAsRateLimited() async throws {
-        let pacer = RateLimitPacer(maxWait: 60, sleep: { _ in Issue.record("must not sleep") })
-        await pacer.record(HTTPResponse(status: 200, headers: ["X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "3600"]))
-        let error = await #expect(throws: ServiceError.self) { try await pacer.waitForQuota("op") }
-        guard case .rateLimited(let until)? = error?.code else { Issue.record("got \(String(describing: error))"); return }
-        #expect(until != nil)
-    }
-
-    @Test func resetTimesParseAsUnixSecondsSecondsFromNowOrDates() {
-        let now = Date(timeIntervalSince1970: 1_700_000_000)
-        #expect(RateLimitPacer.resetDate("1800000000", now: now) == Date(timeIntervalSince1970: 1_800_000_000))
-        #expect(RateLimitPacer.resetDate("2027-01-15T08:00:00Z", now: now) == Date(timeIntervalSince1970: 1_800_000_000))
-        #expect(RateLimitPacer.resetDate("30", now: now) == now.addingTimeInterval(30))
-        #expect(RateLimitPacer.resetDate("soon", now: now) == nil)
     }
 }
 

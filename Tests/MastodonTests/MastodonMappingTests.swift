@@ -65,7 +65,7 @@ import Testing
         let post = try Post(dto)
         #expect(post.videoIDs == ["m1", "m2"])
         #expect(post.attachments.map(\.kind) == ["image", "audio"] && post.attachments.first?.description == "a cat")
-        let video = try #require(dto.media_attachments?.compactMap(Video.init).first)
+        let video = try #require(try dto.media_attachments?.compactMap { try Video($0) }.first)
         #expect(video.width == 640 && video.height == 360 && video.duration == 5.2 && video.title == "a clip")
         #expect(abs((video.framesPerSecond ?? 0) - 29.97) < 0.01)
         #expect(video.thumbnailURL == URL(string: "https://files.example/v.png"))
@@ -88,11 +88,19 @@ import Testing
 }
 
 @Suite struct MastodonPlumbingTests {
-    @Test func linkHeadersYieldNextAndPrev() {
-        let links = LinkHeader.parse(#"<https://example.social/api/v1/timelines/home?max_id=9>; rel="next", <https://example.social/api/v1/timelines/home?min_id=12>; rel="prev""#)
-        #expect(links["next"]?.absoluteString == "https://example.social/api/v1/timelines/home?max_id=9")
-        #expect(links["prev"]?.absoluteString == "https://example.social/api/v1/timelines/home?min_id=12")
-        #expect(LinkHeader.parse("").isEmpty && LinkHeader.parse("garbage; rel=next").isEmpty)
+    @Test func hostileNumbersAndURLsInMediaAreRefusedNotStored() throws {
+        func media(_ json: String) throws -> MastodonMediaAttachment {
+            try JSONDecoder().decode(MastodonMediaAttachment.self, from: Data(json.utf8))
+        }
+        for meta in [#"{"original": {"duration": 1e300}}"#, #"{"original": {"duration": -10}}"#,
+                     #"{"original": {"frame_rate": "1e400/1"}}"#, #"{"original": {"width": 0}}"#] {
+            let dto = try media(#"{"id": "m1", "type": "video", "url": "https://files.example/m1.mp4", "meta": \#(meta)}"#)
+            #expect(throws: ServiceError.self, "\(meta)") { _ = try Video(dto) }
+        }
+        let script = try media(#"{"id": "m2", "type": "video", "url": "javascript:alert(1)", "preview_url": "file:///etc/passwd"}"#)
+        #expect(try Video(script) == nil)
+        let image = try media(#"{"id": "m3", "type": "image", "url": "https://files.example/a.png", "preview_url": "javascript:x"}"#)
+        #expect(Post.Attachment(image)?.previewURL == nil)
     }
 
     @Test(arguments: [("home", MastodonTimeline.home), ("list:42", .list("42")), ("account:109", .account("109")),
@@ -161,7 +169,7 @@ import Testing
         #expect(reply.replyTo != nil && reply.contentWarning != nil && reply.editedAt != nil && reply.visibility == .unlisted)
         let (media, dto) = try post("status_media.json")
         #expect(media.videoIDs.count == 2 && media.attachments.map(\.kind).sorted() == ["audio", "image"])
-        #expect(dto.media_attachments?.compactMap(Video.init).allSatisfy { ($0.width ?? 0) > 0 } == true)
+        #expect(try dto.media_attachments?.compactMap { try Video($0) }.allSatisfy { ($0.width ?? 0) > 0 } == true)
         let (minimal, _) = try post("status_minimal.json")
         #expect(minimal.language == nil && minimal.editedAt == nil)
         let account = try JSONDecoder().decode(MastodonAccount.self, from: Data(contentsOf: Self.folder.appendingPathComponent("account.json")))

@@ -68,8 +68,18 @@ import Testing
         let real: SQLiteFeedStore
         let interrupter: Interrupter
         func cursor(ofFeed feed: String) async throws -> FeedCursor? { try interrupter.step("cursor"); return try await real.cursor(ofFeed: feed) }
-        func session(ofFeed feed: String) async throws -> Session? { try interrupter.step("session"); return try await real.session(ofFeed: feed) }
-        func saveSession(_ session: Session, ofFeed feed: String) async throws { try interrupter.step("saveSession"); try await real.saveSession(session, ofFeed: feed) }
+        func session(ofFeed feed: String, backend: String) async throws -> Session? {
+            try interrupter.step("session"); return try await real.session(ofFeed: feed, backend: backend)
+        }
+        func saveSession(_ session: Session, ofFeed feed: String, backend: String) async throws {
+            try interrupter.step("saveSession"); try await real.saveSession(session, ofFeed: feed, backend: backend)
+        }
+        func backend(ofFeed feed: String) async throws -> String? { try interrupter.step("backend"); return try await real.backend(ofFeed: feed) }
+        func setBackend(_ backend: String, ofFeed feed: String) async throws {
+            try interrupter.step("setBackend"); try await real.setBackend(backend, ofFeed: feed)
+        }
+        func holdDaemonLease() async throws { try await real.holdDaemonLease() }
+        func releaseDaemonLease() async { await real.releaseDaemonLease() }
         func videosToResolve(among ids: [VideoID], inFeed feed: String) async throws -> [VideoID] {
             try interrupter.step("videosToResolve"); return try await real.videosToResolve(among: ids, inFeed: feed)
         }

@@ -51,7 +51,7 @@ import Glibc
         _ = try await makeStore()
         let again = try await makeStore()   // opening twice applies nothing twice
         _ = again
-        #expect(try sqlite("SELECT name FROM schema_migrations ORDER BY name") == "001_create_feed_tables\n002_daemon_state\n003_sync_run_counts\n004_rich_posts")
+        #expect(try sqlite("SELECT name FROM schema_migrations ORDER BY name") == "001_create_feed_tables\n002_daemon_state\n003_sync_run_counts\n004_rich_posts\n005_backend_identity_private_sessions")
         #expect(try sqlite("PRAGMA journal_mode") == "wal")
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -169,8 +169,9 @@ import Glibc
     @Test func sessionsAndSyncOutcomesRoundTrip() async throws {
         let store = try await makeStore()
         let expiry = Date(timeIntervalSince1970: 1_900_000_000)
-        try await store.saveSession(Session(accessToken: Secret("a"), refreshToken: Secret("r"), expiresAt: expiry), ofFeed: "home")
-        let session = try await store.session(ofFeed: "home")
+        try await store.saveSession(Session(accessToken: Secret("a"), refreshToken: Secret("r"), expiresAt: expiry), ofFeed: "home", backend: "b1")
+        let session = try await store.session(ofFeed: "home", backend: "b1")
+        #expect(try await store.session(ofFeed: "home", backend: "another backend") == nil)
         #expect(session?.accessToken.revealed == "a" && session?.refreshToken?.revealed == "r" && session?.expiresAt == expiry)
 
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
@@ -229,7 +230,7 @@ import Glibc
 
         #expect(try await store.acquireWriteLock(holder: "feedsyncd", wait: 0) == 999_999)
         await store.releaseWriteLock()
-        #expect(try String(contentsOfFile: path + ".lock", encoding: .utf8).isEmpty, "a clean release leaves no record")
+        #expect(try !String(contentsOfFile: path + ".lock", encoding: .utf8).contains("pid="), "a clean release leaves no holder")
     }
 
     @Test func theHeartbeatIsRecordedAndClearedOnlyByItsOwnDaemon() async throws {
@@ -284,8 +285,8 @@ import Glibc
         let path = folder.appendingPathComponent("p.sqlite").path
         let store = SQLiteFeedStore(path: path)
         try await store.open()
-        try await store.saveSession(Session(accessToken: Secret("t")), ofFeed: "home")
-        for file in [path, path + "-wal", path + "-shm"] {
+        try await store.saveSession(Session(accessToken: Secret("t")), ofFeed: "home", backend: "b")
+        for file in [path, path + "-wal", path + "-shm", path + ".sessions"] {
             let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
             #expect(mode == 0o600, "\(file) has mode \(String(mode ?? 0, radix: 8))")
         }

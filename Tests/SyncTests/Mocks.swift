@@ -98,10 +98,18 @@ actor MockStore: FeedStore {
     }
 
     func cursor(ofFeed feed: String) -> FeedCursor? { storedCursor }
-    func session(ofFeed feed: String) -> Session? { storedSession }
-    func saveSession(_ session: Session, ofFeed feed: String) {
+    var storedBackend: String?
+    var sessionBackend = ""
+    func backend(ofFeed feed: String) -> String? { storedBackend }
+    func setBackend(_ backend: String, ofFeed feed: String) {
+        log.record("setBackend")
+        storedBackend = backend
+    }
+    func session(ofFeed feed: String, backend: String) -> Session? { sessionBackend == backend ? storedSession : nil }
+    func saveSession(_ session: Session, ofFeed feed: String, backend: String) {
         log.record("saveSession")
         storedSession = session
+        sessionBackend = backend
     }
 
     func videosToResolve(among ids: [VideoID], inFeed feed: String) -> [VideoID] { ids.filter { videos[$0] == nil } }
@@ -161,6 +169,8 @@ actor MockStore: FeedStore {
         lockHolds -= 1
     }
     func setNextAttempt(_ date: Date?, ofFeed feed: String) {}
+    func holdDaemonLease() {}
+    func releaseDaemonLease() {}
     var seen: Set<PostID>?
     func beginFullWalk(ofFeed feed: String) {
         log.record("beginFullWalk")

@@ -2,8 +2,11 @@ import Foundation
 
 /// Parses RFC 3339 timestamps (`2026-01-01T00:00:37Z`, `…37.250+02:00`) without a formatter:
 /// this runs for every post of every page.
-enum RFC3339 {
-    static func date(from text: String) -> Date? {
+///
+/// Impossible calendar dates (`2026-02-30`, `2025-02-29`) are rejected rather than rolled over
+/// into the next month, as a lenient formatter would.
+public enum RFC3339 {
+    public static func date(from text: String) -> Date? {
         var text = text
         return text.withUTF8 { parse($0) }
     }
@@ -22,7 +25,7 @@ enum RFC3339 {
         guard let year = number(0, 4), b[4] == 45, let month = number(5, 2), b[7] == 45, let day = number(8, 2),
               b[10] == 84 || b[10] == 116 || b[10] == 32, let hour = number(11, 2), b[13] == 58,
               let minute = number(14, 2), b[16] == 58, let second = number(17, 2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+              (1...12).contains(month), (1...daysIn(month, of: year)).contains(day), hour < 24, minute < 60, second < 61
         else { return nil }
         var index = 19
         var fraction = 0.0
@@ -53,6 +56,14 @@ enum RFC3339 {
         guard index == b.count else { return nil }
         let seconds = daysFromCivil(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second - offset
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    private static func daysIn(_ month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).

@@ -8,24 +8,31 @@ import Foundation
 /// - A syntax error (`JSONReader.SyntaxError`) makes the whole body unreadable.
 /// - A value of the wrong type (`JSONReader.FieldError`) concerns one field only. The caller
 ///   can drop the item it belongs to and go on after it.
-struct JSONReader {
-    struct SyntaxError: Error {
-        var offset: Int
-        var reason: String
+public struct JSONReader {
+    public struct SyntaxError: Error {
+        public var offset: Int
+        public var reason: String
+
+        public init(offset: Int, reason: String) {
+            self.offset = offset
+            self.reason = reason
+        }
     }
 
     /// A field that is missing, null or of the wrong type, named by its path in the item.
-    struct FieldError: Error {
-        var reason: String
+    public struct FieldError: Error {
+        public var reason: String
+
+        public init(reason: String) { self.reason = reason }
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
-    private(set) var offset = 0
+    public private(set) var offset = 0
     private static let maxDepth = 512
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    public init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    var isAtEnd: Bool {
+    public var isAtEnd: Bool {
         mutating get {
             skipWhitespace()
             return offset >= bytes.count
@@ -35,7 +42,7 @@ struct JSONReader {
     // MARK: Structure
 
     /// Reads an object, calling `field` with each key; `field` must consume the value.
-    mutating func readObject(_ field: (inout JSONReader, String) throws -> Void) throws {
+    public mutating func readObject(_ field: (inout JSONReader, String) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
         if try consumeIf(UInt8(ascii: "}")) { return }
         repeat {
@@ -47,7 +54,7 @@ struct JSONReader {
     }
 
     /// Reads an array, calling `element` once per element; `element` must consume it.
-    mutating func readArray(_ element: (inout JSONReader) throws -> Void) throws {
+    public mutating func readArray(_ element: (inout JSONReader) throws -> Void) throws {
         try expect(UInt8(ascii: "["))
         if try consumeIf(UInt8(ascii: "]")) { return }
         repeat { try element(&self) } while try consumeIf(UInt8(ascii: ","))
@@ -55,7 +62,7 @@ struct JSONReader {
     }
 
     /// What kind of value comes next: `{`, `[`, `"`, `t`, `f`, `n`, or a number's first byte.
-    mutating func peek() throws -> UInt8 {
+    public mutating func peek() throws -> UInt8 {
         skipWhitespace()
         guard offset < bytes.count else { throw SyntaxError(offset: offset, reason: "the body ends early") }
         return bytes[offset]
@@ -63,18 +70,18 @@ struct JSONReader {
 
     // MARK: Typed values (a wrong type is a FieldError, after the value is skipped)
 
-    mutating func string(_ path: @autoclosure () -> String) throws -> String {
+    public mutating func string(_ path: @autoclosure () -> String) throws -> String {
         guard try peek() == UInt8(ascii: "\"") else { try typeMismatch(path(), "a string") }
         return try readStringSyntax()
     }
 
     /// A string, or `nil` for `null`.
-    mutating func optionalString(_ path: @autoclosure () -> String) throws -> String? {
+    public mutating func optionalString(_ path: @autoclosure () -> String) throws -> String? {
         if try readNull() { return nil }
         return try string(path())
     }
 
-    mutating func bool(_ path: @autoclosure () -> String) throws -> Bool {
+    public mutating func bool(_ path: @autoclosure () -> String) throws -> Bool {
         switch try peek() {
         case UInt8(ascii: "t"): try literal("true"); return true
         case UInt8(ascii: "f"): try literal("false"); return false
@@ -83,7 +90,7 @@ struct JSONReader {
     }
 
     /// A whole number that fits an `Int`, or `nil` for `null`.
-    mutating func optionalInt(_ path: @autoclosure () -> String) throws -> Int? {
+    public mutating func optionalInt(_ path: @autoclosure () -> String) throws -> Int? {
         if try readNull() { return nil }
         let start = offset
         let text = try readNumberSyntax()
@@ -95,7 +102,7 @@ struct JSONReader {
     }
 
     /// An array of strings, or `nil` for `null`.
-    mutating func optionalStrings(_ path: @autoclosure () -> String) throws -> [String]? {
+    public mutating func optionalStrings(_ path: @autoclosure () -> String) throws -> [String]? {
         if try readNull() { return nil }
         guard try peek() == UInt8(ascii: "[") else { try typeMismatch(path(), "of the expected type") }
         var strings: [String] = []
@@ -104,14 +111,14 @@ struct JSONReader {
     }
 
     /// Consumes `null` if it comes next.
-    mutating func readNull() throws -> Bool {
+    public mutating func readNull() throws -> Bool {
         guard try peek() == UInt8(ascii: "n") else { return false }
         try literal("null")
         return true
     }
 
     /// Skips the value that comes next, checking its syntax.
-    mutating func skipValue(depth: Int = 0) throws {
+    public mutating func skipValue(depth: Int = 0) throws {
         guard depth < Self.maxDepth else { throw SyntaxError(offset: offset, reason: "values nest too deeply") }
         switch try peek() {
         case UInt8(ascii: "{"): try readObject { reader, _ in try reader.skipValue(depth: depth + 1) }
@@ -125,7 +132,7 @@ struct JSONReader {
     }
 
     /// Moves back to `offset` (where an item began) so that it can be skipped whole.
-    mutating func rewind(to offset: Int) { self.offset = offset }
+    public mutating func rewind(to offset: Int) { self.offset = offset }
 
     private mutating func typeMismatch(_ path: String, _ expected: String) throws -> Never {
         let isNull = try peek() == UInt8(ascii: "n")

@@ -1,0 +1,118 @@
+import Core
+import Foundation
+
+/// Paces one server's requests by the quota it announces, so a sync slows down before the
+/// quota runs out instead of drawing `429`s.
+///
+/// It reads either form a server may send:
+/// - `X-RateLimit-Limit/Remaining/Reset`, as Mastodon and the custom API send them (the reset
+///   as Unix seconds, seconds from now, or an RFC 3339 time);
+/// - the IETF `RateLimit-Limit/Remaining/Reset` fields, as Bluesky sends them (the reset in
+///   seconds from now), or the combined `RateLimit: limit=…, remaining=…, reset=…`.
+///
+/// With the quota spent it waits for the reset; in the last tenth of the quota it spreads
+/// what is left over the time left. A wait longer than ``maxWait`` fails as rate limited.
+public actor RateLimitPacer {
+    private var limit: Int?
+    private var remaining: Int?
+    private var resetAt: Date?
+    /// The longest it waits for a reset.
+    public let maxWait: TimeInterval
+    private let notice: @Sendable (String) -> Void
+    private let sleep: @Sendable (TimeInterval) async throws -> Void
+
+    /// - Parameters:
+    ///   - maxWait: the longest wait; the default covers Mastodon's 5-minute window.
+    ///   - notice: told, in one sentence, whenever a wait of a second or more begins.
+    public init(maxWait: TimeInterval = 900, notice: @escaping @Sendable (String) -> Void = { _ in },
+                sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }) {
+        self.maxWait = maxWait
+        self.notice = notice
+        self.sleep = sleep
+    }
+
+    /// Waits until the quota allows a request.
+    /// - Throws: ``Core/ServiceError`` `.rateLimited` when the reset is further away than ``maxWait``.
+    public func waitForQuota(_ operation: String, now: Date = Date()) async throws {
+        guard let remaining, let resetAt else { return }
+        let untilReset = resetAt.timeIntervalSince(now)
+        guard untilReset > 0 else {
+            self.remaining = nil
+            return
+        }
+        let wait: TimeInterval
+        if remaining <= 0 {
+            wait = untilReset
+        } else if let limit, remaining * 10 < limit {
+            wait = untilReset / Double(remaining + 1)
+        } else {
+            return
+        }
+        guard wait <= maxWait else {
+            throw ServiceError(.rateLimited(until: resetAt), operation,
+                               "the request quota is spent until \(resetAt.formatted(.iso8601)), more than \(Int(maxWait)) s away")
+        }
+        if wait >= 1 { notice("\(operation): the server's request quota is \(remaining <= 0 ? "spent" : "nearly spent"); waiting \(Int(wait.rounded(.up))) s") }
+        try await sleep(wait)
+        if remaining <= 0 { self.remaining = nil } else { self.remaining = remaining - 1 }
+    }
+
+    /// Notes the quota a response reports, if it reports one.
+    public func record(_ response: HTTPResponse, now: Date = Date()) {
+        if let quota = Self.quota(in: response, now: now) {
+            (limit, remaining, resetAt) = quota
+        }
+    }
+
+    /// The quota a response announces: limit (if said), requests remaining, and the reset.
+    public static func quota(in response: HTTPResponse, now: Date = Date()) -> (limit: Int?, remaining: Int, reset: Date?)? {
+        for prefix in ["x-ratelimit-", "ratelimit-"] {
+            guard let remaining = response.header(prefix + "remaining").flatMap(count) else { continue }
+            let reset = response.header(prefix + "reset").flatMap {
+                prefix == "ratelimit-" ? secondsFromNow($0, now: now) : resetDate($0, now: now)
+            }
+            return (response.header(prefix + "limit").flatMap(count), remaining, reset)
+        }
+        // The draft's single field: `limit=100, remaining=0, reset=30`.
+        if let field = response.header("ratelimit") {
+            var values: [String: String] = [:]
+            for part in field.split(whereSeparator: { $0 == "," || $0 == ";" }) {
+                let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                if pair.count == 2 { values[pair[0]] = pair[1] }
+            }
+            if let remaining = (values["remaining"] ?? values["r"]).flatMap(count) {
+                return ((values["limit"] ?? values["l"]).flatMap(count), remaining,
+                        (values["reset"] ?? values["t"]).flatMap { secondsFromNow($0, now: now) })
+            }
+        }
+        return nil
+    }
+
+    /// When a `429` may be retried: `Retry-After`, else the announced reset.
+    public static func retryDate(for response: HTTPResponse, now: Date = Date()) -> Date? {
+        if let value = response.header("Retry-After"), let date = HTTPDate.retryAfter(value, now: now) { return date }
+        return quota(in: response, now: now)?.reset
+    }
+
+    /// `X-RateLimit-Reset` as a date: Unix seconds, seconds from now (small numbers), or RFC 3339.
+    public static func resetDate(_ text: String, now: Date = Date()) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let number = Double(trimmed), number.isFinite, number >= 0 {
+            guard number > 1_000_000_000 else { return secondsFromNow(trimmed, now: now) }
+            return number < 100_000_000_000 ? Date(timeIntervalSince1970: number) : nil
+        }
+        return RFC3339.date(from: trimmed)
+    }
+
+    /// A count of requests: a whole number within reason, or `nil`.
+    private static func count(_ text: String) -> Int? {
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)), (0...100_000_000).contains(value) else { return nil }
+        return value
+    }
+
+    /// Seconds from now, up to a day; anything larger or stranger is ignored.
+    private static func secondsFromNow(_ text: String, now: Date) -> Date? {
+        guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds.isFinite, (0...86_400).contains(seconds) else { return nil }
+        return now.addingTimeInterval(seconds)
+    }
+}
