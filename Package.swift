@@ -3,7 +3,7 @@ import PackageDescription
 
 // feedsync: Core (models + service protocols), Sync (the coordinating logic), one module per
 // backend under Integrations/, and App, the composition root that maps config to integrations.
-// No package dependencies: the toolchain plus libsqlite3 through a system-library target.
+// No package dependencies: the toolchain plus libsqlite3 and libcurl through system-library targets.
 let package = Package(
     name: "feedsync",
     platforms: [.macOS(.v15)],
@@ -18,10 +18,16 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        .systemLibrary(
+            name: "CCurl",
+            path: "Sources/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
         .target(name: "Core", path: "Sources/Core"),
         .target(name: "Sync", dependencies: ["Core"], path: "Sources/Sync"),
         // Plumbing shared by the HTTP integrations: transport, pacing, Link and date parsing, the JSON reader.
-        .target(name: "IntegrationKit", dependencies: ["Core"], path: "Sources/IntegrationKit"),
+        .target(name: "IntegrationKit", dependencies: ["Core", "CCurl"], path: "Sources/IntegrationKit"),
 
         .target(name: "HTTPAPI", dependencies: ["Core", "IntegrationKit"], path: "Integrations/HTTPAPI",
                 exclude: ["API.md"]),

@@ -103,6 +103,10 @@ extension FeedPage {
         guard !dto.next_cursor.isEmpty else {
             throw ServiceError(.invalidResponse, "reading a feed page", "next_cursor is empty")
         }
+        // A cursor goes back to the server and into the store: a few hundred bytes, not a payload.
+        guard dto.next_cursor.utf8.count <= 1_024 else {
+            throw ServiceError(.contractViolation, "reading a feed page", "next_cursor is \(dto.next_cursor.utf8.count) bytes long, more than 1024")
+        }
         var changes: [FeedChange] = []
         var skipped: [SkippedItem] = []
         var authors: [APIPost.Author: User] = [:]

@@ -39,7 +39,7 @@ extension Session {
         }
         // A lifetime beyond ten years (or not a finite number) is no lifetime a server means.
         if let seconds = dto.expires_in, !(seconds.isFinite && (0...315_360_000).contains(seconds)) {
-            throw ServiceError(.invalidResponse, "reading the login response", "expires_in \(seconds) is not a number of seconds up to ten years")
+            throw ServiceError(.contractViolation, "reading the login response", "expires_in \(seconds) is not a number of seconds up to ten years")
         }
         self.init(accessToken: Secret(dto.access_token),
                   refreshToken: dto.refresh_token.flatMap { $0.isEmpty ? nil : Secret($0) },

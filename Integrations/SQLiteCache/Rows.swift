@@ -47,7 +47,8 @@ struct VideoRow {
     init(_ video: Video) {
         id = video.id.rawValue
         title = video.title
-        durationMs = Int64((video.duration * 1000).rounded())
+        // Integrations bound durations, but no value from outside may trap the conversion.
+        durationMs = Int64(exactly: (video.duration * 1000).rounded()) ?? 0
         streamURL = video.streamURL.absoluteString
         thumbnailURL = video.thumbnailURL?.absoluteString
         sizeBytes = video.sizeBytes
@@ -132,7 +133,12 @@ extension Video {
 }
 
 /// Times are stored as whole milliseconds since 1970 so that equal times compare equal in SQL.
-func millisecondsSince1970(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+/// A time beyond what 64 bits of milliseconds hold (no real one is) is clamped, never trapped on.
+func millisecondsSince1970(_ date: Date) -> Int64 {
+    let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+    guard milliseconds.isFinite else { return milliseconds > 0 ? .max : .min }
+    return Int64(exactly: milliseconds) ?? (milliseconds > 0 ? .max : .min)
+}
 
 extension Date {
     init(milliseconds: Int64) { self.init(timeIntervalSince1970: Double(milliseconds) / 1000) }

@@ -95,11 +95,22 @@ public final class ConfigSection {
     }
 
     /// An absolute `http` or `https` URL with a host.
+    ///
+    /// A URL with credentials in it (`http://bob:hunter2@host`) is refused without repeating
+    /// them: secrets are read from `…Env` or `…File` keys only.
     public func httpURL(_ key: String) throws -> URL? {
         guard let string = try string(key) else { return nil }
-        guard let url = URL(string: string), let scheme = url.scheme?.lowercased(),
+        let url = URL(string: string)
+        if let url, url.user != nil || url.password != nil {
+            var shown = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            shown?.user = nil
+            shown?.password = nil
+            throw error(key, "\"\(Terminal.safe(shown?.string ?? "the URL", limit: 200))\" must not carry a user name or password; "
+                        + "give the password with \"passwordEnv\" or \"passwordFile\" instead")
+        }
+        guard let url, let scheme = url.scheme?.lowercased(),
               scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty
-        else { throw error(key, "\"\(string)\" is not an http(s) URL") }
+        else { throw error(key, "\"\(Terminal.safe(string, limit: 200))\" is not an http(s) URL") }
         return url
     }
 

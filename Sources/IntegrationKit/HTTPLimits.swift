@@ -11,11 +11,11 @@ public struct HTTPLimits: Sendable, Equatable {
     /// The longest one request may take in all, however steadily bytes arrive.
     public var deadline: TimeInterval = 120
     /// The largest body accepted, counted after decompression, checked while it streams in.
-    public var maxBodyBytes = 32 << 20
+    public var maxBodyBytes = 16 << 20
     /// How many same-origin redirects one request may follow.
     public var maxRedirects = 5
 
-    public init(idleTimeout: TimeInterval = 30, deadline: TimeInterval = 120, maxBodyBytes: Int = 32 << 20, maxRedirects: Int = 5) {
+    public init(idleTimeout: TimeInterval = 30, deadline: TimeInterval = 120, maxBodyBytes: Int = 16 << 20, maxRedirects: Int = 5) {
         self.idleTimeout = idleTimeout
         self.deadline = deadline
         self.maxBodyBytes = maxBodyBytes
@@ -26,13 +26,13 @@ public struct HTTPLimits: Sendable, Equatable {
     public static let configKeys = ["timeoutSeconds", "deadlineSeconds", "maxResponseBytes"]
 
     /// Reads `timeoutSeconds` (1–600, default 30), `deadlineSeconds` (1–3600, default 120 and
-    /// at least the idle timeout) and `maxResponseBytes` (1 KiB–1 GiB, default 32 MiB).
+    /// at least the idle timeout) and `maxResponseBytes` (1 KiB–1 GiB, default 16 MiB).
     public init(_ config: ConfigSection) throws {
         idleTimeout = TimeInterval(try config.int("timeoutSeconds", in: 1...600) ?? 30)
         deadline = TimeInterval(try config.int("deadlineSeconds", in: 1...3600) ?? Int(max(120, idleTimeout)))
         guard deadline >= idleTimeout else {
             throw config.error("deadlineSeconds", "\(Int(deadline)) is shorter than timeoutSeconds (\(Int(idleTimeout)))")
         }
-        maxBodyBytes = try config.int("maxResponseBytes", in: 1024...(1 << 30)) ?? (32 << 20)
+        maxBodyBytes = try config.int("maxResponseBytes", in: 1024...(1 << 30)) ?? (16 << 20)
     }
 }

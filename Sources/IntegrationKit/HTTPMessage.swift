@@ -41,7 +41,7 @@ public struct HTTPResponse: Sendable {
 
 /// The one thing an HTTP integration needs from a network: send a request, get a response.
 ///
-/// ``URLSessionTransport`` speaks to real servers under ``HTTPLimits``; tests and offline
+/// ``CurlTransport`` speaks to real servers under ``HTTPLimits``; tests and offline
 /// fixtures substitute their own, so the same decoding and mapping code runs either way.
 public protocol HTTPTransport: Sendable {
     /// Sends one request.

@@ -267,3 +267,50 @@ func databaseBytes(_ scratch: Scratch) -> Data {
         all.append(FileManager.default.contents(atPath: path) ?? Data())
     }
 }
+
+extension Scratch {
+    /// Writes a config for one Mastodon feed named `social` at `server` and returns its path.
+    func writeMastodonConfig(server: String, postsKeys: String = "", name: String = "feedsync.json") throws -> String {
+        let json = """
+            {"store": {"integration": "sqlite", "path": "feedsync.sqlite"},
+             "feeds": [{"name": "social", "interval": "1h",
+                        "posts": {"integration": "mastodon", "server": "\(server)", "accessTokenEnv": "MASTODON_TOKEN",
+                                  "timeline": "home"\(postsKeys)}}]}
+            """
+        let url = folder.appendingPathComponent(name)
+        try Data(json.utf8).write(to: url)
+        return url.path
+    }
+}
+
+/// The hostile fixture server (`Fixtures/hostile/server.py`) in one of its modes.
+func hostileServer(_ mode: String, _ extra: [String] = []) throws -> ReferenceServer {
+    try ReferenceServer(script: "Fixtures/hostile/server.py", arguments: ["--mode", mode] + extra)
+}
+
+extension ReferenceServer {
+    /// The hostile server's `/_control/stats`: requests per "METHOD path", and every
+    /// `Authorization` value it received.
+    func hostileStats() async throws -> (requests: [String: Int], authorization: [String]) {
+        let stats = try await control("GET", "/_control/stats")
+        return (stats["requests"] as? [String: Int] ?? [:], stats["authorization"] as? [String] ?? [])
+    }
+}
+
+/// Runs `feedsync` and measures its peak resident memory, in MiB, as the kernel counts it
+/// for a child (through a small Python wrapper, so no other process of the suite is counted).
+func feedsyncMeasuringMemory(_ arguments: [String], environment: [String: String]) async throws -> (Finished, Double) {
+    let wrapper = """
+        import resource, subprocess, sys
+        status = subprocess.run(sys.argv[1:]).returncode
+        sys.stderr.write("\\nmaxrss_kib=%d\\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+        sys.exit(status)
+        """
+    var result = try await run(URL(fileURLWithPath: "/usr/bin/env"),
+                               ["python3", "-c", wrapper, binaries.appendingPathComponent("feedsync").path] + arguments,
+                               environment: environment.merging(["FEEDSYNC_TEST_SHORT_INTERVALS": "1"]) { given, _ in given })
+    let marker = result.stderr.range(of: "\nmaxrss_kib=")
+    let kib = marker.map { Double(result.stderr[$0.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 } ?? -1
+    if let marker { result.stderr = String(result.stderr[..<marker.lowerBound]) }
+    return (result, kib / 1024)
+}

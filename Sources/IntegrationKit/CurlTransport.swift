@@ -1,0 +1,241 @@
+import CCurl
+import Core
+import Foundation
+import Synchronization
+
+/// Sends requests with libcurl, keeping connections alive, under ``HTTPLimits``.
+///
+/// libcurl is used directly rather than through URLSession, because on Linux URLSession hands
+/// received data to its delegate through a queue with no back-pressure: a loopback server, or
+/// a compression bomb, fills that queue with hundreds of megabytes before the first byte can
+/// be counted. Here every decoded byte passes through one synchronous callback, so:
+/// - the body is counted as it streams in, after decompression, and the transfer stops at
+///   ``HTTPLimits/maxBodyBytes``: an endless body or a bomb costs at most the limit;
+/// - each request has a total deadline besides the idle timeout, so a server that drips one
+///   byte a second cannot hold a sync for ever;
+/// - redirects are followed here, not by libcurl: only within the request's origin and only
+///   for `GET`, so `Authorization` never reaches another server;
+/// - only `http` and `https` are spoken, and TLS certificates are always verified.
+///
+/// Transfers run on threads of their own (libcurl blocks), never on Swift's cooperative pool.
+public final class CurlTransport: HTTPTransport {
+    public let limits: HTTPLimits
+    /// Idle easy handles: each keeps its connections open for the next request.
+    private let idle = Mutex<[HandleBox]>([])
+    private static let initialized: Bool = { curl_global_init(3) == CURLE_OK }()
+
+    public init(limits: HTTPLimits) {
+        self.limits = limits
+        _ = Self.initialized
+    }
+
+    deinit {
+        for box in idle.withLock({ $0 }) { curl_easy_cleanup(box.handle) }
+    }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var current = request
+        var redirects = 0
+        while true {
+            let response = try await perform(current)
+            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location") else { return response }
+            current.url = try redirectTarget(location, from: current, status: response.status, redirects: &redirects)
+        }
+    }
+
+    public func close() async {
+        for box in idle.withLock({ boxes in defer { boxes.removeAll() }; return boxes }) { curl_easy_cleanup(box.handle) }
+    }
+
+    /// Where a redirect may lead: the same origin, for a `GET`, a few times in a row at most.
+    private func redirectTarget(_ location: String, from request: HTTPRequest, status: Int, redirects: inout Int) throws -> URL {
+        let operation = "\(request.method) \(Origin(request.url)?.description ?? "?")\(request.url.path)"
+        let target = URL(string: location, relativeTo: request.url)?.absoluteURL
+        let shown = Terminal.safe(target?.absoluteString ?? location, limit: 200)
+        guard request.method == "GET" else {
+            throw ServiceError(.contractViolation, operation, "the server redirected a \(request.method) request (\(status)) to \(shown); "
+                               + "only GET requests follow redirects")
+        }
+        guard let target, let origin = Origin(request.url), Origin(target) == origin else {
+            throw ServiceError(.contractViolation, operation, "the server redirected (\(status)) to \(shown), outside "
+                               + "\(Origin(request.url)?.description ?? "the server"); redirects are followed only within the same scheme, host and port")
+        }
+        redirects += 1
+        guard redirects <= limits.maxRedirects else {
+            throw ServiceError(.contractViolation, operation, "the server redirected more than \(limits.maxRedirects) times in a row (last to \(shown))")
+        }
+        return target
+    }
+
+    /// One request and its answer, whatever the status.
+    private func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let transfer = CurlTransfer(request: request, limits: limits)
+        let box = idle.withLock { $0.popLast() } ?? HandleBox(handle: curl_easy_init())
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                Thread.detachNewThread { [self] in
+                    let result = transfer.run(on: box.handle)
+                    if case .success = result { idle.withLock { $0.append(box) } } else { curl_easy_cleanup(box.handle) }
+                    continuation.resume(with: result)
+                }
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+    }
+}
+
+/// An easy handle moved between threads; libcurl allows that as long as one thread at a time uses it.
+private struct HandleBox: @unchecked Sendable {
+    let handle: UnsafeMutableRawPointer?
+}
+
+/// One transfer's state, reached from libcurl's callbacks through their context pointer.
+///
+/// `@unchecked Sendable`: the body and headers are touched only by the transfer's own thread
+/// (inside `curl_easy_perform`); only `cancelled` crosses threads, and it is atomic.
+final class CurlTransfer: @unchecked Sendable {
+    let request: HTTPRequest
+    let limits: HTTPLimits
+    let operation: String
+    private let cancelled = Atomic(false)
+    private var body = Data()
+    private var headers: [(String, String)] = []
+    private var headerBytes = 0
+    /// Why a callback stopped the transfer.
+    private var failure: (any Error)?
+
+    /// The most header bytes an answer may have in all.
+    static let maxHeaderBytes = 256 * 1024
+
+    init(request: HTTPRequest, limits: HTTPLimits) {
+        self.request = request
+        self.limits = limits
+        operation = "\(request.method) \(Origin(request.url)?.description ?? "?")\(request.url.path)"
+    }
+
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    /// Performs the request on `handle`, blocking until the answer is complete or fails.
+    func run(on handle: UnsafeMutableRawPointer?) -> Result<HTTPResponse, any Error> {
+        guard let handle else { return .failure(ServiceError(.unavailable, operation, "libcurl could not start a transfer")) }
+        curl_easy_reset(handle)
+        var list: UnsafeMutablePointer<curl_slist>?
+        for (name, value) in request.headers { list = curl_slist_append(list, "\(name): \(value)") }
+        // libcurl would add "Expect: 100-continue" to larger bodies; servers need not support it.
+        list = curl_slist_append(list, "Expect:")
+        defer { curl_slist_free_all(list) }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let started = Date()
+
+        var setup = [
+            feedsync_setopt_string(handle, CURLOPT_URL, request.url.absoluteString),
+            feedsync_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
+            feedsync_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0),
+            feedsync_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
+            // Every encoding libcurl can decode; the decoded bytes are what the limit counts.
+            feedsync_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""),
+            feedsync_setopt_string(handle, CURLOPT_USERAGENT, "feedsync"),
+            feedsync_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(limits.idleTimeout * 1000)),
+            feedsync_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1),
+            feedsync_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(limits.idleTimeout))),
+            feedsync_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(limits.deadline * 1000)),
+            feedsync_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxBodyBytes)),
+            feedsync_setopt_list(handle, CURLOPT_HTTPHEADER, list),
+            feedsync_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+                Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue().receive(body: data, size * count)
+            },
+            feedsync_setopt_pointer(handle, CURLOPT_WRITEDATA, context),
+            feedsync_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+                Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue().receive(header: data, size * count)
+            },
+            feedsync_setopt_pointer(handle, CURLOPT_HEADERDATA, context),
+            feedsync_setopt_long(handle, CURLOPT_NOPROGRESS, 0),
+            feedsync_setopt_progress_callback(handle) { context, _, _, _, _ in
+                Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue().cancelled.load(ordering: .relaxed) ? 1 : 0
+            },
+            feedsync_setopt_pointer(handle, CURLOPT_XFERINFODATA, context),
+        ]
+        switch request.method {
+        case "GET": setup.append(feedsync_setopt_long(handle, CURLOPT_HTTPGET, 1))
+        case "POST":
+            let body = request.body ?? Data()
+            setup.append(feedsync_setopt_long(handle, CURLOPT_POST, 1))
+            setup.append(feedsync_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+            setup.append(body.withUnsafeBytes { feedsync_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!)) })
+        default:
+            setup.append(feedsync_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method))
+        }
+        guard setup.allSatisfy({ $0 == CURLE_OK }) else {
+            return .failure(ServiceError(.unavailable, operation, "libcurl refused the request's options"))
+        }
+
+        let code = curl_easy_perform(handle)
+        if let failure { return .failure(failure) }
+        if cancelled.load(ordering: .relaxed) { return .failure(CancellationError()) }
+        guard code == CURLE_OK else { return .failure(error(for: code, after: Date().timeIntervalSince(started))) }
+        var status = 0
+        _ = feedsync_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        var fields: [String: String] = [:]
+        // A field sent on several lines is one field, its values joined by commas (RFC 9110 §5.3).
+        for (name, value) in headers { fields[name] = fields[name].map { "\($0), \(value)" } ?? value }
+        return .success(HTTPResponse(status: status, headers: fields, body: body))
+    }
+
+    /// libcurl's write callback: appends decoded body bytes, or stops the transfer past the limit.
+    private func receive(body data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        guard body.count + count <= limits.maxBodyBytes else {
+            failure = ServiceError(.contractViolation, operation, "the answer is larger than the \(limits.maxBodyBytes) bytes allowed (maxResponseBytes)")
+            return 0
+        }
+        if let data { data.withMemoryRebound(to: UInt8.self, capacity: count) { body.append($0, count: count) } }
+        return count
+    }
+
+    /// libcurl's header callback: one line at a time; a new status line (after `100 Continue`
+    /// or a redirect's) starts the fields afresh.
+    private func receive(header data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        headerBytes += count
+        guard headerBytes <= Self.maxHeaderBytes else {
+            failure = ServiceError(.contractViolation, operation, "the answer's header fields are larger than the \(Self.maxHeaderBytes / 1024) KiB accepted")
+            return 0
+        }
+        guard let data else { return count }
+        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            headers.removeAll()
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+            if !name.isEmpty { headers.append((name, value)) }
+        }
+        return count
+    }
+
+    /// A phrase for a libcurl failure, without libcurl's internals.
+    private func error(for code: CURLcode, after seconds: TimeInterval) -> ServiceError {
+        func unavailable(_ reason: String) -> ServiceError { ServiceError(.unavailable, operation, reason) }
+        func violation(_ reason: String) -> ServiceError { ServiceError(.contractViolation, operation, reason) }
+        switch code {
+        case CURLE_COULDNT_CONNECT: return unavailable("the connection was refused")
+        case CURLE_COULDNT_RESOLVE_HOST: return unavailable("the host name cannot be resolved")
+        case CURLE_OPERATION_TIMEDOUT:
+            // Past the deadline it is the server's doing; short of it, the line went quiet.
+            if seconds >= limits.deadline - 0.5 { return violation("no complete answer within \(Int(limits.deadline)) s (deadlineSeconds)") }
+            return unavailable("the request timed out (nothing arrived for \(Int(limits.idleTimeout)) s)")
+        case CURLE_FILESIZE_EXCEEDED:
+            return violation("the answer announces more than the \(limits.maxBodyBytes) bytes allowed (maxResponseBytes)")
+        case CURLE_OUT_OF_MEMORY:
+            // libcurl's answer to a single header field over 100 KB.
+            return violation("the answer's header fields are larger than the 100 KB the client accepts")
+        case CURLE_BAD_CONTENT_ENCODING: return ServiceError(.invalidResponse, operation, "the compressed answer cannot be decoded")
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: return violation("the URL cannot be requested over http(s)")
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE:
+            return unavailable("the TLS connection could not be verified")
+        case CURLE_GOT_NOTHING: return unavailable("the server closed the connection without answering")
+        case CURLE_PARTIAL_FILE: return unavailable("the answer was cut short")
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR: return unavailable("the connection was lost")
+        default: return unavailable("the request failed (\(Terminal.safe(String(cString: curl_easy_strerror(code)), limit: 120)))")
+        }
+    }
+}
