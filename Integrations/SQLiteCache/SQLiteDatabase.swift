@@ -83,6 +83,19 @@ final class SQLiteDatabase {
         }
     }
 
+    /// Runs `body` again while it fails because another connection holds a lock, for up to
+    /// `seconds`: for the few statements SQLite's busy handler does not cover.
+    func retryingWhileBusy(for seconds: TimeInterval, _ body: () throws -> Void) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            do {
+                return try body()
+            } catch let error as SQLiteError where [SQLITE_BUSY, SQLITE_LOCKED].contains(error.code & 0xFF) && Date() < deadline {
+                usleep(20_000)
+            }
+        }
+    }
+
     /// Rows changed by the most recent INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes64(handle)) }
 

@@ -45,8 +45,12 @@ public actor SQLiteFeedStore: FeedStore {
         database = try storage("opening the store \(path)") {
             let db = try SQLiteDatabase(path: path)
             db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
-            try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
-            try Migration.migrate(db, sessions: sessions, now: millisecondsSince1970(Date()))
+            // Switching a new file to WAL takes an exclusive lock and does not wait for one, so
+            // processes opening a fresh store together take turns here.
+            try db.retryingWhileBusy(for: TimeInterval(busyTimeoutMilliseconds) / 1000) {
+                try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+                try Migration.migrate(db, sessions: sessions, now: millisecondsSince1970(Date()))
+            }
             if path != ":memory:" {
                 for suffix in ["-wal", "-shm"] { _ = chmod(path + suffix, 0o600) }
             }

@@ -100,7 +100,8 @@ import Glibc
             let started = Date()
             let pull = try await feedsync(["pull", "--config", config], environment: environment)
             #expect(pull.status == 69 && pull.stderr.contains("go in circles"), "\(mode): \(pull.stderr)")
-            #expect(Date().timeIntervalSince(started) < 10)
+            // A fraction of a second alone; the bound leaves room for a suite loading both cores.
+            #expect(Date().timeIntervalSince(started) < 30)
         }
         #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts") != "0", "pages read before the loop stay committed")
         let requests = try await server.hostileStats().requests

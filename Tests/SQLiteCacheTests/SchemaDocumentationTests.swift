@@ -1,0 +1,108 @@
+import Foundation
+import SQLiteCache
+import Testing
+
+/// The README's schema table against the schema a new store really has, so the manual cannot
+/// go stale: every table and every column, in order, and nothing that is not there.
+@Suite struct SchemaDocumentationTests {
+    static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("README.md")
+
+    /// `table → columns` from the rows between `<!-- schema:begin -->` and `<!-- schema:end -->`:
+    /// `` | `posts` | `feed, id, …` and what they hold | ``.
+    static func documentedSchema() throws -> [String: [String]] {
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        guard let begin = text.range(of: "<!-- schema:begin -->"), let end = text.range(of: "<!-- schema:end -->") else {
+            throw SchemaError("README.md has no schema:begin/schema:end markers")
+        }
+        var tables: [String: [String]] = [:]
+        for line in text[begin.upperBound..<end.lowerBound].split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 2, let columns = cells[1].split(separator: "`", omittingEmptySubsequences: false).dropFirst().first else { continue }
+            tables[cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = columns.split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        return tables
+    }
+
+    struct SchemaError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    @Test func theReadmeListsEveryTableAndColumnOfARealStore() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-schema-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("schema.sqlite").path
+        let store = SQLiteFeedStore(path: path)
+        try await store.open()
+        await store.close()
+
+        let listing = try sqlite3(path, """
+            SELECT m.name || ':' || group_concat(c.name, ',') FROM sqlite_master m, pragma_table_info(m.name) c
+            WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' GROUP BY m.name ORDER BY m.name
+            """)
+        var real: [String: [String]] = [:]
+        for line in listing.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            real[String(parts[0])] = parts[1].split(separator: ",").map(String.init)
+        }
+        let documented = try Self.documentedSchema()
+        #expect(Set(documented.keys) == Set(real.keys), "tables: README \(documented.keys.sorted()), store \(real.keys.sorted())")
+        for (table, columns) in real {
+            #expect(documented[table] == columns, "\(table): README \(documented[table] ?? []), store \(columns)")
+        }
+    }
+
+    func sqlite3(_ path: String, _ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sqlite3", path, sql]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// A database written before sessions left it: the tokens move to the private file and leave
+/// no trace in the database or its WAL.
+@Suite struct SessionMigrationTests {
+    @Test func tokensOfAnOlderStoreMoveOutOfTheDatabase() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-migrate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("old.sqlite").path
+        // The schema as release c587672 left it (migrations 001–004), with a stored session.
+        let old = """
+            PRAGMA journal_mode = WAL;
+            CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL);
+            INSERT INTO schema_migrations VALUES ('001_create_feed_tables', 1), ('002_daemon_state', 1), ('003_sync_run_counts', 1), ('004_rich_posts', 1);
+            CREATE TABLE feeds (name TEXT PRIMARY KEY, cursor TEXT, cursor_validator TEXT, last_success_at INTEGER, last_error_at INTEGER,
+                                last_error TEXT, consecutive_failures INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER);
+            CREATE TABLE sessions (feed TEXT PRIMARY KEY, access_token TEXT NOT NULL, refresh_token TEXT, expires_at INTEGER);
+            INSERT INTO sessions VALUES ('home', 'OLD-ACCESS-TOKEN-0123456789', 'OLD-REFRESH-TOKEN-0123456789', 1900000000000);
+            """
+        _ = try SchemaDocumentationTests().sqlite3(path, old)
+
+        let store = SQLiteFeedStore(path: path)
+        try await store.open()
+        let session = try await store.session(ofFeed: "home", backend: "httpapi https://feed.example user me")
+        #expect(session?.accessToken.revealed == "OLD-ACCESS-TOKEN-0123456789")
+        #expect(session?.refreshToken?.revealed == "OLD-REFRESH-TOKEN-0123456789")
+
+        var bytes = Data()
+        for file in [path, path + "-wal"] { bytes.append(FileManager.default.contents(atPath: file) ?? Data()) }
+        for token in ["OLD-ACCESS-TOKEN-0123456789", "OLD-REFRESH-TOKEN-0123456789"] {
+            #expect(bytes.range(of: Data(token.utf8)) == nil, "\(token) is still in the database")
+        }
+        let sessions = try String(contentsOfFile: path + ".sessions", encoding: .utf8)
+        #expect(sessions.contains("OLD-ACCESS-TOKEN-0123456789"))
+        let mode = try FileManager.default.attributesOfItem(atPath: path + ".sessions")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        await store.close()
+    }
+}
