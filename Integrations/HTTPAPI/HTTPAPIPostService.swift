@@ -8,7 +8,8 @@ struct HTTPAPIPostService: PostService {
     let client: HTTPAPIClient
     let pageSize: Int
 
-    func page(after cursor: FeedCursor?, session: Session) async throws -> FeedPage {
+    func page(after cursor: FeedCursor?, session: Session?) async throws -> FeedPage {
+        guard let session else { throw ServiceError(.unauthorized, "fetching the feed from \(client.server)", "no session to send") }
         var query = [("limit", String(pageSize))]
         var headers = ["Authorization": "Bearer \(session.accessToken.revealed)", "Accept": "application/json"]
         if let cursor {

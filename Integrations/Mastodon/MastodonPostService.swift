@@ -14,7 +14,7 @@ struct MastodonPostService: PostService {
     let since: Date?
     let accounts: AccountLookup
 
-    func page(after cursor: FeedCursor?, session: Session) async throws -> FeedPage {
+    func page(after cursor: FeedCursor?, session: Session?) async throws -> FeedPage {
         let state = try cursor.map { cursor in
             guard let state = MastodonCursor(cursor) else {
                 throw ServiceError(.invalidRequest, "resuming the sync of \(client.server.host ?? "")",

@@ -107,6 +107,15 @@ struct Migration: Sendable {
             ALTER TABLE feeds ADD COLUMN backend TEXT;
             DROP TABLE sessions;
             """, prepare: moveSessionsOut),
+        Migration(name: "006_titles_links_quotes_labels_fresh_authors", sql: """
+            ALTER TABLE posts ADD COLUMN title TEXT;
+            ALTER TABLE posts ADD COLUMN url TEXT;
+            ALTER TABLE posts ADD COLUMN quote_of TEXT;
+            ALTER TABLE posts ADD COLUMN quote_count INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE posts ADD COLUMN labels TEXT NOT NULL DEFAULT '[]';
+            ALTER TABLE posts ADD COLUMN repost_at INTEGER;
+            ALTER TABLE users ADD COLUMN profile_at INTEGER;
+            """),
     ]
 
     /// Moves the tokens of the `sessions` table into the private sessions file, before the

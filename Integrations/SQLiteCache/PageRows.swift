@@ -1,14 +1,16 @@
 import Core
+import Foundation
 
 /// A page's changes as rows ready to bind: every post's columns, each author once, the
 /// video ids to keep placeholders for, in one ``RowBuffer``.
 struct PageRows {
     /// Values per post row: id, author_id, text, created_at, edited_at, reply_to, reply/repost/
     /// like counts, video_ids, html, content_warning, language, visibility, repost_by, repost_of,
-    /// attachments. With `feed` as parameter 1 they are parameters 2…18 of the post statements.
-    static let postWidth = 17
-    /// Values per user row: id, handle, display_name, avatar_url (parameters 2…5).
-    static let userWidth = 4
+    /// attachments, title, url, quote_of, quote_count, labels, repost_at. With `feed` as
+    /// parameter 1 they are parameters 2…24 of the post statements.
+    static let postWidth = 23
+    /// Values per user row: id, handle, display_name, avatar_url, profile_at (parameters 2…6).
+    static let userWidth = 5
 
     enum Step {
         /// Upsert the post whose values start at this index.
@@ -28,15 +30,26 @@ struct PageRows {
     init(_ changes: [FeedChange]) {
         buffer = RowBuffer(reservingValues: changes.count * (Self.postWidth + 2), bytes: changes.count * 512)
         steps.reserveCapacity(changes.count)
-        var seenUsers = Set<UserID>()
+        // Each author once, with the profile of their newest post on the page: a profile is
+        // only as fresh as the post that carried it.
+        var profiles: [UserID: (user: User, at: Date)] = [:]
+        var order: [UserID] = []
+        func note(_ user: User, at date: Date) {
+            if let known = profiles[user.id] {
+                if date > known.at { profiles[user.id] = (user, date) }
+            } else {
+                profiles[user.id] = (user, date)
+                order.append(user.id)
+            }
+        }
         var seenVideos = Set<VideoID>()
         for change in changes {
             switch change {
             case .upsert(let post):
                 steps.append(.upsert(buffer.end))
                 appendPost(post)
-                if seenUsers.insert(post.author.id).inserted { appendUser(post.author) }
-                if let booster = post.repost?.by, seenUsers.insert(booster.id).inserted { appendUser(booster) }
+                note(post.author, at: post.createdAt)
+                if let repost = post.repost { note(repost.by, at: repost.at ?? post.createdAt) }
                 for id in post.videoIDs where seenVideos.insert(id).inserted {
                     videoIDs.append(buffer.end)
                     buffer.append(id.rawValue)
@@ -45,6 +58,9 @@ struct PageRows {
                 steps.append(.delete(buffer.end))
                 buffer.append(id.rawValue)
             }
+        }
+        for id in order {
+            if let profile = profiles[id] { appendUser(profile.user, at: profile.at) }
         }
     }
 
@@ -66,13 +82,20 @@ struct PageRows {
         buffer.append(post.repost?.by.id.rawValue)
         buffer.append(post.repost?.originalID.rawValue)
         buffer.append(AttachmentRow.encode(post.attachments))
+        buffer.append(post.title)
+        buffer.append(post.url?.absoluteString)
+        buffer.append(post.quoteOf?.rawValue)
+        buffer.append(Int64(post.counts.quotes))
+        buffer.append(post.labels.isEmpty ? "[]" : JSONStringArray.encode(post.labels))
+        buffer.append(post.repost?.at.map(millisecondsSince1970))
     }
 
-    private mutating func appendUser(_ user: User) {
+    private mutating func appendUser(_ user: User, at date: Date) {
         users.append(buffer.end)
         buffer.append(user.id.rawValue)
         buffer.append(user.handle)
         buffer.append(user.displayName)
         buffer.append(user.avatarURL?.absoluteString)
+        buffer.append(millisecondsSince1970(date))
     }
 }

@@ -22,6 +22,13 @@ struct PostRow {
     var repostOf: String?
     /// The non-video attachments as a JSON array of objects.
     var attachments: String
+    var title: String?
+    var url: String?
+    var quoteOf: String?
+    var quoteCount: Int64 = 0
+    /// The moderation labels as a JSON array of strings.
+    var labels = "[]"
+    var repostAt: Int64?
 }
 
 /// A `users` row.
@@ -82,12 +89,14 @@ extension Post {
     init(_ row: PostRow, author: User, repostedBy: User?) {
         self.init(id: PostID(row.id), author: author, text: row.text, createdAt: Date(milliseconds: row.createdAt),
                   editedAt: row.editedAt.map(Date.init(milliseconds:)), replyTo: row.replyTo.map { PostID($0) },
-                  counts: Counts(replies: Int(row.replyCount), reposts: Int(row.repostCount), likes: Int(row.likeCount)),
+                  counts: Counts(replies: Int(row.replyCount), reposts: Int(row.repostCount), likes: Int(row.likeCount),
+                                 quotes: Int(row.quoteCount)),
                   videoIDs: JSONStringArray.decode(row.videoIDs).map { VideoID($0) }, html: row.html,
                   contentWarning: row.contentWarning, language: row.language,
                   visibility: row.visibility.flatMap(Visibility.init(rawValue:)),
-                  repost: zip(repostedBy, row.repostOf).map { Repost(by: $0, originalID: PostID($1)) },
-                  attachments: AttachmentRow.decode(row.attachments))
+                  repost: zip(repostedBy, row.repostOf).map { Repost(by: $0, originalID: PostID($1), at: row.repostAt.map(Date.init(milliseconds:))) },
+                  attachments: AttachmentRow.decode(row.attachments), title: row.title, url: row.url.flatMap(URL.init(string:)),
+                  quoteOf: row.quoteOf.map { PostID($0) }, labels: JSONStringArray.decode(row.labels))
     }
 }
 
@@ -103,11 +112,17 @@ struct AttachmentRow: Codable {
     var url: String
     var preview_url: String?
     var description: String?
+    var title: String?
+    var mime_type: String?
+    var size_bytes: Int64?
+    var width: Int?
+    var height: Int?
 
     static func encode(_ attachments: [Post.Attachment]) -> String {
         guard !attachments.isEmpty else { return "[]" }
         let rows = attachments.map { AttachmentRow(kind: $0.kind, url: $0.url.absoluteString, preview_url: $0.previewURL?.absoluteString,
-                                                   description: $0.description) }
+                                                   description: $0.description, title: $0.title, mime_type: $0.mimeType,
+                                                   size_bytes: $0.sizeBytes, width: $0.width, height: $0.height) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(rows)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
@@ -117,7 +132,8 @@ struct AttachmentRow: Codable {
         guard json != "[]", let rows = try? JSONDecoder().decode([AttachmentRow].self, from: Data(json.utf8)) else { return [] }
         return rows.compactMap { row in
             URL(string: row.url).map { Post.Attachment(kind: row.kind, url: $0, previewURL: row.preview_url.flatMap(URL.init(string:)),
-                                                      description: row.description) }
+                                                      description: row.description, title: row.title, mimeType: row.mime_type,
+                                                      sizeBytes: row.size_bytes, width: row.width, height: row.height) }
         }
     }
 }

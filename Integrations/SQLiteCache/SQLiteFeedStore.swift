@@ -256,24 +256,33 @@ public actor SQLiteFeedStore: FeedStore {
             insertPost = try db.statement("""
                 INSERT INTO posts (feed, id, author_id, text, created_at, edited_at, reply_to,
                                    reply_count, repost_count, like_count, video_ids, html, content_warning,
-                                   language, visibility, repost_by, repost_of, attachments)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) ON CONFLICT DO NOTHING
+                                   language, visibility, repost_by, repost_of, attachments,
+                                   title, url, quote_of, quote_count, labels, repost_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+                        ?19, ?20, ?21, ?22, ?23, ?24) ON CONFLICT DO NOTHING
                 """)
             updatePost = try db.statement("""
                 UPDATE posts SET author_id = ?3, text = ?4, created_at = ?5, edited_at = ?6, reply_to = ?7,
                     reply_count = ?8, repost_count = ?9, like_count = ?10, video_ids = ?11, html = ?12,
                     content_warning = ?13, language = ?14, visibility = ?15, repost_by = ?16, repost_of = ?17,
-                    attachments = ?18
+                    attachments = ?18, title = ?19, url = ?20, quote_of = ?21, quote_count = ?22, labels = ?23,
+                    repost_at = ?24
                 WHERE feed = ?1 AND id = ?2 AND (author_id IS NOT ?3 OR text IS NOT ?4 OR created_at IS NOT ?5
                     OR edited_at IS NOT ?6 OR reply_to IS NOT ?7 OR reply_count IS NOT ?8
                     OR repost_count IS NOT ?9 OR like_count IS NOT ?10 OR video_ids IS NOT ?11 OR html IS NOT ?12
                     OR content_warning IS NOT ?13 OR language IS NOT ?14 OR visibility IS NOT ?15
-                    OR repost_by IS NOT ?16 OR repost_of IS NOT ?17 OR attachments IS NOT ?18)
+                    OR repost_by IS NOT ?16 OR repost_of IS NOT ?17 OR attachments IS NOT ?18
+                    OR title IS NOT ?19 OR url IS NOT ?20 OR quote_of IS NOT ?21 OR quote_count IS NOT ?22
+                    OR labels IS NOT ?23 OR repost_at IS NOT ?24)
                 """)
+            // A profile replaces the stored one only if the post that carried it is at least as
+            // new as the one that set it, whatever order pages commit in (a backfill commits
+            // newest first). A newer post with the same profile only moves `profile_at`.
             upsertUser = try db.statement("""
-                INSERT INTO users (feed, id, handle, display_name, avatar_url) VALUES (?1, ?2, ?3, ?4, ?5)
-                ON CONFLICT DO UPDATE SET handle = ?3, display_name = ?4, avatar_url = ?5
-                WHERE users.handle IS NOT ?3 OR users.display_name IS NOT ?4 OR users.avatar_url IS NOT ?5
+                INSERT INTO users (feed, id, handle, display_name, avatar_url, profile_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                ON CONFLICT DO UPDATE SET handle = ?3, display_name = ?4, avatar_url = ?5, profile_at = ?6
+                WHERE ?6 >= coalesce(users.profile_at, ?6) AND (?6 > coalesce(users.profile_at, ?6)
+                    OR users.handle IS NOT ?3 OR users.display_name IS NOT ?4 OR users.avatar_url IS NOT ?5)
                 """)
             insertVideoID = try db.statement("INSERT INTO videos (feed, id) VALUES (?1, ?2) ON CONFLICT DO NOTHING")
             deletePost = try db.statement("DELETE FROM posts WHERE feed = ?1 AND id = ?2")
@@ -412,7 +421,8 @@ public actor SQLiteFeedStore: FeedStore {
                        p.reply_count, p.repost_count, p.like_count, p.video_ids,
                        u.handle, u.display_name, u.avatar_url, s.read_at,
                        p.html, p.content_warning, p.language, p.visibility, p.repost_by, p.repost_of, p.attachments,
-                       r.handle, r.display_name, r.avatar_url
+                       r.handle, r.display_name, r.avatar_url,
+                       p.title, p.url, p.quote_of, p.quote_count, p.labels, p.repost_at
                 FROM posts p
                 LEFT JOIN users u ON u.feed = p.feed AND u.id = p.author_id
                 LEFT JOIN users r ON r.feed = p.feed AND r.id = p.repost_by
@@ -426,7 +436,9 @@ public actor SQLiteFeedStore: FeedStore {
                                       replyCount: row.int64(7), repostCount: row.int64(8), likeCount: row.int64(9),
                                       videoIDs: row.string(10) ?? "[]", html: row.string(15), contentWarning: row.string(16),
                                       language: row.string(17), visibility: row.string(18), repostBy: row.string(19),
-                                      repostOf: row.string(20), attachments: row.string(21) ?? "[]")
+                                      repostOf: row.string(20), attachments: row.string(21) ?? "[]",
+                                      title: row.string(25), url: row.string(26), quoteOf: row.string(27),
+                                      quoteCount: row.int64(28), labels: row.string(29) ?? "[]", repostAt: row.optionalInt64(30))
                 let handle = row.string(11) ?? postRow.authorID
                 let author = User(UserRow(id: postRow.authorID, handle: handle, displayName: row.string(12) ?? handle,
                                           avatarURL: row.string(13)))

@@ -7,15 +7,20 @@
 public actor HostGate {
     public let maxInFlightPerHost: Int
     private var inFlight: [String: Int] = [:]
-    private var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
+    /// Who waits for a permit, per host, in order of arrival.
+    private var waiters: [String: [(id: Int, continuation: CheckedContinuation<Void, any Error>)]] = [:]
+    private var nextWaiter = 0
 
     public init(maxInFlightPerHost: Int = 1) {
         self.maxInFlightPerHost = max(1, maxInFlightPerHost)
     }
 
     /// Runs `body` once fewer than the limit of requests to `host` are in flight.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled while it waits for a permit
+    ///   (it then holds none), or what `body` throws.
     public nonisolated func withPermit<T: Sendable>(for host: String, _ body: @Sendable () async throws -> T) async throws -> T {
-        await acquire(host)
+        try await acquire(host)
         do {
             let result = try await body()
             await release(host)
@@ -26,20 +31,35 @@ public actor HostGate {
         }
     }
 
-    private func acquire(_ host: String) async {
+    private func acquire(_ host: String) async throws {
+        try Task.checkCancellation()
         if inFlight[host, default: 0] < maxInFlightPerHost {
             inFlight[host, default: 0] += 1
             return
         }
         // The permit is handed over by `release`, so the count stays as it is.
-        await withCheckedContinuation { waiters[host, default: []].append($0) }
+        nextWaiter += 1
+        let id = nextWaiter
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { waiters[host, default: []].append((id, $0)) }
+        } onCancel: {
+            Task { await self.abandon(id, host: host) }
+        }
+    }
+
+    /// A cancelled waiter leaves the queue without a permit.
+    private func abandon(_ id: Int, host: String) {
+        guard let index = waiters[host]?.firstIndex(where: { $0.id == id }) else { return }
+        let waiter = waiters[host]!.remove(at: index)
+        if waiters[host]?.isEmpty == true { waiters[host] = nil }
+        waiter.continuation.resume(throwing: CancellationError())
     }
 
     private func release(_ host: String) {
         if var queue = waiters[host], !queue.isEmpty {
             let next = queue.removeFirst()
             waiters[host] = queue.isEmpty ? nil : queue
-            next.resume()
+            next.continuation.resume()
         } else {
             inFlight[host, default: 1] -= 1
             if inFlight[host] == 0 { inFlight[host] = nil }

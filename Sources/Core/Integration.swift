@@ -26,7 +26,8 @@ public struct Managed<Service: Sendable>: Sendable {
 /// The services a posts backend provides for one feed.
 public struct FeedBackend: Sendable {
     public var posts: any PostService
-    public var authentication: any AuthenticationService
+    /// How the backend logs in; `nil` for one that needs no login (a public web feed).
+    public var authentication: (any AuthenticationService)?
     /// The backend's own video host, for backends that have one.
     public var videos: (any VideoService)?
     public var lifecycle: any IntegrationLifecycle
@@ -35,7 +36,7 @@ public struct FeedBackend: Sendable {
     /// and session belong to one identity; when it changes, none of them is reused.
     public var identity: String
 
-    public init(posts: any PostService, authentication: any AuthenticationService,
+    public init(posts: any PostService, authentication: (any AuthenticationService)?,
                 videos: (any VideoService)? = nil, lifecycle: any IntegrationLifecycle, identity: String) {
         self.posts = posts
         self.authentication = authentication

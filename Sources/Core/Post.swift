@@ -10,11 +10,14 @@ public struct Post: Hashable, Sendable, Identifiable {
         public var replies: Int
         public var reposts: Int
         public var likes: Int
+        /// How many posts quote this one (Bluesky); 0 where a backend does not count them.
+        public var quotes: Int
 
-        public init(replies: Int = 0, reposts: Int = 0, likes: Int = 0) {
+        public init(replies: Int = 0, reposts: Int = 0, likes: Int = 0, quotes: Int = 0) {
             self.replies = replies
             self.reposts = reposts
             self.likes = likes
+            self.quotes = quotes
         }
     }
 
@@ -40,8 +43,16 @@ public struct Post: Hashable, Sendable, Identifiable {
     /// Set when this feed entry is someone sharing another's post: the post's content and
     /// author are the original's, and this names who shared it.
     public var repost: Repost?
-    /// Attachments other than videos (images, audio…), in the backend's order.
+    /// Attachments other than videos (images, audio, link cards…), in the backend's order.
     public var attachments: [Attachment]
+    /// The post's title, for backends whose posts have one (a web feed's entries).
+    public var title: String?
+    /// Where the post can be read on the web (its permalink), when the backend says.
+    public var url: URL?
+    /// The post this one quotes, if any (a Bluesky quote post).
+    public var quoteOf: PostID?
+    /// Moderation labels the backend attached (`nsfw`, `spam`…), as it names them.
+    public var labels: [String]
 
     /// Who may see a post.
     public enum Visibility: String, Hashable, Sendable {
@@ -54,27 +65,45 @@ public struct Post: Hashable, Sendable, Identifiable {
         public var by: User
         /// The original post's id.
         public var originalID: PostID
+        /// When it was shared, when the backend says (the post's own time is the original's).
+        public var at: Date?
 
-        public init(by: User, originalID: PostID) {
+        public init(by: User, originalID: PostID, at: Date? = nil) {
             self.by = by
             self.originalID = originalID
+            self.at = at
         }
     }
 
-    /// A file attached to a post that is not a video.
+    /// A file or link attached to a post that is not a video.
     public struct Attachment: Hashable, Sendable {
-        /// What it is, as the backend names it: `image`, `audio`, `unknown`.
+        /// What it is, as the backend names it: `image`, `audio`, `link`, `unknown`.
         public var kind: String
         public var url: URL
         public var previewURL: URL?
-        /// The alternative text.
+        /// The alternative text, or a link card's description.
         public var description: String?
+        /// A link card's title.
+        public var title: String?
+        /// The media type, as the backend says (`audio/mpeg`).
+        public var mimeType: String?
+        /// The size in bytes, as the backend says.
+        public var sizeBytes: Int64?
+        /// The size in pixels, for images.
+        public var width: Int?
+        public var height: Int?
 
-        public init(kind: String, url: URL, previewURL: URL? = nil, description: String? = nil) {
+        public init(kind: String, url: URL, previewURL: URL? = nil, description: String? = nil, title: String? = nil,
+                    mimeType: String? = nil, sizeBytes: Int64? = nil, width: Int? = nil, height: Int? = nil) {
             self.kind = kind
             self.url = url
             self.previewURL = previewURL
             self.description = description
+            self.title = title
+            self.mimeType = mimeType
+            self.sizeBytes = sizeBytes
+            self.width = width
+            self.height = height
         }
     }
 
@@ -82,7 +111,8 @@ public struct Post: Hashable, Sendable, Identifiable {
         id: PostID, author: User, text: String, createdAt: Date, editedAt: Date? = nil,
         replyTo: PostID? = nil, counts: Counts = Counts(), videoIDs: [VideoID] = [], html: String? = nil,
         contentWarning: String? = nil, language: String? = nil, visibility: Visibility? = nil,
-        repost: Repost? = nil, attachments: [Attachment] = []
+        repost: Repost? = nil, attachments: [Attachment] = [], title: String? = nil, url: URL? = nil,
+        quoteOf: PostID? = nil, labels: [String] = []
     ) {
         self.id = id
         self.author = author
@@ -98,5 +128,9 @@ public struct Post: Hashable, Sendable, Identifiable {
         self.visibility = visibility
         self.repost = repost
         self.attachments = attachments
+        self.title = title
+        self.url = url
+        self.quoteOf = quoteOf
+        self.labels = labels
     }
 }

@@ -25,14 +25,11 @@ public struct HTTPLimits: Sendable, Equatable {
     /// The keys ``init(_:)`` reads, for `ConfigSection.finish(alsoKnown:)`.
     public static let configKeys = ["timeoutSeconds", "deadlineSeconds", "maxResponseBytes"]
 
-    /// Reads `timeoutSeconds` (1–600, default 30), `deadlineSeconds` (1–3600, default 120 and
-    /// at least the idle timeout) and `maxResponseBytes` (1 KiB–1 GiB, default 16 MiB).
+    /// Reads `timeoutSeconds` (1–600, default 30), `deadlineSeconds` (1–3600, default 120, or
+    /// the idle timeout when that is longer) and `maxResponseBytes` (1 KiB–1 GiB, default 16 MiB).
     public init(_ config: ConfigSection) throws {
         idleTimeout = TimeInterval(try config.int("timeoutSeconds", in: 1...600) ?? 30)
         deadline = TimeInterval(try config.int("deadlineSeconds", in: 1...3600) ?? Int(max(120, idleTimeout)))
-        guard deadline >= idleTimeout else {
-            throw config.error("deadlineSeconds", "\(Int(deadline)) is shorter than timeoutSeconds (\(Int(idleTimeout)))")
-        }
         maxBodyBytes = try config.int("maxResponseBytes", in: 1024...(1 << 30)) ?? (16 << 20)
     }
 }

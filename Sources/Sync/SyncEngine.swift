@@ -16,7 +16,8 @@ import Foundation
 public struct SyncEngine: Sendable {
     /// The services one feed syncs with.
     public struct Services: Sendable {
-        public var authentication: any AuthenticationService
+        /// `nil` for a backend without a login: its pages are fetched with no session.
+        public var authentication: (any AuthenticationService)?
         public var posts: any PostService
         public var videos: any VideoService
         public var store: any FeedStore
@@ -26,7 +27,7 @@ public struct SyncEngine: Sendable {
         /// session are reused only while it stays the same.
         public var backend: String
 
-        public init(authentication: any AuthenticationService, posts: any PostService, videos: any VideoService,
+        public init(authentication: (any AuthenticationService)?, posts: any PostService, videos: any VideoService,
                     store: any FeedStore, requests: RequestCounter, backend: String = "") {
             self.authentication = authentication
             self.posts = posts
@@ -139,38 +140,31 @@ public struct SyncEngine: Sendable {
             if fromStart { try await services.store.beginFullWalk(ofFeed: feed) }
             // The requests this walk has made: one met again means the backend goes in circles.
             var requested: Set<String> = cursor.map { [$0.position] } ?? []
-            var fetched = try await fetchPage(after: cursor, session: session)
-            // Pages ahead of the one committing are fetched meanwhile, each from the cursor of
-            // the one before it, so the feed is still read in order, one request at a time. A
-            // page is applied only after the one before it has committed.
-            var ahead: [Task<Fetched?, any Error>] = []
-            defer { for task in ahead { task.cancel() } }
-            var sweep = false
-            while true {
-                try Task.checkCancellation()
-                let page = fetched.page
-                while page.hasMore && ahead.count < Self.pagesAhead {
-                    ahead.append(fetchAhead(after: ahead.last, first: fetched))
+            // Pages ahead of the one committing are fetched meanwhile by a child task, each from
+            // the cursor of the one before it, so the feed is still read in order, one request at a
+            // time. A page is applied only after the one before it has committed. The fetcher is
+            // a child of this call: it ends with it, before the store's lock is given back.
+            let sweep = try await withThrowingTaskGroup(of: Void.self) { group in
+                let pipeline = PagePipeline(capacity: Self.pagesAhead - 1)
+                group.addTask { await fetchPages(from: cursor, session: session, into: pipeline) }
+                defer { group.cancelAll() }
+                while true {
+                    try Task.checkCancellation()
+                    let fetched = try await pipeline.take()
+                    let page = fetched.page
+                    let videos = try await resolveVideos(of: page, report: &report)
+                    report.add(try await services.store.apply(fetched.prepared, videos: videos, toFeed: feed))
+                    report.pages += 1
+                    report.skippedItems += page.skipped.count
+                    progress(Progress(pages: report.pages, posts: report.newPosts + report.updatedPosts + report.unchangedPosts,
+                                      skipped: page.skipped))
+                    guard page.hasMore else { return swapped || (full && page.missingMeansDeleted) }
+                    guard requested.insert(page.nextRequest).inserted else {
+                        throw ServiceError(.contractViolation, "reading feed \(feed)",
+                                           "the backend sent a cursor it had already sent in this sync (\(Terminal.safe(page.nextRequest, limit: 120))), "
+                                           + "so its pages go in circles; the \(report.pages) pages read are kept")
+                    }
                 }
-                let videos = try await resolveVideos(of: page, report: &report)
-                report.add(try await services.store.apply(fetched.prepared, videos: videos, toFeed: feed))
-                report.pages += 1
-                report.skippedItems += page.skipped.count
-                progress(Progress(pages: report.pages, posts: report.newPosts + report.updatedPosts + report.unchangedPosts,
-                                  skipped: page.skipped))
-                guard page.hasMore else {
-                    sweep = swapped || (full && page.missingMeansDeleted)
-                    break
-                }
-                guard requested.insert(page.nextRequest).inserted else {
-                    throw ServiceError(.contractViolation, "reading feed \(feed)",
-                                       "the backend sent a cursor it had already sent in this sync (\(Terminal.safe(page.nextRequest, limit: 120))), "
-                                       + "so its pages go in circles; the \(report.pages) pages read are kept")
-                }
-                let next = ahead.removeFirst()
-                guard let nextPage = try await withTaskCancellationHandler(operation: { try await next.value },
-                                                                           onCancel: { next.cancel() }) else { break }
-                fetched = nextPage
             }
             if sweep {
                 report.deletedPosts += try await sweepUnseenPosts()
@@ -209,13 +203,15 @@ public struct SyncEngine: Sendable {
         return try await services.store.finishFullWalk(ofFeed: feed, deleteUnseen: unseen > 0)
     }
 
-    /// The stored session when it is still good, else a refreshed one, else a new login.
-    private func currentSession() async throws -> Session {
+    /// The stored session when it is still good, else a refreshed one, else a new login;
+    /// `nil` for a backend without a login.
+    private func currentSession() async throws -> Session? {
+        guard let authentication = services.authentication else { return nil }
         if let stored = try await services.store.session(ofFeed: feed, backend: services.backend) {
             if stored.isUsable(at: now(), margin: options.refreshMargin) { return stored }
             return try await renew(stored, logInAgain: false)
         }
-        let session = try await withRetries { try await services.authentication.logIn() }
+        let session = try await withRetries { try await authentication.logIn() }
         try await services.store.saveSession(session, ofFeed: feed, backend: services.backend)
         return session
     }
@@ -223,10 +219,11 @@ public struct SyncEngine: Sendable {
     /// A fresh session: refreshed (falling back to a login when the refresh is refused), or,
     /// with `logInAgain`, from a new login.
     private func renew(_ session: Session, logInAgain: Bool) async throws -> Session {
+        guard let authentication = services.authentication else { return session }
         var renewed: Session?
         if !logInAgain, session.refreshToken != nil {
             do {
-                renewed = try await withRetries { try await services.authentication.refresh(session) }
+                renewed = try await withRetries { try await authentication.refresh(session) }
             } catch let error as ServiceError where error.code == .unauthorized {
                 renewed = nil
             }
@@ -235,7 +232,7 @@ public struct SyncEngine: Sendable {
         if let renewed {
             fresh = renewed
         } else {
-            fresh = try await withRetries { try await services.authentication.logIn() }
+            fresh = try await withRetries { try await authentication.logIn() }
         }
         try await services.store.saveSession(fresh, ofFeed: feed, backend: services.backend)
         return fresh
@@ -244,7 +241,7 @@ public struct SyncEngine: Sendable {
     /// A fetched page, prepared for the store, and the session that fetched it.
     struct Fetched: Sendable {
         let prepared: any PreparedPage
-        let session: Session
+        let session: Session?
         var page: FeedPage { prepared.page }
     }
 
@@ -253,22 +250,27 @@ public struct SyncEngine: Sendable {
     /// memory flat.
     static let pagesAhead = 2
 
-    /// Fetches and prepares the page after `previous` (or after `first` when there is no
-    /// earlier fetch ahead): `nil` when that page is the last.
-    private func fetchAhead(after previous: Task<Fetched?, any Error>?, first: Fetched) -> Task<Fetched?, any Error> {
-        Task {
-            var before: Fetched? = first
-            if let previous {
-                before = try await withTaskCancellationHandler(operation: { try await previous.value }, onCancel: { previous.cancel() })
+    /// The fetcher: fetches and prepares pages from `cursor` on, in order, handing each to
+    /// `pipeline`, until a page says it is the last, the pipeline is cancelled, or a fetch
+    /// fails (the failure goes down the pipeline to the committing side).
+    private func fetchPages(from cursor: FeedCursor?, session: Session?, into pipeline: PagePipeline) async {
+        var cursor = cursor
+        var session = session
+        do {
+            while true {
+                let fetched = try await fetchPage(after: cursor, session: session)
+                try await pipeline.put(fetched)
+                guard fetched.page.hasMore else { return }
+                (cursor, session) = (fetched.page.nextCursor, fetched.session)
             }
-            guard let before, before.page.hasMore else { return nil }
-            return try await fetchPage(after: before.page.nextCursor, session: before.session)
+        } catch {
+            await pipeline.fail(error)
         }
     }
 
     /// Fetches a page and prepares it for the store, returning the session that worked. A rejected token is answered by one refresh, then one new login, then
     /// the error: no retry storm against a server that refuses the credentials.
-    private func fetchPage(after cursor: FeedCursor?, session: Session) async throws -> Fetched {
+    private func fetchPage(after cursor: FeedCursor?, session: Session?) async throws -> Fetched {
         var session = session
         var renewals = 0
         while true {
@@ -277,8 +279,10 @@ public struct SyncEngine: Sendable {
                 let page = try await withRetries { try await services.posts.page(after: cursor, session: current) }
                 return Fetched(prepared: services.store.prepare(page), session: session)
             } catch let error as ServiceError where error.code == .unauthorized && renewals < 2 {
+                // Without a login there is nothing to renew: the backend's refusal stands.
+                guard let current = session, services.authentication != nil else { throw error }
                 renewals += 1
-                session = try await renew(session, logInAgain: renewals == 2)
+                session = try await renew(current, logInAgain: renewals == 2)
             }
         }
     }

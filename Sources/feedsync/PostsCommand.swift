@@ -15,7 +15,7 @@ enum PostsCommand: Command {
     /// A post as `--json` prints it.
     struct Row: Encodable {
         struct Author: Encodable { var id, handle, displayName: String; var avatarURL: URL? }
-        struct Counts: Encodable { var replies, reposts, likes: Int }
+        struct Counts: Encodable { var replies, reposts, likes, quotes: Int }
         struct VideoRow: Encodable {
             var id, title: String
             var durationSeconds: Double
@@ -25,8 +25,15 @@ enum PostsCommand: Command {
             var width, height: Int?
             var framesPerSecond: Double?
         }
-        struct Repost: Encodable { var by: Author; var originalID: String }
-        struct Attachment: Encodable { var kind: String; var url: URL; var previewURL: URL?; var description: String? }
+        struct Repost: Encodable { var by: Author; var originalID: String; var at: Date? }
+        struct Attachment: Encodable {
+            var kind: String
+            var url: URL
+            var previewURL: URL?
+            var description, title, mimeType: String?
+            var sizeBytes: Int64?
+            var width, height: Int?
+        }
         var feed, id: String
         var author: Author
         var text: String
@@ -39,6 +46,10 @@ enum PostsCommand: Command {
         var html, contentWarning, language, visibility: String?
         var repost: Repost?
         var attachments: [Attachment]
+        var title: String?
+        var url: URL?
+        var quoteOf: String?
+        var labels: [String]
         var read: Bool
 
         init(_ stored: StoredPost) {
@@ -50,7 +61,7 @@ enum PostsCommand: Command {
             createdAt = post.createdAt
             editedAt = post.editedAt
             replyTo = post.replyTo?.rawValue
-            counts = Counts(replies: post.counts.replies, reposts: post.counts.reposts, likes: post.counts.likes)
+            counts = Counts(replies: post.counts.replies, reposts: post.counts.reposts, likes: post.counts.likes, quotes: post.counts.quotes)
             videoIDs = post.videoIDs.map(\.rawValue)
             videos = stored.videos.map {
                 VideoRow(id: $0.id.rawValue, title: $0.title, durationSeconds: $0.duration, streamURL: $0.streamURL,
@@ -61,8 +72,15 @@ enum PostsCommand: Command {
             contentWarning = post.contentWarning
             language = post.language
             visibility = post.visibility?.rawValue
-            repost = post.repost.map { Repost(by: Self.author($0.by), originalID: $0.originalID.rawValue) }
-            attachments = post.attachments.map { Attachment(kind: $0.kind, url: $0.url, previewURL: $0.previewURL, description: $0.description) }
+            repost = post.repost.map { Repost(by: Self.author($0.by), originalID: $0.originalID.rawValue, at: $0.at) }
+            attachments = post.attachments.map {
+                Attachment(kind: $0.kind, url: $0.url, previewURL: $0.previewURL, description: $0.description, title: $0.title,
+                           mimeType: $0.mimeType, sizeBytes: $0.sizeBytes, width: $0.width, height: $0.height)
+            }
+            title = post.title
+            url = post.url
+            quoteOf = post.quoteOf?.rawValue
+            labels = post.labels
             read = stored.isRead
         }
 

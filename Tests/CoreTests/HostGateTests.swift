@@ -34,6 +34,26 @@ import Testing
     }
 }
 
+extension HostGateTests {
+    @Test func aWaiterThatIsCancelledLeavesWithoutAPermitAndTheQueueMovesOn() async throws {
+        let gate = HostGate(maxInFlightPerHost: 1)
+        let release = AsyncStream<Void>.makeStream()
+        let holder = Task { try await gate.withPermit(for: "a") { for await _ in release.stream { break } } }
+        while await gate.inFlightCount(for: "a") == 0 { await Task.yield() }
+
+        let cancelled = Task { try await gate.withPermit(for: "a") { Issue.record("a cancelled waiter ran") } }
+        let next = Task { try await gate.withPermit(for: "a") { "ran" } }
+        try await Task.sleep(for: .milliseconds(20))
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+
+        release.continuation.yield()
+        try await holder.value
+        #expect(try await next.value == "ran")
+        #expect(await gate.inFlightCount(for: "a") == 0)
+    }
+}
+
 /// The most bodies seen running at once.
 final class Peak: Sendable {
     private let state = Mutex((now: 0, max: 0))

@@ -79,7 +79,7 @@ import Glibc
         let scratch = try Scratch()
         let config = try scratch.writeConfig(baseURL: server.baseURL)
         var text = try String(contentsOfFile: config, encoding: .utf8)
-        text = text.replacingOccurrences(of: "\"pageSize\": 100", with: "\"pageSize\": 100, \"timeoutSeconds\": 2, \"deadlineSeconds\": 3")
+        text = text.replacingOccurrences(of: "\"pageSize\": 100", with: "\"pageSize\": 100, \"deadlineSeconds\": 3")
         try Data(text.utf8).write(to: URL(fileURLWithPath: config))
 
         let started = Date()

@@ -40,7 +40,7 @@ import Testing
 
     struct Posts: PostService {
         let interrupter: Interrupter
-        func page(after cursor: FeedCursor?, session: Session) async throws -> FeedPage {
+        func page(after cursor: FeedCursor?, session: Session?) async throws -> FeedPage {
             try interrupter.step("page")
             return InterruptionTests.pages[cursor?.position] ?? FeedPage(changes: [], nextCursor: cursor!, hasMore: false)
         }

@@ -51,7 +51,7 @@ import Glibc
         _ = try await makeStore()
         let again = try await makeStore()   // opening twice applies nothing twice
         _ = again
-        #expect(try sqlite("SELECT name FROM schema_migrations ORDER BY name") == "001_create_feed_tables\n002_daemon_state\n003_sync_run_counts\n004_rich_posts\n005_backend_identity_private_sessions")
+        #expect(try sqlite("SELECT name FROM schema_migrations ORDER BY name") == "001_create_feed_tables\n002_daemon_state\n003_sync_run_counts\n004_rich_posts\n005_backend_identity_private_sessions\n006_titles_links_quotes_labels_fresh_authors")
         #expect(try sqlite("PRAGMA journal_mode") == "wal")
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -181,6 +181,31 @@ import Glibc
         #expect(status.map(\.feed) == ["home"])
         #expect(status.first?.lastSuccessAt == t0 + 1 && status.first?.lastError == "server down")
         #expect(try sqlite("SELECT COUNT(*) FROM sync_runs") == "2")
+    }
+
+    @Test func authorsKeepTheProfileOfTheirNewestPostWhateverOrderPagesCommitIn() async throws {
+        let store = try await makeStore()
+        func post(_ id: String, at seconds: Double, avatar: String) -> Post {
+            Post(id: PostID(id), author: User(id: "u1", handle: "ada", displayName: "Ada", avatarURL: URL(string: "https://a.example/\(avatar).png")),
+                 text: id, createdAt: Date(timeIntervalSince1970: seconds))
+        }
+        // A backfill: newest page first, the avatar changed in between.
+        let newest = FeedPage(changes: [.upsert(post("p3", at: 3_000, avatar: "new")), .upsert(post("p2", at: 2_000, avatar: "new"))],
+                              nextCursor: FeedCursor(position: "a"), hasMore: true)
+        let oldest = FeedPage(changes: [.upsert(post("p1", at: 1_000, avatar: "missing"))], nextCursor: FeedCursor(position: "b"), hasMore: false)
+        _ = try await store.apply(newest, videos: [], toFeed: "home")
+        _ = try await store.apply(oldest, videos: [], toFeed: "home")
+        #expect(try sqlite("SELECT avatar_url FROM users") == "https://a.example/new.png")
+
+        // The same walk again, as a --full of an unchanged feed would, writes no row but the cursor's.
+        let again = try await store.apply(newest, videos: [], toFeed: "home")
+        let againOld = try await store.apply(oldest, videos: [], toFeed: "home")
+        #expect(again.rowsWritten == 1 && againOld.rowsWritten == 1, "\(again.rowsWritten) \(againOld.rowsWritten)")
+
+        // A newer post brings a newer profile in.
+        let later = FeedPage(changes: [.upsert(post("p4", at: 4_000, avatar: "newest"))], nextCursor: FeedCursor(position: "c"), hasMore: false)
+        _ = try await store.apply(later, videos: [], toFeed: "home")
+        #expect(try sqlite("SELECT avatar_url FROM users") == "https://a.example/newest.png")
     }
 
     @Test func feedsAreSeparateNamespaces() async throws {

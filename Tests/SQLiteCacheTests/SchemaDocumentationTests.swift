@@ -1,5 +1,5 @@
 import Foundation
-import SQLiteCache
+@testable import SQLiteCache
 import Testing
 
 /// The README's schema table against the schema a new store really has, so the manual cannot
@@ -77,13 +77,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("old.sqlite").path
         // The schema as release c587672 left it (migrations 001–004), with a stored session.
-        let old = """
-            PRAGMA journal_mode = WAL;
+        let old = "PRAGMA journal_mode = WAL;\n" + Migration.all.prefix(4).map(\.sql).joined(separator: "\n") + """
+
             CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL);
             INSERT INTO schema_migrations VALUES ('001_create_feed_tables', 1), ('002_daemon_state', 1), ('003_sync_run_counts', 1), ('004_rich_posts', 1);
-            CREATE TABLE feeds (name TEXT PRIMARY KEY, cursor TEXT, cursor_validator TEXT, last_success_at INTEGER, last_error_at INTEGER,
-                                last_error TEXT, consecutive_failures INTEGER NOT NULL DEFAULT 0, next_attempt_at INTEGER);
-            CREATE TABLE sessions (feed TEXT PRIMARY KEY, access_token TEXT NOT NULL, refresh_token TEXT, expires_at INTEGER);
             INSERT INTO sessions VALUES ('home', 'OLD-ACCESS-TOKEN-0123456789', 'OLD-REFRESH-TOKEN-0123456789', 1900000000000);
             """
         _ = try SchemaDocumentationTests().sqlite3(path, old)

@@ -45,9 +45,9 @@ final class MockPosts: PostService {
         self.results = Mutex(results)
     }
 
-    func page(after cursor: FeedCursor?, session: Session) async throws -> FeedPage {
+    func page(after cursor: FeedCursor?, session: Session?) async throws -> FeedPage {
         log.record("page(after: \(cursor?.position ?? "start"))")
-        tokens.withLock { $0.append(session.accessToken.revealed) }
+        tokens.withLock { $0.append(session?.accessToken.revealed ?? "(no session)") }
         let next: Result<FeedPage, ServiceError> = results.withLock { results in
             results.isEmpty ? .failure(ServiceError(.unavailable, "mock", "no more scripted pages")) : results.removeFirst()
         }
@@ -169,6 +169,12 @@ actor MockStore: FeedStore {
         lockHolds -= 1
     }
     func setNextAttempt(_ date: Date?, ofFeed feed: String) {}
+    /// Puts posts in the store as an earlier sync from `backend` would have.
+    func seed(posts seeded: [Post], backend: String) {
+        for post in seeded { posts[post.id] = post }
+        storedBackend = backend
+        sessionBackend = backend
+    }
     func holdDaemonLease() {}
     func releaseDaemonLease() {}
     var seen: Set<PostID>?
