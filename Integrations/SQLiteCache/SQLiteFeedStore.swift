@@ -90,7 +90,7 @@ public actor SQLiteFeedStore: FeedStore {
     public func close() { database = nil }
 
     /// Runs `body` on the open connection, translating SQLite failures into ``ServiceError``.
-    private func storage<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+    func storage<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as SQLiteError {
@@ -98,7 +98,7 @@ public actor SQLiteFeedStore: FeedStore {
         }
     }
 
-    private func db(_ operation: @autoclosure () -> String) throws -> SQLiteDatabase {
+    func db(_ operation: @autoclosure () -> String) throws -> SQLiteDatabase {
         guard let database else { throw ServiceError(.storage, operation(), "the store \(path) is not open") }
         return database
     }
@@ -186,7 +186,6 @@ public actor SQLiteFeedStore: FeedStore {
         let rows = (prepared as? EncodedPage)?.rows ?? PageRows(page.changes)
         return try storage("committing a page of feed \(feed)") {
             try db.withTransaction {
-                let before = db.totalChanges
                 // Looked up once per page rather than once per row: the cache is keyed by the SQL text.
                 let statements = try PageStatements(db, fullWalk: fullWalks.contains(feed))
                 var result = try rows.buffer.withPinned { pinned in
@@ -194,27 +193,40 @@ public actor SQLiteFeedStore: FeedStore {
                     try statements.bindFeed(feed)
                     return try write(rows, pinned: pinned, with: statements, in: db)
                 }
-                for video in videos { try upsert(VideoRow(video), feed: feed, in: db) }
+                for video in videos {
+                    try upsert(VideoRow(video), feed: feed, in: db)
+                    result.rowsWritten += db.changes
+                }
                 try db.statement("""
                     INSERT INTO feeds (name, cursor, cursor_validator) VALUES (?1, ?2, ?3)
                     ON CONFLICT (name) DO UPDATE SET cursor = ?2, cursor_validator = ?3
                     WHERE feeds.cursor IS NOT ?2 OR feeds.cursor_validator IS NOT ?3
                     """).run([.text(feed), .text(page.nextCursor.position), .text(page.nextCursor.validator)])
-                result.rowsWritten = db.totalChanges - before
+                result.rowsWritten += db.changes
                 return result
             }
         }
     }
 
-    /// Writes a page's rows: its authors, then its upserts and deletions in the page's order
-    /// (a post is inserted, or rewritten only when a column differs), then a placeholder for
-    /// each video id it refers to.
+    /// Writes a page's rows: a placeholder for each video id it refers to, its authors, then its
+    /// upserts and deletions in the page's order (a post is inserted, or rewritten only when a
+    /// column differs). Triggers keep the search index and post_videos in step.
+    ///
+    /// `rowsWritten` counts the mirror's rows these statements wrote, not the index entries
+    /// their triggers maintain.
     private func write(_ rows: PageRows, pinned: PinnedRows, with statements: PageStatements,
                        in db: SQLiteDatabase) throws -> PageWriteResult {
         var result = PageWriteResult()
+        // Video placeholders first, so a new post links to its videos as it is inserted.
+        for id in rows.videoIDs {
+            try statements.insertVideoID.bind(id ..< id + 1, of: pinned, from: 2)
+            try statements.insertVideoID.execute()
+            result.rowsWritten += db.changes
+        }
         for user in rows.users {
             try statements.upsertUser.bind(user ..< user + PageRows.userWidth, of: pinned, from: 2)
             try statements.upsertUser.execute()
+            result.rowsWritten += db.changes
         }
         for step in rows.steps {
             switch step {
@@ -233,15 +245,13 @@ public actor SQLiteFeedStore: FeedStore {
                     try statements.updatePost.execute()
                     if db.changes == 1 { result.updated += 1 } else { result.unchanged += 1 }
                 }
+                result.rowsWritten += db.changes
             case .delete(let id):
                 try statements.deletePost.bind(id ..< id + 1, of: pinned, from: 2)
                 try statements.deletePost.execute()
                 result.deleted += db.changes
+                result.rowsWritten += db.changes
             }
-        }
-        for id in rows.videoIDs {
-            try statements.insertVideoID.bind(id ..< id + 1, of: pinned, from: 2)
-            try statements.insertVideoID.execute()
         }
         return result
     }
@@ -253,20 +263,30 @@ public actor SQLiteFeedStore: FeedStore {
         let markSeen: SQLiteStatement?
 
         init(_ db: SQLiteDatabase, fullWalk: Bool) throws {
+            // The author's key, handle and name come from the users row written just before, so a
+            // post links to its author and the search index sees the author's current profile.
             insertPost = try db.statement("""
                 INSERT INTO posts (feed, id, author_id, text, created_at, edited_at, reply_to,
                                    reply_count, repost_count, like_count, video_ids, html, content_warning,
                                    language, visibility, repost_by, repost_of, attachments,
-                                   title, url, quote_of, quote_count, labels, repost_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                        ?19, ?20, ?21, ?22, ?23, ?24) ON CONFLICT DO NOTHING
+                                   title, url, quote_of, quote_count, labels, repost_at,
+                                   author_pk, author_handle, author_name, repost_by_pk)
+                SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+                       ?19, ?20, ?21, ?22, ?23, ?24, u.pk, u.handle, u.display_name,
+                       (SELECT r.pk FROM users r WHERE r.feed = ?1 AND r.id = ?16)
+                FROM (SELECT 1) LEFT JOIN users u ON u.feed = ?1 AND u.id = ?3 WHERE true
+                ON CONFLICT (feed, id) DO NOTHING
                 """)
             updatePost = try db.statement("""
                 UPDATE posts SET author_id = ?3, text = ?4, created_at = ?5, edited_at = ?6, reply_to = ?7,
                     reply_count = ?8, repost_count = ?9, like_count = ?10, video_ids = ?11, html = ?12,
                     content_warning = ?13, language = ?14, visibility = ?15, repost_by = ?16, repost_of = ?17,
                     attachments = ?18, title = ?19, url = ?20, quote_of = ?21, quote_count = ?22, labels = ?23,
-                    repost_at = ?24
+                    repost_at = ?24,
+                    author_pk = (SELECT u.pk FROM users u WHERE u.feed = ?1 AND u.id = ?3),
+                    author_handle = (SELECT u.handle FROM users u WHERE u.feed = ?1 AND u.id = ?3),
+                    author_name = (SELECT u.display_name FROM users u WHERE u.feed = ?1 AND u.id = ?3),
+                    repost_by_pk = (SELECT r.pk FROM users r WHERE r.feed = ?1 AND r.id = ?16)
                 WHERE feed = ?1 AND id = ?2 AND (author_id IS NOT ?3 OR text IS NOT ?4 OR created_at IS NOT ?5
                     OR edited_at IS NOT ?6 OR reply_to IS NOT ?7 OR reply_count IS NOT ?8
                     OR repost_count IS NOT ?9 OR like_count IS NOT ?10 OR video_ids IS NOT ?11 OR html IS NOT ?12
@@ -280,11 +300,11 @@ public actor SQLiteFeedStore: FeedStore {
             // newest first). A newer post with the same profile only moves `profile_at`.
             upsertUser = try db.statement("""
                 INSERT INTO users (feed, id, handle, display_name, avatar_url, profile_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                ON CONFLICT DO UPDATE SET handle = ?3, display_name = ?4, avatar_url = ?5, profile_at = ?6
+                ON CONFLICT (feed, id) DO UPDATE SET handle = ?3, display_name = ?4, avatar_url = ?5, profile_at = ?6
                 WHERE ?6 >= coalesce(users.profile_at, ?6) AND (?6 > coalesce(users.profile_at, ?6)
                     OR users.handle IS NOT ?3 OR users.display_name IS NOT ?4 OR users.avatar_url IS NOT ?5)
                 """)
-            insertVideoID = try db.statement("INSERT INTO videos (feed, id) VALUES (?1, ?2) ON CONFLICT DO NOTHING")
+            insertVideoID = try db.statement("INSERT INTO videos (feed, id) VALUES (?1, ?2) ON CONFLICT (feed, id) DO NOTHING")
             deletePost = try db.statement("DELETE FROM posts WHERE feed = ?1 AND id = ?2")
             markSeen = fullWalk ? try db.statement("INSERT OR IGNORE INTO temp.full_walk_seen (feed, id) VALUES (?1, ?2)") : nil
         }
@@ -307,7 +327,7 @@ public actor SQLiteFeedStore: FeedStore {
         try db.statement("""
             INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps)
             VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-            ON CONFLICT DO UPDATE SET resolved = 1, title = ?3, duration_ms = ?4, stream_url = ?5,
+            ON CONFLICT (feed, id) DO UPDATE SET resolved = 1, title = ?3, duration_ms = ?4, stream_url = ?5,
                 thumbnail_url = ?6, size_bytes = ?7, width = ?8, height = ?9, fps = ?10
             WHERE videos.resolved = 0 OR videos.title IS NOT ?3 OR videos.duration_ms IS NOT ?4
                 OR videos.stream_url IS NOT ?5 OR videos.thumbnail_url IS NOT ?6 OR videos.size_bytes IS NOT ?7
@@ -409,60 +429,6 @@ public actor SQLiteFeedStore: FeedStore {
                            lastErrorAt: row.optionalInt64(4).map(Date.init(milliseconds:)),
                            lastError: row.string(5), consecutiveFailures: Int(row.int64(6)),
                            nextAttemptAt: row.optionalInt64(7).map(Date.init(milliseconds:)), postCount: Int(row.int64(8)))
-            }
-        }
-    }
-
-    public func posts(matching query: PostQuery) throws -> [StoredPost] {
-        let db = try db("reading posts")
-        return try storage("reading posts") {
-            let rows = try db.statement("""
-                SELECT p.feed, p.id, p.author_id, p.text, p.created_at, p.edited_at, p.reply_to,
-                       p.reply_count, p.repost_count, p.like_count, p.video_ids,
-                       u.handle, u.display_name, u.avatar_url, s.read_at,
-                       p.html, p.content_warning, p.language, p.visibility, p.repost_by, p.repost_of, p.attachments,
-                       r.handle, r.display_name, r.avatar_url,
-                       p.title, p.url, p.quote_of, p.quote_count, p.labels, p.repost_at
-                FROM posts p
-                LEFT JOIN users u ON u.feed = p.feed AND u.id = p.author_id
-                LEFT JOIN users r ON r.feed = p.feed AND r.id = p.repost_by
-                LEFT JOIN post_state s ON s.feed = p.feed AND s.post_id = p.id
-                WHERE (?1 IS NULL OR p.feed = ?1) AND (?2 = 0 OR s.read_at IS NULL)
-                ORDER BY p.created_at DESC, p.id DESC
-                LIMIT ?3
-                """).query([.text(query.feed), .integer(query.unreadOnly ? 1 : 0), .integer(query.limit)]) { row in
-                let postRow = PostRow(id: row.string(1) ?? "", authorID: row.string(2) ?? "", text: row.string(3) ?? "",
-                                      createdAt: row.int64(4), editedAt: row.optionalInt64(5), replyTo: row.string(6),
-                                      replyCount: row.int64(7), repostCount: row.int64(8), likeCount: row.int64(9),
-                                      videoIDs: row.string(10) ?? "[]", html: row.string(15), contentWarning: row.string(16),
-                                      language: row.string(17), visibility: row.string(18), repostBy: row.string(19),
-                                      repostOf: row.string(20), attachments: row.string(21) ?? "[]",
-                                      title: row.string(25), url: row.string(26), quoteOf: row.string(27),
-                                      quoteCount: row.int64(28), labels: row.string(29) ?? "[]", repostAt: row.optionalInt64(30))
-                let handle = row.string(11) ?? postRow.authorID
-                let author = User(UserRow(id: postRow.authorID, handle: handle, displayName: row.string(12) ?? handle,
-                                          avatarURL: row.string(13)))
-                let booster = postRow.repostBy.map { id in
-                    let handle = row.string(22) ?? id
-                    return User(UserRow(id: id, handle: handle, displayName: row.string(23) ?? handle, avatarURL: row.string(24)))
-                }
-                return StoredPost(feed: row.string(0) ?? "", post: Post(postRow, author: author, repostedBy: booster),
-                                  isRead: row.optionalInt64(14) != nil)
-            }
-            let videoQuery = try db.statement("""
-                SELECT id, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps
-                FROM videos WHERE feed = ? AND id = ? AND resolved = 1
-                """)
-            return try rows.map { stored in
-                var stored = stored
-                stored.videos = try stored.post.videoIDs.flatMap { id in
-                    try videoQuery.query([.text(stored.feed), .text(id.rawValue)]) { row in
-                        Video(VideoRow(id: row.string(0) ?? "", title: row.string(1) ?? "", durationMs: row.int64(2),
-                                       streamURL: row.string(3) ?? "", thumbnailURL: row.string(4), sizeBytes: row.optionalInt64(5),
-                                       width: row.optionalInt64(6), height: row.optionalInt64(7), fps: row.optionalDouble(8)))
-                    }.compactMap { $0 }
-                }
-                return stored
             }
         }
     }

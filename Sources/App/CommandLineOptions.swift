@@ -1,3 +1,6 @@
+import Core
+import Foundation
+
 /// A small command-line parser: `--name value`, `--name=value`, `--flag`, positionals.
 ///
 /// Both executables declare what each command takes; anything else is a ``UsageError``.
@@ -72,6 +75,20 @@ public struct CommandLineOptions {
             throw UsageError("\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"", usage: usage)
         }
         return value
+    }
+
+    /// A date option: `2026-01-31` (midnight UTC) or an RFC 3339 time; `nil` when absent.
+    public func date(_ name: String, usage: String) throws -> Date? {
+        guard let text = values[name] else { return nil }
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.timeZone = TimeZone(identifier: "UTC")
+        day.dateFormat = "yyyy-MM-dd"
+        day.isLenient = false
+        if text.count == 10, let date = day.date(from: text), day.string(from: date) == text { return date }
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+        throw UsageError("\(name) takes a date such as 2026-01-31 or 2026-01-31T12:00:00Z, not \"\(Terminal.safe(text, limit: 60))\"", usage: usage)
     }
 
     /// Renders specs as the lines of a help text.

@@ -110,7 +110,18 @@ public protocol FeedStore: Sendable {
     func feedStatuses() async throws -> [FeedStatus]
 
     /// Posts newest first.
+    ///
+    /// With ``PostQuery/stable``, one page of a stable walk of one feed (for export): newest
+    /// first, posts of equal time by id, starting after ``PostQuery/after``.
     func posts(matching query: PostQuery) async throws -> [StoredPost]
+
+    /// Every feed the store holds posts or state for, by name.
+    func feedNames() async throws -> [String]
+
+    /// Posts matching a full-text query, best first.
+    ///
+    /// - Throws: ``ServiceError`` `.invalidRequest` for a query that is not valid search syntax.
+    func search(_ query: SearchQuery) async throws -> [SearchHit]
 
     /// Marks a post read or unread. The mark is local state: no sync ever changes it.
     ///
@@ -153,11 +164,51 @@ public struct PostQuery: Hashable, Sendable {
     public var feed: String?
     public var limit: Int
     public var unreadOnly: Bool
+    /// Only posts created at or after this time.
+    public var since: Date?
+    /// Read one page of a stable walk of one feed (`feed` is then required), for export.
+    public var stable: Bool
+    /// In a stable walk: continue after this post; `nil` for the first page.
+    public var after: StoredPost.Position?
 
-    public init(feed: String? = nil, limit: Int = 20, unreadOnly: Bool = false) {
+    public init(feed: String? = nil, limit: Int = 20, unreadOnly: Bool = false, since: Date? = nil, stable: Bool = false,
+                after: StoredPost.Position? = nil) {
         self.feed = feed
         self.limit = limit
         self.unreadOnly = unreadOnly
+        self.since = since
+        self.stable = stable
+        self.after = after
+    }
+}
+
+/// A full-text query: FTS5 syntax (words, `"phrases"`, `OR`, `prefix*`).
+public struct SearchQuery: Hashable, Sendable {
+    public var text: String
+    public var feed: String?
+    public var since: Date?
+    public var limit: Int
+
+    public init(text: String, feed: String? = nil, since: Date? = nil, limit: Int = 20) {
+        self.text = text
+        self.feed = feed
+        self.since = since
+        self.limit = limit
+    }
+}
+
+/// A post that matched a search.
+public struct SearchHit: Hashable, Sendable {
+    public var stored: StoredPost
+    /// The best-matching stretch of the post, each matching term between U+E000 and U+E001.
+    public var snippet: String
+    /// The relevance (bm25); smaller is better.
+    public var rank: Double
+
+    public init(stored: StoredPost, snippet: String, rank: Double) {
+        self.stored = stored
+        self.snippet = snippet
+        self.rank = rank
     }
 }
 
@@ -175,6 +226,19 @@ public struct StoredPost: Hashable, Sendable {
         self.isRead = isRead
         self.videos = videos
     }
+
+    /// Where a stable walk of a feed stands after this post.
+    public struct Position: Hashable, Sendable {
+        public var createdAt: Date
+        public var id: PostID
+
+        public init(createdAt: Date, id: PostID) {
+            self.createdAt = createdAt
+            self.id = id
+        }
+    }
+
+    public var position: Position { Position(createdAt: post.createdAt, id: post.id) }
 }
 
 /// A daemon's sign of life in the store.

@@ -23,5 +23,6 @@ extension CommandLineOptions.Spec {
     static let config = Self("--config", value: "PATH", "the config file (default ./feedsync.json, else $FEEDSYNC_CONFIG)")
     static let feed = Self("--feed", value: "NAME", "only this feed of the config")
     static let json = Self("--json", "print JSON for scripts")
+    static let since = Self("--since", value: "DATE", "only posts from DATE on (2026-01-31 or 2026-01-31T12:00:00Z)")
     static let help = Self("--help", "show this help")
 }

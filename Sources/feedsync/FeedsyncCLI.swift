@@ -5,8 +5,8 @@ import Foundation
 /// Dispatches `feedsync` to its subcommands and turns every error into one sentence and an exit code.
 enum FeedsyncCLI {
     static var commands: [any Command.Type] { [
-        PullCommand.self, StatusCommand.self, PostsCommand.self, ReadCommand.self, UnreadCommand.self,
-        ConfigCheckCommand.self,
+        PullCommand.self, StatusCommand.self, PostsCommand.self, SearchCommand.self, ExportCommand.self, ReadCommand.self,
+        UnreadCommand.self, ConfigCheckCommand.self,
     ] }
 
     static var usage: String {
@@ -83,7 +83,9 @@ func printJSON(_ value: some Encodable) throws {
             json.unicodeScalars.append(scalar)
         }
     }
-    print(json)
+    // Foundation pretty-prints an empty array over three lines; people and diff tools expect `[]`.
+    // A raw line break never occurs inside a JSON string, so this cannot touch data.
+    print(json.replacingOccurrences(of: #"\[\n\s*\]"#, with: "[]", options: .regularExpression))
 }
 
 /// Loads the config, builds what `load` asks for, runs `body` with the integrations set up,

@@ -107,6 +107,8 @@ import Testing
         func finishFullWalk(ofFeed feed: String, deleteUnseen: Bool) async throws -> Int { try await real.finishFullWalk(ofFeed: feed, deleteUnseen: deleteUnseen) }
         func feedStatuses() async throws -> [FeedStatus] { try await real.feedStatuses() }
         func posts(matching query: PostQuery) async throws -> [StoredPost] { try await real.posts(matching: query) }
+        func feedNames() async throws -> [String] { try await real.feedNames() }
+        func search(_ query: SearchQuery) async throws -> [SearchHit] { try await real.search(query) }
         func setRead(_ read: Bool, postID: PostID, inFeed feed: String?) async throws -> [String] { try await real.setRead(read, postID: postID, inFeed: feed) }
     }
 

@@ -199,6 +199,8 @@ actor MockStore: FeedStore {
 
     func feedStatuses() -> [FeedStatus] { [] }
     func posts(matching query: PostQuery) -> [StoredPost] { [] }
+    func feedNames() -> [String] { [] }
+    func search(_ query: SearchQuery) -> [SearchHit] { [] }
     func setRead(_ read: Bool, postID: PostID, inFeed feed: String?) -> [String] { [] }
 }
 

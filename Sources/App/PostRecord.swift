@@ -1,0 +1,80 @@
+import Core
+import Foundation
+
+/// A stored post as the command line prints it: `posts --json`, `search --json` and `export`
+/// all use this one shape, with its author and resolved videos.
+public struct PostRecord: Encodable, Sendable {
+    public struct Author: Encodable, Sendable { public var id, handle, displayName: String; public var avatarURL: URL? }
+    public struct Counts: Encodable, Sendable { public var replies, reposts, likes, quotes: Int }
+    public struct VideoRow: Encodable, Sendable {
+        public var id, title: String
+        public var durationSeconds: Double
+        public var streamURL: URL
+        public var thumbnailURL: URL?
+        public var sizeBytes: Int64?
+        public var width, height: Int?
+        public var framesPerSecond: Double?
+    }
+    public struct Repost: Encodable, Sendable { public var by: Author; public var originalID: String; public var at: Date? }
+    public struct Attachment: Encodable, Sendable {
+        public var kind: String
+        public var url: URL
+        public var previewURL: URL?
+        public var description, title, mimeType: String?
+        public var sizeBytes: Int64?
+        public var width, height: Int?
+    }
+    public var feed, id: String
+    public var author: Author
+    public var text: String
+    public var createdAt: Date
+    public var editedAt: Date?
+    public var replyTo: String?
+    public var counts: Counts
+    public var videoIDs: [String]
+    public var videos: [VideoRow]
+    public var html, contentWarning, language, visibility: String?
+    public var repost: Repost?
+    public var attachments: [Attachment]
+    public var title: String?
+    public var url: URL?
+    public var quoteOf: String?
+    public var labels: [String]
+    public var read: Bool
+
+    public init(_ stored: StoredPost) {
+        let post = stored.post
+        feed = stored.feed
+        id = post.id.rawValue
+        author = Self.author(post.author)
+        text = post.text
+        createdAt = post.createdAt
+        editedAt = post.editedAt
+        replyTo = post.replyTo?.rawValue
+        counts = Counts(replies: post.counts.replies, reposts: post.counts.reposts, likes: post.counts.likes, quotes: post.counts.quotes)
+        videoIDs = post.videoIDs.map(\.rawValue)
+        videos = stored.videos.map {
+            VideoRow(id: $0.id.rawValue, title: $0.title, durationSeconds: $0.duration, streamURL: $0.streamURL,
+                     thumbnailURL: $0.thumbnailURL, sizeBytes: $0.sizeBytes, width: $0.width, height: $0.height,
+                     framesPerSecond: $0.framesPerSecond)
+        }
+        html = post.html
+        contentWarning = post.contentWarning
+        language = post.language
+        visibility = post.visibility?.rawValue
+        repost = post.repost.map { Repost(by: Self.author($0.by), originalID: $0.originalID.rawValue, at: $0.at) }
+        attachments = post.attachments.map {
+            Attachment(kind: $0.kind, url: $0.url, previewURL: $0.previewURL, description: $0.description, title: $0.title,
+                       mimeType: $0.mimeType, sizeBytes: $0.sizeBytes, width: $0.width, height: $0.height)
+        }
+        title = post.title
+        url = post.url
+        quoteOf = post.quoteOf?.rawValue
+        labels = post.labels
+        read = stored.isRead
+    }
+
+    static func author(_ user: User) -> Author {
+        Author(id: user.id.rawValue, handle: user.handle, displayName: user.displayName, avatarURL: user.avatarURL)
+    }
+}
