@@ -209,8 +209,8 @@ struct Migration: Sendable {
 
             CREATE TABLE post_videos (
                 post_pk INTEGER NOT NULL REFERENCES posts (pk),
-                video_pk INTEGER NOT NULL REFERENCES videos (pk),
                 position INTEGER NOT NULL,
+                video_pk INTEGER NOT NULL REFERENCES videos (pk),
                 PRIMARY KEY (post_pk, position)
             ) WITHOUT ROWID;
             CREATE INDEX post_videos_by_video ON post_videos (video_pk);

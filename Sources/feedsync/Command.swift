@@ -15,7 +15,7 @@ extension Command {
     static var usage: String { "usage: feedsync \(synopsis)" }
 
     static var help: String {
-        "\(usage)\n\n\(summary)\n\noptions:\n\(CommandLineOptions.help(for: options + [.help]))"
+        "\(usage)\n\n\(summary)\n\noptions:\n\(CommandLineOptions.help(for: options + [.helpFlag]))"
     }
 }
 
@@ -24,5 +24,5 @@ extension CommandLineOptions.Spec {
     static let feed = Self("--feed", value: "NAME", "only this feed of the config")
     static let json = Self("--json", "print JSON for scripts")
     static let since = Self("--since", value: "DATE", "only posts from DATE on (2026-01-31 or 2026-01-31T12:00:00Z)")
-    static let help = Self("--help", "show this help")
+    static let helpFlag = Self("--help", "show this help")
 }

@@ -6,7 +6,7 @@ import Foundation
 enum FeedsyncCLI {
     static var commands: [any Command.Type] { [
         PullCommand.self, StatusCommand.self, PostsCommand.self, SearchCommand.self, ExportCommand.self, ReadCommand.self,
-        UnreadCommand.self, ConfigCheckCommand.self,
+        UnreadCommand.self, ConfigCheckCommand.self, CompletionCommand.self,
     ] }
 
     static var usage: String {
@@ -25,21 +25,37 @@ enum FeedsyncCLI {
     }
 
     static func run(_ arguments: [String]) async -> ExitStatus {
-        if arguments.first == "--help" || arguments.first == "-h" || arguments.first == "help" {
-            print(usage)
-            return .ok
-        }
-        if arguments.first == "--version" {
+        // `-V` and `--version` work anywhere; `-h` is `--help`.
+        if arguments.contains("--version") || arguments.contains("-V") {
             print("feedsync \(feedsyncVersion)")
             return .ok
         }
-        guard let command = commands.first(where: { Array(arguments.prefix($0.words.count)) == $0.words }) else {
-            let message = arguments.first.map { "unknown command \"\(Terminal.safe($0, limit: 80))\"" } ?? "no command given"
-            return fail(UsageError(message, usage: usage))
+        var arguments = arguments.map { $0 == "-h" ? "--help" : $0 }
+        // Options may come before the command: `feedsync --config X status`.
+        var leading: [String] = []
+        while let first = arguments.first, first.hasPrefix("--"), first != "--help" {
+            leading.append(arguments.removeFirst())
+            if !first.contains("="), let value = arguments.first, !value.hasPrefix("--") { leading.append(arguments.removeFirst()) }
         }
-        let rest = Array(arguments.dropFirst(command.words.count))
+        if arguments.first == "help" {
+            arguments.removeFirst()
+            guard !arguments.isEmpty else {
+                print(usage)
+                return .ok
+            }
+            arguments.append("--help")
+        }
+        if arguments.first == "--help" {
+            print(usage)
+            return .ok
+        }
+        guard !arguments.isEmpty else { return fail(UsageError("no command given", usage: usage)) }
+        guard let command = commands.first(where: { Array(arguments.prefix($0.words.count)) == $0.words }) else {
+            return fail(UsageError(unknownCommand(arguments), usage: "usage: feedsync <command> [options]"))
+        }
+        let rest = Array(arguments.dropFirst(command.words.count)) + leading
         do {
-            let options = try CommandLineOptions(rest, specs: command.options + [.help], usage: command.usage)
+            let options = try CommandLineOptions(rest, specs: command.options + [.helpFlag], usage: command.usage)
             if options.has("--help") {
                 print(command.help)
                 return .ok
@@ -48,6 +64,42 @@ enum FeedsyncCLI {
         } catch {
             return fail(error)
         }
+    }
+
+    /// "unknown command", with the nearest command suggested when one is close.
+    static func unknownCommand(_ arguments: [String]) -> String {
+        // Each command is compared with as many words as it has: "config chek" with "config check".
+        let scored = commands.map { command -> (name: String, distance: Int, given: String) in
+            let given = arguments.prefix(command.words.count).joined(separator: " ")
+            let name = command.words.joined(separator: " ")
+            return (name, editDistance(given, name), given)
+        }
+        let shown = command(named: arguments.first ?? "") ? arguments.prefix(2).joined(separator: " ") : arguments.first ?? ""
+        var message = "unknown command \"\(Terminal.safe(shown, limit: 80))\""
+        if let nearest = scored.min(by: { $0.distance < $1.distance }), nearest.distance <= max(2, nearest.given.count / 3) {
+            message += "; did you mean \"\(nearest.name)\"?"
+        }
+        return message
+    }
+
+    /// Whether `word` starts a command of several words (`config`).
+    private static func command(named word: String) -> Bool {
+        commands.contains { $0.words.count > 1 && $0.words.first == word }
+    }
+
+    /// Levenshtein distance, for suggestions.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     /// Prints an error as one sentence (plus the usage, for a usage error) and picks the exit code.

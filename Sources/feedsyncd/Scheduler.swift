@@ -171,12 +171,15 @@ actor Scheduler {
         case .failure(let error) where error is CancellationError || Task.isCancelled:
             log.info("sync_cancelled", ["feed": name])
             throw CancellationError()
-        case .failure(let error):
+        case .failure:
             latest.failures += 1
-            log.error("sync_failed", ["feed": name, "failures": "\(latest.failures)", "error": describe(error)])
         }
         let delay = latest.schedule.delay(afterConsecutiveFailures: latest.failures, using: &random)
         latest.nextAt = Date().addingTimeInterval(delay)
+        if case .failure(let error) = result {
+            log.error("sync_failed", ["feed": name, "failures": "\(latest.failures)", "error": describe(error),
+                                      "next_attempt": latest.nextAt.formatted(.iso8601)])
+        }
         feeds[name] = latest
         try? await current.store.setNextAttempt(latest.nextAt, ofFeed: name)
         log.debug("sync_scheduled", ["feed": name, "in_s": String(format: "%.1f", delay)])

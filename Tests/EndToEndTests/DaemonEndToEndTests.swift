@@ -112,7 +112,7 @@ import Glibc
     }
 
     @Test func aPullThatCannotHaveTheStoreExits75NamingTheHolder() async throws {
-        let server = try ReferenceServer(posts: 3000)
+        let server = try ReferenceServer(posts: 10_000)
         try await server.control("POST", "/_control/faults", body: #"{"latency_ms": 100}"#)
         let scratch = try Scratch()
         let config = try scratch.writeConfig(baseURL: server.baseURL, interval: "1h")

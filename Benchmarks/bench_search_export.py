@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Search latency and export memory, measured on stores synced from the reference server.
+
+    python3 Benchmarks/bench_search_export.py [--posts 100000] [--export-posts 1000000] [--no-build] [--smoke]
+
+- search: `feedsync search` for a known phrase among --posts posts, wall time of the whole
+  process (best of 7), and the FTS5 query alone as SQLite runs it (best of 7);
+- export: `feedsync export` of --export-posts posts to a file, its peak RSS and wall time.
+
+Targets (issue: search, export): search under 50 ms; export of 1,000,000 posts under 100 MiB RSS.
+Standard library only. Reuses bench.py's helpers for the server and for measuring a child.
+"""
+import argparse
+import os
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench  # noqa: E402  (the harness beside this file)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--posts", type=int, default=100_000)
+    parser.add_argument("--export-posts", type=int, default=1_000_000)
+    parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--smoke", action="store_true", help="2,000 posts each, debug build allowed")
+    args = parser.parse_args()
+    if args.smoke:
+        args.posts = args.export_posts = 2_000
+    if not args.no_build and not args.smoke:
+        bench.build_release()
+    binary, _ = bench.pick_binary(args.smoke)
+    with tempfile.TemporaryDirectory(prefix="feedsync-search-") as folder:
+        scratch = Path(folder)
+        server = bench.RefServer(args.posts, 500)
+        try:
+            (scratch / "search").mkdir()
+            config, db = bench.write_config(scratch / "search", server, 500)
+            bench.feedsync_pull(binary, config, server)
+            bench.verify_count(db, args.posts, "feedsync")
+            # A known phrase: three words in a row from a post in the middle of the feed.
+            with sqlite3.connect(db) as connection:
+                text = connection.execute("SELECT text FROM posts WHERE id = ?", (f"p{args.posts // 2:07d}",)).fetchone()[0]
+            words = [w for w in "".join(c if c.isalnum() else " " for c in text).split() if w.isascii()][:3]
+            phrase = '"' + " ".join(words) + '"'
+            runs = [bench.measure([str(binary), "search", phrase, "--config", str(config), "--limit", "20"]) for _ in range(7)]
+            for run in runs:
+                bench.checked(run, "feedsync search")
+            wall = min(r.wall for r in runs)
+            with sqlite3.connect(db) as connection:
+                sql = ("SELECT p.id, snippet(posts_fts, -1, '[', ']', '…', 16) FROM posts_fts JOIN posts p ON p.pk = posts_fts.rowid "
+                       "WHERE posts_fts MATCH ? ORDER BY bm25(posts_fts) LIMIT 20")
+                times = []
+                for _ in range(7):
+                    started = time.perf_counter()
+                    matches = connection.execute(sql, (phrase,)).fetchall()
+                    times.append(time.perf_counter() - started)
+                total = connection.execute("SELECT COUNT(*) FROM posts_fts WHERE posts_fts MATCH ?", (phrase,)).fetchone()[0]
+        finally:
+            server.stop()
+        print(f"search {phrase} among {args.posts:,} posts: {total:,} matches; "
+              f"feedsync search (whole process) {wall * 1000:.1f} ms, the FTS5 query alone {min(times) * 1000:.1f} ms "
+              f"(best of 7); target < 50 ms: {'met' if wall < 0.05 else 'MISS'}")
+        if not matches:
+            raise SystemExit("no match for the known phrase")
+
+        server = bench.RefServer(args.export_posts, 1000)
+        try:
+            (scratch / "export").mkdir()
+            config, db = bench.write_config(scratch / "export", server, 1000)
+            bench.feedsync_pull(binary, config, server)
+            bench.verify_count(db, args.export_posts, "feedsync")
+        finally:
+            server.stop()
+        out = scratch / "export.jsonl"
+        run = bench.checked(bench.measure([str(binary), "export", "--config", str(config), "--output", str(out)]), "feedsync export")
+        lines = sum(1 for _ in open(out, "rb"))
+        if lines != args.export_posts:
+            raise SystemExit(f"export wrote {lines} lines, not {args.export_posts}")
+        print(f"export of {args.export_posts:,} posts: {run.wall:.2f} s wall, peak RSS {run.rss_mib:.1f} MiB, "
+              f"{os.path.getsize(out) / 2**20:.0f} MiB of JSON Lines; target < 100 MiB: {'met' if run.rss_mib < 100 else 'MISS'}")
+
+
+if __name__ == "__main__":
+    main()
