@@ -1,9 +1,13 @@
+import Foundation
+
 /// A named schema change, applied once and recorded in `schema_migrations`.
 struct Migration: Sendable {
     let name: String
     let sql: String
     /// Work the SQL cannot do, run first in the migration's transaction.
     var prepare: (@Sendable (SQLiteDatabase, SessionFile) throws -> Void)? = nil
+    /// What the migration does, for a store that holds posts already: it may take a while.
+    var announcement: String? = nil
 
     /// Every migration in order. Append new ones; never edit one that has shipped.
     static let all: [Migration] = [
@@ -250,7 +254,7 @@ struct Migration: Sendable {
             WHEN old.handle IS NOT new.handle OR old.display_name IS NOT new.display_name BEGIN
                 UPDATE posts SET author_handle = new.handle, author_name = new.display_name WHERE author_pk = new.pk;
             END;
-            """),
+            """, announcement: "building the search index and linked tables"),
     ]
 
     /// Moves the tokens of the `sessions` table into the private sessions file, before the
@@ -281,8 +285,10 @@ struct Migration: Sendable {
     /// `DatabaseMigrator` does), so none applies one twice.
     ///
     /// - Returns: whether any migration ran here.
+    /// - Parameter notice: told before and after a migration that rebuilds posts, with their count.
     @discardableResult
-    static func migrate(_ database: SQLiteDatabase, sessions: SessionFile, now: Int64) throws -> Bool {
+    static func migrate(_ database: SQLiteDatabase, sessions: SessionFile, now: Int64,
+                        notice: (String) -> Void = { _ in }) throws -> Bool {
         guard try !pending(in: database).isEmpty else { return false }
         // Freed pages are zeroed, so a dropped table's tokens do not linger in the file.
         try database.execute("PRAGMA secure_delete = ON")
@@ -293,8 +299,15 @@ struct Migration: Sendable {
                 try database.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
                 let applied = try database.statement("SELECT 1 FROM schema_migrations WHERE name = ?").query([.text(migration.name)]) { _ in true }
                 guard applied.isEmpty else { return }
+                let started = Date()
+                var posts = 0
+                if let announcement = migration.announcement {
+                    posts = try database.statement("SELECT COUNT(*) FROM posts").query { Int($0.int64(0)) }.first ?? 0
+                    if posts > 0 { notice("\(announcement) for \(posts) post\(posts == 1 ? "" : "s")…") }
+                }
                 try migration.prepare?(database, sessions)
                 try database.execute(migration.sql)
+                if posts > 0 { notice("done in \(String(format: "%.1f", Date().timeIntervalSince(started))) s") }
                 try database.statement("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)")
                     .run([.text(migration.name), .integer(now)])
                 ran = true

@@ -22,8 +22,12 @@ public actor SQLiteFeedStore: FeedStore {
     /// Feeds in a full walk; their seen post ids go to `temp.full_walk_seen` on this connection.
     private var fullWalks: Set<String> = []
 
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000) {
+    /// Told about slow work an operator should see: an upgrade of an existing store.
+    private let notice: @Sendable (String) -> Void
+
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000, notice: @escaping @Sendable (String) -> Void = { _ in }) {
         self.path = path
+        self.notice = notice
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.lock = StoreLockFile(path: path + ".lock")
         self.daemonLock = StoreLockFile(path: path + ".daemon.lock")
@@ -49,7 +53,9 @@ public actor SQLiteFeedStore: FeedStore {
             // processes opening a fresh store together take turns here.
             try db.retryingWhileBusy(for: TimeInterval(busyTimeoutMilliseconds) / 1000) {
                 try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
-                try Migration.migrate(db, sessions: sessions, now: millisecondsSince1970(Date()))
+                try Migration.migrate(db, sessions: sessions, now: millisecondsSince1970(Date())) { [path, notice] what in
+                    notice("upgrading the store \(path): \(what)")
+                }
             }
             if path != ":memory:" {
                 for suffix in ["-wal", "-shm"] { _ = chmod(path + suffix, 0o600) }

@@ -19,8 +19,12 @@ public struct Runtime: Sendable {
         public var deferMissingSecrets = false
         /// A store already in use to share rather than build (a reloading daemon keeps its own).
         public var sharing: Managed<any FeedStore>?
-        /// Where integrations and syncs report waits an operator should see.
-        public var notice: @Sendable (String) -> Void = { _ in }
+        /// Where integrations and syncs report waits and upgrades an operator should see.
+        public var notice: @Sendable (String) -> Void = { _ in } {
+            didSet { noticesToTerminal = false }
+        }
+        /// Whether no one has said where notices go, so a command prints them on standard error.
+        public private(set) var noticesToTerminal = true
 
         public init(feeds: ServiceProvider.Selection = .all, createStore: Bool = true) {
             self.feeds = feeds

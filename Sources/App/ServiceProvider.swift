@@ -44,7 +44,7 @@ public struct ServiceProvider: Sendable {
         let hosts = HostGate(maxInFlightPerHost: config.daemon.maxRequestsPerHost)
         let storeSection = config.store
         let store = try shared ?? Self.integration(storeSection, IntegrationRegistry.stores, default: "sqlite")
-            .makeStore(storeSection, createIfMissing: createStore)
+            .makeStore(storeSection, createIfMissing: createStore, notice: notice)
         var lifecycles: [any IntegrationLifecycle] = [store.lifecycle]
         let chosen: [Config.Feed]
         switch selection {

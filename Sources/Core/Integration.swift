@@ -80,7 +80,10 @@ public protocol VideosIntegration {
 public protocol StoreIntegration {
     /// Builds the store from its config section; the file is opened only at setup.
     ///
-    /// - Parameter createIfMissing: whether setup may create the store. When `false` (commands
-    ///   that only read it), setup of a missing store fails with ``ServiceError`` `.notFound`.
-    static func makeStore(_ config: ConfigSection, createIfMissing: Bool) throws -> Managed<any FeedStore>
+    /// - Parameters:
+    ///   - createIfMissing: whether setup may create the store. When `false` (commands that only
+    ///     read it), setup of a missing store fails with ``ServiceError`` `.notFound`.
+    ///   - notice: told, in one sentence, about slow work an operator should see (an upgrade).
+    static func makeStore(_ config: ConfigSection, createIfMissing: Bool,
+                          notice: @escaping @Sendable (String) -> Void) throws -> Managed<any FeedStore>
 }

@@ -144,6 +144,8 @@ func printJSON(_ value: some Encodable) throws {
 /// and tears them down after.
 func withRuntime<T>(_ options: CommandLineOptions, _ load: Runtime.Options = Runtime.Options(),
                     _ body: (Runtime) async throws -> T) async throws -> T {
+    var load = load
+    if load.noticesToTerminal { load.notice = { printError("feedsync: \(Terminal.safe($0, limit: 1_000))") } }
     let runtime = try Runtime.load(configPath: options["--config"], load)
     for warning in runtime.warnings { printError("feedsync: warning: \(Terminal.safe(warning))") }
     try await runtime.start()

@@ -119,7 +119,7 @@ struct Daemon {
     func loadOptions(sharing store: Managed<any FeedStore>?) -> Runtime.Options {
         var options = Runtime.Options()
         options.sharing = store
-        options.notice = { [log] sentence in log.info("waiting", ["detail": sentence]) }
+        options.notice = { [log] sentence in log.info("notice", ["detail": sentence]) }
         return options
     }
 

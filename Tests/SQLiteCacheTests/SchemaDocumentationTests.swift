@@ -1,5 +1,7 @@
+import Core
 import Foundation
 @testable import SQLiteCache
+import Synchronization
 import Testing
 
 /// The README's schema table against the schema a new store really has, so the manual cannot
@@ -83,12 +85,22 @@ import Testing
             CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL);
             INSERT INTO schema_migrations VALUES ('001_create_feed_tables', 1), ('002_daemon_state', 1), ('003_sync_run_counts', 1), ('004_rich_posts', 1);
             INSERT INTO sessions VALUES ('home', 'OLD-ACCESS-TOKEN-0123456789', 'OLD-REFRESH-TOKEN-0123456789', 1900000000000);
+            INSERT INTO users (feed, id, handle, display_name) VALUES ('home', 'u1', 'ada', 'Ada');
+            INSERT INTO posts (feed, id, author_id, text, created_at, video_ids) VALUES ('home', 'p1', 'u1', 'Toast with marmalade', 1700000000000, '["v1"]');
+            INSERT INTO videos (feed, id) VALUES ('home', 'v1');
             """
         _ = try SchemaDocumentationTests().sqlite3(path, old)
 
-        let store = SQLiteFeedStore(path: path)
+        let notices = Notices()
+        let store = SQLiteFeedStore(path: path, notice: { notices.add($0) })
         try await store.open()
         let session = try await store.session(ofFeed: "home", backend: "httpapi https://feed.example user me")
+
+        // The posts an older store held are searchable, linked to their author and videos, and the upgrade said so.
+        let hits = try await store.search(SearchQuery(text: "marmalade"))
+        #expect(hits.map(\.stored.post.id) == ["p1"] && hits.first?.stored.post.author.handle == "ada")
+        #expect(try SchemaDocumentationTests().sqlite3(path, "SELECT COUNT(*) FROM post_videos") == "1\n")
+        #expect(notices.all.first?.contains("building the search index and linked tables for 1 post…") == true, "\(notices.all)")
         #expect(session?.accessToken.revealed == "OLD-ACCESS-TOKEN-0123456789")
         #expect(session?.refreshToken?.revealed == "OLD-REFRESH-TOKEN-0123456789")
 
@@ -103,4 +115,10 @@ import Testing
         #expect(mode == 0o600)
         await store.close()
     }
+}
+
+final class Notices: Sendable {
+    private let lines = Mutex<[String]>([])
+    func add(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
 }
