@@ -36,15 +36,7 @@ import Glibc
 
     /// Runs SQL through the sqlite3 command-line tool, as another program reading the cache would.
     func sqlite(_ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", path, sql]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try sqlite3(path, sql).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test func migrationsAreRecordedAndTheFileIsPrivateAndInWALMode() async throws {

@@ -57,18 +57,6 @@ import Testing
             #expect(documented[table] == columns, "\(table): README \(documented[table] ?? []), store \(columns)")
         }
     }
-
-    func sqlite3(_ path: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", path, sql]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
-    }
 }
 
 /// A database written before sessions left it: the tokens move to the private file and leave
@@ -89,7 +77,7 @@ import Testing
             INSERT INTO posts (feed, id, author_id, text, created_at, video_ids) VALUES ('home', 'p1', 'u1', 'Toast with marmalade', 1700000000000, '["v1"]');
             INSERT INTO videos (feed, id) VALUES ('home', 'v1');
             """
-        _ = try SchemaDocumentationTests().sqlite3(path, old)
+        _ = try sqlite3(path, old)
 
         let notices = Notices()
         let store = SQLiteFeedStore(path: path, notice: { notices.add($0) })
@@ -99,7 +87,7 @@ import Testing
         // The posts an older store held are searchable, linked to their author and videos, and the upgrade said so.
         let hits = try await store.search(SearchQuery(text: "marmalade"))
         #expect(hits.map(\.stored.post.id) == ["p1"] && hits.first?.stored.post.author.handle == "ada")
-        #expect(try SchemaDocumentationTests().sqlite3(path, "SELECT COUNT(*) FROM post_videos") == "1\n")
+        #expect(try sqlite3(path, "SELECT COUNT(*) FROM post_videos") == "1\n")
         #expect(notices.all.first?.contains("building the search index and linked tables for 1 post…") == true, "\(notices.all)")
         #expect(session?.accessToken.revealed == "OLD-ACCESS-TOKEN-0123456789")
         #expect(session?.refreshToken?.revealed == "OLD-REFRESH-TOKEN-0123456789")
@@ -121,4 +109,17 @@ final class Notices: Sendable {
     private let lines = Mutex<[String]>([])
     func add(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
+}
+
+/// Runs SQL through the sqlite3 command-line tool, as another program reading the store would.
+func sqlite3(_ path: String, _ sql: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["sqlite3", path, sql]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
 }
