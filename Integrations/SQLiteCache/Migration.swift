@@ -116,6 +116,10 @@ struct Migration: Sendable {
             ALTER TABLE posts ADD COLUMN repost_at INTEGER;
             ALTER TABLE users ADD COLUMN profile_at INTEGER;
             """),
+        Migration(name: "007_web_feed_polling", sql: """
+            ALTER TABLE feeds ADD COLUMN location TEXT;
+            ALTER TABLE feeds ADD COLUMN polling_stopped TEXT;
+            """),
     ]
 
     /// Moves the tokens of the `sessions` table into the private sessions file, before the
