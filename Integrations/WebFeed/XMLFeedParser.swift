@@ -33,8 +33,6 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
         var base: URL?
         var language: String?
         var text = ""
-        /// Whether text beyond the content limit was dropped.
-        var truncated = false
     }
 
     private let feedURL: URL?
@@ -148,6 +146,14 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
         }
     }
 
+    /// libxml2 may recover from an error and carry on; a feed that is not well-formed is refused anyway.
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        let reason = (parseError as NSError).localizedDescription
+        guard failure == nil else { return }
+        failure = WebFeedParseError(reason: "the feed is not well-formed XML (\(Self.describe(reason)))",
+                                    line: parser.lineNumber, column: parser.columnNumber)
+    }
+
     func parser(_ parser: XMLParser, foundCharacters string: String) { append(string) }
 
     func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) { append(String(decoding: CDATABlock, as: UTF8.self)) }
@@ -159,11 +165,10 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
             return
         }
         guard !stack.isEmpty else { return }
-        if stack[stack.count - 1].text.utf8.count + string.utf8.count > FeedText.maxContentBytes {
-            stack[stack.count - 1].truncated = true
-            return
-        }
-        stack[stack.count - 1].text += string
+        let room = FeedText.maxContentBytes + 4 - stack[stack.count - 1].text.utf8.count
+        guard room > 0 else { return }
+        // Past the limit the text is cut (FeedText.content trims it to a character boundary).
+        stack[stack.count - 1].text += string.utf8.count <= room ? string : String(decoding: string.utf8.prefix(room), as: UTF8.self)
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
