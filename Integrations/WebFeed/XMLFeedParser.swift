@@ -65,7 +65,7 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
         let ok = parser.parse()
         if let failure = reader.failure { throw failure }
         guard ok else {
-            let reason = (parser.parserError as NSError?)?.localizedDescription ?? "the document is not well-formed XML"
+            let reason = parser.parserError.map(Self.phrase) ?? "it stops early"
             throw WebFeedParseError(reason: "the feed is not well-formed XML (\(Self.describe(reason)))",
                                     line: parser.lineNumber, column: parser.columnNumber)
         }
@@ -73,7 +73,24 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
         return document
     }
 
-    /// XMLParser's error text on Linux is libxml2's; keep it short and printable.
+    /// What went wrong, in words: XMLParser's own text is a domain and a number.
+    static func phrase(for error: any Error) -> String {
+        // libxml2's error numbers, which XMLParser passes on as its codes.
+        let code = (error as NSError).code
+        switch code {
+        case 76, 85: return "an end tag does not match its start tag"
+        case 5, 77: return "the document ends before its elements are closed"
+        case 26, 23, 27: return "an undeclared entity or a bare '&' (HTML entities such as &nbsp; are not XML)"
+        case 38, 73: return "a bare '<' or unfinished markup"
+        case 9: return "a character that XML does not allow"
+        case 4: return "there is no XML document"
+        case 39, 40, 41: return "a malformed attribute"
+        case 31, 32: return "bytes that are not in the declared encoding"
+        default: return "XML parser error \(code)"
+        }
+    }
+
+    /// Keep a reason short and printable.
     private static func describe(_ reason: String) -> String {
         Terminal.safe(reason.trimmingCharacters(in: .whitespacesAndNewlines), limit: 160)
     }
@@ -148,7 +165,7 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
 
     /// libxml2 may recover from an error and carry on; a feed that is not well-formed is refused anyway.
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        let reason = (parseError as NSError).localizedDescription
+        let reason = Self.phrase(for: parseError)
         guard failure == nil else { return }
         failure = WebFeedParseError(reason: "the feed is not well-formed XML (\(Self.describe(reason)))",
                                     line: parser.lineNumber, column: parser.columnNumber)
