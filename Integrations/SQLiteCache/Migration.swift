@@ -120,6 +120,10 @@ struct Migration: Sendable {
             ALTER TABLE posts ADD COLUMN repost_at INTEGER;
             ALTER TABLE users ADD COLUMN profile_at INTEGER;
             """),
+        Migration(name: "007_web_feed_polling", sql: """
+            ALTER TABLE feeds ADD COLUMN location TEXT;
+            ALTER TABLE feeds ADD COLUMN polling_stopped TEXT;
+            """),
         // Datasette (and other tools) follow single-column foreign keys and search through an
         // FTS table whose content is the table: posts, users and videos get integer keys,
         // posts link to their authors and, through post_videos, to their videos, and posts_fts

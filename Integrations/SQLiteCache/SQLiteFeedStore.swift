@@ -413,10 +413,12 @@ public actor SQLiteFeedStore: FeedStore {
                             consecutive_failures = consecutive_failures + 1
                         """).run([.text(feed), .integer(finished), .text(error)])
                 } else {
+                    let polling = report?.polling
                     try db.statement("""
-                        INSERT INTO feeds (name, last_success_at) VALUES (?1, ?2)
-                        ON CONFLICT (name) DO UPDATE SET last_success_at = ?2, consecutive_failures = 0
-                        """).run([.text(feed), .integer(finished)])
+                        INSERT INTO feeds (name, last_success_at, location, polling_stopped) VALUES (?1, ?2, ?3, ?4)
+                        ON CONFLICT (name) DO UPDATE SET last_success_at = ?2, consecutive_failures = 0,
+                            location = ?3, polling_stopped = ?4
+                        """).run([.text(feed), .integer(finished), .text(polling?.location), .text(polling?.stopped)])
                 }
             }
         }
@@ -427,14 +429,16 @@ public actor SQLiteFeedStore: FeedStore {
         return try storage("reading feed status") {
             try db.statement("""
                 SELECT f.name, f.cursor, f.cursor_validator, f.last_success_at, f.last_error_at, f.last_error,
-                       f.consecutive_failures, f.next_attempt_at, (SELECT COUNT(*) FROM posts p WHERE p.feed = f.name)
+                       f.consecutive_failures, f.next_attempt_at, (SELECT COUNT(*) FROM posts p WHERE p.feed = f.name),
+                       f.location, f.polling_stopped
                 FROM feeds f ORDER BY f.name
                 """).query { row in
                 FeedStatus(feed: row.string(0) ?? "", cursor: row.string(1).map { FeedCursor(position: $0, validator: row.string(2)) },
                            lastSuccessAt: row.optionalInt64(3).map(Date.init(milliseconds:)),
                            lastErrorAt: row.optionalInt64(4).map(Date.init(milliseconds:)),
                            lastError: row.string(5), consecutiveFailures: Int(row.int64(6)),
-                           nextAttemptAt: row.optionalInt64(7).map(Date.init(milliseconds:)), postCount: Int(row.int64(8)))
+                           nextAttemptAt: row.optionalInt64(7).map(Date.init(milliseconds:)), postCount: Int(row.int64(8)),
+                           location: row.string(9), pollingStopped: row.string(10))
             }
         }
     }

@@ -16,6 +16,8 @@ public struct Config {
         public var maxDeletionRatio: Double
         /// How many times a sync tries a call that fails transiently before it gives up.
         public var maxAttempts: Int
+        /// Where a feed expanded from an OPML file came from, for `config check`; `nil` otherwise.
+        public var origin: String? = nil
     }
 
     /// How `feedsyncd` schedules (the `"daemon"` section; every key optional).
@@ -76,7 +78,8 @@ public struct Config {
         let feedSections = try root.require(root.sections("feeds"), "feeds")
         guard !feedSections.isEmpty else { throw root.error("feeds", "must list at least one feed") }
         var names = Set<String>()
-        feeds = try feedSections.map { section in
+        feeds = try feedSections.flatMap { section -> [Feed] in
+            if section.has("opml") { return try Self.expandOPML(section, intervals: intervals, names: &names) }
             let name = try section.require(section.nonEmptyString("name"), "name")
             guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
                 throw section.error("name", "\"\(name)\" may hold only letters, digits, '-', '_' and '.'")
@@ -88,7 +91,7 @@ public struct Config {
                             maxDeletionRatio: try section.double("maxDeletionRatio", in: 0...1) ?? 0.5,
                             maxAttempts: try section.int("maxAttempts", in: 1...20) ?? 6)
             try section.finish()
-            return feed
+            return [feed]
         }
         if let section = try root.section("daemon") {
             daemon.concurrency = try section.int("concurrency", in: 1...64) ?? daemon.concurrency

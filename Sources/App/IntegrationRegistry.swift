@@ -3,6 +3,7 @@ import HTTPAPI
 import Mastodon
 import MockVideoHost
 import SQLiteCache
+import WebFeed
 
 /// The one place where an integration's name in config maps to its module.
 ///
@@ -11,6 +12,7 @@ enum IntegrationRegistry {
     static var posts: [String: any PostsIntegration.Type] { [
         "httpapi": HTTPAPIIntegration.self,
         "mastodon": MastodonIntegration.self,
+        "webfeed": WebFeedIntegration.self,
     ] }
 
     static var videos: [String: any VideosIntegration.Type] { [

@@ -42,6 +42,8 @@ public struct Runtime: Sendable {
     public let missingSecrets: [String]
     /// Every feed the config names, built or not, in config order.
     public let feedNames: [String]
+    /// For feeds expanded from an OPML file: where each came from, by feed name.
+    public let feedOrigins: [String: String]
     public let provider: ServiceProvider
     private let notice: @Sendable (String) -> Void
     private let storeManager: IntegrationsManager
@@ -67,6 +69,7 @@ public struct Runtime: Sendable {
         self.warnings = config.context.warnings.all
         self.missingSecrets = config.context.missingSecrets.all
         self.feedNames = config.feeds.map(\.name)
+        self.feedOrigins = Dictionary(config.feeds.compactMap { feed in feed.origin.map { (feed.name, $0) } }, uniquingKeysWith: { first, _ in first })
         self.provider = provider
         self.notice = notice
         self.storeManager = IntegrationsManager([provider.store.lifecycle])

@@ -42,6 +42,7 @@ public struct ServiceProvider: Sendable {
     public init(config: Config, feeds selection: Selection, sharing shared: Managed<any FeedStore>? = nil, createStore: Bool = true,
                 notice: @escaping @Sendable (String) -> Void = { _ in }) throws {
         let hosts = HostGate(maxInFlightPerHost: config.daemon.maxRequestsPerHost)
+        let resources = SharedResources()
         let storeSection = config.store
         let store = try shared ?? Self.integration(storeSection, IntegrationRegistry.stores, default: "sqlite")
             .makeStore(storeSection, createIfMissing: createStore, notice: notice)
@@ -53,7 +54,8 @@ public struct ServiceProvider: Sendable {
         case .named(let names): chosen = config.feeds.filter { names.contains($0.name) }
         }
         feeds = try chosen.map { feed in
-            let context = IntegrationContext(requests: RequestCounter(), hosts: hosts, notice: notice)
+            let context = IntegrationContext(requests: RequestCounter(), hosts: hosts, notice: notice, shared: resources,
+                                             userAgent: "feedsync/\(feedsyncVersion)")
             let backend = try Self.integration(feed.posts, IntegrationRegistry.posts).makeBackend(feed.posts, context: context)
             lifecycles.append(backend.lifecycle)
             var videos: any VideoService = backend.videos ?? NoVideoHost()

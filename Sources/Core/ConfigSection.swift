@@ -22,6 +22,12 @@ public final class ConfigSection {
         self.context = context
     }
 
+    /// A new section holding this one's keys plus `values` (which win), at `path`: how one
+    /// entry's settings become the defaults of many (the feeds an OPML file expands to).
+    public func merging(_ values: [String: ConfigValue], path: String) -> ConfigSection {
+        ConfigSection(object.merging(values) { _, new in new }, path: path, context: context)
+    }
+
     /// The key path of `key` inside this section.
     public func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 

@@ -41,9 +41,11 @@ public struct FeedPage: Hashable, Sendable {
     /// What the next page will be fetched from, as the backend sees it: by default the
     /// cursor's position. A walk that meets the same one twice is going in circles.
     public var nextRequest: String
+    /// What the backend asks of the next poll (web feeds: max-age, a permanent move, 410 Gone).
+    public var polling: PollingHint?
 
     public init(changes: [FeedChange], skipped: [SkippedItem] = [], nextCursor: FeedCursor, hasMore: Bool,
-                missingMeansDeleted: Bool = true, videos: [Video] = [], nextRequest: String? = nil) {
+                missingMeansDeleted: Bool = true, videos: [Video] = [], nextRequest: String? = nil, polling: PollingHint? = nil) {
         self.changes = changes
         self.skipped = skipped
         self.nextCursor = nextCursor
@@ -51,6 +53,7 @@ public struct FeedPage: Hashable, Sendable {
         self.missingMeansDeleted = missingMeansDeleted
         self.videos = videos
         self.nextRequest = nextRequest ?? nextCursor.position
+        self.polling = polling
     }
 
     /// The ids of every video the page's posts refer to, each once, in order of first mention.

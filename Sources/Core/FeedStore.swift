@@ -66,7 +66,8 @@ public protocol FeedStore: Sendable {
     /// - Returns: the rows written.
     func saveVideos(_ videos: [Video], inFeed feed: String) async throws -> Int
 
-    /// Records how a sync run ended, counting consecutive failures (a success resets them).
+    /// Records how a sync run ended, counting consecutive failures (a success resets them), and
+    /// on a success the report's ``PollingHint`` location and stop reason (cleared when absent).
     func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) async throws
 
     /// Takes the store's write lock, so that one process at a time syncs into it.
@@ -145,9 +146,16 @@ public struct FeedStatus: Hashable, Sendable {
     /// When the daemon plans to sync the feed next.
     public var nextAttemptAt: Date?
     public var postCount: Int
+    /// Where the feed is now read from, when its server moved it permanently.
+    public var location: String?
+    /// Why polling stopped until the feed's config changes (a 410 Gone), if it did.
+    public var pollingStopped: String?
 
     public init(feed: String, cursor: FeedCursor? = nil, lastSuccessAt: Date? = nil, lastErrorAt: Date? = nil,
-                lastError: String? = nil, consecutiveFailures: Int = 0, nextAttemptAt: Date? = nil, postCount: Int = 0) {
+                lastError: String? = nil, consecutiveFailures: Int = 0, nextAttemptAt: Date? = nil, postCount: Int = 0,
+                location: String? = nil, pollingStopped: String? = nil) {
+        self.location = location
+        self.pollingStopped = pollingStopped
         self.consecutiveFailures = consecutiveFailures
         self.nextAttemptAt = nextAttemptAt
         self.feed = feed

@@ -54,9 +54,16 @@ public struct IntegrationContext: Sendable {
     public var hosts: HostGate
     /// Told, in one sentence, about waits an operator should see (a spent rate limit, say).
     public var notice: @Sendable (String) -> Void
+    /// Shared by every feed the process builds together: objects feeds may share (a transport).
+    public var shared: SharedResources
+    /// What requests call the client: `feedsync/0.1.0`.
+    public var userAgent: String
 
     public init(requests: RequestCounter = RequestCounter(), hosts: HostGate = HostGate(),
-                notice: @escaping @Sendable (String) -> Void = { _ in }) {
+                notice: @escaping @Sendable (String) -> Void = { _ in }, shared: SharedResources = SharedResources(),
+                userAgent: String = "feedsync") {
+        self.shared = shared
+        self.userAgent = userAgent
         self.requests = requests
         self.hosts = hosts
         self.notice = notice

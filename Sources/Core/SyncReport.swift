@@ -38,6 +38,8 @@ public struct SyncReport: Hashable, Sendable {
     public var seconds: Double = 0
     /// The pid of a dead process whose store lock this sync took over.
     public var tookOverStaleLockFrom: Int32?
+    /// What the backend asked of the next poll, from the last page that said.
+    public var polling: PollingHint?
 
     public init(feed: String) { self.feed = feed }
 

@@ -38,7 +38,7 @@ public final class CurlTransport: HTTPTransport {
         var redirects = 0
         while true {
             let response = try await perform(current)
-            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location") else { return response }
+            guard current.followsRedirects, [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location") else { return response }
             current.url = try redirectTarget(location, from: current, status: response.status, redirects: &redirects)
         }
     }

@@ -7,8 +7,12 @@ public struct HTTPRequest: Sendable {
     public var url: URL
     public var headers: [String: String]
     public var body: Data?
+    /// Whether the transport follows same-origin `GET` redirects itself (the default), or hands
+    /// every redirect back to the caller, which then decides (a web feed remembers 301/308).
+    public var followsRedirects: Bool
 
-    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil) {
+    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil, followsRedirects: Bool = true) {
+        self.followsRedirects = followsRedirects
         self.method = method
         self.url = url
         self.headers = headers

@@ -156,6 +156,7 @@ public struct SyncEngine: Sendable {
                     report.add(try await services.store.apply(fetched.prepared, videos: videos, toFeed: feed))
                     report.pages += 1
                     report.skippedItems += page.skipped.count
+                    if let polling = page.polling { report.polling = polling }
                     progress(Progress(pages: report.pages, posts: report.newPosts + report.updatedPosts + report.unchangedPosts,
                                       skipped: page.skipped))
                     guard page.hasMore else { return swapped || (full && page.missingMeansDeleted) }

@@ -17,6 +17,11 @@ enum ConfigCheckCommand: Command {
         let feeds = runtime.feedNames
         print("\(runtime.configName): ok; \(feeds.count) feed\(feeds.count == 1 ? "" : "s") (\(feeds.joined(separator: ", ")))")
         for lifecycle in runtime.provider.lifecycles { print("  \(Terminal.safe(lifecycle.name, limit: 300))") }
+        let expanded = feeds.filter { runtime.feedOrigins[$0] != nil }
+        if !expanded.isEmpty {
+            print("expanded from OPML: \(expanded.count) feed\(expanded.count == 1 ? "" : "s")")
+            for name in expanded { print("  \(name) <- \(Terminal.safe(runtime.feedOrigins[name] ?? "", limit: 400))") }
+        }
         // A secret this environment lacks is not a fault of the file: say so, and what needs it.
         for missing in runtime.missingSecrets {
             printError("feedsync: warning: secret not available here: \(Terminal.safe(missing)); `feedsync pull` and feedsyncd will need it")

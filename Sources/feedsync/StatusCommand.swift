@@ -36,6 +36,10 @@ enum StatusCommand: Command {
         var consecutiveFailures: Int
         var nextAttemptAt: Date?
         var postCount: Int
+        /// Where a web feed is now read from, after a permanent redirect.
+        var location: String?
+        /// Why polling stopped (a 410 Gone), until the feed's config changes.
+        var pollingStopped: String?
     }
 
     static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
@@ -48,7 +52,8 @@ enum StatusCommand: Command {
                 return Row(feed: name, configured: runtime.feedNames.contains(name), cursor: status.cursor?.position,
                            lastSuccessAt: status.lastSuccessAt, lastErrorAt: status.lastErrorAt,
                            lastError: status.lastError, consecutiveFailures: status.consecutiveFailures,
-                           nextAttemptAt: status.nextAttemptAt, postCount: status.postCount)
+                           nextAttemptAt: status.nextAttemptAt, postCount: status.postCount,
+                           location: status.location, pollingStopped: status.pollingStopped)
             }
             let daemon = try await runtime.store.heartbeat().map { beat in
                 Daemon(pid: beat.pid, startedAt: beat.startedAt, lastBeatAt: beat.beatAt,
@@ -75,6 +80,8 @@ enum StatusCommand: Command {
             print("  last error:   \(row.lastError.map { "\(formatted(row.lastErrorAt)) \(Terminal.safe($0, limit: 1_000))" } ?? "-")")
             print("  failures:     \(row.consecutiveFailures) in a row")
             print("  next attempt: \(formatted(row.nextAttemptAt))")
+            if let location = row.location { print("  moved to:     \(Terminal.safe(location, limit: 300)) (the server moved it permanently)") }
+            if let stopped = row.pollingStopped { print("  stopped:      \(Terminal.safe(stopped, limit: 1_000))") }
         }
         return .ok
     }

@@ -19,6 +19,8 @@ actor Scheduler {
         var failures: Int
         var syncing = false
         var task: Task<Void, Never>?
+        /// Why the backend asked to stop polling (410 Gone); a reload starts the feed again.
+        var stopped: String?
     }
 
     private let log: Logger
@@ -91,7 +93,14 @@ actor Scheduler {
             let schedule = makeSchedule(feedServices)
             feed.engine = engine(feedServices.name, runtime)
             feed.generation = generation
-            if schedule != feed.schedule && !feed.syncing {
+            if feed.stopped != nil && !feed.syncing {
+                // A stopped feed is polled again after a reload: if its config changed, the
+                // backend starts afresh; if not, it stops again without a request.
+                feed.stopped = nil
+                feed.nextAt = Date()
+                feed.task?.cancel()
+                feed.task = Task { await self.loop(feedServices.name) }
+            } else if schedule != feed.schedule && !feed.syncing {
                 // A shorter interval takes effect now rather than after the old, longer sleep.
                 feed.nextAt = min(feed.nextAt, Date().addingTimeInterval(schedule.interval))
                 feed.task?.cancel()
@@ -174,7 +183,16 @@ actor Scheduler {
         case .failure:
             latest.failures += 1
         }
-        let delay = latest.schedule.delay(afterConsecutiveFailures: latest.failures, using: &random)
+        var delay = latest.schedule.delay(afterConsecutiveFailures: latest.failures, using: &random)
+        // What the server asked for (max-age, Retry-After) is a lower bound, never a speed-up.
+        if let notBefore = politeBound(result) { delay = max(delay, notBefore.timeIntervalSinceNow) }
+        if case .success(let report) = result, let stopped = report.polling?.stopped {
+            latest.stopped = stopped
+            feeds[name] = latest
+            try? await current.store.setNextAttempt(nil, ofFeed: name)
+            log.warn("feed_stopped", ["feed": name, "reason": stopped])
+            throw CancellationError()
+        }
         latest.nextAt = Date().addingTimeInterval(delay)
         if case .failure(let error) = result {
             log.error("sync_failed", ["feed": name, "failures": "\(latest.failures)", "error": describe(error),
@@ -183,6 +201,17 @@ actor Scheduler {
         feeds[name] = latest
         try? await current.store.setNextAttempt(latest.nextAt, ofFeed: name)
         log.debug("sync_scheduled", ["feed": name, "in_s": String(format: "%.1f", delay)])
+    }
+
+    /// The earliest time the backend asked to be polled again, after a success or a rate limit.
+    private func politeBound(_ result: Result<SyncReport, any Error>) -> Date? {
+        switch result {
+        case .success(let report): return report.polling?.notBefore
+        case .failure(let error as ServiceError):
+            if case .rateLimited(let until) = error.code { return until }
+            return nil
+        case .failure: return nil
+        }
     }
 
     /// Tears down runtimes that no feed and no running sync uses any longer.

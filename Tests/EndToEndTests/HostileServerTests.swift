@@ -86,7 +86,8 @@ import Glibc
         let pull = try await feedsync(["pull", "--config", config])
 
         #expect(pull.status == 69 && pull.stderr.contains("no complete answer within 3 s (deadlineSeconds)"), "\(pull.stderr)")
-        #expect(Date().timeIntervalSince(started) < 20, "one attempt, not a retry storm")
+        // About 3 s alone; the bound leaves room for a suite loading both cores, far below six tries.
+        #expect(Date().timeIntervalSince(started) < 60, "one attempt, not a retry storm")
     }
 
     // MARK: Loops

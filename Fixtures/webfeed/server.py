@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Local web-feed server for feedsync's tests and benchmarks. Standard library only.
+
+    python3 Fixtures/webfeed/server.py --port 0 --feeds 20 --items 50 [--exit-on-stdin-eof]
+
+The first line on stdout is "listening on 127.0.0.1:PORT" (then one line per --extra-ports port).
+Each port is a host of its own as feedsync counts hosts (its gate key is host:port).
+
+  GET /feeds/<n>.xml          RSS 2.0 feed n (0-based) with its items, newest first; ETag and
+                              Last-Modified, 304 for If-None-Match / If-Modified-Since that match
+  GET /atom/<n>.xml           the same feed as Atom 1.0
+  GET /static/<file>          a file of Fixtures/webfeed/feeds, as it is
+  GET /redirect/<code>/<path> answers <code> (301, 302, 307, 308) with Location: /<path>
+  GET /gone                   410 Gone
+  GET /limited                429 with Retry-After: 1
+  GET /slow/<ms>/<path>       waits <ms> milliseconds, then serves /<path>
+  GET /cached/<s>/<path>      serves /<path> with Cache-Control: max-age=<s>
+  GET /opml                   an OPML file listing every feed (?count=N for the first N;
+                              ?ports=1 spreads them over every listening port)
+  GET  /_control/stats        {"total": n, "requests": {"GET /feeds/1.xml": {"200": 1, "304": 2}}}
+  POST /_control/reset-stats
+  POST /_control/edit?feed=n&item=i    changes item i's content (an update)
+  POST /_control/add?feed=n            publishes a new item
+  POST /_control/window?feed=n&size=k  the feed lists only its newest k items from now on
+"""
+import argparse
+import hashlib
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from email.utils import formatdate, parsedate_to_datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+from xml.sax.saxutils import escape
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+T0 = 1767225600  # 2026-01-01T00:00:00Z
+
+
+class State:
+    def __init__(self, feeds, items):
+        self.lock = threading.Lock()
+        self.items = [items] * feeds          # how many items each feed has published
+        self.edits = [dict() for _ in range(feeds)]  # item -> edit count
+        self.window = [None] * feeds
+        self.changed = [T0] * feeds           # Last-Modified of each feed
+        self.stats = {}
+        self.total = 0
+
+    def count(self, key, status):
+        with self.lock:
+            self.total += 1
+            self.stats.setdefault(key, {}).setdefault(str(status), 0)
+            self.stats[key][str(status)] += 1
+
+
+def item_entries(state, n):
+    count, edits, window = state.items[n], state.edits[n], state.window[n]
+    newest = range(count - 1, -1, -1)
+    if window is not None:
+        newest = list(newest)[:window]
+    for i in newest:
+        yield i, edits.get(i, 0)
+
+
+def rss(state, n, base):
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/" '
+             'xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel>',
+             f"<title>Feed {n}</title><link>{base}/site/{n}/</link><description>Test feed {n}</description>"]
+    for i, edit in item_entries(state, n):
+        when = formatdate(T0 + n * 60 + i * 3600, usegmt=True)
+        body = f"<p>Item {i} of feed {n}, version {edit}.</p>"
+        parts.append(f"<item><title>Feed {n} item {i}</title><link>{base}/site/{n}/{i}</link>"
+                     f"<guid isPermaLink=\"false\">feed-{n}-item-{i}</guid><pubDate>{when}</pubDate>"
+                     f"<dc:creator>Author {i % 5}</dc:creator><content:encoded>{escape(body)}</content:encoded></item>")
+    parts.append("</channel></rss>\n")
+    return "".join(parts).encode()
+
+
+def atom(state, n, base):
+    parts = ['<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">',
+             f'<title>Feed {n}</title><id>urn:feed:{n}</id><link href="{base}/site/{n}/"/>'
+             f'<updated>{time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(state.changed[n]))}</updated>']
+    for i, edit in item_entries(state, n):
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(T0 + n * 60 + i * 3600))
+        parts.append(f'<entry><title>Feed {n} item {i}</title><id>urn:feed:{n}:{i}</id><link href="/site/{n}/{i}"/>'
+                     f'<updated>{stamp}</updated><author><name>Author {i % 5}</name></author>'
+                     f'<content type="html">{escape(f"<p>Item {i} of feed {n}, version {edit}.</p>")}</content></entry>')
+    parts.append("</feed>\n")
+    return "".join(parts).encode()
+
+
+def make_handler(state, ports):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def send(self, status, body=b"", headers=None, key=None):
+            state.count(key or f"{self.command} {urlsplit(self.path).path}", status)
+            self.send_response(status)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def base(self):
+            return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+        def do_POST(self):
+            url = urlsplit(self.path)
+            q = {k: v[0] for k, v in parse_qs(url.query).items()}
+            feed = int(q.get("feed", 0))
+            with state.lock:
+                if url.path == "/_control/reset-stats":
+                    state.stats, state.total = {}, 0
+                elif url.path == "/_control/edit":
+                    item = int(q["item"])
+                    state.edits[feed][item] = state.edits[feed].get(item, 0) + 1
+                    state.changed[feed] += 1
+                elif url.path == "/_control/add":
+                    state.items[feed] += 1
+                    state.changed[feed] += 1
+                elif url.path == "/_control/window":
+                    state.window[feed] = int(q["size"])
+                    state.changed[feed] += 1
+                else:
+                    return self.send(404, b"{}", key="control")
+            body = b"{}"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            url = urlsplit(self.path)
+            path, query = url.path, parse_qs(url.query)
+            if path == "/_control/stats":
+                with state.lock:
+                    body = json.dumps({"total": state.total, "requests": state.stats}).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                return self.wfile.write(body)
+            self.serve(path, query, {}, key=f"GET {path}")
+
+        def serve(self, path, query, extra, key):
+            parts = path.strip("/").split("/")
+            if parts[0] == "redirect" and len(parts) >= 3:
+                return self.send(int(parts[1]), headers={"Location": "/" + "/".join(parts[2:]), **extra}, key=key)
+            if parts[0] == "slow" and len(parts) >= 3:
+                time.sleep(int(parts[1]) / 1000)
+                return self.serve("/" + "/".join(parts[2:]), query, extra, key)
+            if parts[0] == "cached" and len(parts) >= 3:
+                return self.serve("/" + "/".join(parts[2:]), query, {**extra, "Cache-Control": f"max-age={parts[1]}"}, key)
+            if path == "/gone":
+                return self.send(410, b"gone", key=key)
+            if path == "/limited":
+                return self.send(429, b"slow down", {"Retry-After": "1"}, key=key)
+            if path == "/opml":
+                count = int(query.get("count", [len(state.items)])[0])
+                spread = query.get("ports", ["0"])[0] == "1"
+                lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<opml version="2.0"><head><title>Subscriptions</title></head><body>',
+                         '<outline text="Tests" title="Tests">']
+                for n in range(count):
+                    port = ports[n % len(ports)] if spread else self.server.server_address[1]
+                    lines.append(f'<outline type="rss" text="Feed {n}" title="Feed {n}" xmlUrl="http://127.0.0.1:{port}/feeds/{n}.xml"/>')
+                lines.append("</outline></body></opml>\n")
+                return self.send(200, "\n".join(lines).encode(), {"Content-Type": "text/x-opml", **extra}, key=key)
+            if parts[0] == "static" and len(parts) == 2 and not parts[1].startswith("."):
+                file = os.path.join(HERE, "feeds", parts[1])
+                if not os.path.isfile(file):
+                    return self.send(404, key=key)
+                with open(file, "rb") as f:
+                    body = f.read()
+                return self.send(200, body, {"Content-Type": "application/octet-stream", **extra}, key=key)
+            if parts[0] in ("feeds", "atom") and len(parts) == 2 and parts[1].endswith(".xml"):
+                try:
+                    n = int(parts[1][:-4])
+                except ValueError:
+                    return self.send(404, key=key)
+                if not 0 <= n < len(state.items):
+                    return self.send(404, key=key)
+                with state.lock:
+                    body = (rss if parts[0] == "feeds" else atom)(state, n, self.base())
+                    changed = state.changed[n]
+                etag = '"' + hashlib.sha1(body).hexdigest()[:16] + '"'
+                modified = formatdate(changed, usegmt=True)
+                headers = {"ETag": etag, "Last-Modified": modified, **extra}
+                inm = self.headers.get("If-None-Match")
+                ims = self.headers.get("If-Modified-Since")
+                fresh = inm == etag if inm else False
+                if not inm and ims:
+                    try:
+                        fresh = parsedate_to_datetime(ims).timestamp() >= changed
+                    except (TypeError, ValueError):
+                        fresh = False
+                if fresh:
+                    return self.send(304, b"", headers, key=key)
+                kind = "application/rss+xml" if parts[0] == "feeds" else "application/atom+xml"
+                return self.send(200, body, {"Content-Type": kind, **headers}, key=key)
+            return self.send(404, key=key)
+
+    return Handler
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8090)
+    parser.add_argument("--extra-ports", type=int, default=0, help="also listen on this many more ports (more hosts)")
+    parser.add_argument("--feeds", type=int, default=20)
+    parser.add_argument("--items", type=int, default=50)
+    parser.add_argument("--exit-on-stdin-eof", action="store_true")
+    args = parser.parse_args()
+    state = State(args.feeds, args.items)
+    servers = []
+    ports = []
+    for index in range(1 + args.extra_ports):
+        ThreadingHTTPServer.daemon_threads = True
+        ThreadingHTTPServer.request_queue_size = 1024
+        server = ThreadingHTTPServer(("127.0.0.1", args.port if index == 0 else 0), None)
+        servers.append(server)
+        ports.append(server.server_address[1])
+    for server in servers:
+        server.RequestHandlerClass = make_handler(state, ports)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    for port in ports:
+        print(f"listening on 127.0.0.1:{port}", flush=True)
+    if args.exit_on_stdin_eof:
+        sys.stdin.read()
+        return
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+import Core
+import Foundation
+import IntegrationKit
+
+/// Polls one web feed: one conditional GET per sync, the whole document as one page.
+///
+/// - An unchanged feed (304) is an empty page that ends where it started: nothing is written.
+/// - Items are upserted by their identity; an item whose content changed is updated. Items
+///   that fall out of the feed's window are not deletions (`missingMeansDeleted` is false).
+/// - `Cache-Control: max-age` and `Retry-After` become ``Core/PollingHint/notBefore``; a 301 or
+///   308 moves the polled URL; a 410 stops polling until the configured URL changes.
+struct WebFeedPostService: PostService {
+    let url: URL
+    let client: WebFeedClient
+    let now: @Sendable () -> Date
+
+    func page(after cursor: FeedCursor?, session: Session?) async throws -> FeedPage {
+        var state = WebFeedCursor(cursor, configured: url)
+        if let gone = state.gone {
+            // No request: the server said the feed is gone for good. A config change starts afresh.
+            return FeedPage(changes: [], nextCursor: state.feedCursor, hasMore: false, missingMeansDeleted: false,
+                            polling: PollingHint(location: location(state), stopped: gone))
+        }
+        let polled = URL(string: state.url) ?? url
+        let operation = "reading the feed at \(Terminal.safe(polled.absoluteString, limit: 200))"
+        let fetched: WebFeedClient.Fetched
+        do {
+            fetched = try await client.get(polled, etag: state.etag, lastModified: state.lastModified)
+        } catch let error as ServiceError {
+            throw ServiceError(error.code, operation, error.reason)
+        }
+        let response = fetched.response
+        let movedFrom = state.url
+        state.url = fetched.permanentURL.absoluteString
+        if state.url != movedFrom {
+            // Validators were the old URL's.
+            (state.etag, state.lastModified) = (nil, nil)
+        }
+        let now = now()
+        switch response.status {
+        case 304:
+            if let etag = response.header("ETag") { state.etag = FeedText.clean(etag, limit: 1_000) }
+            return FeedPage(changes: [], nextCursor: state.feedCursor, hasMore: false, missingMeansDeleted: false,
+                            polling: hint(response, state, now: now))
+        case 410:
+            state.gone = "the server answered 410 Gone for \(Terminal.safe(fetched.url.absoluteString, limit: 200)): the feed was removed; "
+                + "polling stopped until its url in the config changes"
+            return FeedPage(changes: [], nextCursor: state.feedCursor, hasMore: false, missingMeansDeleted: false,
+                            polling: PollingHint(location: location(state), stopped: state.gone))
+        case 429, 503:
+            let until = RateLimitPacer.retryDate(for: response, now: now)
+            if let until { throw ServiceError(.rateLimited(until: until), operation, "the server answered \(response.status) and asks to wait") }
+            throw ServiceError(.unavailable, operation, "the server answered \(response.status)")
+        case 200..<300:
+            break
+        default:
+            throw HTTPStatus.error(for: response, operation) ?? ServiceError(.contractViolation, operation, "the server answered \(response.status)")
+        }
+
+        let document: WebFeedDocument
+        do {
+            document = try WebFeedParser.parse(response.body, feedURL: fetched.url)
+        } catch let error as WebFeedParseError {
+            // A retry would read the same bytes: this is not transient.
+            throw ServiceError(.contractViolation, operation, error.description)
+        }
+        state.etag = response.header("ETag").flatMap { FeedText.clean($0, limit: 1_000) }
+        state.lastModified = response.header("Last-Modified").flatMap { FeedText.clean($0, limit: 200) }
+        let mapped = WebFeedMapping.changes(document, firstSeen: state.firstSeen, now: now)
+        state.firstSeen = mapped.firstSeen
+        return FeedPage(changes: mapped.posts.map(FeedChange.upsert), skipped: mapped.skipped, nextCursor: state.feedCursor,
+                        hasMore: false, missingMeansDeleted: false, videos: mapped.videos, polling: hint(response, state, now: now))
+    }
+
+    /// The moved URL, when it differs from the configured one.
+    private func location(_ state: WebFeedCursor) -> String? {
+        state.url == state.configured ? nil : state.url
+    }
+
+    /// `Cache-Control: max-age` (or `Expires`) and `Retry-After` as the earliest next poll.
+    private func hint(_ response: HTTPResponse, _ state: WebFeedCursor, now: Date) -> PollingHint {
+        var notBefore: Date?
+        if let control = response.header("Cache-Control")?.lowercased() {
+            for directive in control.split(separator: ",") {
+                let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                if parts.count == 2, parts[0] == "max-age", let seconds = Int(parts[1].trimmingCharacters(in: ["\""])), seconds > 0 {
+                    // A day at most: a misconfigured server must not silence a feed for a year.
+                    notBefore = now.addingTimeInterval(TimeInterval(min(seconds, 86_400)))
+                }
+            }
+        }
+        if let retry = response.header("Retry-After").flatMap({ HTTPDate.retryAfter($0, now: now) }) {
+            notBefore = max(notBefore ?? retry, min(retry, now.addingTimeInterval(86_400)))
+        }
+        return PollingHint(notBefore: notBefore, location: location(state))
+    }
+}

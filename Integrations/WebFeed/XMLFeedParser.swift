@@ -1,0 +1,390 @@
+import Core
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Reads RSS 2.0 (and 0.9x), RSS 1.0 (RDF) and Atom 1.0 with Foundation's `XMLParser`.
+///
+/// The format is told by the root element and its namespace, not by the URL. Relative URLs
+/// resolve against `xml:base` where the document sets it, else against the feed's own URL.
+/// External entities are never fetched, and a document that declares entities of its own is
+/// refused before parsing, so entity expansion ("billion laughs") cannot grow it.
+final class XMLFeedParser: NSObject, XMLParserDelegate {
+    enum Namespace {
+        static let atom = "http://www.w3.org/2005/Atom"
+        static let rss1 = "http://purl.org/rss/1.0/"
+        static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+        static let content = "http://purl.org/rss/1.0/modules/content/"
+        static let dc = "http://purl.org/dc/elements/1.1/"
+        static let xml = "http://www.w3.org/XML/1998/namespace"
+    }
+
+    /// The deepest nesting accepted; feeds are shallow, hostile documents need not be.
+    static let maxDepth = 64
+    /// The most entries kept from one document, newest (first) first.
+    static let maxEntries = 10_000
+
+    /// One open element.
+    private struct Frame {
+        var namespace: String
+        var name: String
+        var attributes: [String: String]
+        var base: URL?
+        var language: String?
+        var text = ""
+    }
+
+    private let feedURL: URL?
+    private var stack: [Frame] = []
+    private var format: WebFeedDocument.Format?
+    private var document: WebFeedDocument?
+    private var entry: WebFeedEntry?
+    private var author: WebFeedAuthor?
+    /// Inside Atom `type="xhtml"` text: the depth of its element and the markup so far.
+    private var xhtml: (depth: Int, markup: String)?
+    private var failure: WebFeedParseError?
+    /// Whether the entry's link so far is only its permalink guid, which a `<link>` replaces.
+    private var pendingGuidLink = false
+    private var parser: XMLParser?
+
+    private init(feedURL: URL?) { self.feedURL = feedURL }
+
+    /// Parses a whole XML feed.
+    /// - Throws: ``WebFeedParseError`` with the line and column where the document stops being well-formed.
+    static func parse(_ data: Data, feedURL: URL?) throws -> WebFeedDocument {
+        let utf8 = try FeedEncoding.utf8(data)
+        try refuseEntityDeclarations(utf8)
+        let reader = XMLFeedParser(feedURL: feedURL)
+        let parser = XMLParser(data: utf8)
+        parser.shouldProcessNamespaces = true
+        parser.shouldReportNamespacePrefixes = false
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = reader
+        reader.parser = parser
+        let ok = parser.parse()
+        if let failure = reader.failure { throw failure }
+        guard ok else {
+            let reason = parser.parserError.map(Self.phrase) ?? "it stops early"
+            throw WebFeedParseError(reason: "the feed is not well-formed XML (\(Self.describe(reason)))",
+                                    line: parser.lineNumber, column: parser.columnNumber)
+        }
+        guard let document = reader.document else { throw WebFeedParseError(reason: "the document is empty") }
+        return document
+    }
+
+    /// What went wrong, in words: XMLParser's own text is a domain and a number.
+    static func phrase(for error: any Error) -> String {
+        // libxml2's error numbers, which XMLParser passes on as its codes.
+        let code = (error as NSError).code
+        switch code {
+        case 76, 85: return "an end tag does not match its start tag"
+        case 5, 77: return "the document ends before its elements are closed"
+        case 26, 23, 27: return "an undeclared entity or a bare '&' (HTML entities such as &nbsp; are not XML)"
+        case 38, 73: return "a bare '<' or unfinished markup"
+        case 9: return "a character that XML does not allow"
+        case 4: return "there is no XML document"
+        case 39, 40, 41: return "a malformed attribute"
+        case 31, 32: return "bytes that are not in the declared encoding"
+        default: return "XML parser error \(code)"
+        }
+    }
+
+    /// Keep a reason short and printable.
+    private static func describe(_ reason: String) -> String {
+        Terminal.safe(reason.trimmingCharacters(in: .whitespacesAndNewlines), limit: 160)
+    }
+
+    /// Refuses a DOCTYPE whose internal subset declares entities: no feed needs one, and
+    /// nested declarations are how a few hundred bytes expand to gigabytes.
+    static func refuseEntityDeclarations(_ data: Data) throws {
+        let head = data.prefix(64 * 1024)
+        guard let doctype = head.firstRange(of: Data("<!DOCTYPE".utf8)) else { return }
+        if head[doctype.upperBound...].firstRange(of: Data("<!ENTITY".utf8)) != nil {
+            throw WebFeedParseError(reason: "the document declares XML entities of its own, which feedsync does not expand")
+        }
+    }
+
+    private func fail(_ reason: String) {
+        guard failure == nil else { return }
+        failure = WebFeedParseError(reason: reason, line: parser?.lineNumber, column: parser?.columnNumber)
+        parser?.abortParsing()
+    }
+
+    // MARK: XMLParserDelegate
+
+    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        let namespace = namespaceURI ?? ""
+        guard stack.count < Self.maxDepth else { return fail("elements nest more than \(Self.maxDepth) deep") }
+        if var open = xhtml {
+            // Markup inside Atom xhtml text is kept as markup, minus namespace prefixes.
+            open.markup += "<" + elementName
+            for (key, value) in attributes.sorted(by: { $0.key < $1.key }) where !key.hasPrefix("xmlns") {
+                let resolved = (key == "href" || key == "src") ? (FeedTextURL.resolve(value, base: currentBase) ?? value) : value
+                open.markup += " \(key)=\"\(HTMLText.escape(resolved))\""
+            }
+            open.markup += ">"
+            xhtml = open
+            stack.append(Frame(namespace: namespace, name: elementName, attributes: attributes, base: currentBase, language: currentLanguage))
+            return
+        }
+        let parentBase = stack.last?.base ?? feedURL
+        let base = attributes["xml:base"].flatMap { URL(string: $0, relativeTo: parentBase)?.absoluteURL } ?? parentBase
+        let language = attributes["xml:lang"] ?? stack.last?.language
+        stack.append(Frame(namespace: namespace, name: elementName, attributes: attributes, base: base, language: language))
+
+        if stack.count == 1 {
+            switch (namespace, elementName) {
+            case ("", "rss"): format = .rss2
+            case (Namespace.rdf, "RDF"): format = .rss1
+            case (Namespace.atom, "feed"): format = .atom
+            default:
+                return fail("the document is XML but not a feed: its root element is <\(Terminal.safe(elementName, limit: 40))>"
+                            + (namespace.isEmpty ? "" : " in \(Terminal.safe(namespace, limit: 80))"))
+            }
+            document = WebFeedDocument(format: format!)
+            return
+        }
+        switch (namespace, elementName) {
+        case ("", "item"), (Namespace.rss1, "item"), (Namespace.atom, "entry"):
+            if entry == nil {
+                entry = WebFeedEntry()
+                pendingGuidLink = false
+                if namespace == Namespace.rss1 { entry?.id = FeedText.clean(attributes["rdf:about"]) }
+                entry?.language = language
+            }
+        case (Namespace.atom, "author"), (Namespace.atom, "contributor"):
+            author = WebFeedAuthor()
+        case (Namespace.atom, "content"), (Namespace.atom, "summary"), (Namespace.atom, "title"):
+            if attributes["type"] == "xhtml" { xhtml = (stack.count, "") }
+        default:
+            break
+        }
+    }
+
+    /// libxml2 may recover from an error and carry on; a feed that is not well-formed is refused anyway.
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        let reason = Self.phrase(for: parseError)
+        guard failure == nil else { return }
+        failure = WebFeedParseError(reason: "the feed is not well-formed XML (\(Self.describe(reason)))",
+                                    line: parser.lineNumber, column: parser.columnNumber)
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) { append(string) }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) { append(String(decoding: CDATABlock, as: UTF8.self)) }
+
+    private func append(_ string: String) {
+        if var open = xhtml {
+            open.markup += HTMLText.escape(string)
+            xhtml = open
+            return
+        }
+        guard !stack.isEmpty else { return }
+        let room = FeedText.maxContentBytes + 4 - stack[stack.count - 1].text.utf8.count
+        guard room > 0 else { return }
+        // Past the limit the text is cut (FeedText.content trims it to a character boundary).
+        stack[stack.count - 1].text += string.utf8.count <= room ? string : String(decoding: string.utf8.prefix(room), as: UTF8.self)
+    }
+
+    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        guard let frame = stack.popLast() else { return }
+        if let open = xhtml {
+            if stack.count + 1 > open.depth {
+                xhtml?.markup += "</\(elementName)>"
+                return
+            }
+            xhtml = nil
+            var markup = open.markup
+            // Atom wraps xhtml in one <div>, which is not part of the content (RFC 4287 §3.1.1.3).
+            if markup.hasPrefix("<div"), markup.hasSuffix("</div>"), let close = markup.firstIndex(of: ">") {
+                markup = String(markup[markup.index(after: close)..<markup.index(markup.endIndex, offsetBy: -6)])
+            }
+            var done = frame
+            done.text = markup
+            end(done, isHTML: true)
+            return
+        }
+        end(frame, isHTML: false)
+    }
+
+    private var currentBase: URL? { stack.last?.base ?? feedURL }
+    private var currentLanguage: String? { stack.last?.language }
+
+    /// Whether the parent element is the item or entry itself (not a nested source or author).
+    private var inEntryDirectly: Bool {
+        guard entry != nil, let parent = stack.last else { return false }
+        return parent.name == "item" || parent.name == "entry"
+    }
+
+    private var inChannelDirectly: Bool {
+        guard entry == nil, let parent = stack.last else { return false }
+        return parent.name == "channel" || (parent.name == "feed" && parent.namespace == Namespace.atom)
+    }
+
+    /// Files a closed element's text where it belongs.
+    private func end(_ frame: Frame, isHTML xhtmlMarkup: Bool) {
+        let text = frame.text
+        switch (frame.namespace, frame.name) {
+        case ("", "item"), (Namespace.rss1, "item"), (Namespace.atom, "entry"):
+            if let entry, (document?.entries.count ?? 0) < Self.maxEntries { document?.entries.append(entry) }
+            entry = nil
+            return
+        case (Namespace.atom, "author"), (Namespace.atom, "contributor"):
+            if let author, frame.name == "author", author.name != nil || author.email != nil || author.uri != nil {
+                if entry != nil { if inEntryDirectly { entry?.authors.append(author) } } else if inChannelDirectly { document?.authors.append(author) }
+            }
+            author = nil
+            return
+        default:
+            break
+        }
+        if author != nil, frame.namespace == Namespace.atom {
+            switch frame.name {
+            case "name": author?.name = FeedText.singleLine(text)
+            case "email": author?.email = FeedText.singleLine(text)
+            case "uri": author?.uri = FeedText.httpURL(text, base: frame.base)
+            default: break
+            }
+            return
+        }
+        if entry != nil {
+            guard inEntryDirectly else { return }
+            endEntryField(frame, xhtmlMarkup: xhtmlMarkup)
+        } else if inChannelDirectly {
+            endFeedField(frame, xhtmlMarkup: xhtmlMarkup)
+        }
+    }
+
+    private func endFeedField(_ frame: Frame, xhtmlMarkup: Bool) {
+        switch (frame.namespace, frame.name) {
+        case ("", "title"), (Namespace.rss1, "title"), (Namespace.dc, "title"):
+            if document?.title == nil { document?.title = FeedText.singleLine(frame.text) }
+        case (Namespace.atom, "title"):
+            document?.title = atomText(frame, xhtmlMarkup: xhtmlMarkup).plain.flatMap(FeedText.singleLine)
+        case ("", "link"), (Namespace.rss1, "link"):
+            if document?.link == nil { document?.link = FeedText.httpURL(frame.text, base: frame.base) }
+        case (Namespace.atom, "link"):
+            let rel = frame.attributes["rel"] ?? "alternate"
+            if rel == "alternate", document?.link == nil { document?.link = FeedText.httpURL(frame.attributes["href"], base: frame.base) }
+        case (Namespace.dc, "creator"), ("", "managingEditor"):
+            if let name = FeedText.singleLine(frame.text), document?.authors.isEmpty == true { document?.authors.append(Self.rssAuthor(name)) }
+        default:
+            break
+        }
+    }
+
+    private func endEntryField(_ frame: Frame, xhtmlMarkup: Bool) {
+        let text = frame.text
+        switch (frame.namespace, frame.name) {
+        // Identity
+        case ("", "guid"):
+            entry?.id = FeedText.clean(text)
+            // A guid is a permalink unless it says otherwise (RSS 2.0); stand in for a missing link.
+            if frame.attributes["isPermaLink"]?.lowercased() != "false", entry?.link == nil,
+               let id = entry?.id, id.hasPrefix("http://") || id.hasPrefix("https://") {
+                entry?.link = FeedText.httpURL(id, base: nil)
+                pendingGuidLink = true
+            }
+        case (Namespace.atom, "id"):
+            entry?.id = FeedText.clean(text)
+        // Title and link
+        case ("", "title"), (Namespace.rss1, "title"), (Namespace.dc, "title"):
+            if entry?.title == nil { entry?.title = FeedText.singleLine(text) }
+        case (Namespace.atom, "title"):
+            entry?.title = atomText(frame, xhtmlMarkup: xhtmlMarkup).plain.flatMap(FeedText.singleLine)
+        case ("", "link"), (Namespace.rss1, "link"):
+            if entry?.link == nil || pendingGuidLink, let link = FeedText.httpURL(text, base: frame.base) {
+                entry?.link = link
+                pendingGuidLink = false
+            }
+        case (Namespace.atom, "link"):
+            let rel = frame.attributes["rel"] ?? "alternate"
+            guard let href = FeedText.httpURL(frame.attributes["href"], base: frame.base) else { return }
+            if rel == "alternate" {
+                if entry?.link == nil { entry?.link = href }
+            } else if rel == "enclosure" {
+                entry?.enclosures.append(WebFeedEnclosure(url: href, type: FeedText.clean(frame.attributes["type"], limit: 200),
+                                                          length: frame.attributes["length"].flatMap(Self.length),
+                                                          title: FeedText.singleLine(frame.attributes["title"])))
+            }
+        // Content
+        case (Namespace.content, "encoded"):
+            entry?.html = FeedText.content(text).map { HTMLLinks.resolve($0, base: frame.base) }
+        case ("", "description"), (Namespace.rss1, "description"):
+            if entry?.html == nil { entry?.html = FeedText.content(text).map { HTMLLinks.resolve($0, base: frame.base) } }
+        case (Namespace.atom, "content"):
+            let content = atomText(frame, xhtmlMarkup: xhtmlMarkup)
+            guard frame.attributes["src"] == nil else { return }
+            entry?.html = content.html
+            entry?.plainText = content.html == nil ? content.plain : nil
+        case (Namespace.atom, "summary"):
+            // The summary stands in only where the entry has no content.
+            guard entry?.html == nil, entry?.plainText == nil else { return }
+            let content = atomText(frame, xhtmlMarkup: xhtmlMarkup)
+            entry?.html = content.html
+            entry?.plainText = content.html == nil ? content.plain : nil
+        // Dates
+        case ("", "pubDate"), (Namespace.atom, "published"), (Namespace.atom, "issued"):
+            entry?.published = FeedDate.date(from: text)
+        case (Namespace.dc, "date"):
+            if entry?.published == nil { entry?.published = FeedDate.date(from: text) }
+        case (Namespace.atom, "updated"), (Namespace.atom, "modified"):
+            entry?.updated = FeedDate.date(from: text)
+        // People and files
+        case (Namespace.dc, "creator"), ("", "author"):
+            if let name = FeedText.singleLine(text) { entry?.authors.append(Self.rssAuthor(name)) }
+        case ("", "enclosure"):
+            guard let url = FeedText.httpURL(frame.attributes["url"], base: frame.base) else { return }
+            entry?.enclosures.append(WebFeedEnclosure(url: url, type: FeedText.clean(frame.attributes["type"], limit: 200),
+                                                      length: frame.attributes["length"].flatMap(Self.length), title: nil))
+        case ("", "category"), (Namespace.dc, "subject"):
+            if let term = FeedText.singleLine(text) { entry?.categories.append(term) }
+        case (Namespace.atom, "category"):
+            if let term = FeedText.singleLine(frame.attributes["term"]) { entry?.categories.append(term) }
+        default:
+            break
+        }
+    }
+
+    /// Atom text: `type="text"` (the default) is plain, `html` is escaped markup, `xhtml` inline markup.
+    private func atomText(_ frame: Frame, xhtmlMarkup: Bool) -> (html: String?, plain: String?) {
+        if xhtmlMarkup {
+            let html = FeedText.content(frame.text)
+            return (html, html.map(HTMLText.plainText))
+        }
+        switch frame.attributes["type"]?.lowercased() {
+        case "html", "text/html":
+            let html = FeedText.content(frame.text).map { HTMLLinks.resolve($0, base: frame.base) }
+            return (html, html.map(HTMLText.plainText))
+        default:
+            return (nil, FeedText.content(frame.text))
+        }
+    }
+
+    /// An RSS `author` is an email, often `jane@example.com (Jane Doe)`; `dc:creator` a name.
+    static func rssAuthor(_ text: String) -> WebFeedAuthor {
+        if let open = text.firstIndex(of: "("), text.hasSuffix(")") {
+            let email = text[..<open].trimmingCharacters(in: .whitespaces)
+            let name = text[text.index(after: open)..<text.index(before: text.endIndex)].trimmingCharacters(in: .whitespaces)
+            return WebFeedAuthor(name: name.isEmpty ? nil : name, email: email.contains("@") ? email : nil, uri: nil)
+        }
+        if text.contains("@"), !text.contains(" ") { return WebFeedAuthor(name: nil, email: text, uri: nil) }
+        return WebFeedAuthor(name: text, email: nil, uri: nil)
+    }
+
+    /// An enclosure's `length`: a byte count, or nothing when it is not one (feeds write 0 or junk).
+    static func length(_ text: String) -> Int64? {
+        guard let value = Int64(text.trimmingCharacters(in: .whitespaces)), value > 0 else { return nil }
+        return value
+    }
+}
+
+/// URL resolution for markup attributes.
+enum FeedTextURL {
+    static func resolve(_ value: String, base: URL?) -> String? {
+        guard let url = URL(string: value, relativeTo: base)?.absoluteURL else { return nil }
+        return url.absoluteString
+    }
+}

@@ -1,0 +1,75 @@
+import Core
+import Foundation
+import WebFeed
+
+extension Config {
+    /// Expands a `feeds[]` entry that names an OPML file into one web feed per subscription.
+    ///
+    ///     {"name": "blogs", "opml": "subscriptions.opml", "interval": "30m",
+    ///      "posts": {"integration": "webfeed", "timeoutSeconds": 20}}
+    ///
+    /// The entry's settings (`interval`, `maxDeletionRatio`, `maxAttempts`, and the `posts`
+    /// section, whose `integration` defaults to `webfeed`) are every feed's defaults; each
+    /// subscription's `xmlUrl` is its `posts.url`. A feed is named for its outline's title in
+    /// lower case with runs of other characters as `-`, after `name.` when the entry has a name
+    /// (`blogs.daring-fireball`); a name taken already gets `-2`, `-3`… in file order. Renaming
+    /// an outline renames its feed; moving it in the file does not. The file is read with the
+    /// config, so SIGHUP re-reads it.
+    static func expandOPML(_ section: ConfigSection, intervals: ClosedRange<TimeInterval>, names: inout Set<String>) throws -> [Feed] {
+        let file = try section.require(section.path("opml"), "opml")
+        let prefix = try section.nonEmptyString("name")
+        if let prefix, !prefix.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) {
+            throw section.error("name", "\"\(prefix)\" may hold only letters, digits, '-', '_' and '.'")
+        }
+        let interval = try section.duration("interval", in: intervals) ?? 300
+        let maxDeletionRatio = try section.double("maxDeletionRatio", in: 0...1) ?? 0.5
+        let maxAttempts = try section.int("maxAttempts", in: 1...20) ?? 6
+        let defaults = try section.section("posts") ?? ConfigSection([:], path: section.keyPath("posts"), context: section.context)
+        let videos = try section.section("videos")
+        try section.finish()
+        let shown = try section.string("opml") ?? file.path
+        guard let data = FileManager.default.contents(atPath: file.path) else {
+            let exists = FileManager.default.fileExists(atPath: file.path)
+            throw section.error("opml", "\"\(Terminal.safe(shown, limit: 200))\": \(exists ? "cannot be read" : "no such file")")
+        }
+        let subscriptions: [OPML.Subscription]
+        do {
+            subscriptions = try OPML.subscriptions(in: data)
+        } catch let error as OPML.ReadError {
+            throw section.error("opml", "\"\(Terminal.safe(shown, limit: 200))\": \(error.description)")
+        }
+        var integration: [String: ConfigValue] = [:]
+        if !defaults.has("integration") { integration["integration"] = .string("webfeed") }
+        return subscriptions.map { subscription in
+            let slug = Self.slug(subscription.title) ?? Self.slug(subscription.url.host) ?? "feed"
+            let base = prefix.map { "\($0).\(slug)" } ?? slug
+            var name = base
+            var suffix = 2
+            while !names.insert(name).inserted {
+                name = "\(base)-\(suffix)"
+                suffix += 1
+            }
+            let posts = defaults.merging(integration.merging(["url": .string(subscription.url.absoluteString)]) { _, new in new },
+                                         path: "\(section.path) (\(shown): \(name)).posts")
+            return Feed(name: name, interval: interval, posts: posts, videos: videos, maxDeletionRatio: maxDeletionRatio,
+                        maxAttempts: maxAttempts,
+                        origin: "\(shown): \"\(subscription.title ?? "")\" \(subscription.url.absoluteString)")
+        }
+    }
+
+    /// `"Daring Fireball!"` → `daring-fireball`; `nil` when nothing readable is left.
+    static func slug(_ text: String?) -> String? {
+        guard let text else { return nil }
+        var slug = ""
+        for character in text.lowercased() {
+            if character.isLetter || character.isNumber {
+                slug.append(character)
+            } else if !slug.isEmpty, slug.last != "-" {
+                slug.append("-")
+            }
+            if slug.count >= 60 { break }
+        }
+        while slug.last == "-" { slug.removeLast() }
+        return slug.isEmpty ? nil : slug
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// `feedsync` and `feedsyncd` against the local feed server (Fixtures/webfeed/server.py), as real processes.
+@Suite struct WebFeedEndToEndTests {
+    func startServer(feeds: Int = 5, items: Int = 10) throws -> ReferenceServer {
+        try ReferenceServer(script: "Fixtures/webfeed/server.py", arguments: ["--feeds", String(feeds), "--items", String(items)])
+    }
+
+    /// A config whose feeds are `name: path on the server` (or a whole feeds[] entry when the value starts with `{`).
+    func writeConfig(_ scratch: Scratch, _ server: ReferenceServer, _ feeds: [(String, String)], daemon: String = "{}") throws -> String {
+        let entries = feeds.map { name, path in
+            path.hasPrefix("{") ? path
+                : #"{"name": "\#(name)", "interval": "1h", "posts": {"integration": "webfeed", "url": "\#(server.baseURL)\#(path)"}}"#
+        }
+        let json = #"{"store": {"integration": "sqlite", "path": "feedsync.sqlite"}, "feeds": [\#(entries.joined(separator: ", "))], "daemon": \#(daemon)}"#
+        let url = scratch.folder.appendingPathComponent("feedsync.json")
+        try Data(json.utf8).write(to: url)
+        return url.path
+    }
+
+    func requests(_ server: ReferenceServer, _ path: String) async throws -> [String: Int] {
+        try await server.stats().byPath["GET \(path)"] ?? [:]
+    }
+
+    @Test func anUnchangedFeedCostsOne304AndWritesNothingAndAnEditedItemIsUpdated() async throws {
+        let server = try startServer()
+        let scratch = try Scratch()
+        let config = try writeConfig(scratch, server, [("blog", "/feeds/1.xml")])
+        let first = try await feedsync(["pull", "--config", config])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.hasPrefix("blog: 10 new"), "\(first.stdout)")
+        #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts WHERE title LIKE 'Feed 1 item %' AND html LIKE '<p>%' AND url LIKE 'http%'") == "10")
+        #expect(try await sqlite(scratch.database, "SELECT COUNT(DISTINCT author_id) FROM posts") == "5", "dc:creator becomes users")
+
+        try await server.control("POST", "/_control/reset-stats")
+        let changesBefore = try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts; SELECT cursor FROM feeds")
+        let idle = try await feedsync(["pull", "--config", config])
+        #expect(idle.stdout.hasPrefix("blog: 0 new, 0 updated, 0 deleted, 0 skipped, 0 videos resolved; 1 page, 1 request"), "\(idle.stdout)")
+        #expect(try await requests(server, "/feeds/1.xml") == ["304": 1])
+        #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts; SELECT cursor FROM feeds") == changesBefore)
+        #expect(try await sqlite(scratch.database, "SELECT rows_written FROM sync_runs ORDER BY id DESC LIMIT 1") == "0")
+
+        try await server.control("POST", "/_control/edit?feed=1&item=3")
+        try await server.control("POST", "/_control/add?feed=1")
+        let changed = try await feedsync(["pull", "--config", config])
+        #expect(changed.stdout.hasPrefix("blog: 1 new, 1 updated"), "\(changed.stdout)")
+        #expect(try await sqlite(scratch.database, "SELECT text FROM posts WHERE id = 'feed-1-item-3'") == "Item 3 of feed 1, version 1.")
+
+        // Items that fall out of the feed's window stay.
+        try await server.control("POST", "/_control/window?feed=1&size=3")
+        let windowed = try await feedsync(["pull", "--config", config])
+        #expect(windowed.stdout.hasPrefix("blog: 0 new, 0 updated, 0 deleted"), "\(windowed.stdout)")
+        #expect(try await postCount(scratch.database, feed: "blog") == 11)
+    }
+
+    @Test func permanentRedirectsMoveTheFeedAndTemporaryOnesDoNot() async throws {
+        let server = try startServer()
+        let scratch = try Scratch()
+        let config = try writeConfig(scratch, server, [("moved", "/redirect/301/redirect/308/feeds/0.xml"), ("visiting", "/redirect/302/feeds/2.xml"),
+                                                       ("elsewhere", "/redirect/307/atom/3.xml")])
+        #expect(try await feedsync(["pull", "--config", config]).status == 0)
+        try await server.control("POST", "/_control/reset-stats")
+        #expect(try await feedsync(["pull", "--config", config]).status == 0)
+        #expect(try await requests(server, "/redirect/301/redirect/308/feeds/0.xml").isEmpty, "the moved feed is polled at its new URL")
+        #expect(try await requests(server, "/feeds/0.xml") == ["304": 1])
+        #expect(try await requests(server, "/redirect/302/feeds/2.xml") == ["302": 1], "a temporary redirect is followed each time")
+        #expect(try await requests(server, "/redirect/307/atom/3.xml") == ["307": 1])
+        let status = try await feedsync(["status", "--config", config])
+        #expect(status.stdout.contains("moved to:     \(server.baseURL)/feeds/0.xml"), "\(status.stdout)")
+        #expect(try await sqlite(scratch.database, "SELECT name FROM feeds WHERE location IS NOT NULL") == "moved")
+        #expect(try await postCount(scratch.database, feed: "elsewhere") == 10, "Atom, its relative links resolved")
+        #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts WHERE feed = 'elsewhere' AND url LIKE '\(server.baseURL)/site/3/%'") == "10")
+    }
+
+    @Test func goneStopsPollingUntilTheConfigChangesAndABrokenFeedFailsAlone() async throws {
+        let server = try startServer()
+        let scratch = try Scratch()
+        let config = try writeConfig(scratch, server, [("gone", "/gone"), ("broken", "/static/malformed.xml"), ("fine", "/feeds/0.xml")])
+        let first = try await feedsync(["pull", "--config", config])
+        #expect(first.status != 0)
+        #expect(first.stderr.contains("broken: reading the feed at \(server.baseURL)/static/malformed.xml: line 6, column"), "\(first.stderr)")
+        #expect(try await postCount(scratch.database, feed: "fine") == 10, "other feeds go on")
+        try await server.control("POST", "/_control/reset-stats")
+        _ = try await feedsync(["pull", "--config", config])
+        #expect(try await requests(server, "/gone").isEmpty, "no request after a 410")
+        let status = try await feedsync(["status", "--config", config])
+        #expect(status.stdout.contains("stopped:      the server answered 410 Gone"), "\(status.stdout)")
+
+        let moved = try writeConfig(scratch, server, [("gone", "/feeds/4.xml")])
+        let again = try await feedsync(["pull", "--config", moved])
+        #expect(again.stdout.hasPrefix("gone: 10 new"), "a changed url polls again: \(again.stdout)")
+        #expect(try await feedsync(["status", "--config", moved]).stdout.contains("stopped:") == false)
+    }
+
+    @Test func anOPMLFileExpandsToOneFeedPerOutlineAndSIGHUPReReadsIt() async throws {
+        let server = try startServer(feeds: 30, items: 5)
+        let scratch = try Scratch()
+        let opml = scratch.folder.appendingPathComponent("subscriptions.opml")
+        func writeOPML(_ count: Int) async throws {
+            let (data, _) = try await URLSession.shared.data(from: URL(string: "\(server.baseURL)/opml?count=\(count)")!)
+            try data.write(to: opml)
+        }
+        try await writeOPML(25)
+        let entry = #"{"name": "subs", "opml": "subscriptions.opml", "interval": "1h", "posts": {"timeoutSeconds": 20}}"#
+        let config = try writeConfig(scratch, server, [("", entry)], daemon: #"{"concurrency": 4, "maxRequestsPerHost": 2}"#)
+        let check = try await feedsync(["config", "check", "--config", config])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.contains("expanded from OPML: 25 feeds"), "\(check.stdout)")
+        #expect(check.stdout.contains("subs.feed-7 <- subscriptions.opml: \"Feed 7\" \(server.baseURL)/feeds/7.xml"), "\(check.stdout)")
+
+        let daemon = try DaemonProcess(config: config, in: scratch)
+        #expect(try await eventually(within: 30) { try await sqlite(scratch.database, "SELECT COUNT(DISTINCT feed) FROM posts") == "25" }, "\(daemon.log)")
+        try await writeOPML(28)
+        daemon.signal(SIGHUP)
+        #expect(try await eventually(within: 30) { try await sqlite(scratch.database, "SELECT COUNT(DISTINCT feed) FROM posts") == "28" }, "\(daemon.log)")
+        #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts") == "140")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 10))
+    }
+
+    @Test func maxAgeIsALowerBoundOnTheDaemonsNextPoll() async throws {
+        let server = try startServer()
+        let scratch = try Scratch()
+        let json = #"{"name": "cached", "interval": "0.5s", "posts": {"integration": "webfeed", "url": "\#(server.baseURL)/cached/3600/feeds/0.xml"}}"#
+        let plain = #"{"name": "plain", "interval": "0.5s", "posts": {"integration": "webfeed", "url": "\#(server.baseURL)/feeds/1.xml"}}"#
+        let config = try writeConfig(scratch, server, [("", json), ("", plain)])
+        let daemon = try DaemonProcess(config: config, in: scratch)
+        #expect(try await eventually(within: 20) { (try await requests(server, "/feeds/1.xml")["304"] ?? 0) >= 3 }, "\(daemon.log)")
+        #expect(try await requests(server, "/cached/3600/feeds/0.xml") == ["200": 1], "max-age=3600 holds the next poll back")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 10))
+    }
+}
