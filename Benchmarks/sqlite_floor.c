@@ -4,8 +4,9 @@
  *     sqlite_floor SOURCE_DB TARGET_DB PAGE_SIZE
  *
  * Reads every row of `posts` from SOURCE_DB (a database feedsync just filled) into memory,
- * creates TARGET_DB with the same `posts` table and indexes and the pragmas feedsync uses
- * (WAL, synchronous NORMAL), then times inserting the rows in the order feedsync did, one
+ * creates TARGET_DB with the same schema (tables, the full-text index, indexes and the
+ * triggers that keep the index and post_videos in step) and the pragmas feedsync uses (WAL,
+ * synchronous NORMAL), then times inserting the rows in the order feedsync did, one
  * transaction of PAGE_SIZE rows at a time, through one prepared statement.
  *
  * No network, no JSON, no authors or videos: only what any client must at least spend in
@@ -46,9 +47,22 @@ int main(int argc, char **argv) {
     sqlite3 *source;
     check(sqlite3_open_v2(source_path, &source, SQLITE_OPEN_READONLY, 0), source, "opening the source");
 
+    /* The stored columns (a generated column is computed, not inserted), in table order. */
+    char names[4096] = "";
+    sqlite3_stmt *info;
+    check(sqlite3_prepare_v2(source, "SELECT name FROM pragma_table_xinfo('posts') WHERE hidden = 0 ORDER BY cid", -1, &info, 0),
+          source, "reading the columns");
+    while (sqlite3_step(info) == SQLITE_ROW) {
+        if (names[0]) strcat(names, ", ");
+        strcat(names, (const char *)sqlite3_column_text(info, 0));
+    }
+    sqlite3_finalize(info);
+
     /* The rows, in the order feedsync inserted them, each value copied out. */
+    char select[4200];
+    snprintf(select, sizeof select, "SELECT %s FROM posts ORDER BY pk", names);
     sqlite3_stmt *read;
-    check(sqlite3_prepare_v2(source, "SELECT * FROM posts ORDER BY created_at, id", -1, &read, 0), source, "reading posts");
+    check(sqlite3_prepare_v2(source, select, -1, &read, 0), source, "reading posts");
     int columns = sqlite3_column_count(read);
     size_t rows = 0, capacity = 1024;
     sqlite3_value **values = malloc(capacity * columns * sizeof *values);
@@ -71,13 +85,16 @@ int main(int argc, char **argv) {
           target, "creating the target");
     exec(target, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
     sqlite3_stmt *schema;
-    check(sqlite3_prepare_v2(source, "SELECT sql FROM sqlite_master WHERE tbl_name = 'posts' AND sql IS NOT NULL "
-                                     "ORDER BY type = 'index'", -1, &schema, 0), source, "reading the schema");
+    /* Every table but SQLite's and the full-text index's own, then indexes, then triggers. */
+    check(sqlite3_prepare_v2(source, "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
+                                     "AND name NOT LIKE 'posts_fts_%' ORDER BY type = 'index', type = 'trigger'",
+                             -1, &schema, 0), source, "reading the schema");
     while ((code = sqlite3_step(schema)) == SQLITE_ROW) exec(target, (const char *)sqlite3_column_text(schema, 0));
     check(code, source, "reading the schema");
     sqlite3_finalize(schema);
 
-    char sql[1024] = "INSERT INTO posts VALUES (?";
+    char sql[8192];
+    snprintf(sql, sizeof sql, "INSERT INTO posts (%s) VALUES (?", names);
     for (int c = 1; c < columns; c++) strcat(sql, ", ?");
     strcat(sql, ") ON CONFLICT DO NOTHING");
     sqlite3_stmt *insert;

@@ -56,6 +56,9 @@ struct HTTPAPIClient: Sendable {
         } catch let error as ServiceError {
             throw ServiceError(error.code, operation, error.reason)
         }
+        if (200..<300).contains(response.status) || response.status == 304 { return response }
+        // Only an error's body is read as an error message: decoding every page that way cost
+        // as much as reading its posts.
         let detail = (try? JSONDecoder().decode(APIErrorResponse.self, from: response.body))
             .map { HTTPStatus.detail([$0.error.code, $0.error.message]) } ?? ""
         guard var error = HTTPStatus.error(for: response, operation, detail: detail) else { return response }

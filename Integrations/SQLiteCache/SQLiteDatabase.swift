@@ -96,6 +96,9 @@ final class SQLiteDatabase {
         }
     }
 
+    /// The rowid of the most recent successful INSERT.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// Rows changed by the most recent INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes64(handle)) }
 

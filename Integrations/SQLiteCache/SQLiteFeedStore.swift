@@ -234,6 +234,16 @@ public actor SQLiteFeedStore: FeedStore {
             try statements.upsertUser.execute()
             result.rowsWritten += db.changes
         }
+        // Keys of the posts inserted and not yet in the search index. They are indexed in one
+        // statement, before any update or deletion (whose triggers unindex the old text) and at
+        // the end of the page.
+        var unindexed: [Int64] = []
+        func index() throws {
+            guard !unindexed.isEmpty else { return }
+            try statements.indexPosts.bind(JSONStringArray.encode(unindexed.map(String.init)), at: 1)
+            try statements.indexPosts.execute()
+            unindexed.removeAll(keepingCapacity: true)
+        }
         for step in rows.steps {
             switch step {
             case .upsert(let start):
@@ -246,25 +256,31 @@ public actor SQLiteFeedStore: FeedStore {
                 try statements.insertPost.execute()
                 if db.changes == 1 {
                     result.inserted += 1
+                    unindexed.append(db.lastInsertRowID)
                 } else {
+                    try index()
                     try statements.updatePost.bind(values, of: pinned, from: 2)
                     try statements.updatePost.execute()
                     if db.changes == 1 { result.updated += 1 } else { result.unchanged += 1 }
                 }
                 result.rowsWritten += db.changes
             case .delete(let id):
+                try index()
                 try statements.deletePost.bind(id ..< id + 1, of: pinned, from: 2)
                 try statements.deletePost.execute()
                 result.deleted += db.changes
                 result.rowsWritten += db.changes
             }
         }
+        try index()
         return result
     }
 
     /// The statements a page commit runs for each row. Parameter 1 is always the feed.
     private struct PageStatements {
         let insertPost, updatePost, upsertUser, insertVideoID, deletePost: SQLiteStatement
+        /// Adds the posts whose keys are in a JSON array (parameter 1) to the search index.
+        let indexPosts: SQLiteStatement
         /// Records each post of a full walk as seen; `nil` outside one.
         let markSeen: SQLiteStatement?
 
@@ -312,6 +328,11 @@ public actor SQLiteFeedStore: FeedStore {
                 """)
             insertVideoID = try db.statement("INSERT INTO videos (feed, id) VALUES (?1, ?2) ON CONFLICT (feed, id) DO NOTHING")
             deletePost = try db.statement("DELETE FROM posts WHERE feed = ?1 AND id = ?2")
+            indexPosts = try db.statement("""
+                INSERT INTO posts_fts (rowid, text, title, content_warning, author_handle, author_name)
+                SELECT pk, text, title, content_warning, author_handle, author_name FROM posts
+                WHERE pk IN (SELECT value FROM json_each(?1))
+                """)
             markSeen = fullWalk ? try db.statement("INSERT OR IGNORE INTO temp.full_walk_seen (feed, id) VALUES (?1, ?2)") : nil
         }
 

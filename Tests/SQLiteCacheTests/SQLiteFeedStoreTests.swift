@@ -200,6 +200,18 @@ import Glibc
         #expect(try sqlite("SELECT avatar_url FROM users") == "https://a.example/newest.png")
     }
 
+    @Test func theSearchIndexFollowsInsertsEditsAndDeletionsWithinOnePage() async throws {
+        let store = try await makeStore()
+        let changes: [FeedChange] = [.upsert(makePost("p1", text: "apricot jam")), .upsert(makePost("p2", text: "quince paste")),
+                                     .upsert(makePost("p1", text: "bramble jelly")), .delete("p2"), .upsert(makePost("p3", text: "apricot tart"))]
+        _ = try await store.apply(page(changes, cursor: "1"), videos: [], toFeed: "home")
+
+        #expect(try sqlite("INSERT INTO posts_fts(posts_fts, rank) VALUES('integrity-check', 1); SELECT 'ok'") == "ok")
+        #expect(try await store.search(SearchQuery(text: "apricot")).map(\.stored.post.id) == ["p3"])
+        #expect(try await store.search(SearchQuery(text: "bramble")).map(\.stored.post.id) == ["p1"])
+        #expect(try await store.search(SearchQuery(text: "quince")).isEmpty)
+    }
+
     @Test func feedsAreSeparateNamespaces() async throws {
         let store = try await makeStore()
         _ = try await store.apply(page([.upsert(makePost("p1", text: "home"))], cursor: "1"), videos: [], toFeed: "home")
