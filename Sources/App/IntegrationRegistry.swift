@@ -1,3 +1,4 @@
+import Bluesky
 import Core
 import HTTPAPI
 import Mastodon
@@ -11,6 +12,7 @@ enum IntegrationRegistry {
     static var posts: [String: any PostsIntegration.Type] { [
         "httpapi": HTTPAPIIntegration.self,
         "mastodon": MastodonIntegration.self,
+        "bluesky": BlueskyIntegration.self,
     ] }
 
     static var videos: [String: any VideosIntegration.Type] { [
