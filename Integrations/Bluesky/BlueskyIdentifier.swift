@@ -39,11 +39,26 @@ enum BlueskyIdentifier {
 
     /// An `at://authority/collection/rkey` URI, optionally of one collection; `nil` for anything else.
     static func atURI(_ text: String, collection expected: String? = nil) -> ATURI? {
-        guard text.utf8.count <= 8_192, text.hasPrefix("at://") else { return nil }
-        let parts = text.dropFirst(5).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3, isDID(parts[0]) || isHandle(parts[0]), isNSID(parts[1]), isRecordKey(parts[2]) else { return nil }
-        if let expected, parts[1] != expected { return nil }
-        return ATURI(authority: parts[0], collection: parts[1], recordKey: parts[2])
+        // One pass over the bytes: this runs for every post, reply, quote and repost.
+        let bytes = text.utf8
+        guard bytes.count <= 8_192, text.hasPrefix("at://") else { return nil }
+        var parts: [Substring] = []
+        var start = text.utf8.index(text.utf8.startIndex, offsetBy: 5)
+        var index = start
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "/") {
+                guard parts.count < 2 else { return nil }
+                parts.append(text[start..<index])
+                start = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        parts.append(text[start..<index])
+        guard parts.count == 3 else { return nil }
+        let (authority, collection, key) = (String(parts[0]), String(parts[1]), String(parts[2]))
+        if let expected { guard collection == expected else { return nil } } else { guard isNSID(collection) else { return nil } }
+        guard isDID(authority) || isHandle(authority), isRecordKey(key) else { return nil }
+        return ATURI(authority: authority, collection: collection, recordKey: key)
     }
 
     /// A collection name: dotted segments of letters, digits and hyphens (`app.bsky.feed.post`).

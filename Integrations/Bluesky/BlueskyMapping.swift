@@ -94,14 +94,21 @@ extension Post {
     ///
     /// - Throws: ``ServiceError`` `.invalidItem` naming what is wrong.
     init(_ dto: BlueskyFeedItem) throws {
+        var authors: [BlueskyProfile: User] = [:]
+        try self.init(dto, authors: &authors)
+    }
+
+    /// Maps a timeline item, reusing the authors already checked on its page.
+    init(_ dto: BlueskyFeedItem, authors: inout [BlueskyProfile: User]) throws {
         let view = dto.post
-        let shownURI = Terminal.safe(view.uri, limit: 120)
-        func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading post \(shownURI)", reason) }
+        func invalid(_ reason: String) -> ServiceError {
+            ServiceError(.invalidItem, "reading post \(Terminal.safe(view.uri, limit: 120))", reason)
+        }
         guard let uri = BlueskyIdentifier.atURI(view.uri, collection: "app.bsky.feed.post") else {
-            throw invalid("uri \"\(shownURI)\" is not the at:// URI of a post")
+            throw invalid("uri \"\(Terminal.safe(view.uri, limit: 120))\" is not the at:// URI of a post")
         }
         let author: User
-        do { author = try User(view.author) } catch { throw invalid(Self.reason(error)) }
+        do { author = try Self.user(view.author, &authors) } catch { throw invalid(Self.reason(error)) }
         guard uri.authority == view.author.did else { throw invalid("the post's repository \(uri.authority) is not its author's, \(view.author.did)") }
         guard let createdText = view.record.createdAt else { throw invalid("record.createdAt is missing") }
         guard let created = RFC3339.date(from: createdText) else {
@@ -134,7 +141,7 @@ extension Post {
         var id = PostID(view.uri)
         if let reposted = dto.repost {
             let by: User
-            do { by = try User(reposted.by) } catch { throw invalid("the reposter: \(Self.reason(error))") }
+            do { by = try Self.user(reposted.by, &authors) } catch { throw invalid("the reposter: \(Self.reason(error))") }
             guard let at = RFC3339.date(from: reposted.indexedAt) else {
                 throw invalid("reason.indexedAt \"\(Terminal.safe(reposted.indexedAt, limit: 40))\" is not an RFC 3339 time")
             }
@@ -169,6 +176,14 @@ extension Post {
                   repost: repost, attachments: attachments,
                   url: URL(string: "https://bsky.app/profile/\(uri.authority)/post/\(uri.recordKey)"),
                   quoteOf: view.embed?.quotedPost, labels: labels)
+    }
+
+    /// A profile's user, checked once per page.
+    private static func user(_ profile: BlueskyProfile, _ known: inout [BlueskyProfile: User]) throws -> User {
+        if let user = known[profile] { return user }
+        let user = try User(profile)
+        known[profile] = user
+        return user
     }
 
     private static func reason(_ error: Error) -> String { (error as? ServiceError)?.reason ?? "\(error)" }

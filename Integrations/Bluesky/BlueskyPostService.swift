@@ -113,6 +113,7 @@ struct BlueskyPostService: PostService {
     static func read(_ page: BlueskyFeedResponse) -> Read {
         var read = Read()
         read.entries.reserveCapacity(page.entries.count)
+        var authors: [BlueskyProfile: User] = [:]
         for entry in page.entries {
             switch entry {
             case .unreadable(let id, let reason):
@@ -121,7 +122,7 @@ struct BlueskyPostService: PostService {
                 let time = sortTime(item)
                 if let time, !item.pinned { read.newest = max(read.newest ?? .min, BlueskyCursor.microseconds(time)) }
                 do {
-                    let post = try Post(item)
+                    let post = try Post(item, authors: &authors)
                     guard let time else { throw ServiceError(.invalidItem, "reading post \(item.post.uri)", "it has no time to sort by") }
                     let video = try item.post.embed?.video()
                     // A pinned post sits on top out of time order; it is kept, but never moves the watermark.

@@ -10,20 +10,26 @@ enum BlueskyRichText {
     static func html(_ text: String, facets: [BlueskyFacet]) -> String {
         let bytes = Array(text.utf8)
         func isBoundary(_ index: Int) -> Bool { index == bytes.count || bytes[index] & 0xC0 != 0x80 }
-        var html = "<p>"
+        // Built as bytes: this runs for every post, and String appends cost more than the rest.
+        var html: [UInt8] = []
+        html.reserveCapacity(bytes.count + 32)
+        html.append(contentsOf: "<p>".utf8)
         var position = 0
         for facet in facets.sorted(by: { $0.byteStart < $1.byteStart }) {
             let (start, end) = (facet.byteStart, facet.byteEnd)
             guard start >= position, start < end, end <= bytes.count, isBoundary(start), isBoundary(end),
                   let anchor = facet.features.lazy.compactMap(href).first else { continue }
-            appendText(bytes[position..<start], to: &html)
-            html += "<a href=\"\(escape(anchor))\">"
-            appendText(bytes[start..<end], to: &html)
-            html += "</a>"
+            appendEscaped(bytes[position..<start], to: &html)
+            html.append(contentsOf: "<a href=\"".utf8)
+            appendEscaped(Array(anchor.utf8)[...], to: &html, lineBreaks: false)
+            html.append(contentsOf: "\">".utf8)
+            appendEscaped(bytes[start..<end], to: &html)
+            html.append(contentsOf: "</a>".utf8)
             position = end
         }
-        appendText(bytes[position...], to: &html)
-        return html + "</p>"
+        appendEscaped(bytes[position...], to: &html)
+        html.append(contentsOf: "</p>".utf8)
+        return String(decoding: html, as: UTF8.self)
     }
 
     /// Where a feature points, or `nil` for one that cannot be linked safely.
@@ -38,27 +44,18 @@ enum BlueskyRichText {
         }
     }
 
-    private static func appendText(_ bytes: ArraySlice<UInt8>, to html: inout String) {
-        guard !bytes.isEmpty else { return }
-        let escaped = escape(String(decoding: bytes, as: UTF8.self))
-        html += bytes.contains(0x0A) ? escaped.replacingOccurrences(of: "\n", with: "<br>") : escaped
-    }
-
-    static func escape(_ text: String) -> String {
-        // Most text has nothing to escape: one scan, no copy.
-        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else { return text }
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(scalar)
+    /// Appends text escaped for HTML, with `<br>` for each line break.
+    private static func appendEscaped(_ bytes: ArraySlice<UInt8>, to html: inout [UInt8], lineBreaks: Bool = true) {
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "&"): html.append(contentsOf: "&amp;".utf8)
+            case UInt8(ascii: "<"): html.append(contentsOf: "&lt;".utf8)
+            case UInt8(ascii: ">"): html.append(contentsOf: "&gt;".utf8)
+            case UInt8(ascii: "\""): html.append(contentsOf: "&quot;".utf8)
+            case UInt8(ascii: "'"): html.append(contentsOf: "&#39;".utf8)
+            case UInt8(ascii: "\n") where lineBreaks: html.append(contentsOf: "<br>".utf8)
+            default: html.append(byte)
             }
         }
-        return out
     }
 }
