@@ -437,6 +437,7 @@ def main():
     p.add_argument("--repeat", type=int, default=1, metavar="R",
                    help="run each timed side R times and report the fastest (default 1)")
     p.add_argument("--keep", action="store_true", help="keep the scratch folder with configs and databases")
+    p.add_argument("--bluesky", action="store_true", help="also run the Bluesky side (Benchmarks/bench_bluesky.py)")
     args = p.parse_args()
     if args.smoke:
         args.posts, args.page_size, args.skip_baseline, args.no_build = 2000, 200, True, True
@@ -500,6 +501,9 @@ def main():
             rss = (cold, big)
 
         report(args, meta, rows, idle, idle_rows, rss)
+        if args.bluesky:
+            import bench_bluesky   # the Bluesky side keeps to its own file
+            bench_bluesky.run(binary, repeat=args.repeat, scratch=scratch)
         if not idle_ok(idle, idle_rows):
             raise Broken("the idle poll was not exactly one request answered 304 with 0 rows written")
 

@@ -1,3 +1,4 @@
+import Bluesky
 import Core
 import HTTPAPI
 import Mastodon
@@ -13,6 +14,7 @@ enum IntegrationRegistry {
         "httpapi": HTTPAPIIntegration.self,
         "mastodon": MastodonIntegration.self,
         "webfeed": WebFeedIntegration.self,
+        "bluesky": BlueskyIntegration.self,
     ] }
 
     static var videos: [String: any VideosIntegration.Type] { [

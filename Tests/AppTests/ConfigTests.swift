@@ -50,7 +50,7 @@ import Testing
             ("[]", "expected a JSON object at the top, found an array"),
             ("{}", "feeds: is required"),
             (#"{"feeds": []}"#, "feeds: must list at least one feed"),
-            (feed().replacingOccurrences(of: "\"httpapi\"", with: "\"gopher\""), #"feeds[0].posts.integration: unknown integration "gopher"; known here: "httpapi""#),
+            (feed().replacingOccurrences(of: "\"httpapi\"", with: "\"gopher\""), #"feeds[0].posts.integration: unknown integration "gopher"; known here: "bluesky", "httpapi", "mastodon""#),
             (feed().replacingOccurrences(of: "\"1m\"", with: "\"-1m\""), #"feeds[0].interval: "-1m" must be longer than zero"#),
             (feed().replacingOccurrences(of: "\"username\"", with: "\"pageSize\": 0, \"username\""), "feeds[0].posts.pageSize: 0 is out of range (1 to 1000)"),
             (feed().replacingOccurrences(of: "\"interval\"", with: "\"intervall\""), #"feeds[0].intervall: unknown key; did you mean "interval"?"#),

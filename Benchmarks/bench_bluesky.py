@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""The Bluesky side of the benchmark: a cold sync of the fake Bluesky service's home timeline
+(Fixtures/bluesky/server.py, 20,000 entries by default, pages of 100, the API's maximum) next to
+the download and json.loads ceilings over the same pages.
+
+    python3 Benchmarks/bench_bluesky.py                # 20,000 posts, builds the release binary
+    python3 Benchmarks/bench_bluesky.py --no-build     # use the existing .build/release/feedsync
+    python3 Benchmarks/bench.py --bluesky              # the same, after the main benchmark
+
+Target: feedsync's cold sync reaches at least 70% of the json.loads ceiling (posts per second).
+Exit status 1 when something is broken (a command failed, the row count is wrong); a missed
+target only shows as MISS. Standard library only.
+"""
+import argparse
+import http.client
+import shutil
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER = ROOT / "Fixtures/bluesky/server.py"
+PASSWORD = "bench-app-password"
+TARGET = 0.70
+# Pages end in  ],"cursor":"<c>"}  when more follow; the tail finds it without decoding the feed.
+TAIL = re.compile(rb'"cursor":"([^"]*)"\}\s*$')
+
+
+def note(message):
+    print(f"bench-bluesky: {message}", file=sys.stderr, flush=True)
+
+
+class Broken(Exception):
+    pass
+
+
+class FakeBluesky:
+    def __init__(self, posts):
+        # A quota no walk reaches: the benchmark measures reading and storing, not waiting.
+        self.proc = subprocess.Popen([sys.executable, str(SERVER), "--port", "0", "--exit-on-stdin-eof", "--posts", str(posts),
+                                      "--password", PASSWORD, "--rate-limit", "100000000"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("listening on 127.0.0.1:"):
+            raise Broken(f"the fake Bluesky service did not start: {line!r}")
+        self.port = int(line.rsplit(":", 1)[1])
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(10)
+        self.proc.stdout.close()
+
+
+def ceiling(port, limit, parse):
+    """(seconds, pages, bytes) of one walk: log in, then every page of the home timeline."""
+    started = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request("POST", "/xrpc/com.atproto.server.createSession", body=json.dumps({"identifier": "me.test", "password": PASSWORD}),
+                 headers={"Content-Type": "application/json"})
+    resp = conn.getresponse()
+    body = resp.read()
+    if resp.status != 200:
+        raise Broken(f"createSession answered {resp.status}")
+    headers = {"Authorization": "Bearer " + json.loads(body)["accessJwt"]}
+    cursor, pages, total, items = None, 0, 0, 0
+    while True:
+        conn.request("GET", f"/xrpc/app.bsky.feed.getTimeline?limit={limit}" + (f"&cursor={quote(cursor)}" if cursor else ""), headers=headers)
+        resp = conn.getresponse()
+        body = resp.read()
+        if resp.status != 200:
+            raise Broken(f"getTimeline answered {resp.status}")
+        pages, total = pages + 1, total + len(body)
+        if parse:
+            page = json.loads(body)
+            items += len(page["feed"])
+            cursor = page.get("cursor")
+        else:
+            match = TAIL.search(body[-512:])
+            cursor = match.group(1).decode() if match else None
+        if not cursor:
+            break
+    conn.close()
+    return time.perf_counter() - started, pages, total
+
+
+def cold_sync(binary, port, limit, scratch, posts):
+    folder = Path(tempfile.mkdtemp(dir=scratch))
+    config = folder / "feedsync.json"
+    config.write_text(json.dumps({"store": {"integration": "sqlite", "path": "bench.sqlite"}, "feeds": [
+        {"name": "sky", "posts": {"integration": "bluesky", "service": f"http://127.0.0.1:{port}", "identifier": "me.test",
+                                  "appPasswordEnv": "BLUESKY_APP_PASSWORD", "timeline": "home", "pageSize": limit}}]}))
+    env = dict(os.environ, BLUESKY_APP_PASSWORD=PASSWORD)
+    started = time.perf_counter()
+    done = subprocess.run([str(binary), "pull", "--config", str(config)], env=env, capture_output=True, text=True, cwd=folder)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise Broken(f"feedsync pull exited {done.returncode}: {done.stderr[-2000:]}")
+    with sqlite3.connect(folder / "bench.sqlite") as db:
+        count = db.execute("SELECT COUNT(*) FROM posts").fetchone()[0]
+    if count != posts:
+        raise Broken(f"the database holds {count} posts, not {posts}")
+    return wall, done.stdout.strip()
+
+
+def run(binary, posts=20_000, limit=100, repeat=1, scratch=None):
+    """Runs the Bluesky side and prints its report; returns whether the target was met."""
+    own_scratch = scratch is None
+    scratch = scratch or Path(tempfile.mkdtemp(prefix="feedsync-bench-bluesky-"))
+    note(f"starting the fake Bluesky service with {posts:,} posts …")
+    server = FakeBluesky(posts)
+    try:
+        note("warming the page cache …")
+        ceiling(server.port, limit, parse=False)
+        raw = min(ceiling(server.port, limit, parse=False) for _ in range(repeat))
+        parsed = min(ceiling(server.port, limit, parse=True) for _ in range(repeat))
+        note("feedsync cold sync …")
+        cold, summary = min(cold_sync(binary, server.port, limit, scratch, posts) for _ in range(repeat))
+    finally:
+        server.stop()
+        if own_scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+    ratio = parsed[0] / cold
+    print(f"\nBluesky: {posts:,} posts, pages of {limit}, {raw[1]} pages, {raw[2] / 2**20:.1f} MiB of bodies")
+    print(f"  {'side':<24} {'seconds':>8} {'posts/s':>10}")
+    for name, seconds in [("ceiling (raw)", raw[0]), ("ceiling (json.loads)", parsed[0]), ("feedsync cold sync", cold)]:
+        print(f"  {name:<24} {seconds:>8.2f} {posts / seconds:>10,.0f}")
+    print(f"  feedsync: {summary}")
+    print(f"  cold sync / json.loads ceiling: {ratio:.0%} (target >= {TARGET:.0%}) {'PASS' if ratio >= TARGET else 'MISS'}")
+    return ratio >= TARGET
+
+
+def main():
+    p = argparse.ArgumentParser(description="feedsync's Bluesky benchmark (see the module docstring)")
+    p.add_argument("--posts", type=int, default=20_000, help="timeline entries on the fake service (default 20000)")
+    p.add_argument("--page-size", type=int, default=100, help="page size, 1...100 (default 100)")
+    p.add_argument("--repeat", type=int, default=1, metavar="R", help="run each side R times and keep the fastest")
+    p.add_argument("--no-build", action="store_true", help="use the existing .build/release/feedsync")
+    args = p.parse_args()
+    if args.posts < 1 or not 1 <= args.page_size <= 100 or args.repeat < 1:
+        p.error("need --posts >= 1, --page-size in 1..100 and --repeat >= 1")
+    if not args.no_build:
+        note("swift build -c release …")
+        done = subprocess.run(["swift", "build", "-c", "release", "-j", "1"], cwd=ROOT, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise Broken(f"swift build -c release failed: {done.stdout[-2000:]}{done.stderr[-2000:]}")
+    binary = ROOT / ".build/release/feedsync"
+    if not binary.exists():
+        raise Broken(f"no feedsync binary at {binary}; build it first")
+    run(binary, args.posts, args.page_size, args.repeat)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Broken as e:
+        print(f"\nbench-bluesky: BROKEN: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,81 @@
+import Core
+import Foundation
+import IntegrationKit
+
+/// Logs in with `com.atproto.server.createSession` (identifier and app password) and renews
+/// the session with `refreshSession` (the refresh token as bearer), so the password is sent
+/// only when there is no session to refresh: a PDS allows about 30 logins in 5 minutes and
+/// 300 a day.
+///
+/// A session lapses when its access token's `exp` says; the sync engine refreshes it before.
+struct BlueskyAuthenticationService: AuthenticationService {
+    let client: BlueskyClient
+    let identifier: String
+    let password: Secret
+
+    func logIn() async throws -> Session {
+        let body = try JSONSerialization.data(withJSONObject: ["identifier": identifier, "password": password.revealed])
+        do {
+            return try session(from: try await client.procedure("com.atproto.server.createSession", body: body, token: nil,
+                                                                "logging in as \(identifier) to"))
+        } catch let error as ServiceError where error.code == .unauthorized || error.code == .invalidRequest {
+            // A 400 here is also a refused login (AccountTakedown, AuthFactorTokenRequired…).
+            throw ServiceError(.unauthorized, error.operation, "\(error.reason); check the identifier and the app password "
+                               + "(Settings → Privacy and security → App passwords)")
+        }
+    }
+
+    /// - Throws: ``ServiceError`` `.unauthorized` when the refresh token is expired, revoked or
+    ///   missing: the engine then logs in again.
+    func refresh(_ session: Session) async throws -> Session {
+        guard let refreshToken = session.refreshToken else {
+            throw ServiceError(.unauthorized, "refreshing the session", "the stored session has no refresh token")
+        }
+        do {
+            return try self.session(from: try await client.procedure("com.atproto.server.refreshSession", body: nil, token: refreshToken,
+                                                                     "refreshing the session of \(identifier) on"))
+        } catch let error as ServiceError where error.code == .invalidRequest {
+            throw ServiceError(.unauthorized, error.operation, error.reason)
+        }
+    }
+
+    private func session(from response: HTTPResponse) throws -> Session {
+        guard let dto = try? JSONDecoder().decode(BlueskySessionResponse.self, from: response.body),
+              (1...16_384).contains(dto.accessJwt.utf8.count), (1...16_384).contains(dto.refreshJwt.utf8.count) else {
+            throw ServiceError(.invalidResponse, "logging in to \(client.origin.host)", "the answer holds no accessJwt and refreshJwt")
+        }
+        return Session(accessToken: Secret(dto.accessJwt), refreshToken: Secret(dto.refreshJwt),
+                       expiresAt: BlueskyJWT.expiry(of: dto.accessJwt))
+    }
+}
+
+/// What feedsync reads of a JWT's payload, without verifying it: it only decides when to
+/// refresh, and the server judges the token.
+enum BlueskyJWT {
+    /// The longest an access token is taken to last, whatever its `exp` says.
+    static let maxLifetime: TimeInterval = 86_400
+
+    /// When the token lapses: its `exp`, at most ``maxLifetime`` from now; `nil` when it has
+    /// no readable `exp` (the server's `ExpiredToken` then says when).
+    static func expiry(of token: String, now: Date = Date()) -> Date? {
+        guard let exp = claims(of: token)?["exp"] as? NSNumber else { return nil }
+        let seconds = exp.doubleValue
+        guard seconds.isFinite, seconds > 0, seconds < 100_000_000_000 else { return nil }
+        return min(Date(timeIntervalSince1970: seconds), now.addingTimeInterval(maxLifetime))
+    }
+
+    /// The account's DID, from the token's `sub`.
+    static func subject(of token: String) -> String? {
+        guard let sub = claims(of: token)?["sub"] as? String, BlueskyIdentifier.isDID(sub) else { return nil }
+        return sub
+    }
+
+    private static func claims(of token: String) -> [String: Any]? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[1].utf8.count <= 8_192 else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    }
+}

@@ -1,0 +1,364 @@
+import Foundation
+import IntegrationKit
+
+/// A page of a feed method (`{"cursor": …, "feed": [feedViewPost]}`) or of `searchPosts`
+/// (`{"cursor": …, "posts": [postView]}`), read with the forward-only ``JSONReader``.
+///
+/// An item whose fields are missing or mistyped becomes `.unreadable` with its reason, so one
+/// bad item drops only itself; only broken JSON, or a page without its list, fails the page.
+struct BlueskyFeedResponse {
+    enum Entry {
+        case item(BlueskyFeedItem)
+        case unreadable(id: String?, reason: String)
+    }
+
+    var entries: [Entry]
+    var cursor: String?
+
+    /// Limits on what one item may hold, far above what the lexicons allow.
+    static let maxItemsPerPage = 1_000
+    static let maxListLength = 1_000
+
+    /// - Throws: `JSONReader.SyntaxError` when the body is not JSON, `JSONReader.FieldError`
+    ///   when the page lacks or mistypes its list or cursor.
+    init(body: Data, barePosts: Bool) throws {
+        let listKey = barePosts ? "posts" : "feed"
+        (entries, cursor) = try body.withUnsafeBytes { raw in
+            var reader = JSONReader(raw.bindMemory(to: UInt8.self))
+            var entries: [Entry]?, cursor: String?
+            guard try reader.peek() == UInt8(ascii: "{") else { throw JSONReader.FieldError(reason: "the page is not an object") }
+            try reader.readObject { reader, key in
+                switch key {
+                case listKey:
+                    guard try reader.peek() == UInt8(ascii: "[") else { throw JSONReader.FieldError(reason: "\(listKey) is not an array") }
+                    var list: [Entry] = []
+                    list.reserveCapacity(100)
+                    try reader.readArray { reader in
+                        guard list.count < Self.maxItemsPerPage else {
+                            throw JSONReader.FieldError(reason: "\(listKey) has more than \(Self.maxItemsPerPage) items")
+                        }
+                        list.append(try Self.entry(&reader, barePost: barePosts))
+                    }
+                    entries = list
+                case "cursor": cursor = try reader.optionalString("cursor")
+                default: try reader.skipValue()
+                }
+            }
+            guard reader.isAtEnd else { throw JSONReader.SyntaxError(offset: reader.offset, reason: "data follows the page") }
+            guard let entries else { throw JSONReader.FieldError(reason: "\(listKey) is missing") }
+            return (entries, cursor)
+        }
+    }
+
+    private static func entry(_ reader: inout JSONReader, barePost: Bool) throws -> Entry {
+        let start = reader.offset
+        var seenURI: String?
+        do {
+            if barePost { return .item(BlueskyFeedItem(post: try post(&reader, path: "post", uri: &seenURI))) }
+            return .item(try feedItem(&reader, uri: &seenURI))
+        } catch let error as JSONReader.FieldError {
+            // Skip the rest of this item as plain JSON; a syntax error there fails the page.
+            reader.rewind(to: start)
+            try reader.skipValue()
+            return .unreadable(id: seenURI, reason: error.reason)
+        }
+    }
+
+    // MARK: Items
+
+    private static func feedItem(_ reader: inout JSONReader, uri: inout String?) throws -> BlueskyFeedItem {
+        try expectObject(&reader, "the item")
+        var post: BlueskyPostView?, reason: (type: String?, by: BlueskyProfile?, uri: String?, indexedAt: String?)?
+        try reader.readObject { reader, key in
+            switch key {
+            case "post": post = try Self.post(&reader, path: "post", uri: &uri)
+            case "reason":
+                if try reader.readNull() { return }
+                try expectObject(&reader, "reason")
+                var read: (type: String?, by: BlueskyProfile?, uri: String?, indexedAt: String?) = (nil, nil, nil, nil)
+                try reader.readObject { reader, key in
+                    switch key {
+                    case "$type": read.type = try reader.string("reason.$type")
+                    case "by": read.by = try profile(&reader, path: "reason.by")
+                    case "uri": read.uri = try reader.optionalString("reason.uri")
+                    case "indexedAt": read.indexedAt = try reader.string("reason.indexedAt")
+                    default: try reader.skipValue()
+                    }
+                }
+                reason = read
+            default: try reader.skipValue()
+            }
+        }
+        guard let post else { throw JSONReader.FieldError(reason: "post is missing") }
+        var item = BlueskyFeedItem(post: post)
+        switch reason?.type {
+        case nil: break
+        case "app.bsky.feed.defs#reasonRepost"?:
+            guard let by = reason?.by else { throw JSONReader.FieldError(reason: "reason.by is missing") }
+            guard let indexedAt = reason?.indexedAt else { throw JSONReader.FieldError(reason: "reason.indexedAt is missing") }
+            item.repost = BlueskyRepostReason(by: by, uri: reason?.uri, indexedAt: indexedAt)
+        case "app.bsky.feed.defs#reasonPin"?: item.pinned = true
+        default: break   // a reason this version does not know: the post as it is
+        }
+        return item
+    }
+
+    private static func post(_ reader: inout JSONReader, path: String, uri seenURI: inout String?) throws -> BlueskyPostView {
+        try expectObject(&reader, path)
+        var uri: String?, cid: String?, author: BlueskyProfile?, record: BlueskyPostRecord?, embed: BlueskyEmbedView?
+        var counts: [Int?] = [nil, nil, nil, nil]
+        var indexedAt: String?, labels: [BlueskyLabel] = []
+        try reader.readObject { reader, key in
+            switch key {
+            case "uri":
+                uri = try reader.string("\(path).uri")
+                seenURI = uri
+            case "cid": cid = try reader.optionalString("\(path).cid")
+            case "author": author = try profile(&reader, path: "\(path).author")
+            case "record": record = try Self.record(&reader, path: "\(path).record")
+            case "embed": embed = try Self.embed(&reader, path: "\(path).embed", depth: 0)
+            case "replyCount": counts[0] = try reader.optionalInt("\(path).replyCount")
+            case "repostCount": counts[1] = try reader.optionalInt("\(path).repostCount")
+            case "likeCount": counts[2] = try reader.optionalInt("\(path).likeCount")
+            case "quoteCount": counts[3] = try reader.optionalInt("\(path).quoteCount")
+            case "indexedAt": indexedAt = try reader.string("\(path).indexedAt")
+            case "labels": labels = try Self.labels(&reader, path: "\(path).labels")
+            default: try reader.skipValue()
+            }
+        }
+        guard let uri else { throw JSONReader.FieldError(reason: "\(path).uri is missing") }
+        guard let author else { throw JSONReader.FieldError(reason: "\(path).author is missing") }
+        guard let record else { throw JSONReader.FieldError(reason: "\(path).record is missing") }
+        guard let indexedAt else { throw JSONReader.FieldError(reason: "\(path).indexedAt is missing") }
+        return BlueskyPostView(uri: uri, cid: cid, author: author, record: record, embed: embed, replyCount: counts[0],
+                               repostCount: counts[1], likeCount: counts[2], quoteCount: counts[3], indexedAt: indexedAt, labels: labels)
+    }
+
+    private static func profile(_ reader: inout JSONReader, path: String) throws -> BlueskyProfile {
+        try expectObject(&reader, path)
+        var did: String?, handle: String?, displayName: String?, avatar: String?
+        try reader.readObject { reader, key in
+            switch key {
+            case "did": did = try reader.string("\(path).did")
+            case "handle": handle = try reader.string("\(path).handle")
+            case "displayName": displayName = try reader.optionalString("\(path).displayName")
+            case "avatar": avatar = try reader.optionalString("\(path).avatar")
+            default: try reader.skipValue()
+            }
+        }
+        guard let did else { throw JSONReader.FieldError(reason: "\(path).did is missing") }
+        guard let handle else { throw JSONReader.FieldError(reason: "\(path).handle is missing") }
+        return BlueskyProfile(did: did, handle: handle, displayName: displayName, avatar: avatar)
+    }
+
+    /// The post record (`unknown` in the lexicon: read what an `app.bsky.feed.post` holds).
+    private static func record(_ reader: inout JSONReader, path: String) throws -> BlueskyPostRecord {
+        try expectObject(&reader, path)
+        var record = BlueskyPostRecord()
+        var type: String?
+        try reader.readObject { reader, key in
+            switch key {
+            case "$type": type = try reader.string("\(path).$type")
+            case "text": record.text = try reader.string("\(path).text")
+            case "createdAt": record.createdAt = try reader.string("\(path).createdAt")
+            case "langs": record.langs = try list(&reader, "\(path).langs") { try $0.string("\(path).langs[]") }
+            case "facets": record.facets = try list(&reader, "\(path).facets") { try facet(&$0, path: "\(path).facets[]") }
+            case "reply":
+                try expectObject(&reader, "\(path).reply")
+                try reader.readObject { reader, key in
+                    guard key == "parent" else { return try reader.skipValue() }
+                    try expectObject(&reader, "\(path).reply.parent")
+                    try reader.readObject { reader, key in
+                        if key == "uri" { record.replyParent = try reader.string("\(path).reply.parent.uri") } else { try reader.skipValue() }
+                    }
+                }
+            case "labels":
+                if try reader.readNull() { return }
+                try expectObject(&reader, "\(path).labels")
+                try reader.readObject { reader, key in
+                    guard key == "values" else { return try reader.skipValue() }
+                    record.selfLabels = try list(&reader, "\(path).labels.values") { try labels(&$0, path: "\(path).labels.values[]", single: true)[0].val }
+                }
+            default: try reader.skipValue()
+            }
+        }
+        if let type, type != "app.bsky.feed.post" { throw JSONReader.FieldError(reason: "\(path) is a \(type), not a post") }
+        return record
+    }
+
+    private static func facet(_ reader: inout JSONReader, path: String) throws -> BlueskyFacet {
+        try expectObject(&reader, path)
+        var start: Int?, end: Int?, features: [BlueskyFacet.Feature] = []
+        try reader.readObject { reader, key in
+            switch key {
+            case "index":
+                try expectObject(&reader, "\(path).index")
+                try reader.readObject { reader, key in
+                    switch key {
+                    case "byteStart": start = try reader.optionalInt("\(path).index.byteStart")
+                    case "byteEnd": end = try reader.optionalInt("\(path).index.byteEnd")
+                    default: try reader.skipValue()
+                    }
+                }
+            case "features":
+                features = try list(&reader, "\(path).features") { reader in
+                    try expectObject(&reader, "\(path).features[]")
+                    var type: String?, value: String?
+                    try reader.readObject { reader, key in
+                        switch key {
+                        case "$type": type = try reader.string("\(path).features[].$type")
+                        case "uri", "did", "tag": value = try reader.string("\(path).features[].\(key)")
+                        default: try reader.skipValue()
+                        }
+                    }
+                    switch (type, value) {
+                    case ("app.bsky.richtext.facet#link"?, let uri?): return .link(uri: uri)
+                    case ("app.bsky.richtext.facet#mention"?, let did?): return .mention(did: did)
+                    case ("app.bsky.richtext.facet#tag"?, let tag?): return .tag(tag)
+                    default: return nil
+                    }
+                }.compactMap { $0 }
+            default: try reader.skipValue()
+            }
+        }
+        guard let start, let end else { throw JSONReader.FieldError(reason: "\(path).index is missing byteStart or byteEnd") }
+        return BlueskyFacet(byteStart: start, byteEnd: end, features: features)
+    }
+
+    /// Labels (`[label]`), or with `single`, one label object read as a list of one.
+    private static func labels(_ reader: inout JSONReader, path: String, single: Bool = false) throws -> [BlueskyLabel] {
+        func one(_ reader: inout JSONReader) throws -> BlueskyLabel {
+            try expectObject(&reader, path)
+            var val: String?, neg = false
+            try reader.readObject { reader, key in
+                switch key {
+                case "val": val = try reader.string("\(path).val")
+                case "neg": neg = try reader.readNull() ? false : try reader.bool("\(path).neg")
+                default: try reader.skipValue()
+                }
+            }
+            guard let val else { throw JSONReader.FieldError(reason: "\(path).val is missing") }
+            return BlueskyLabel(val: val, neg: neg)
+        }
+        if single { return [try one(&reader)] }
+        return try list(&reader, path, one)
+    }
+
+    // MARK: Embeds
+
+    /// An `embed` view. Fields are read whatever `$type` says, since it may come last; the type
+    /// then picks which of them make the embed.
+    private static func embed(_ reader: inout JSONReader, path: String, depth: Int) throws -> BlueskyEmbedView? {
+        if try reader.readNull() { return nil }
+        try expectObject(&reader, path)
+        // Quotes of quotes nest without end; two levels hold every embed a post view has.
+        guard depth < 3 else {
+            try reader.skipValue()
+            return .unknown(type: nil)
+        }
+        var type: String?, images: [BlueskyImageView] = [], video = BlueskyVideoView(), external = BlueskyExternalView()
+        var uri: String?, nested: BlueskyEmbedView?, media: BlueskyEmbedView?
+        try reader.readObject { reader, key in
+            switch key {
+            case "$type": type = try reader.string("\(path).$type")
+            case "images": images = try list(&reader, "\(path).images") { try image(&$0, path: "\(path).images[]") }
+            case "cid": video.cid = try reader.optionalString("\(path).cid")
+            case "playlist": video.playlist = try reader.optionalString("\(path).playlist")
+            case "thumbnail": video.thumbnail = try reader.optionalString("\(path).thumbnail")
+            case "alt": video.alt = try reader.optionalString("\(path).alt")
+            case "aspectRatio": video.aspectRatio = try aspectRatio(&reader, path: "\(path).aspectRatio")
+            case "external":
+                try expectObject(&reader, "\(path).external")
+                try reader.readObject { reader, key in
+                    switch key {
+                    case "uri": external.uri = try reader.optionalString("\(path).external.uri")
+                    case "title": external.title = try reader.optionalString("\(path).external.title")
+                    case "description": external.description = try reader.optionalString("\(path).external.description")
+                    case "thumb": external.thumb = try reader.optionalString("\(path).external.thumb")
+                    default: try reader.skipValue()
+                    }
+                }
+            case "uri": uri = try reader.optionalString("\(path).uri")
+            case "record": nested = try embed(&reader, path: "\(path).record", depth: depth + 1)
+            case "media": media = try embed(&reader, path: "\(path).media", depth: depth + 1)
+            default: try reader.skipValue()
+            }
+        }
+        switch type {
+        case "app.bsky.embed.images#view"?: return .images(images)
+        case "app.bsky.embed.video#view"?: return .video(video)
+        case "app.bsky.embed.external#view"?: return .external(external)
+        // record#view holds one of viewRecord, viewNotFound, viewBlocked, viewDetached,
+        // generatorView, listView…: each names its record by `uri`.
+        case "app.bsky.embed.record#view"?: return .record(uri: nested?.recordURI)
+        case "app.bsky.embed.recordWithMedia#view"?:
+            return .recordWithMedia(uri: nested?.recordURI, media: media)
+        default:
+            // An embedded record's own view (viewRecord and the rest) carries only its uri.
+            return uri.map { .record(uri: $0) } ?? .unknown(type: type)
+        }
+    }
+
+    private static func image(_ reader: inout JSONReader, path: String) throws -> BlueskyImageView {
+        try expectObject(&reader, path)
+        var image = BlueskyImageView()
+        try reader.readObject { reader, key in
+            switch key {
+            case "thumb": image.thumb = try reader.optionalString("\(path).thumb")
+            case "fullsize": image.fullsize = try reader.optionalString("\(path).fullsize")
+            case "alt": image.alt = try reader.optionalString("\(path).alt")
+            case "aspectRatio": image.aspectRatio = try aspectRatio(&reader, path: "\(path).aspectRatio")
+            default: try reader.skipValue()
+            }
+        }
+        return image
+    }
+
+    private static func aspectRatio(_ reader: inout JSONReader, path: String) throws -> BlueskyAspectRatio? {
+        if try reader.readNull() { return nil }
+        try expectObject(&reader, path)
+        var width: Int?, height: Int?
+        try reader.readObject { reader, key in
+            switch key {
+            case "width": width = try reader.optionalInt("\(path).width")
+            case "height": height = try reader.optionalInt("\(path).height")
+            default: try reader.skipValue()
+            }
+        }
+        guard let width, let height else { throw JSONReader.FieldError(reason: "\(path) lacks a width or height") }
+        return BlueskyAspectRatio(width: width, height: height)
+    }
+
+    // MARK: Helpers
+
+    private static func expectObject(_ reader: inout JSONReader, _ path: String) throws {
+        guard try reader.peek() == UInt8(ascii: "{") else {
+            let isNull = try reader.peek() == UInt8(ascii: "n")
+            try reader.skipValue()
+            throw JSONReader.FieldError(reason: isNull ? "\(path) is null" : "\(path) is not an object")
+        }
+    }
+
+    /// An array (or `null`, read as empty) of at most ``maxListLength`` elements.
+    private static func list<T>(_ reader: inout JSONReader, _ path: String, _ element: (inout JSONReader) throws -> T) throws -> [T] {
+        if try reader.readNull() { return [] }
+        guard try reader.peek() == UInt8(ascii: "[") else {
+            try reader.skipValue()
+            throw JSONReader.FieldError(reason: "\(path) is not an array")
+        }
+        var values: [T] = []
+        try reader.readArray { reader in
+            guard values.count < maxListLength else { throw JSONReader.FieldError(reason: "\(path) has more than \(maxListLength) elements") }
+            values.append(try element(&reader))
+        }
+        return values
+    }
+}
+
+private extension BlueskyEmbedView {
+    /// The URI an embedded record's view names.
+    var recordURI: String? {
+        if case .record(let uri) = self { return uri }
+        return nil
+    }
+}

@@ -1,0 +1,53 @@
+import Core
+import Foundation
+import IntegrationKit
+
+/// The `"bluesky"` integration: a timeline of the AT Protocol network, read through a PDS
+/// with an app password.
+///
+///     {"integration": "bluesky", "service": "https://bsky.social", "identifier": "me.bsky.social",
+///      "appPasswordEnv": "BLUESKY_APP_PASSWORD", "timeline": "home", "maxPosts": 2000, "since": "2026-01-01"}
+///
+/// It serves posts; their videos come with them, on the same pages.
+public enum BlueskyIntegration: PostsIntegration {
+    public static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend {
+        let service = try config.require(config.serverURL(
+            "service", insecureHint: "Bluesky services are reached over https (http is for loopback test servers only)"), "service")
+        let identifier = try config.require(config.nonEmptyString("identifier"), "identifier")
+        guard identifier.utf8.count <= 512, !identifier.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+            throw config.error("identifier", "\"\(Terminal.safe(identifier, limit: 80))\" is not a handle, DID or email address")
+        }
+        let password = try config.secret("appPassword")
+        let timelineText = try config.require(config.nonEmptyString("timeline"), "timeline")
+        guard let timeline = BlueskyTimeline(timelineText) else {
+            throw config.error("timeline", "\"\(Terminal.safe(timelineText, limit: 80))\" is not a timeline; use home, author:@handle, author:did:…, "
+                               + "feed:at://…/app.bsky.feed.generator/…, list:at://…/app.bsky.graph.list/…, likes or search:QUERY")
+        }
+        let filter = try config.nonEmptyString("filter")
+        if let filter {
+            guard case .author = timeline else { throw config.error("filter", "filter applies to author: timelines only") }
+            guard BlueskyTimeline.authorFilters.contains(filter) else {
+                throw config.error("filter", "\"\(Terminal.safe(filter, limit: 80))\" is not a filter; use \(BlueskyTimeline.authorFilters.joined(separator: ", "))")
+            }
+        }
+        let pageSize = try config.int("pageSize", in: 1...100) ?? 100
+        let maxPosts = try config.int("maxPosts", in: 1...10_000_000)
+        var since: Date?
+        if let text = try config.nonEmptyString("since") {
+            since = RFC3339.date(from: text) ?? RFC3339.date(from: text + "T00:00:00Z")
+            guard since != nil else { throw config.error("since", "\"\(Terminal.safe(text, limit: 80))\" is not a date; write 2026-01-31 or 2026-01-31T12:00:00Z") }
+        }
+        let limits = try HTTPLimits(config)
+        try config.finish(alsoKnown: ["integration"])
+
+        let client = BlueskyClient(service: service, transport: CurlTransport(limits: limits), requests: context.requests,
+                                   gate: context.hosts, pacer: RateLimitPacer(notice: context.notice),
+                                   sessionPacer: RateLimitPacer(notice: context.notice))
+        return FeedBackend(
+            posts: BlueskyPostService(client: client, timeline: timeline, filter: filter, identifier: identifier,
+                                      pageSize: pageSize, maxPosts: maxPosts, since: since),
+            authentication: BlueskyAuthenticationService(client: client, identifier: identifier, password: password),
+            lifecycle: BlueskyManager(client: client),
+            identity: "bluesky \(service.absoluteString) as \(identifier) timeline \(timelineText)" + (filter.map { " filter \($0)" } ?? ""))
+    }
+}

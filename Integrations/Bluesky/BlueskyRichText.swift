@@ -1,0 +1,61 @@
+import Foundation
+
+/// Renders a post's text and facets as HTML: links, mentions and hashtags become anchors, the
+/// rest is escaped text with `<br>` for line breaks, all in one `<p>`.
+///
+/// Facets address the text by UTF-8 byte offsets (not characters, not UTF-16 units). A facet
+/// that falls outside the text, overlaps the one before it, or cuts a character's bytes apart
+/// is left out and its text stays plain: clients get offsets wrong, and the text still stands.
+enum BlueskyRichText {
+    static func html(_ text: String, facets: [BlueskyFacet]) -> String {
+        let bytes = Array(text.utf8)
+        func isBoundary(_ index: Int) -> Bool { index == bytes.count || bytes[index] & 0xC0 != 0x80 }
+        // Built as bytes: this runs for every post, and String appends cost more than the rest.
+        var html: [UInt8] = []
+        html.reserveCapacity(bytes.count + 32)
+        html.append(contentsOf: "<p>".utf8)
+        var position = 0
+        for facet in facets.sorted(by: { $0.byteStart < $1.byteStart }) {
+            let (start, end) = (facet.byteStart, facet.byteEnd)
+            guard start >= position, start < end, end <= bytes.count, isBoundary(start), isBoundary(end),
+                  let anchor = facet.features.lazy.compactMap(href).first else { continue }
+            appendEscaped(bytes[position..<start], to: &html)
+            html.append(contentsOf: "<a href=\"".utf8)
+            appendEscaped(Array(anchor.utf8)[...], to: &html, lineBreaks: false)
+            html.append(contentsOf: "\">".utf8)
+            appendEscaped(bytes[start..<end], to: &html)
+            html.append(contentsOf: "</a>".utf8)
+            position = end
+        }
+        appendEscaped(bytes[position...], to: &html)
+        html.append(contentsOf: "</p>".utf8)
+        return String(decoding: html, as: UTF8.self)
+    }
+
+    /// Where a feature points, or `nil` for one that cannot be linked safely.
+    static func href(_ feature: BlueskyFacet.Feature) -> String? {
+        switch feature {
+        case .link(let uri): return webURL(uri)?.absoluteString
+        case .mention(let did): return BlueskyIdentifier.isDID(did) ? "https://bsky.app/profile/\(did)" : nil
+        case .tag(let tag):
+            guard !tag.isEmpty, tag.utf8.count <= 640, !tag.contains(where: \.isWhitespace),
+                  let escaped = tag.addingPercentEncoding(withAllowedCharacters: .alphanumerics) else { return nil }
+            return "https://bsky.app/hashtag/\(escaped)"
+        }
+    }
+
+    /// Appends text escaped for HTML, with `<br>` for each line break.
+    private static func appendEscaped(_ bytes: ArraySlice<UInt8>, to html: inout [UInt8], lineBreaks: Bool = true) {
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "&"): html.append(contentsOf: "&amp;".utf8)
+            case UInt8(ascii: "<"): html.append(contentsOf: "&lt;".utf8)
+            case UInt8(ascii: ">"): html.append(contentsOf: "&gt;".utf8)
+            case UInt8(ascii: "\""): html.append(contentsOf: "&quot;".utf8)
+            case UInt8(ascii: "'"): html.append(contentsOf: "&#39;".utf8)
+            case UInt8(ascii: "\n") where lineBreaks: html.append(contentsOf: "<br>".utf8)
+            default: html.append(byte)
+            }
+        }
+    }
+}
