@@ -65,19 +65,8 @@ struct BlueskyClient: Sendable {
     ///   400s: an unknown feed, list or actor), `.unavailable` (5xx), `.contractViolation`.
     private func send(_ request: HTTPRequest, _ operation: String, pacer: RateLimitPacer) async throws -> HTTPResponse {
         let operation = "\(operation) \(origin.host)"
-        let response: HTTPResponse
-        do {
-            // Under the host's permit, so requests in flight together see each other's quota.
-            response = try await gate.withPermit(for: origin.gateKey) { [requests, transport] in
-                try await pacer.waitForQuota(operation)
-                requests.add()
-                let response = Self.withRelativeReset(try await transport.send(request))
-                await pacer.record(response)
-                return response
-            }
-        } catch let error as ServiceError {
-            throw ServiceError(error.code, operation, error.reason)
-        }
+        let response = try await transport.sendPaced(request, gate: gate, pacer: pacer, requests: requests, operation: operation,
+                                                      adjust: { Self.withRelativeReset($0) })
         if let error = Self.error(for: response, operation) { throw error }
         return response
     }

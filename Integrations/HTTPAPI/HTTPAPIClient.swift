@@ -43,19 +43,7 @@ struct HTTPAPIClient: Sendable {
     ///   `.invalidRequest` (400, 422), `.contractViolation` (a redirect elsewhere, a body too large).
     func send(_ request: HTTPRequest, _ operation: String) async throws -> HTTPResponse {
         let operation = "\(operation) \(server)"
-        let response: HTTPResponse
-        do {
-            // Under the host's permit, so requests in flight together see each other's quota.
-            response = try await gate.withPermit(for: Origin(request.url)?.gateKey ?? server) { [pacer, requests, transport] in
-                try await pacer.waitForQuota(operation)
-                requests.add()
-                let response = try await transport.send(request)
-                await pacer.record(response)
-                return response
-            }
-        } catch let error as ServiceError {
-            throw ServiceError(error.code, operation, error.reason)
-        }
+        let response = try await transport.sendPaced(request, gate: gate, pacer: pacer, requests: requests, operation: operation)
         if (200..<300).contains(response.status) || response.status == 304 { return response }
         // Only an error's body is read as an error message: decoding every page that way cost
         // as much as reading its posts.
