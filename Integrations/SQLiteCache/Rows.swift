@@ -181,6 +181,8 @@ enum JSONStringArray {
     }
 
     static func decode(_ json: String) -> [String] {
-        (try? JSONDecoder().decode([String].self, from: Data(json.utf8))) ?? []
+        // Most posts have no videos or labels; JSONDecoder costs microseconds even for `[]`.
+        guard json != "[]" else { return [] }
+        return (try? JSONDecoder().decode([String].self, from: Data(json.utf8))) ?? []
     }
 }

@@ -28,11 +28,14 @@ extension SQLiteFeedStore {
             var stored: [StoredPost]
             if query.stable {
                 let after = query.after
-                // One page of an export: one feed, newest first, ties by id; the time index serves it.
+                // One page of an export: one feed, newest first, ties by id. Each bound is written
+                // only when given, so the time index serves the range: `?4 IS NULL OR …` would make
+                // SQLite scan the feed for every page.
+                let bounds = (since == nil ? "" : " AND p.created_at >= ?2")
+                    + (after == nil ? "" : " AND p.created_at <= ?4 AND (p.created_at < ?4 OR p.id > ?5)")
                 stored = try db.statement("""
                     SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
-                    WHERE p.feed = ?1 AND (?2 IS NULL OR p.created_at >= ?2) AND (?3 = 0 OR s.read_at IS NULL)
-                        AND (?4 IS NULL OR p.created_at <= ?4 AND (p.created_at < ?4 OR p.id > ?5))
+                    WHERE p.feed = ?1 AND (?3 = 0 OR s.read_at IS NULL)\(bounds)
                     ORDER BY p.created_at DESC, p.id LIMIT ?6
                     """).query([.text(query.feed ?? ""), .integer(since), .integer(query.unreadOnly ? 1 : 0),
                                 .integer(after.map { millisecondsSince1970($0.createdAt) }), .text(after?.id.rawValue),
