@@ -259,6 +259,18 @@ struct Migration: Sendable {
                 UPDATE posts SET author_handle = new.handle, author_name = new.display_name WHERE author_pk = new.pk;
             END;
             """, announcement: "building the search index and linked tables"),
+        // One row per running daemon, keyed by its instance, so a store that several daemons
+        // share (PostgreSQL) and this one record daemons the same way.
+        Migration(name: "009_daemon_instances", sql: """
+            DROP TABLE daemon;
+            CREATE TABLE daemon (
+                instance TEXT PRIMARY KEY,
+                host TEXT NOT NULL,
+                pid INTEGER,
+                started_at INTEGER NOT NULL,
+                beat_at INTEGER NOT NULL
+            );
+            """),
     ]
 
     /// Moves the tokens of the `sessions` table into the private sessions file, before the

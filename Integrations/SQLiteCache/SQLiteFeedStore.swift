@@ -6,7 +6,8 @@ import Glibc
 
 /// The SQLite cache: a ``FeedStore`` in one database file that other SQLite tools can read.
 ///
-/// One actor owns the connection (SQLite connections are not `Sendable`). Each page is one
+/// Its leases are one file lock for the whole store (a feed's lease is a hold on it), and it
+/// admits one daemon at a time: one machine, one writer. One actor owns the connection (SQLite connections are not `Sendable`). Each page is one
 /// transaction holding its posts, authors, videos, deletions and the feed's cursor; a row
 /// that already matches is not rewritten. Read/unread marks live in `post_state` and no
 /// sync touches them.
@@ -15,12 +16,10 @@ public actor SQLiteFeedStore: FeedStore {
     public nonisolated let path: String
     private let busyTimeoutMilliseconds: Int32
     private var database: SQLiteDatabase?
-    private let lock: StoreLockFile
+    let lock: StoreLockFile
     /// Held by the one daemon that serves this store, for as long as it runs.
-    private let daemonLock: StoreLockFile
+    let daemonLock: StoreLockFile
     private let sessions: SessionFile
-    /// Feeds in a full walk; their seen post ids go to `temp.full_walk_seen` on this connection.
-    private var fullWalks: Set<String> = []
 
     /// Told about slow work an operator should see: an upgrade of an existing store.
     private let notice: @Sendable (String) -> Void
@@ -193,7 +192,7 @@ public actor SQLiteFeedStore: FeedStore {
         return try storage("committing a page of feed \(feed)") {
             try db.withTransaction {
                 // Looked up once per page rather than once per row: the cache is keyed by the SQL text.
-                let statements = try PageStatements(db, fullWalk: fullWalks.contains(feed))
+                let statements = try PageStatements(db)
                 var result = try rows.buffer.withPinned { pinned in
                     defer { statements.clearBindings() }
                     try statements.bindFeed(feed)
@@ -247,10 +246,6 @@ public actor SQLiteFeedStore: FeedStore {
         for step in rows.steps {
             switch step {
             case .upsert(let start):
-                if let seen = statements.markSeen {
-                    try seen.bind(start ..< start + 1, of: pinned, from: 2)
-                    try seen.execute()
-                }
                 let values = start ..< start + PageRows.postWidth
                 try statements.insertPost.bind(values, of: pinned, from: 2)
                 try statements.insertPost.execute()
@@ -281,10 +276,8 @@ public actor SQLiteFeedStore: FeedStore {
         let insertPost, updatePost, upsertUser, insertVideoID, deletePost: SQLiteStatement
         /// Adds the posts whose keys are in a JSON array (parameter 1) to the search index.
         let indexPosts: SQLiteStatement
-        /// Records each post of a full walk as seen; `nil` outside one.
-        let markSeen: SQLiteStatement?
 
-        init(_ db: SQLiteDatabase, fullWalk: Bool) throws {
+        init(_ db: SQLiteDatabase) throws {
             // The author's key, handle and name come from the users row written just before, so a
             // post links to its author and the search index sees the author's current profile.
             insertPost = try db.statement("""
@@ -333,12 +326,9 @@ public actor SQLiteFeedStore: FeedStore {
                 SELECT pk, text, title, content_warning, author_handle, author_name FROM posts
                 WHERE pk IN (SELECT value FROM json_each(?1))
                 """)
-            markSeen = fullWalk ? try db.statement("INSERT OR IGNORE INTO temp.full_walk_seen (feed, id) VALUES (?1, ?2)") : nil
         }
 
-        private var all: [SQLiteStatement] {
-            [insertPost, updatePost, upsertUser, insertVideoID, deletePost] + (markSeen.map { [$0] } ?? [])
-        }
+        private var all: [SQLiteStatement] { [insertPost, updatePost, upsertUser, insertVideoID, deletePost] }
 
         func bindFeed(_ feed: String) throws {
             for statement in all { try statement.bind(feed, at: 1) }
@@ -363,40 +353,32 @@ public actor SQLiteFeedStore: FeedStore {
                       .text(row.thumbnailURL), .integer(row.sizeBytes), .integer(row.width), .integer(row.height), .real(row.fps)])
     }
 
-    public func beginFullWalk(ofFeed feed: String) throws {
-        let db = try db("starting a full sync of feed \(feed)")
-        try storage("starting a full sync of feed \(feed)") {
-            try db.execute("CREATE TEMP TABLE IF NOT EXISTS full_walk_seen (feed TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (feed, id)) WITHOUT ROWID")
-            try db.statement("DELETE FROM temp.full_walk_seen WHERE feed = ?").run([.text(feed)])
-        }
-        fullWalks.insert(feed)
+    /// The ids of the feed's cached posts the walk did not see.
+    private func unseenIDs(of walk: FullWalk, in db: SQLiteDatabase) throws -> (unseen: [String], cached: Int) {
+        let cached = try db.statement("SELECT id FROM posts WHERE feed = ?").query([.text(walk.feed)]) { $0.string(0) ?? "" }
+        return (cached.filter { !walk.seen.contains(PostID($0)) }, cached.count)
     }
 
-    public func unseenPosts(ofFeed feed: String) throws -> (unseen: Int, cached: Int) {
-        let db = try db("counting posts of feed \(feed)")
-        return try storage("counting posts of feed \(feed)") {
-            try db.statement("""
-                SELECT COUNT(*), COUNT(*) FILTER (WHERE NOT EXISTS
-                    (SELECT 1 FROM temp.full_walk_seen s WHERE s.feed = p.feed AND s.id = p.id))
-                FROM posts p WHERE p.feed = ?
-                """).query([.text(feed)]) { (unseen: Int($0.int64(1)), cached: Int($0.int64(0))) }.first ?? (0, 0)
+    public func unseenPosts(of walk: FullWalk) throws -> (unseen: Int, cached: Int) {
+        let db = try db("counting posts of feed \(walk.feed)")
+        return try storage("counting posts of feed \(walk.feed)") {
+            try db.withReadTransaction {
+                let (unseen, cached) = try unseenIDs(of: walk, in: db)
+                return (unseen.count, cached)
+            }
         }
     }
 
-    public func finishFullWalk(ofFeed feed: String, deleteUnseen: Bool) throws -> Int {
-        let db = try db("finishing the full sync of feed \(feed)")
-        defer { fullWalks.remove(feed) }
-        return try storage("finishing the full sync of feed \(feed)") {
+    public func deleteUnseenPosts(of walk: FullWalk) throws -> Int {
+        let db = try db("finishing the full sync of feed \(walk.feed)")
+        return try storage("finishing the full sync of feed \(walk.feed)") {
             try db.withTransaction {
+                let delete = try db.statement("DELETE FROM posts WHERE feed = ?1 AND id = ?2")
                 var deleted = 0
-                if deleteUnseen {
-                    try db.statement("""
-                        DELETE FROM posts WHERE feed = ?1 AND NOT EXISTS
-                            (SELECT 1 FROM temp.full_walk_seen s WHERE s.feed = ?1 AND s.id = posts.id)
-                        """).run([.text(feed)])
-                    deleted = db.changes
+                for id in try unseenIDs(of: walk, in: db).unseen {
+                    try delete.run([.text(walk.feed), .text(id)])
+                    deleted += db.changes
                 }
-                try db.statement("DELETE FROM temp.full_walk_seen WHERE feed = ?").run([.text(feed)])
                 return deleted
             }
         }
@@ -485,34 +467,6 @@ public actor SQLiteFeedStore: FeedStore {
         }
     }
 
-    public func acquireWriteLock(holder: String, wait: TimeInterval) async throws -> Int32? {
-        let deadline = Date().addingTimeInterval(wait)
-        while true {
-            switch try lock.tryAcquire(holder: holder) {
-            case .held(let stalePid):
-                return stalePid
-            case .busy(let current) where Date() >= deadline:
-                throw ServiceError(.locked, "waiting for the store's write lock \(lock.path)",
-                                   "\(current ?? "another process") holds it; gave up after \(Int(wait)) s")
-            case .busy:
-                try await Task.sleep(for: .milliseconds(100))
-            }
-        }
-    }
-
-    public func releaseWriteLock() { lock.release() }
-
-    public func holdDaemonLease() throws {
-        switch try daemonLock.tryAcquire(holder: "feedsyncd") {
-        case .held: return
-        case .busy(let holder):
-            throw ServiceError(.locked, "starting feedsyncd on the store \(path)",
-                               "another feedsyncd (\(holder ?? "another process")) already serves it; stop that one first")
-        }
-    }
-
-    public func releaseDaemonLease() { daemonLock.release() }
-
     public func setNextAttempt(_ date: Date?, ofFeed feed: String) throws {
         let db = try db("scheduling feed \(feed)")
         try storage("scheduling feed \(feed)") {
@@ -520,34 +474,6 @@ public actor SQLiteFeedStore: FeedStore {
                 INSERT INTO feeds (name, next_attempt_at) VALUES (?1, ?2)
                 ON CONFLICT (name) DO UPDATE SET next_attempt_at = ?2 WHERE feeds.next_attempt_at IS NOT ?2
                 """).run([.text(feed), .integer(date.map(millisecondsSince1970))])
-        }
-    }
-
-    public func beat(_ heartbeat: DaemonHeartbeat) throws {
-        let db = try db("recording the daemon heartbeat")
-        try storage("recording the daemon heartbeat") {
-            try db.statement("""
-                INSERT INTO daemon (id, pid, started_at, beat_at) VALUES (1, ?1, ?2, ?3)
-                ON CONFLICT (id) DO UPDATE SET pid = ?1, started_at = ?2, beat_at = ?3
-                """).run([.integer(Int64(heartbeat.pid)), .integer(millisecondsSince1970(heartbeat.startedAt)),
-                          .integer(millisecondsSince1970(heartbeat.beatAt))])
-        }
-    }
-
-    public func clearHeartbeat(pid: Int32) throws {
-        let db = try db("clearing the daemon heartbeat")
-        try storage("clearing the daemon heartbeat") {
-            try db.statement("DELETE FROM daemon WHERE pid = ?").run([.integer(Int64(pid))])
-        }
-    }
-
-    public func heartbeat() throws -> DaemonHeartbeat? {
-        let db = try db("reading the daemon heartbeat")
-        return try storage("reading the daemon heartbeat") {
-            try db.statement("SELECT pid, started_at, beat_at FROM daemon WHERE id = 1").query { row in
-                DaemonHeartbeat(pid: Int32(truncatingIfNeeded: row.int64(0)), startedAt: Date(milliseconds: row.int64(1)),
-                                beatAt: Date(milliseconds: row.int64(2)))
-            }.first
         }
     }
 }

@@ -36,8 +36,9 @@ public struct SyncReport: Hashable, Sendable {
     public var requests = 0
     public var rowsWritten = 0
     public var seconds: Double = 0
-    /// The pid of a dead process whose store lock this sync took over.
-    public var tookOverStaleLockFrom: Int32?
+    /// A holder that died without letting go, whose lease on the feed this sync took over,
+    /// in words: `"process 4242"`.
+    public var tookOverLeaseFrom: String?
     /// What the backend asked of the next poll, from the last page that said.
     public var polling: PollingHint?
 

@@ -1,6 +1,9 @@
 import Core
 import Foundation
 
+/// The roles of the store a sync uses: it writes pages, keeps the session, and holds the feed's lease.
+public typealias SyncStore = FeedPageWriter & SessionKeeper & FeedLeases
+
 /// Syncs one feed into the store: logs in or reuses the session, walks the pages from the
 /// stored cursor, resolves the videos each page refers to, and commits each page.
 ///
@@ -20,7 +23,7 @@ public struct SyncEngine: Sendable {
         public var authentication: (any AuthenticationService)?
         public var posts: any PostService
         public var videos: any VideoService
-        public var store: any FeedStore
+        public var store: any SyncStore
         /// Counts what the services put on the wire, for the report.
         public var requests: RequestCounter
         /// The posts backend's identity (``Core/FeedBackend/identity``): the feed's cursor and
@@ -28,7 +31,7 @@ public struct SyncEngine: Sendable {
         public var backend: String
 
         public init(authentication: (any AuthenticationService)?, posts: any PostService, videos: any VideoService,
-                    store: any FeedStore, requests: RequestCounter, backend: String = "") {
+                    store: any SyncStore, requests: RequestCounter, backend: String = "") {
             self.authentication = authentication
             self.posts = posts
             self.videos = videos
@@ -59,9 +62,9 @@ public struct SyncEngine: Sendable {
         public var maxDeletionRatio = 0.5
         /// Delete whatever a full sync did not see, however much that is.
         public var forceDelete = false
-        /// How long to wait for another process's write lock on the store.
+        /// How long to wait for another process's lease on the feed.
         public var lockWait: TimeInterval = 30
-        /// Who this sync is, for the lock message another process sees.
+        /// Who this sync is, for the lease message another process sees.
         public var lockHolder = "feedsync"
         /// Told, in one sentence, about what an operator should see while it happens: a wait
         /// for a rate limit, a backend that changed.
@@ -105,21 +108,40 @@ public struct SyncEngine: Sendable {
     /// - Throws: ``ServiceError`` from the step that failed (or `CancellationError`);
     ///   every page committed before it stays committed.
     public func run(full: Bool = false, progress: @Sendable (Progress) -> Void = { _ in }) async throws -> SyncReport {
-        // Nothing is recorded when the lock cannot be had: the store belongs to another process.
-        let staleHolder = try await services.store.acquireWriteLock(holder: options.lockHolder, wait: options.lockWait)
+        // Without `onlyIfDue` the lease is waited for, never declined.
+        guard let report = try await run(full: full, onlyIfDue: false, progress: progress) else {
+            throw ServiceError(.locked, "syncing feed \(feed)", "the store declined the feed's lease")
+        }
+        return report
+    }
+
+    /// The daemon's run: syncs the feed unless another daemon holds it or has synced it since
+    /// this one scheduled it (several daemons may share a store).
+    ///
+    /// - Returns: `nil` when the feed was not due after all; nothing was fetched or recorded.
+    /// - Throws: as ``run(full:progress:)``; ``ServiceError`` `.locked` when another process
+    ///   holds the feed's lease past ``Options/lockWait``.
+    public func runIfDue(progress: @Sendable (Progress) -> Void = { _ in }) async throws -> SyncReport? {
+        try await run(full: false, onlyIfDue: true, progress: progress)
+    }
+
+    private func run(full: Bool, onlyIfDue: Bool, progress: @Sendable (Progress) -> Void) async throws -> SyncReport? {
+        // Nothing is recorded when the lease cannot be had: the feed belongs to another process.
+        guard let lease = try await services.store.acquireLease(onFeed: feed, holder: options.lockHolder, wait: options.lockWait,
+                                                                 onlyIfDue: onlyIfDue) else { return nil }
         let result: Result<SyncReport, any Error>
         do {
             result = .success(try await sync(full: full, progress: progress))
         } catch {
             result = .failure(error)
         }
-        await services.store.releaseWriteLock()
+        await services.store.release(lease)
         var report = try result.get()
-        report.tookOverStaleLockFrom = staleHolder
+        report.tookOverLeaseFrom = lease.tookOverFrom
         return report
     }
 
-    /// One sync under the store's write lock, its outcome recorded.
+    /// One sync under the feed's lease, its outcome recorded.
     private func sync(full: Bool, progress: @Sendable (Progress) -> Void) async throws -> SyncReport {
         let started = now()
         let requestsBefore = services.requests.value
@@ -137,13 +159,14 @@ public struct SyncEngine: Sendable {
             let session = try await currentSession()
             report.videosResolved += try await retryUnresolvedVideos()
             let cursor = fromStart ? nil : try await services.store.cursor(ofFeed: feed)
-            if fromStart { try await services.store.beginFullWalk(ofFeed: feed) }
+            // The posts a walk from the start sees, to find afterwards the ones the server dropped.
+            var walk = fromStart ? FullWalk(feed: feed) : nil
             // The requests this walk has made: one met again means the backend goes in circles.
             var requested: Set<String> = cursor.map { [$0.position] } ?? []
             // Pages ahead of the one committing are fetched meanwhile by a child task, each from
             // the cursor of the one before it, so the feed is still read in order, one request at a
             // time. A page is applied only after the one before it has committed. The fetcher is
-            // a child of this call: it ends with it, before the store's lock is given back.
+            // a child of this call: it ends with it, before the feed's lease is given back.
             let sweep = try await withThrowingTaskGroup(of: Void.self) { group in
                 let pipeline = PagePipeline(capacity: Self.pagesAhead - 1)
                 group.addTask { await fetchPages(from: cursor, session: session, into: pipeline) }
@@ -154,6 +177,7 @@ public struct SyncEngine: Sendable {
                     let page = fetched.page
                     let videos = try await resolveVideos(of: page, report: &report)
                     report.add(try await services.store.apply(fetched.prepared, videos: videos, toFeed: feed))
+                    walk?.note(page)
                     report.pages += 1
                     report.skippedItems += page.skipped.count
                     if let polling = page.polling { report.polling = polling }
@@ -167,10 +191,8 @@ public struct SyncEngine: Sendable {
                     }
                 }
             }
-            if sweep {
-                report.deletedPosts += try await sweepUnseenPosts()
-            } else if fromStart {
-                _ = try await services.store.finishFullWalk(ofFeed: feed, deleteUnseen: false)
+            if sweep, let walk {
+                report.deletedPosts += try await sweepUnseenPosts(of: walk)
             }
             if previousBackend != services.backend { try await services.store.setBackend(services.backend, ofFeed: feed) }
             report.requests = services.requests.value - requestsBefore
@@ -180,7 +202,6 @@ public struct SyncEngine: Sendable {
         } catch {
             let message = (error as? ServiceError)?.description ?? (error is CancellationError ? "cancelled" : "\(error)")
             report.requests = services.requests.value - requestsBefore
-            _ = try? await services.store.finishFullWalk(ofFeed: feed, deleteUnseen: false)
             // Recording the failure is best effort: the original error is what the caller needs.
             try? await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), error: message, report: report),
                                                  ofFeed: feed)
@@ -191,17 +212,16 @@ public struct SyncEngine: Sendable {
     /// After a full walk, deletes the cached posts the server no longer has, unless that would
     /// delete more than ``Options/maxDeletionRatio`` of the feed: a server that suddenly
     /// answers with an empty feed must not wipe the cache.
-    private func sweepUnseenPosts() async throws -> Int {
-        let (unseen, cached) = try await services.store.unseenPosts(ofFeed: feed)
+    private func sweepUnseenPosts(of walk: FullWalk) async throws -> Int {
+        let (unseen, cached) = try await services.store.unseenPosts(of: walk)
         let ratio = cached == 0 ? 0 : Double(unseen) / Double(cached)
         guard unseen == 0 || ratio <= options.maxDeletionRatio || options.forceDelete else {
-            _ = try await services.store.finishFullWalk(ofFeed: feed, deleteUnseen: false)
             throw ServiceError(.refused, "finishing the full sync of feed \(feed)",
                                "it would delete \(unseen) of \(cached) cached posts (\(Int((ratio * 100).rounded()))%), more than the "
                                + "\(Int((options.maxDeletionRatio * 100).rounded()))% allowed; nothing was deleted. If the server really "
                                + "lost them, run `feedsync pull --full --force-delete`")
         }
-        return try await services.store.finishFullWalk(ofFeed: feed, deleteUnseen: unseen > 0)
+        return unseen > 0 ? try await services.store.deleteUnseenPosts(of: walk) : 0
     }
 
     /// The stored session when it is still good, else a refreshed one, else a new login;

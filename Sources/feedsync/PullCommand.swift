@@ -72,8 +72,8 @@ enum PullCommand: Command {
                     let report = try await runtime.engine(forFeed: feed, options: engineOptions)
                         .run(full: options.has("--full"), progress: progress(feed))
                     clearProgress()
-                    if let pid = report.tookOverStaleLockFrom {
-                        printError("feedsync: took over the store lock left behind by process \(pid), which no longer held it")
+                    if let holder = report.tookOverLeaseFrom {
+                        printError("feedsync: took over the store lock left behind by \(holder), which no longer held it")
                     }
                     if json { outcomes.append(Outcome(report)) } else { print(summary(report)) }
                 } catch {

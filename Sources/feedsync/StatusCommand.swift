@@ -5,23 +5,27 @@ import Foundation
 /// `feedsync status`: per feed, where its sync stands.
 enum StatusCommand: Command {
     static let words = ["status"]
-    static let summary = "Show each feed's sync state, and whether a daemon holds the store."
+    static let summary = "Show each feed's sync state, the daemons serving the store, and who holds which feed."
     static let synopsis = "status [--config PATH] [--json]"
     static let options: [CommandLineOptions.Spec] = [.config, .json]
 
-    /// What `--json` prints: the daemon, and one row per feed.
+    /// What `--json` prints: the daemons, and one row per feed.
     struct Report: Encodable {
+        /// The first of `daemons`, for a store one daemon serves (SQLite).
         var daemon: Daemon?
+        var daemons: [Daemon]
         var feeds: [Row]
     }
 
-    /// The daemon that last beat in the store.
+    /// A daemon recorded in the store.
     struct Daemon: Encodable {
-        var pid: Int32
+        var host: String
+        var pid: Int32?
         var startedAt: Date
         var lastBeatAt: Date
         var secondsSinceBeat: Int
-        /// Whether that process still runs on this machine.
+        /// Whether that process still runs: asked of the kernel on this machine, judged by its
+        /// heartbeat (within three `daemon.heartbeat` periods) on another.
         var running: Bool
     }
 
@@ -40,6 +44,8 @@ enum StatusCommand: Command {
         var location: String?
         /// Why polling stopped (a 410 Gone), until the feed's config changes.
         var pollingStopped: String?
+        /// The daemon or command that holds the feed's lease now, if the store tells.
+        var leaseHolder: String?
     }
 
     static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
@@ -53,24 +59,28 @@ enum StatusCommand: Command {
                            lastSuccessAt: status.lastSuccessAt, lastErrorAt: status.lastErrorAt,
                            lastError: status.lastError, consecutiveFailures: status.consecutiveFailures,
                            nextAttemptAt: status.nextAttemptAt, postCount: status.postCount,
-                           location: status.location, pollingStopped: status.pollingStopped)
+                           location: status.location, pollingStopped: status.pollingStopped, leaseHolder: status.leaseHolder)
             }
-            let daemon = try await runtime.store.heartbeat().map { beat in
-                Daemon(pid: beat.pid, startedAt: beat.startedAt, lastBeatAt: beat.beatAt,
-                       secondsSinceBeat: max(0, Int(Date().timeIntervalSince(beat.beatAt))),
-                       running: kill(beat.pid, 0) == 0 || errno == EPERM)
+            let here = ProcessInfo.processInfo.hostName
+            let daemons = try await runtime.store.daemons().map { beat in
+                let pid = Int32(beat.process)
+                let seconds = max(0, Int(Date().timeIntervalSince(beat.beatAt)))
+                let running = if beat.host == here, let pid { kill(pid, 0) == 0 || errno == EPERM }
+                              else { Double(seconds) <= 3 * runtime.daemon.heartbeat }
+                return Daemon(host: beat.host, pid: pid, startedAt: beat.startedAt, lastBeatAt: beat.beatAt,
+                              secondsSinceBeat: seconds, running: running)
             }
-            return Report(daemon: daemon, feeds: rows)
+            return Report(daemon: daemons.first, daemons: daemons, feeds: rows)
         }
         if options.has("--json") {
             try printJSON(report)
             return .ok
         }
-        if let daemon = report.daemon {
+        if report.daemons.isEmpty { print("daemon: none holds this store") }
+        for daemon in report.daemons {
             let state = daemon.running ? "running" : "not running (it did not stop cleanly)"
-            print("daemon: feedsyncd pid \(daemon.pid), \(state); last beat \(daemon.secondsSinceBeat) s ago")
-        } else {
-            print("daemon: none holds this store")
+            print("daemon: feedsyncd pid \(daemon.pid.map { "\($0)" } ?? "?") on \(Terminal.safe(daemon.host, limit: 100)), \(state); "
+                  + "last beat \(daemon.secondsSinceBeat) s ago")
         }
         for row in report.feeds {
             print("\(row.feed)\(row.configured ? "" : " (no longer in the config)")")
@@ -80,6 +90,7 @@ enum StatusCommand: Command {
             print("  last error:   \(row.lastError.map { "\(formatted(row.lastErrorAt)) \(Terminal.safe($0, limit: 1_000))" } ?? "-")")
             print("  failures:     \(row.consecutiveFailures) in a row")
             print("  next attempt: \(formatted(row.nextAttemptAt))")
+            if let holder = row.leaseHolder { print("  syncing now:  \(Terminal.safe(holder, limit: 200))") }
             if let location = row.location { print("  moved to:     \(Terminal.safe(location, limit: 300)) (the server moved it permanently)") }
             if let stopped = row.pollingStopped { print("  stopped:      \(Terminal.safe(stopped, limit: 1_000))") }
         }

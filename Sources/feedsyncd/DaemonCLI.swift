@@ -63,16 +63,18 @@ enum DaemonCLI {
             printError("feedsyncd: \(describe(error))")
             return ExitStatus(for: error)
         }
-        // One daemon per store: a second would double every poll and blur `feedsync status`.
+        // The store says how many daemons it admits: one for a SQLite file (a second would
+        // double every poll), any number for a shared PostgreSQL, where leases split the feeds.
+        let instance: DaemonInstance
         do {
-            try await runtime.store.holdDaemonLease()
+            instance = try await runtime.store.join(startedAt: Date())
         } catch {
             await runtime.stop()
             printError("feedsyncd: \(describe(error))")
             return ExitStatus(for: error)
         }
-        await daemon.run(runtime, signals: signals)
-        await runtime.store.releaseDaemonLease()
+        await daemon.run(runtime, as: instance, signals: signals)
+        await runtime.store.leave(instance)
         return .ok
     }
 }
@@ -83,11 +85,11 @@ struct Daemon {
     let log: Logger
     let notifier = SystemdNotifier()
 
-    func run(_ runtime: Runtime, signals: AsyncStream<Int32>) async {
+    func run(_ runtime: Runtime, as instance: DaemonInstance, signals: AsyncStream<Int32>) async {
         let scheduler = Scheduler(runtime: runtime, log: log)
         let services = ServiceGroup([
             SchedulerService(scheduler: scheduler),
-            HeartbeatService(scheduler: scheduler, notifier: notifier, log: log),
+            HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),
         ])
         await services.start()
         log.info("started", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ","),

@@ -13,16 +13,17 @@ struct HeartbeatService: Service {
     let scheduler: Scheduler
     let notifier: SystemdNotifier
     let log: Logger
-    let startedAt = Date()
 
     var name: String { "heartbeat" }
 
+    /// This daemon as the store recorded it when it joined.
+    let daemon: DaemonInstance
+
     func run() async {
-        let pid = getpid()
         while !Task.isCancelled {
             let store = await scheduler.store
             do {
-                try await store.beat(DaemonHeartbeat(pid: pid, startedAt: startedAt, beatAt: Date()))
+                try await store.beat(daemon)
             } catch {
                 log.warn("heartbeat_failed", ["error": describe(error)])
             }
@@ -31,6 +32,8 @@ struct HeartbeatService: Service {
             if let watchdog = notifier.watchdogInterval, watchdog < wait { wait = watchdog }
             do { try await Task.sleep(for: wait) } catch { break }
         }
-        try? await scheduler.store.clearHeartbeat(pid: pid)
+        // Stopping services runs in reverse, so the store is still open here: the record goes
+        // with the daemon (DaemonCLI leaves again after the store closes, for the lock alone).
+        await scheduler.store.leave(daemon)
     }
 }

@@ -154,11 +154,16 @@ actor Scheduler {
         log.debug("sync_start", ["feed": name])
         let result: Result<SyncReport, any Error>
         do {
-            result = .success(try await feed.engine.run { [log] progress in
+            // Another daemon sharing the store may have synced the feed since this one scheduled it.
+            if let report = try await feed.engine.runIfDue(progress: { [log] progress in
                 for item in progress.skipped {
                     log.warn("item_skipped", ["feed": name, "id": item.id ?? "-", "reason": item.reason])
                 }
-            })
+            }) {
+                result = .success(report)
+            } else {
+                result = .failure(NotDue())
+            }
         } catch {
             result = .failure(error)
         }
@@ -170,8 +175,8 @@ actor Scheduler {
         switch result {
         case .success(let report):
             latest.failures = 0
-            if let pid = report.tookOverStaleLockFrom {
-                log.warn("stale_lock_taken_over", ["feed": name, "pid": "\(pid)"])
+            if let holder = report.tookOverLeaseFrom {
+                log.warn("stale_lease_taken_over", ["feed": name, "from": holder])
             }
             log.info("sync_done", ["feed": name, "new": "\(report.newPosts)", "updated": "\(report.updatedPosts)",
                                    "deleted": "\(report.deletedPosts)", "skipped": "\(report.skippedItems)",
@@ -180,6 +185,13 @@ actor Scheduler {
         case .failure(let error) where error is CancellationError || Task.isCancelled:
             log.info("sync_cancelled", ["feed": name])
             throw CancellationError()
+        case .failure(is NotDue):
+            // Another daemon has the feed now or had it since: it schedules the next run, and
+            // this one looks again after one interval, without counting a failure.
+            latest.nextAt = Date().addingTimeInterval(latest.schedule.interval)
+            feeds[name] = latest
+            log.debug("sync_skipped", ["feed": name, "reason": "another daemon synced or holds it"])
+            return
         case .failure:
             latest.failures += 1
         }
@@ -202,6 +214,9 @@ actor Scheduler {
         try? await current.store.setNextAttempt(latest.nextAt, ofFeed: name)
         log.debug("sync_scheduled", ["feed": name, "in_s": String(format: "%.1f", delay)])
     }
+
+    /// A feed that another daemon synced since this one scheduled it.
+    private struct NotDue: Error {}
 
     /// The earliest time the backend asked to be polled again, after a success or a rate limit.
     private func politeBound(_ result: Result<SyncReport, any Error>) -> Date? {

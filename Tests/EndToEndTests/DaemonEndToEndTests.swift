@@ -68,7 +68,7 @@ import Glibc
 
     @Test func SIGTERMDuringALargeSyncLeavesACursorThatMatchesTheCommittedPages() async throws {
         let server = try ReferenceServer(posts: 20_000)
-        try await server.control("POST", "/_control/faults", body: #"{"latency_ms": 20}"#)
+        try await server.control("POST", "/_control/faults", body: #"{"latency_ms": 50}"#)
         let scratch = try Scratch()
         let config = try scratch.writeConfig(baseURL: server.baseURL, pageSize: 100, interval: "1h")
         let daemon = try DaemonProcess(config: config, in: scratch)

@@ -63,8 +63,8 @@ import Testing
         }
     }
 
-    /// The real SQLite store, with a step before every call.
-    struct Store: FeedStore {
+    /// The real SQLite store, with a step before every call a sync makes.
+    struct Store: SyncStore {
         let real: SQLiteFeedStore
         let interrupter: Interrupter
         func cursor(ofFeed feed: String) async throws -> FeedCursor? { try interrupter.step("cursor"); return try await real.cursor(ofFeed: feed) }
@@ -78,8 +78,6 @@ import Testing
         func setBackend(_ backend: String, ofFeed feed: String) async throws {
             try interrupter.step("setBackend"); try await real.setBackend(backend, ofFeed: feed)
         }
-        func holdDaemonLease() async throws { try await real.holdDaemonLease() }
-        func releaseDaemonLease() async { await real.releaseDaemonLease() }
         func videosToResolve(among ids: [VideoID], inFeed feed: String) async throws -> [VideoID] {
             try interrupter.step("videosToResolve"); return try await real.videosToResolve(among: ids, inFeed: feed)
         }
@@ -94,22 +92,12 @@ import Testing
             try interrupter.step("saveVideos"); return try await real.saveVideos(videos, inFeed: feed)
         }
         func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) async throws { try interrupter.step("recordSync"); try await real.recordSync(outcome, ofFeed: feed) }
-        func acquireWriteLock(holder: String, wait: TimeInterval) async throws -> Int32? {
-            try interrupter.step("lock"); return try await real.acquireWriteLock(holder: holder, wait: wait)
+        func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, onlyIfDue: Bool) async throws -> FeedLease? {
+            try interrupter.step("lock"); return try await real.acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: onlyIfDue)
         }
-        func releaseWriteLock() async { await real.releaseWriteLock() }
-        func setNextAttempt(_ date: Date?, ofFeed feed: String) async throws { try await real.setNextAttempt(date, ofFeed: feed) }
-        func beat(_ heartbeat: DaemonHeartbeat) async throws { try await real.beat(heartbeat) }
-        func clearHeartbeat(pid: Int32) async throws { try await real.clearHeartbeat(pid: pid) }
-        func heartbeat() async throws -> DaemonHeartbeat? { try await real.heartbeat() }
-        func beginFullWalk(ofFeed feed: String) async throws { try await real.beginFullWalk(ofFeed: feed) }
-        func unseenPosts(ofFeed feed: String) async throws -> (unseen: Int, cached: Int) { try await real.unseenPosts(ofFeed: feed) }
-        func finishFullWalk(ofFeed feed: String, deleteUnseen: Bool) async throws -> Int { try await real.finishFullWalk(ofFeed: feed, deleteUnseen: deleteUnseen) }
-        func feedStatuses() async throws -> [FeedStatus] { try await real.feedStatuses() }
-        func posts(matching query: PostQuery) async throws -> [StoredPost] { try await real.posts(matching: query) }
-        func feedNames() async throws -> [String] { try await real.feedNames() }
-        func search(_ query: SearchQuery) async throws -> [SearchHit] { try await real.search(query) }
-        func setRead(_ read: Bool, postID: PostID, inFeed feed: String?) async throws -> [String] { try await real.setRead(read, postID: postID, inFeed: feed) }
+        func release(_ lease: FeedLease) async { await real.release(lease) }
+        func unseenPosts(of walk: FullWalk) async throws -> (unseen: Int, cached: Int) { try await real.unseenPosts(of: walk) }
+        func deleteUnseenPosts(of walk: FullWalk) async throws -> Int { try await real.deleteUnseenPosts(of: walk) }
     }
 
     /// Syncs into the store at `path`, failing at step `failAt`; returns how many steps ran.

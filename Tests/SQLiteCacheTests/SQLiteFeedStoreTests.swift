@@ -43,7 +43,7 @@ import Glibc
         _ = try await makeStore()
         let again = try await makeStore()   // opening twice applies nothing twice
         _ = again
-        #expect(try sqlite("SELECT name FROM schema_migrations ORDER BY name") == "001_create_feed_tables\n002_daemon_state\n003_sync_run_counts\n004_rich_posts\n005_backend_identity_private_sessions\n006_titles_links_quotes_labels_fresh_authors\n007_web_feed_polling\n008_datasette_links_search")
+        #expect(try sqlite("SELECT name FROM schema_migrations ORDER BY name") == "001_create_feed_tables\n002_daemon_state\n003_sync_run_counts\n004_rich_posts\n005_backend_identity_private_sessions\n006_titles_links_quotes_labels_fresh_authors\n007_web_feed_polling\n008_datasette_links_search\n009_daemon_instances")
         #expect(try sqlite("PRAGMA journal_mode") == "wal")
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -223,33 +223,42 @@ import Glibc
     }
 }
 
+extension SQLiteFeedStore {
+    /// Takes the lease on a feed (every feed's lease is the one write lock); returns whom it took over from.
+    func take(_ holder: String, wait: TimeInterval) async throws -> String? {
+        try await acquireLease(onFeed: "home", holder: holder, wait: wait, onlyIfDue: false)?.tookOverFrom
+    }
+
+    func letGo() { release(FeedLease(feed: "home", token: "")) }
+}
+
 /// The write lock between processes (here, two store actors with their own open files).
 @Suite struct StoreLockTests {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("lock-\(UUID().uuidString).sqlite").path
 
     @Test func aSecondHolderWaitsThenGivesUpNamingTheFirst() async throws {
         let first = SQLiteFeedStore(path: path), second = SQLiteFeedStore(path: path)
-        #expect(try await first.acquireWriteLock(holder: "feedsyncd", wait: 0) == nil)
+        #expect(try await first.take("feedsyncd", wait: 0) == nil)
         #expect(try FileManager.default.attributesOfItem(atPath: path + ".lock")[.posixPermissions] as? Int == 0o600)
 
-        let error = await #expect(throws: ServiceError.self) { try await second.acquireWriteLock(holder: "feedsync pull", wait: 0.3) }
+        let error = await #expect(throws: ServiceError.self) { try await second.take("feedsync pull", wait: 0.3) }
 
         #expect(error?.code == .locked)
         #expect(error?.reason.contains("pid \(getpid()) (feedsyncd) holds it") == true)
-        await first.releaseWriteLock()
-        #expect(try await second.acquireWriteLock(holder: "feedsync pull", wait: 0) == nil)
-        await second.releaseWriteLock()
+        await first.letGo()
+        #expect(try await second.take("feedsync pull", wait: 0) == nil)
+        await second.letGo()
     }
 
     @Test func holdsWithinOneProcessAreCountedAndTheLastReleaseLetsGo() async throws {
         let store = SQLiteFeedStore(path: path), other = SQLiteFeedStore(path: path)
-        _ = try await store.acquireWriteLock(holder: "a", wait: 0)
-        _ = try await store.acquireWriteLock(holder: "b", wait: 0)
-        await store.releaseWriteLock()
-        await #expect(throws: ServiceError.self) { try await other.acquireWriteLock(holder: "c", wait: 0) }
-        await store.releaseWriteLock()
-        _ = try await other.acquireWriteLock(holder: "c", wait: 0)
-        await other.releaseWriteLock()
+        _ = try await store.take("a", wait: 0)
+        _ = try await store.take("b", wait: 0)
+        await store.letGo()
+        await #expect(throws: ServiceError.self) { try await other.take("c", wait: 0) }
+        await store.letGo()
+        _ = try await other.take("c", wait: 0)
+        await other.letGo()
     }
 
     @Test func aLockLeftByADeadProcessIsTakenOverAndReported() async throws {
@@ -257,21 +266,25 @@ import Glibc
         try Data("pid=999999 holder=feedsync_pull since=2026-01-01T00:00:00Z\n".utf8).write(to: URL(fileURLWithPath: path + ".lock"))
         let store = SQLiteFeedStore(path: path)
 
-        #expect(try await store.acquireWriteLock(holder: "feedsyncd", wait: 0) == 999_999)
-        await store.releaseWriteLock()
+        let lease = try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false)
+        #expect(lease?.tookOverFrom == "process 999999")
+        if let lease { await store.release(lease) }
         #expect(try !String(contentsOfFile: path + ".lock", encoding: .utf8).contains("pid="), "a clean release leaves no holder")
     }
 
-    @Test func theHeartbeatIsRecordedAndClearedOnlyByItsOwnDaemon() async throws {
+    @Test func aDaemonIsRecordedWhileItRunsAndASecondIsRefused() async throws {
         let store = SQLiteFeedStore(path: path)
         try await store.open()
-        let beat = DaemonHeartbeat(pid: 77, startedAt: Date(timeIntervalSince1970: 1_800_000_000), beatAt: Date(timeIntervalSince1970: 1_800_000_030))
-        try await store.beat(beat)
-        #expect(try await store.heartbeat() == beat)
-        try await store.clearHeartbeat(pid: 78)
-        #expect(try await store.heartbeat() == beat)
-        try await store.clearHeartbeat(pid: 77)
-        #expect(try await store.heartbeat() == nil)
+        let daemon = try await store.join(startedAt: Date(timeIntervalSince1970: 1_800_000_000))
+        try await store.beat(daemon)
+        #expect(try await store.daemons().map(\.id) == [daemon.id])
+        #expect(try await store.daemons().first?.startedAt == daemon.startedAt)
+        let second = SQLiteFeedStore(path: path)
+        try await second.open()
+        let error = await #expect(throws: ServiceError.self) { _ = try await second.join(startedAt: Date()) }
+        #expect(error?.code == .locked)
+        await store.leave(daemon)
+        #expect(try await store.daemons().isEmpty)
     }
 
     @Test func consecutiveFailuresCountUpAndASuccessResetsThem() async throws {

@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import Sync
 import Synchronization
 
 /// A call log shared by the mocks, so tests can assert the order of steps across services.
@@ -74,8 +75,9 @@ final class MockVideos: VideoService {
     }
 }
 
-/// An in-memory store that records writes and can be told to fail the n-th page commit.
-actor MockStore: FeedStore {
+/// An in-memory store of the roles a sync uses, that records writes and can be told to fail
+/// the n-th page commit.
+actor MockStore: SyncStore {
     let log: CallLog
     var storedCursor: FeedCursor?
     var storedSession: Session?
@@ -126,7 +128,6 @@ actor MockStore: FeedStore {
         for change in page.changes {
             switch change {
             case .upsert(let post):
-                seen?.insert(post.id)
                 if posts[post.id] == nil { result.inserted += 1 } else if posts[post.id] != post { result.updated += 1 } else { result.unchanged += 1 }
                 posts[post.id] = post
                 for id in post.videoIDs where self.videos[id] == nil { unresolved.insert(id) }
@@ -157,51 +158,36 @@ actor MockStore: FeedStore {
 
     var lockHolds = 0
     var lockError: ServiceError?
+    /// What the lease answers a daemon's claim: `false` when another daemon synced the feed.
+    var due = true
     func setLockError(_ error: ServiceError) { lockError = error }
-    func acquireWriteLock(holder: String, wait: TimeInterval) throws -> Int32? {
+    func setDue(_ due: Bool) { self.due = due }
+    func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, onlyIfDue: Bool) throws -> FeedLease? {
         log.record("lock")
         if let lockError { throw lockError }
+        if onlyIfDue && !due { return nil }
         lockHolds += 1
-        return nil
+        return FeedLease(feed: feed, token: "mock")
     }
-    func releaseWriteLock() {
+    func release(_ lease: FeedLease) {
         log.record("unlock")
         lockHolds -= 1
     }
-    func setNextAttempt(_ date: Date?, ofFeed feed: String) {}
     /// Puts posts in the store as an earlier sync from `backend` would have.
     func seed(posts seeded: [Post], backend: String) {
         for post in seeded { posts[post.id] = post }
         storedBackend = backend
         sessionBackend = backend
     }
-    func holdDaemonLease() {}
-    func releaseDaemonLease() {}
-    var seen: Set<PostID>?
-    func beginFullWalk(ofFeed feed: String) {
-        log.record("beginFullWalk")
-        seen = []
+    func unseenPosts(of walk: FullWalk) -> (unseen: Int, cached: Int) {
+        (posts.keys.filter { !walk.seen.contains($0) }.count, posts.count)
     }
-    func unseenPosts(ofFeed feed: String) -> (unseen: Int, cached: Int) {
-        (posts.keys.filter { !(seen ?? []).contains($0) }.count, posts.count)
-    }
-    func finishFullWalk(ofFeed feed: String, deleteUnseen: Bool) -> Int {
-        log.record("finishFullWalk(delete: \(deleteUnseen))")
-        defer { seen = nil }
-        guard deleteUnseen else { return 0 }
-        let gone = posts.keys.filter { !(seen ?? []).contains($0) }
+    func deleteUnseenPosts(of walk: FullWalk) -> Int {
+        log.record("deleteUnseenPosts")
+        let gone = posts.keys.filter { !walk.seen.contains($0) }
         gone.forEach { posts[$0] = nil }
         return gone.count
     }
-    func beat(_ heartbeat: DaemonHeartbeat) {}
-    func clearHeartbeat(pid: Int32) {}
-    func heartbeat() -> DaemonHeartbeat? { nil }
-
-    func feedStatuses() -> [FeedStatus] { [] }
-    func posts(matching query: PostQuery) -> [StoredPost] { [] }
-    func feedNames() -> [String] { [] }
-    func search(_ query: SearchQuery) -> [SearchHit] { [] }
-    func setRead(_ read: Bool, postID: PostID, inFeed feed: String?) -> [String] { [] }
 }
 
 func makeSession(_ token: String, expiresAt: Date? = nil, refreshable: Bool = true) -> Session {

@@ -268,6 +268,18 @@ import Testing
         #expect(log.all == ["lock"])
     }
 
+    @Test func aFeedAnotherDaemonSyncedMeanwhileIsNeitherFetchedNorRecorded() async throws {
+        let store = MockStore(log: log)
+        await store.setDue(false)
+        let posts = MockPosts(log: log, [.success(makePage([makePost("p1")], cursor: "1", hasMore: false))])
+
+        let report = try await makeEngine(posts: posts, store: store).runIfDue()
+
+        #expect(report == nil)
+        #expect(log.all == ["lock"])
+        #expect(await store.lockHolds == 0)
+    }
+
     @Test func theLockIsReleasedWhenTheSyncFails() async throws {
         let store = MockStore(log: log)
         let posts = MockPosts(log: log, [.failure(ServiceError(.unavailable, "fetching", "503"))])
@@ -303,7 +315,7 @@ import Testing
         #expect(error?.code == .refused)
         #expect(error?.reason.hasPrefix("it would delete 4 of 4 cached posts (100%)") == true)
         #expect(await store.posts.count == 4)
-        #expect(log.all.contains("finishFullWalk(delete: false)"))
+        #expect(!log.all.contains("deleteUnseenPosts"))
     }
 
     @Test func forceDeleteLetsAFullSyncDeleteEvenMostOfTheFeed() async throws {
@@ -351,7 +363,7 @@ final class SleepRecorder: Sendable {
 
         #expect(report.deletedPosts == 0)
         #expect(await store.posts.count == 3)
-        #expect(log.all.contains("finishFullWalk(delete: false)"))
+        #expect(!log.all.contains("deleteUnseenPosts"))
     }
 }
 

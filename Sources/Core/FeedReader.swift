@@ -1,0 +1,32 @@
+/// The read side of the mirror: what `status`, `posts`, `search` and `export` show.
+public protocol FeedReader: Sendable {
+    /// Per feed: cursor, last success and error, post count, lease holder. Feeds the store
+    /// has never seen are absent.
+    func feedStatuses() async throws -> [FeedStatus]
+
+    /// Posts newest first.
+    ///
+    /// With ``PostQuery/stable``, one page of a stable walk of one feed (for export): newest
+    /// first, posts of equal time by id, starting after ``PostQuery/after``.
+    func posts(matching query: PostQuery) async throws -> [StoredPost]
+
+    /// Every feed the store holds posts or state for, by name.
+    func feedNames() async throws -> [String]
+
+    /// Posts matching a full-text query, best first.
+    ///
+    /// - Throws: ``ServiceError`` `.invalidRequest` for a query that is not valid search syntax.
+    func search(_ query: SearchQuery) async throws -> [SearchHit]
+
+    /// The daemons that have joined the store and not left, oldest first.
+    func daemons() async throws -> [DaemonInstance]
+}
+
+/// Local read/unread marks on posts.
+public protocol ReadMarker: Sendable {
+    /// Marks a post read or unread. The mark is local state: no sync ever changes it.
+    ///
+    /// - Parameter feed: the feed to look in; `nil` for every feed.
+    /// - Returns: the feeds holding a post with that id (marked only when exactly one does).
+    func setRead(_ read: Bool, postID: PostID, inFeed feed: String?) async throws -> [String]
+}

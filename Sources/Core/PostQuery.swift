@@ -1,0 +1,39 @@
+import Foundation
+
+/// Which posts to read back.
+public struct PostQuery: Hashable, Sendable {
+    public var feed: String?
+    public var limit: Int
+    public var unreadOnly: Bool
+    /// Only posts created at or after this time.
+    public var since: Date?
+    /// Read one page of a stable walk of one feed (`feed` is then required), for export.
+    public var stable: Bool
+    /// In a stable walk: continue after this post; `nil` for the first page.
+    public var after: StoredPost.Position?
+
+    public init(feed: String? = nil, limit: Int = 20, unreadOnly: Bool = false, since: Date? = nil, stable: Bool = false,
+                after: StoredPost.Position? = nil) {
+        self.feed = feed
+        self.limit = limit
+        self.unreadOnly = unreadOnly
+        self.since = since
+        self.stable = stable
+        self.after = after
+    }
+}
+
+/// A full-text query: FTS5 syntax (words, `"phrases"`, `OR`, `prefix*`).
+public struct SearchQuery: Hashable, Sendable {
+    public var text: String
+    public var feed: String?
+    public var since: Date?
+    public var limit: Int
+
+    public init(text: String, feed: String? = nil, since: Date? = nil, limit: Int = 20) {
+        self.text = text
+        self.feed = feed
+        self.since = since
+        self.limit = limit
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// A post as the store holds it, with its local state and its resolved videos.
+public struct StoredPost: Hashable, Sendable {
+    public var feed: String
+    public var post: Post
+    public var isRead: Bool
+    /// The post's videos that are resolved, in the post's order.
+    public var videos: [Video]
+
+    public init(feed: String, post: Post, isRead: Bool, videos: [Video] = []) {
+        self.feed = feed
+        self.post = post
+        self.isRead = isRead
+        self.videos = videos
+    }
+
+    /// Where a stable walk of a feed stands after this post.
+    public struct Position: Hashable, Sendable {
+        public var createdAt: Date
+        public var id: PostID
+
+        public init(createdAt: Date, id: PostID) {
+            self.createdAt = createdAt
+            self.id = id
+        }
+    }
+
+    public var position: Position { Position(createdAt: post.createdAt, id: post.id) }
+}
+
+/// A post that matched a search.
+public struct SearchHit: Hashable, Sendable {
+    public var stored: StoredPost
+    /// The best-matching stretch of the post, each matching term between U+E000 and U+E001.
+    public var snippet: String
+    /// The relevance (bm25); smaller is better.
+    public var rank: Double
+
+    public init(stored: StoredPost, snippet: String, rank: Double) {
+        self.stored = stored
+        self.snippet = snippet
+        self.rank = rank
+    }
+}
