@@ -53,6 +53,39 @@ public struct JSONReader {
         try expect(UInt8(ascii: "}"))
     }
 
+    /// Reads an object, calling `field` with each key as one of `keys`, or `nil` for a key that
+    /// is none of them; `field` must consume the value.
+    ///
+    /// Keys are matched on the body's bytes, so the many keys a reader skips cost no string.
+    ///
+    ///     enum Field: String, CaseIterable { case id, text }
+    ///     static let fields = JSONKeys<Field>()
+    ///
+    ///     try reader.readObject(Self.fields) { reader, field in
+    ///         switch field {
+    ///         case .id?: id = try reader.string("id")
+    ///         case .text?: text = try reader.string("text")
+    ///         case nil: try reader.skipValue()
+    ///         }
+    ///     }
+    @inlinable
+    public mutating func readObject<Key>(_ keys: JSONKeys<Key>, _ field: (inout JSONReader, Key?) throws -> Void) throws {
+        // Generic only here, where it is inlined and specialized: the matching below runs on indexes.
+        try readObject(matching: keys.table) { reader, index in try field(&reader, index.map { keys.keys[$0] }) }
+    }
+
+    @usableFromInline
+    mutating func readObject(matching table: JSONKeyTable, _ field: (inout JSONReader, Int?) throws -> Void) throws {
+        try expect(UInt8(ascii: "{"))
+        if try consumeIf(UInt8(ascii: "}")) { return }
+        repeat {
+            let key = try readKey(table)
+            try expect(UInt8(ascii: ":"))
+            try field(&self, key)
+        } while try consumeIf(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "}"))
+    }
+
     /// Reads an array, calling `element` once per element; `element` must consume it.
     public mutating func readArray(_ element: (inout JSONReader) throws -> Void) throws {
         try expect(UInt8(ascii: "["))
@@ -101,6 +134,38 @@ public struct JSONReader {
         return value
     }
 
+    /// A whole number that fits an `Int`, or `nil` for `null`. As `JSONDecoder` reads an `Int`,
+    /// a whole number may be written with a fraction or an exponent (`5.0`, `5e2`).
+    ///
+    /// - Throws: `FieldError` for a value that is not a number, a fraction (`3.5`), or a number
+    ///   out of `Int`'s range (`1e300`).
+    public mutating func optionalWholeNumber(_ path: @autoclosure () -> String) throws -> Int? {
+        guard try isNumberNext() else {
+            if try readNull() { return nil }
+            try typeMismatch(path(), "of the expected type")
+        }
+        let text = try readNumberSyntax()
+        if let value = Int(text) { return value }
+        // Not plain digits: a fraction or an exponent, which may still make a whole number.
+        guard let value = Double(text), value.isFinite, value >= -0x1p63, value < 0x1p63 else {
+            throw FieldError(reason: "\(path()) is out of range")
+        }
+        guard value.rounded(.towardZero) == value else { throw FieldError(reason: "\(path()) is not a whole number") }
+        return Int(value)
+    }
+
+    /// A number as a finite `Double`, or `nil` for `null`.
+    ///
+    /// - Throws: `FieldError` for a value that is not a number, or one too large for a `Double` (`1e400`).
+    public mutating func optionalDouble(_ path: @autoclosure () -> String) throws -> Double? {
+        guard try isNumberNext() else {
+            if try readNull() { return nil }
+            try typeMismatch(path(), "of the expected type")
+        }
+        guard let value = Double(try readNumberSyntax()), value.isFinite else { throw FieldError(reason: "\(path()) is out of range") }
+        return value
+    }
+
     /// An array of strings, or `nil` for `null`.
     public mutating func optionalStrings(_ path: @autoclosure () -> String) throws -> [String]? {
         if try readNull() { return nil }
@@ -123,7 +188,7 @@ public struct JSONReader {
         switch try peek() {
         case UInt8(ascii: "{"): try readObject { reader, _ in try reader.skipValue(depth: depth + 1) }
         case UInt8(ascii: "["): try readArray { reader in try reader.skipValue(depth: depth + 1) }
-        case UInt8(ascii: "\""): _ = try readStringSyntax()
+        case UInt8(ascii: "\""): try skipStringSyntax()
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
@@ -133,6 +198,11 @@ public struct JSONReader {
 
     /// Moves back to `offset` (where an item began) so that it can be skipped whole.
     public mutating func rewind(to offset: Int) { self.offset = offset }
+
+    private mutating func isNumberNext() throws -> Bool {
+        let byte = try peek()
+        return byte == UInt8(ascii: "-") || (0x30...0x39).contains(byte)
+    }
 
     private mutating func typeMismatch(_ path: String, _ expected: String) throws -> Never {
         let isNull = try peek() == UInt8(ascii: "n")
@@ -213,6 +283,53 @@ public struct JSONReader {
         throw SyntaxError(offset: start, reason: "a string does not end")
     }
 
+    /// The index of a key in `table`; a key with escapes is decoded first.
+    private mutating func readKey(_ table: JSONKeyTable) throws -> Int? {
+        try expect(UInt8(ascii: "\""))
+        let start = offset
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "\"") {
+                offset += 1
+                return table.match(UnsafeBufferPointer(rebasing: bytes[start..<(offset - 1)]))
+            }
+            if byte == UInt8(ascii: "\\") {
+                offset = start - 1
+                return table.match(try readStringSyntax())
+            }
+            guard byte >= 0x20 else { throw SyntaxError(offset: offset, reason: "a control character in a string") }
+            offset += 1
+        }
+        throw SyntaxError(offset: start, reason: "a string does not end")
+    }
+
+    /// Checks a string's syntax as `readStringSyntax` does, without building it: most of a body
+    /// is fields nobody reads.
+    private mutating func skipStringSyntax() throws {
+        try expect(UInt8(ascii: "\""))
+        let start = offset
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            offset += 1
+            if byte == UInt8(ascii: "\"") { return }
+            if byte == UInt8(ascii: "\\") {
+                guard offset < bytes.count else { break }
+                let escape = bytes[offset]
+                offset += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    continue
+                case UInt8(ascii: "u"): _ = try readHex4()
+                default: throw SyntaxError(offset: offset - 1, reason: "an unknown escape in a string")
+                }
+            } else if byte < 0x20 {
+                throw SyntaxError(offset: offset - 1, reason: "a control character in a string")
+            }
+        }
+        throw SyntaxError(offset: start, reason: "a string does not end")
+    }
+
     /// The slow path, for a string with escapes: plain runs are copied whole, and each escape
     /// is decoded straight into UTF-8 (servers that escape all non-ASCII send many).
     private mutating func readEscapedString(from start: Int) throws -> String {
@@ -277,5 +394,54 @@ public struct JSONReader {
             offset += 1
         }
         return value
+    }
+}
+
+/// The keys of an object that a reader looks for, prepared for matching against a body's
+/// bytes (see `JSONReader.readObject(_:_:)`).
+public struct JSONKeys<Key: RawRepresentable & CaseIterable & Sendable>: Sendable where Key.RawValue == String {
+    @usableFromInline let keys: [Key]
+    @usableFromInline let table: JSONKeyTable
+
+    public init() {
+        keys = Array(Key.allCases)
+        table = JSONKeyTable(keys.map(\.rawValue))
+    }
+}
+
+/// Key names by their length in bytes, each with its index.
+@usableFromInline
+struct JSONKeyTable: Sendable {
+    private struct Candidate: Sendable {
+        var utf8: [UInt8]
+        var index: Int
+    }
+
+    private let byLength: [[Candidate]]
+
+    init(_ names: [String]) {
+        var byLength: [[Candidate]] = []
+        for (index, name) in names.enumerated() {
+            let utf8 = Array(name.utf8)
+            while byLength.count <= utf8.count { byLength.append([]) }
+            byLength[utf8.count].append(Candidate(utf8: utf8, index: index))
+        }
+        self.byLength = byLength
+    }
+
+    func match(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count < byLength.count else { return nil }
+        guard bytes.count > 0 else { return byLength[0].first?.index }
+        for candidate in byLength[bytes.count] where candidate.utf8.withUnsafeBufferPointer({
+            memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+        }) {
+            return candidate.index
+        }
+        return nil
+    }
+
+    func match(_ name: String) -> Int? {
+        var name = name
+        return name.withUTF8 { match($0) }
     }
 }
