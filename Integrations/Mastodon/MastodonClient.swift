@@ -66,7 +66,10 @@ struct MastodonClient: Sendable {
         } catch let error as ServiceError {
             throw ServiceError(error.code, operation, error.reason)
         }
-        let message = (try? JSONDecoder().decode(MastodonError.self, from: response.body)).map { HTTPStatus.detail([$0.error]) } ?? ""
+        // Only an error's body is read for its message: a timeline page is an array, and decoding
+        // one as an error body first cost as much as reading its statuses.
+        let isError = !(200..<300).contains(response.status) && response.status != 304
+        let message = isError ? (try? JSONDecoder().decode(MastodonError.self, from: response.body)).map { HTTPStatus.detail([$0.error]) } ?? "" : ""
         if let error = HTTPStatus.error(for: response, operation, detail: message) {
             switch error.code {
             case .unauthorized:
