@@ -1,7 +1,7 @@
 import IntegrationKit
 
 /// An account (`Account` entity): only the fields feedsync keeps.
-struct MastodonAccount: Decodable, Hashable {
+struct MastodonAccount: Decodable {
     var id: String
     var username: String?
     var acct: String

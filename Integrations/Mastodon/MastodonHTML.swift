@@ -12,6 +12,7 @@ enum MastodonHTML {
 
     private static func plainText(utf8 b: UnsafeBufferPointer<UInt8>) -> String {
         let count = b.count
+        guard count > 0 else { return "" }
         // A closing </p> becomes a blank line only when another <p follows somewhere after it.
         var lastParagraph = -1
         if count >= 2 {
@@ -20,29 +21,64 @@ enum MastodonHTML {
                 break
             }
         }
-        var out: [UInt8] = []
-        out.reserveCapacity(count)
-        var i = 0
-        while i < count {
-            let byte = b[i]
-            if byte == UInt8(ascii: "<"), let close = index(of: UInt8(ascii: ">"), in: b, from: i + 1) {
-                let length = close - i - 1
-                if length >= 2, b[i + 1] | 0x20 == UInt8(ascii: "b"), b[i + 2] | 0x20 == UInt8(ascii: "r") {
-                    out.append(UInt8(ascii: "\n"))
-                } else if length == 2, b[i + 1] == UInt8(ascii: "/"), b[i + 2] | 0x20 == UInt8(ascii: "p"), lastParagraph > close {
-                    out.append(UInt8(ascii: "\n"))
-                    out.append(UInt8(ascii: "\n"))
+        // Every tag and reference is at least as long as what it becomes, so the text fits in
+        // the HTML's length and is written straight into the string's storage.
+        return String(unsafeUninitializedCapacity: count) { out in
+            var length = 0
+            var i = 0
+            while i < count {
+                let byte = b[i]
+                if byte == UInt8(ascii: "<"), let close = index(of: UInt8(ascii: ">"), in: b, from: i + 1) {
+                    let tag = close - i - 1
+                    if tag >= 2, b[i + 1] | 0x20 == UInt8(ascii: "b"), b[i + 2] | 0x20 == UInt8(ascii: "r") {
+                        out[length] = UInt8(ascii: "\n")
+                        length += 1
+                    } else if tag == 2, b[i + 1] == UInt8(ascii: "/"), b[i + 2] | 0x20 == UInt8(ascii: "p"), lastParagraph > close {
+                        out[length] = UInt8(ascii: "\n")
+                        out[length + 1] = UInt8(ascii: "\n")
+                        length += 2
+                    }
+                    i = close + 1
+                } else if byte == UInt8(ascii: "&"), let (scalar, end) = reference(in: b, at: i) {
+                    for unit in UTF8.encode(scalar)! {
+                        out[length] = unit
+                        length += 1
+                    }
+                    i = end
+                } else {
+                    out[length] = byte
+                    length += 1
+                    i += 1
                 }
-                i = close + 1
-            } else if byte == UInt8(ascii: "&"), let (scalar, end) = reference(in: b, at: i) {
-                out.append(contentsOf: UTF8.encode(scalar)!)
-                i = end
-            } else {
-                out.append(byte)
-                i += 1
             }
+            return trim(out, length)
         }
-        return trimmed(out)
+    }
+
+    /// Moves the text without the white space and line breaks at either end (the scalars of
+    /// `CharacterSet.whitespacesAndNewlines`) to the start of `text`; returns its new length.
+    private static func trim(_ text: UnsafeMutableBufferPointer<UInt8>, _ length: Int) -> Int {
+        var start = 0
+        while start < length, let (scalar, size) = scalar(in: text, at: start, before: length), isSpace(scalar) { start += size }
+        var end = length
+        while end > start {
+            var first = end - 1
+            while first > start, text[first] & 0xC0 == 0x80 { first -= 1 }
+            guard let (scalar, _) = scalar(in: text, at: first, before: end), isSpace(scalar) else { break }
+            end = first
+        }
+        if start > 0, end > start {
+            UnsafeMutableRawPointer(text.baseAddress!).copyMemory(from: text.baseAddress! + start, byteCount: end - start)
+        }
+        return end - start
+    }
+
+    /// The scalar whose UTF-8 starts at `i`, and its length; `nil` for bytes that are not UTF-8.
+    private static func scalar(in text: UnsafeMutableBufferPointer<UInt8>, at i: Int, before end: Int) -> (Unicode.Scalar, Int)? {
+        var iterator = UnsafeBufferPointer(rebasing: text[i..<min(end, i + 4)]).makeIterator()
+        var decoder = UTF8()
+        guard case .scalarValue(let scalar) = decoder.decode(&iterator) else { return nil }
+        return (scalar, UTF8.width(scalar))
     }
 
     private static func index(of byte: UInt8, in b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
@@ -81,17 +117,6 @@ enum MastodonHTML {
         let digits = String(decoding: UnsafeBufferPointer(rebasing: name.dropFirst()), as: UTF8.self)
         let value = digits.first == "x" || digits.first == "X" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
         return value.flatMap(Unicode.Scalar.init)
-    }
-
-    /// The text without the white space and line breaks at either end (the scalars of
-    /// `CharacterSet.whitespacesAndNewlines`).
-    private static func trimmed(_ utf8: [UInt8]) -> String {
-        let text = String(decoding: utf8, as: UTF8.self)
-        let scalars = text.unicodeScalars
-        guard let first = scalars.firstIndex(where: { !isSpace($0) }) else { return "" }
-        let last = scalars.lastIndex(where: { !isSpace($0) })!
-        if first == scalars.startIndex && last == scalars.index(before: scalars.endIndex) { return text }
-        return String(scalars[first...last])
     }
 
     private static func isSpace(_ scalar: Unicode.Scalar) -> Bool {

@@ -5,12 +5,29 @@ import IntegrationKit
 extension User {
     /// Maps an account; `acct` (`ada` or `bob@example.social`) is the handle.
     init(_ dto: MastodonAccount) throws {
+        var avatars: [String: URL?] = [:]
+        try self.init(dto, avatars: &avatars)
+    }
+
+    /// Maps an account as ``init(_:)`` does.
+    ///
+    /// - Parameter avatars: avatar URLs already parsed on this page: a page names the same few
+    ///   accounts many times, and parsing a URL cost more than the rest of the account.
+    init(_ dto: MastodonAccount, avatars: inout [String: URL?]) throws {
         guard !dto.id.isEmpty, !dto.acct.isEmpty else {
             throw ServiceError(.invalidItem, "reading account \(dto.id)", "the id or acct is empty")
         }
+        var avatar: URL?
+        if let text = dto.avatar {
+            if let known = avatars[text] {
+                avatar = known
+            } else {
+                avatar = webURL(text)
+                avatars[text] = avatar
+            }
+        }
         let name = dto.display_name.flatMap { $0.isEmpty ? nil : $0 } ?? dto.username ?? dto.acct
-        self.init(id: UserID(dto.id), handle: dto.acct, displayName: name,
-                  avatarURL: dto.avatar.flatMap(webURL))
+        self.init(id: UserID(dto.id), handle: dto.acct, displayName: name, avatarURL: avatar)
     }
 }
 
@@ -77,26 +94,18 @@ extension Post {
     ///
     /// - Throws: ``ServiceError`` `.invalidItem` naming what is wrong.
     init(_ dto: MastodonStatus) throws {
-        var users: [MastodonAccount: User] = [:]
+        var avatars: [String: URL?] = [:]
         var videos: [Video] = []
-        try self.init(dto, users: &users, videos: &videos)
+        try self.init(dto, avatars: &avatars, videos: &videos)
     }
 
     /// Maps a status as ``init(_:)`` does, adding the videos among its attachments to `videos`.
     ///
-    /// - Parameter users: accounts already mapped on this page: a page names the same few
-    ///   accounts many times, and mapping one parses its avatar URL.
-    init(_ dto: MastodonStatus, users: inout [MastodonAccount: User], videos: inout [Video]) throws {
+    /// - Parameter avatars: avatar URLs already parsed on this page (see ``Core/User/init(_:avatars:)``).
+    init(_ dto: MastodonStatus, avatars: inout [String: URL?], videos: inout [Video]) throws {
         func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading status \(dto.id)", reason) }
         func user(_ account: MastodonAccount) throws -> User {
-            if let known = users[account] { return known }
-            do {
-                let user = try User(account)
-                users[account] = user
-                return user
-            } catch let error as ServiceError {
-                throw invalid(error.reason)
-            }
+            do { return try User(account, avatars: &avatars) } catch let error as ServiceError { throw invalid(error.reason) }
         }
         guard !dto.id.isEmpty else { throw ServiceError(.invalidItem, "reading a status", "the id is empty") }
         guard let shared = RFC3339.date(from: dto.created_at) else { throw invalid("created_at \"\(dto.created_at)\" is not an ISO 8601 time") }

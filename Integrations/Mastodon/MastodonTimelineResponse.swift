@@ -56,7 +56,7 @@ extension MastodonTimelineResponse {
         var posts: [Post] = []
         var skipped: [SkippedItem] = []
         var videos: [VideoID: Video] = [:]
-        var users: [MastodonAccount: User] = [:]
+        var avatars: [String: URL?] = [:]
         var statusVideos: [Video] = []
         posts.reserveCapacity(items.count)
         for item in items {
@@ -66,7 +66,7 @@ extension MastodonTimelineResponse {
             case .status(let status):
                 do {
                     statusVideos.removeAll(keepingCapacity: true)
-                    posts.append(try Post(status, users: &users, videos: &statusVideos))
+                    posts.append(try Post(status, avatars: &avatars, videos: &statusVideos))
                     for video in statusVideos { videos[video.id] = video }
                 } catch let error as ServiceError {
                     skipped.append(SkippedItem(id: status.id.isEmpty ? nil : status.id, reason: error.reason))

@@ -330,52 +330,60 @@ public struct JSONReader {
         throw SyntaxError(offset: start, reason: "a string does not end")
     }
 
-    /// The slow path, for a string with escapes: plain runs are copied whole, and each escape
-    /// is decoded straight into UTF-8 (servers that escape all non-ASCII send many).
+    /// The slow path, for a string with escapes (servers that escape all non-ASCII, or `<`
+    /// and `>` as Rails does, send many). The string is checked to its end first, so decoding
+    /// cannot fail and writes straight into the string's storage: no escape is shorter than
+    /// what it stands for.
     private mutating func readEscapedString(from start: Int) throws -> String {
-        var utf8: [UInt8] = []
-        utf8.reserveCapacity(offset - start + 64)
-        var run = start
-        while offset < bytes.count {
-            let byte = bytes[offset]
-            guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 else {
-                offset += 1
-                continue
+        offset = start - 1
+        try skipStringSyntax()
+        let end = offset - 1
+        return String(unsafeUninitializedCapacity: end - start) { out in
+            var length = 0
+            var i = start
+            func put(_ byte: UInt8) {
+                out[length] = byte
+                length += 1
             }
-            utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<offset]))
-            guard byte != UInt8(ascii: "\"") else {
-                offset += 1
-                return String(decoding: utf8, as: UTF8.self)
-            }
-            guard byte == UInt8(ascii: "\\") else { throw SyntaxError(offset: offset, reason: "a control character in a string") }
-            offset += 1
-            guard offset < bytes.count else { break }
-            let escape = bytes[offset]
-            offset += 1
-            switch escape {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
-            case UInt8(ascii: "b"): utf8.append(0x08)
-            case UInt8(ascii: "f"): utf8.append(0x0C)
-            case UInt8(ascii: "n"): utf8.append(0x0A)
-            case UInt8(ascii: "r"): utf8.append(0x0D)
-            case UInt8(ascii: "t"): utf8.append(0x09)
-            case UInt8(ascii: "u"):
-                var scalar = try readHex4()
-                if (0xD800...0xDBFF).contains(scalar), offset + 1 < bytes.count,
-                   bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") {
-                    offset += 2
-                    let low = try readHex4()
-                    scalar = (0xDC00...0xDFFF).contains(low) ? 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD
+            while i < end {
+                let byte = bytes[i]
+                guard byte == UInt8(ascii: "\\") else {
+                    put(byte)
+                    i += 1
+                    continue
                 }
-                // A lone surrogate is not a scalar: it reads as U+FFFD.
-                let valid = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-                utf8.append(contentsOf: UTF8.encode(valid)!)
-            default:
-                throw SyntaxError(offset: offset - 1, reason: "an unknown escape in a string")
+                let escape = bytes[i + 1]
+                i += 2
+                switch escape {
+                case UInt8(ascii: "b"): put(0x08)
+                case UInt8(ascii: "f"): put(0x0C)
+                case UInt8(ascii: "n"): put(0x0A)
+                case UInt8(ascii: "r"): put(0x0D)
+                case UInt8(ascii: "t"): put(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = hex4(at: i)
+                    i += 4
+                    if (0xD800...0xDBFF).contains(scalar), i + 1 < end, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
+                        let low = hex4(at: i + 2)
+                        i += 6
+                        scalar = (0xDC00...0xDFFF).contains(low) ? 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD
+                    }
+                    // A lone surrogate is not a scalar: it reads as U+FFFD.
+                    for unit in UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")! { put(unit) }
+                default: put(escape)        // ", \ and /, the only others skipStringSyntax lets through
+                }
             }
-            run = offset
+            return length
         }
-        throw SyntaxError(offset: start, reason: "a string does not end")
+    }
+
+    /// Four hexadecimal digits that `skipStringSyntax` has checked.
+    private func hex4(at i: Int) -> UInt32 {
+        var value: UInt32 = 0
+        for byte in bytes[i..<(i + 4)] {
+            value = value << 4 | UInt32(byte <= 0x39 ? byte - 0x30 : (byte | 0x20) - 0x61 + 10)
+        }
+        return value
     }
 
     private mutating func readHex4() throws -> UInt32 {
