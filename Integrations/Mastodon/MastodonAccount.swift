@@ -34,3 +34,20 @@ extension MastodonAccount {
         self.init(id: id, username: username, acct: acct, display_name: displayName, avatar: avatar)
     }
 }
+
+/// The accounts already read on a page, by their bytes: a page names the same few accounts many
+/// times, and an account object is the largest part of a status that is read field by field.
+struct MastodonAccountCache {
+    private var seen: [(bytes: [UInt8], account: MastodonAccount)] = []
+
+    /// Reads the account object that comes next, or recognises it as one read before.
+    mutating func read(_ reader: inout JSONReader, path: String) throws -> MastodonAccount {
+        try reader.expectObject(path)
+        for entry in seen where reader.skip(ifNext: entry.bytes) { return entry.account }
+        let start = reader.offset
+        let account = try MastodonAccount(reading: &reader, path: path)
+        // A page has 40 statuses; a hostile one must not make each lookup slower than a read.
+        if seen.count < 64 { seen.append((reader.bytes(since: start), account)) }
+        return account
+    }
+}

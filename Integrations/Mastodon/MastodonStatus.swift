@@ -36,7 +36,13 @@ extension MastodonStatus {
     /// skipped unread, so that nesting cannot run deep.
     ///
     /// - Throws: `JSONReader.FieldError` for a missing or mistyped field, `SyntaxError` for bad JSON.
-    init(reading reader: inout JSONReader, reblog inner: Bool = false) throws {
+    init(reading reader: inout JSONReader) throws {
+        var accounts = MastodonAccountCache()
+        try self.init(reading: &reader, accounts: &accounts)
+    }
+
+    /// Reads a status object as ``init(reading:)`` does, recognising the accounts in `accounts`.
+    init(reading reader: inout JSONReader, accounts: inout MastodonAccountCache, reblog inner: Bool = false) throws {
         // Literal paths, so that reading builds no strings; they are formatted only for a reason.
         let prefix = inner ? "reblog." : ""
         let accountPath = inner ? "reblog.account" : "account"
@@ -60,9 +66,9 @@ extension MastodonStatus {
             case .favourites_count?: favourites = try reader.wholeNumberOrNull("\(prefix)favourites_count")
             case .edited_at?: editedAt = try reader.stringOrNull("\(prefix)edited_at")
             case .content?: content = try reader.stringOrNull("\(prefix)content")
-            case .account?: account = try MastodonAccount(reading: &reader, path: accountPath)
+            case .account?: account = try accounts.read(&reader, path: accountPath)
             case .reblog? where !inner:
-                reblog = try reader.objectOrNull("reblog") ? Box(try MastodonStatus(reading: &reader, reblog: true)) : nil
+                reblog = try reader.objectOrNull("reblog") ? Box(try MastodonStatus(reading: &reader, accounts: &accounts, reblog: true)) : nil
             case .media_attachments?:
                 guard try reader.peek() != UInt8(ascii: "n") else { _ = try reader.readNull(); media = nil; return }
                 guard try reader.peek() == UInt8(ascii: "[") else {

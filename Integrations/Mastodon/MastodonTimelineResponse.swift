@@ -26,7 +26,8 @@ struct MastodonTimelineResponse {
             guard try reader.peek() == UInt8(ascii: "[") else { throw JSONReader.FieldError(reason: "the body is not an array") }
             var items: [Item] = []
             items.reserveCapacity(40)
-            try reader.readArray { reader in items.append(try Item(reading: &reader)) }
+            var accounts = MastodonAccountCache()
+            try reader.readArray { reader in items.append(try Item(reading: &reader, accounts: &accounts)) }
             guard reader.isAtEnd else { throw JSONReader.SyntaxError(offset: reader.offset, reason: "data follows the array") }
             return items
         }
@@ -34,10 +35,10 @@ struct MastodonTimelineResponse {
 }
 
 extension MastodonTimelineResponse.Item {
-    init(reading reader: inout JSONReader) throws {
+    init(reading reader: inout JSONReader, accounts: inout MastodonAccountCache) throws {
         let start = reader.offset
         do {
-            self = .status(try MastodonStatus(reading: &reader))
+            self = .status(try MastodonStatus(reading: &reader, accounts: &accounts))
         } catch let error as JSONReader.FieldError {
             // Read the status again as plain JSON, for its id; a syntax error there fails the page.
             reader.rewind(to: start)

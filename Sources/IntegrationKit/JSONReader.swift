@@ -196,6 +196,28 @@ public struct JSONReader {
         }
     }
 
+    /// The bytes from `start` (where a value began, after its white space) to here: a value just
+    /// read, kept so that ``skip(ifNext:)`` recognises it when it comes again.
+    public func bytes(since start: Int) -> [UInt8] {
+        Array(bytes[start..<offset])
+    }
+
+    /// Consumes the value that comes next if its bytes are exactly `value` (from
+    /// ``bytes(since:)``), so that a value met before need not be read again: the same bytes are
+    /// the same value.
+    ///
+    /// - Important: `value` must be an object, an array or a string, which end themselves; a
+    ///   number's bytes may begin a longer number. Anything else is never matched.
+    public mutating func skip(ifNext value: [UInt8]) -> Bool {
+        skipWhitespace()
+        guard let first = value.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\""),
+              offset + value.count <= bytes.count,
+              value.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress! + offset, value.count) == 0 })
+        else { return false }
+        offset += value.count
+        return true
+    }
+
     /// Moves back to `offset` (where an item began) so that it can be skipped whole.
     public mutating func rewind(to offset: Int) { self.offset = offset }
 

@@ -64,4 +64,35 @@ import Testing
             #expect(throws: JSONReader.SyntaxError.self, "\(bad)") { try read(bad) { reader in try reader.skipValue() } }
         }
     }
+
+    @Test func aValueMetBeforeIsRecognisedByItsBytesAndSkipped() throws {
+        let json = #"[{"id": "1", "n": [1, 2]}, {"id": "1", "n": [1, 2]} , {"id": "1", "n": [1, 3]}, 12, 123]"#
+        try read(json) { reader in
+            var first: [UInt8] = []
+            var recognised: [Bool] = []
+            var index = 0
+            try reader.readArray { reader in
+                defer { index += 1 }
+                if index == 0 {
+                    _ = try reader.peek()
+                    let start = reader.offset
+                    try reader.skipValue()
+                    first = reader.bytes(since: start)
+                } else if index == 3 {
+                    _ = try reader.peek()
+                    let start = reader.offset
+                    try reader.skipValue()
+                    let number = reader.bytes(since: start)
+                    let matched = reader.skip(ifNext: number)
+                    #expect(!matched, "a number's bytes may begin a longer number")
+                    return
+                } else {
+                    let matched = reader.skip(ifNext: first)
+                    recognised.append(matched)
+                    if !matched { try reader.skipValue() }
+                }
+            }
+            #expect(recognised == [true, false, false])
+        }
+    }
 }
