@@ -14,8 +14,6 @@ struct MastodonPostService: PostService {
     let maxPosts: Int?
     let since: Date?
     let accounts: AccountLookup
-    /// The next page of a walk back, fetched while this one is read.
-    let prefetch = MastodonPrefetch()
 
     func page(after cursor: FeedCursor?, session: Session) async throws -> FeedPage {
         let state = try cursor.map { cursor in
@@ -31,16 +29,7 @@ struct MastodonPostService: PostService {
         case .backfill(_, _, let next)?: url = withLimit(next)
         case .forward(let forward)?: url = Self.walkingForward(withLimit(forward))
         }
-        let response: MastodonClient.Response
-        if let fetched = prefetch.take(url) {
-            response = fetched
-        } else {
-            response = try await client.get(url, "reading the timeline from")
-        }
-        // The next page goes on the wire while this one is read (a failure there is left for
-        // the next call to meet and report).
-        let following = surelyNext(after: state, response)
-        async let followingResponse = fetchAhead(following)
+        let response = try await client.get(url, "reading the timeline from")
         let items: [MastodonTimelineResponse.Item]
         do {
             items = try MastodonTimelineResponse(body: response.body).items
@@ -51,7 +40,6 @@ struct MastodonPostService: PostService {
             throw ServiceError(.invalidResponse, "reading the timeline from \(client.server.host ?? "")", "the body is not a list of statuses")
         }
         let (posts, skipped, videos) = MastodonTimelineResponse.mapped(items)
-        if let following, let fetched = await followingResponse { prefetch.keep(fetched, for: following) }
 
         switch state {
         case nil, .backfill?:
@@ -105,25 +93,6 @@ struct MastodonPostService: PostService {
               items.contains(where: { $0.name == "since_id" }) else { return url }
         components.queryItems = items.map { $0.name == "since_id" ? URLQueryItem(name: "min_id", value: $0.value) : $0 }
         return components.url ?? url
-    }
-
-    /// The URL the next call will ask for, when it is sure to come: on a walk back with a next
-    /// link, where neither `since` nor `maxPosts` can end the walk at this page.
-    private func surelyNext(after state: MastodonCursor?, _ response: MastodonClient.Response) -> URL? {
-        guard since == nil, let next = response.next else { return nil }
-        let fetched: Int
-        switch state {
-        case nil: fetched = 0
-        case .backfill(let count, _, _)?: fetched = count
-        case .forward?: return nil
-        }
-        if let maxPosts, fetched + pageSize >= maxPosts { return nil }
-        return withLimit(next)
-    }
-
-    private func fetchAhead(_ url: URL?) async -> MastodonClient.Response? {
-        guard let url else { return nil }
-        return try? await client.get(url, "reading the timeline from")
     }
 
     /// The server's link with our page size (servers do not always carry `limit` over).

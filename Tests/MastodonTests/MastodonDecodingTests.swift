@@ -57,12 +57,10 @@ func status(_ id: String = "110000000000000001", _ fields: String = "") -> Strin
 /// Answers every request with the next scripted response, recording the requests.
 final class StubTransport: HTTPTransport {
     private let script: Mutex<[HTTPResponse]>
-    private let requests = Mutex<[String]>([])
 
     init(_ responses: [HTTPResponse]) { script = Mutex(responses) }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        requests.withLock { $0.append(request.target) }
         guard let next = script.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else {
             throw ServiceError(.unavailable, "sending", "the connection was refused")
         }
@@ -70,19 +68,12 @@ final class StubTransport: HTTPTransport {
     }
 
     func close() async {}
-
-    /// Path and query of every request so far.
-    var sent: [String] { requests.withLock { $0 } }
 }
 
-func makePostService(_ responses: [HTTPResponse], maxPosts: Int? = nil, since: Date? = nil) -> MastodonPostService {
-    makePostService(StubTransport(responses), maxPosts: maxPosts, since: since)
-}
-
-func makePostService(_ transport: StubTransport, maxPosts: Int? = nil, since: Date? = nil) -> MastodonPostService {
-    let client = MastodonClient(server: URL(string: "http://127.0.0.1:1")!, token: Secret("tok"), transport: transport,
+func makePostService(_ responses: [HTTPResponse]) -> MastodonPostService {
+    let client = MastodonClient(server: URL(string: "http://127.0.0.1:1")!, token: Secret("tok"), transport: StubTransport(responses),
                                 requests: RequestCounter(), gate: HostGate(), pacer: RateLimitPacer())
-    return MastodonPostService(client: client, timeline: .home, pageSize: 40, maxPosts: maxPosts, since: since,
+    return MastodonPostService(client: client, timeline: .home, pageSize: 40, maxPosts: nil, since: nil,
                                accounts: AccountLookup(client: client))
 }
 
@@ -261,60 +252,6 @@ func makePostService(_ transport: StubTransport, maxPosts: Int? = nil, since: Da
         #expect(ids == ["1", "3"], "oldest first")
         #expect(result.skipped == [SkippedItem(id: "2", reason: "account.acct is missing")])
         #expect(result.hasMore)
-    }
-}
-
-// MARK: Fetching ahead
-
-/// The next page of a walk back is requested while the current one is read, and only when the
-/// walk is sure to ask for it.
-@Suite struct MastodonFetchAheadTests {
-    let session = Session(accessToken: Secret("tok"))
-
-    /// A full page of 40 statuses with ids from `first` down, linking to the page after it.
-    func fullPage(from first: Int, next: String?) -> HTTPResponse {
-        let link = next.map { ["Link": #"<http://127.0.0.1:1/api/v1/timelines/home?max_id=\#($0)>; rel="next", <http://127.0.0.1:1/api/v1/timelines/home?min_id=\#(first)>; rel="prev""#] }
-        return HTTPResponse(status: 200, headers: link ?? [:], body: page((0..<40).map { status(String(first - $0)) }))
-    }
-
-    @Test func theNextPageIsFetchedWhileThisOneIsReadAndServedToTheNextCall() async throws {
-        let transport = StubTransport([fullPage(from: 200, next: "161"), fullPage(from: 160, next: "121"), fullPage(from: 120, next: nil)])
-        let service = makePostService(transport)
-
-        let first = try await service.page(after: nil, session: session)
-        #expect(transport.sent == ["/api/v1/timelines/home?limit=40", "/api/v1/timelines/home?max_id=161&limit=40"])
-        let second = try await service.page(after: first.nextCursor, session: session)
-
-        #expect(transport.sent.count == 3, "the second page came from the fetch ahead; the third was fetched ahead of it")
-        #expect(second.changes.count == 40 && second.hasMore)
-        let third = try await service.page(after: second.nextCursor, session: session)
-        #expect(third.changes.count == 40 && !third.hasMore && transport.sent.count == 3)
-    }
-
-    @Test func nothingIsFetchedAheadWhenABoundMayEndTheWalkHere() async throws {
-        let bounded = StubTransport([fullPage(from: 200, next: "161")])
-        _ = try await makePostService(bounded, maxPosts: 40).page(after: nil, session: session)
-        #expect(bounded.sent.count == 1, "maxPosts is reached on this page")
-
-        let dated = StubTransport([fullPage(from: 200, next: "161")])
-        _ = try await makePostService(dated, since: Date(timeIntervalSince1970: 0)).page(after: nil, session: session)
-        #expect(dated.sent.count == 1, "only the statuses say whether since is reached")
-
-        let forward = StubTransport([fullPage(from: 200, next: "161")])
-        let cursor = MastodonCursor.forward(URL(string: "http://127.0.0.1:1/api/v1/timelines/home?min_id=100")!).feedCursor
-        _ = try await makePostService(forward).page(after: cursor, session: session)
-        #expect(forward.sent.count == 1, "a walk forward ends at the first short page")
-    }
-
-    @Test func aFailedFetchAheadIsLeftForTheNextCallToMeetAndReport() async throws {
-        let transport = StubTransport([fullPage(from: 200, next: "161"), HTTPResponse(status: 503), fullPage(from: 160, next: nil)])
-        let service = makePostService(transport)
-
-        let first = try await service.page(after: nil, session: session)
-        let second = try await service.page(after: first.nextCursor, session: session)
-
-        #expect(first.changes.count == 40 && second.changes.count == 40)
-        #expect(transport.sent.count == 3, "the 503 was not kept; the second call asked again")
     }
 }
 
