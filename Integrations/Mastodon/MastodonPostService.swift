@@ -30,16 +30,16 @@ struct MastodonPostService: PostService {
         case .forward(let forward)?: url = Self.walkingForward(withLimit(forward))
         }
         let response = try await client.get(url, "reading the timeline from")
-        let items: [MastodonTimelineResponse.Item]
+        let page: MastodonTimelineResponse
         do {
-            items = try MastodonTimelineResponse(body: response.body).items
+            page = try MastodonTimelineResponse(body: response.body)
         } catch let error as JSONReader.SyntaxError {
             throw ServiceError(.invalidResponse, "reading the timeline from \(client.server.host ?? "")",
                                "the body is not JSON (\(error.reason) at byte \(error.offset))")
         } catch {
             throw ServiceError(.invalidResponse, "reading the timeline from \(client.server.host ?? "")", "the body is not a list of statuses")
         }
-        let (posts, skipped, videos) = MastodonTimelineResponse.mapped(items)
+        let (posts, skipped, videos) = page.mapped()
 
         switch state {
         case nil, .backfill?:
@@ -58,7 +58,7 @@ struct MastodonPostService: PostService {
             let reachedBound = kept.count < posts.count || (maxPosts.map { fetched >= $0 } ?? false)
             let changes = kept.reversed().map(FeedChange.upsert)
             let carried = Self.videos(of: kept, from: videos)
-            if let next = response.next, !items.isEmpty, !reachedBound {
+            if let next = response.next, !page.items.isEmpty, !reachedBound {
                 return FeedPage(changes: changes, skipped: skipped,
                                 nextCursor: MastodonCursor.backfill(fetched: fetched, forward: forward, next: next).feedCursor, hasMore: true,
                                 videos: carried, nextRequest: next.absoluteString)
@@ -68,12 +68,12 @@ struct MastodonPostService: PostService {
             return FeedPage(changes: changes, skipped: skipped, nextCursor: MastodonCursor.forward(forward ?? url).feedCursor,
                             hasMore: false, missingMeansDeleted: false, videos: carried)
         case .forward(let forward)?:
-            guard !items.isEmpty, let previous = response.previous else {
+            guard !page.items.isEmpty, let previous = response.previous else {
                 return FeedPage(changes: [], skipped: skipped, nextCursor: MastodonCursor.forward(forward).feedCursor, hasMore: false)
             }
             // A short page means the top of the timeline has been reached.
             return FeedPage(changes: posts.reversed().map(FeedChange.upsert), skipped: skipped,
-                            nextCursor: MastodonCursor.forward(previous).feedCursor, hasMore: items.count >= pageSize,
+                            nextCursor: MastodonCursor.forward(previous).feedCursor, hasMore: page.items.count >= pageSize,
                             videos: Self.videos(of: posts, from: videos))
         }
     }

@@ -53,7 +53,7 @@ extension MastodonTimelineResponse {
     ///
     /// - Returns: the posts, the skipped statuses, and the videos the posts' attachments
     ///   describe (statuses carry their videos' metadata, so the sync need not look them up).
-    static func mapped(_ items: [Item]) -> (posts: [Post], skipped: [SkippedItem], videos: [VideoID: Video]) {
+    func mapped() -> (posts: [Post], skipped: [SkippedItem], videos: [VideoID: Video]) {
         var posts: [Post] = []
         var skipped: [SkippedItem] = []
         var videos: [VideoID: Video] = [:]

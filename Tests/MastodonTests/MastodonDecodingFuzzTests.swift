@@ -62,8 +62,9 @@ import Testing
         for _ in 0..<1000 {
             let body = mutate(recordedPage, &random)
             do {
-                let items = try MastodonTimelineResponse(body: body).items
-                let mapped = MastodonTimelineResponse.mapped(items)
+                let page = try MastodonTimelineResponse(body: body)
+                let items = page.items
+                let mapped = page.mapped()
                 #expect(mapped.posts.count + mapped.skipped.count == items.count, "every status is a post or a skipped item")
                 #expect(mapped.skipped.allSatisfy { !$0.reason.isEmpty })
                 outcomes.pages += 1

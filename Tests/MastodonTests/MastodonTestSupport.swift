@@ -29,7 +29,7 @@ func readMedia(_ data: Data) throws -> MastodonMediaAttachment {
 
 /// What the decoder and the mapping make of a page body.
 func mapPage(_ body: Data) throws -> (posts: [Post], skipped: [SkippedItem], videos: [VideoID: Video]) {
-    MastodonTimelineResponse.mapped(try MastodonTimelineResponse(body: body).items)
+    try MastodonTimelineResponse(body: body).mapped()
 }
 
 func page(_ statuses: [String]) -> Data { Data("[\(statuses.joined(separator: ","))]".utf8) }
