@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """feedsync benchmark harness: cold full sync and idle poll against the reference server, next to
-the download ceiling and a Python "X-to-sqlite" baseline. See Benchmarks/README.md.
+the download ceiling and a Python "X-to-sqlite" baseline; with --mastodon, the same against the
+fake Mastodon server, next to mastodon-to-sqlite. See Benchmarks/README.md.
 
 Run from the repository root:
     python3 Benchmarks/bench.py [--posts N] [--page-size K] [--no-build] [--skip-baseline]
                                 [--rss-scale] [--smoke] [--repeat R] [--keep]
+    python3 Benchmarks/bench.py --mastodon [--statuses N] [--no-build] [--skip-baseline] [--repeat R] [--keep]
 
 Exit status: 0 when every side ran and every check held (a missed performance target is reported,
 not failed: this is a benchmark); 1 when something is broken (a command failed, a row count is
-wrong, the idle poll was not exactly one 304 with nothing written).
+wrong, the idle poll was not exactly one request with nothing written).
 
-Standard library only; the baseline's packages go into Benchmarks/.venv.
+Standard library only; the baselines' packages go into Benchmarks/.venv.
 """
 import argparse
 import http.client
@@ -35,6 +37,14 @@ SERVER = ROOT / "Fixtures" / "reference-api" / "server.py"
 CATALOG = ROOT / "Fixtures" / "videos" / "catalog.json"
 USERNAME, PASSWORD = "demo", "demo"           # the reference server's defaults
 BASELINE_PACKAGES = ["requests", "sqlite-utils"]
+MASTODON_SERVER = ROOT / "Fixtures" / "mastodon" / "server.py"
+MASTODON_TOKEN = "bench-token"
+MASTODON_LIMIT = 40                           # the API's largest page, and the one mastodon-to-sqlite asks for
+MASTODON_BASELINE = "mastodon-to-sqlite"
+MASTODON_BASELINE_VERSION = "0.2.1"
+MASTODON_SMOKE_STATUSES = 400
+TARGET_VS_MASTODON_BASELINE = 8.0
+TARGET_VS_MASTODON_CEILING = 0.7
 TARGET_VS_BASELINE = 5.0                      # README.md, "Targets"
 TARGET_VS_CEILING = 0.5
 TARGET_RSS_RATIO = 1.2
@@ -111,16 +121,16 @@ def checked(run, what):
 class RefServer:
     """server.py as a child; it dies with us even on SIGKILL because its stdin is our pipe."""
 
-    def __init__(self, posts, page_size):
+    def __init__(self, posts, page_size, cmd=None):
         self.posts = posts
-        cmd = [sys.executable, str(SERVER), "--port", "0", "--posts", str(posts), "--seed", "1",
-               "--page-size", str(page_size), "--warm", "--exit-on-stdin-eof"]
+        cmd = cmd or [sys.executable, str(SERVER), "--port", "0", "--posts", str(posts), "--seed", "1",
+                      "--page-size", str(page_size), "--warm", "--exit-on-stdin-eof"]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         m = re.fullmatch(r"listening on 127\.0\.0\.1:(\d+)\s*", line)
         if not m:
             self.stop()
-            raise Broken(f"reference server did not start (first line {line!r}, exit {self.proc.returncode})")
+            raise Broken(f"{Path(cmd[1]).parent.name} server did not start (first line {line!r}, exit {self.proc.returncode})")
         self.port = int(m.group(1))
         self.base_url = f"http://127.0.0.1:{self.port}"
 
@@ -186,29 +196,36 @@ def pick_binary(smoke):
     raise Broken(f"no feedsync binary at {release}" + (f" or {debug}" if smoke else "") + "; build it first")
 
 
-def ensure_venv():
-    """Benchmarks/.venv with the baseline's packages; reused when it already imports them."""
-    probe = [str(VENV_PYTHON), "-c", "import requests, sqlite_utils"]
+def ensure_venv(mastodon=False):
+    """Benchmarks/.venv with the baseline's packages (and with `mastodon`, mastodon-to-sqlite at
+    its pinned version); reused when it already has them, else created or topped up."""
+    pinned = [f"{MASTODON_BASELINE}=={MASTODON_BASELINE_VERSION}"] if mastodon else []
+    probe = [str(VENV_PYTHON), "-c", "import importlib.metadata as m, requests, sqlite_utils; "
+             + (f"assert m.version({MASTODON_BASELINE!r}) == {MASTODON_BASELINE_VERSION!r}" if mastodon else "")]
     if VENV_PYTHON.exists() and subprocess.run(probe, capture_output=True).returncode == 0:
-        return venv_versions()
-    note(f"creating {VENV.relative_to(ROOT)} and installing {' '.join(BASELINE_PACKAGES)} …")
-    for cmd in ([sys.executable, "-m", "venv", "--clear", str(VENV)],
-                [str(VENV_PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                 *BASELINE_PACKAGES]):
+        return venv_versions(mastodon)
+    steps = []
+    if not VENV_PYTHON.exists():
+        steps.append([sys.executable, "-m", "venv", "--clear", str(VENV)])
+    steps.append([str(VENV_PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                  *BASELINE_PACKAGES, *pinned])
+    note(f"setting up {VENV.relative_to(ROOT)} with {' '.join(BASELINE_PACKAGES + pinned)} …")
+    for cmd in steps:
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             raise Broken(f"{' '.join(cmd)} failed\n{tail(done.stdout + done.stderr)}")
     if subprocess.run(probe, capture_output=True).returncode != 0:
-        raise Broken("the venv still cannot import requests and sqlite_utils")
-    return venv_versions()
+        raise Broken(f"the venv still lacks {' '.join(BASELINE_PACKAGES + pinned)}")
+    return venv_versions(mastodon)
 
 
-def venv_versions():
+def venv_versions(mastodon=False):
+    packages = BASELINE_PACKAGES + ([MASTODON_BASELINE] if mastodon else [])
     code = ("import importlib.metadata as m, sys; "
             "print(sys.version.split()[0], *(m.version(p) for p in sys.argv[1:]))")
-    out = subprocess.run([str(VENV_PYTHON), "-c", code, *BASELINE_PACKAGES], capture_output=True, text=True)
+    out = subprocess.run([str(VENV_PYTHON), "-c", code, *packages], capture_output=True, text=True)
     py, *versions = out.stdout.split()
-    return f"Python {py}, " + ", ".join(f"{p} {v}" for p, v in zip(BASELINE_PACKAGES, versions))
+    return f"Python {py}, " + ", ".join(f"{p} {v}" for p, v in zip(packages, versions))
 
 
 def ceiling(server, page_size, parse):
@@ -422,18 +439,240 @@ def idle_ok(idle, rows_written):
 
 
 # ---------------------------------------------------------------------------------------------
+# The Mastodon side: the fake Mastodon server's home timeline, feedsync against mastodon-to-sqlite
+
+def start_mastodon_server(statuses):
+    cmd = [sys.executable, str(MASTODON_SERVER), "--port", "0", "--statuses", str(statuses), "--seed", "1",
+           "--token", MASTODON_TOKEN, "--rate-limit", "1000000000", "--warm", "--exit-on-stdin-eof"]
+    return RefServer(statuses, MASTODON_LIMIT, cmd)
+
+
+def mastodon_ceiling(server, parse):
+    """As ceiling(), over the home timeline: verify_credentials, then every page to the empty one."""
+    server.reset_stats()
+    before = server.cpu_seconds()
+    cmd = [sys.executable, BENCH / "ceiling.py", "--mastodon", "--port", server.port, "--limit", MASTODON_LIMIT,
+           "--token", MASTODON_TOKEN] + (["--parse"] if parse else [])
+    run = checked(measure(cmd), "ceiling.py --mastodon")
+    result = json.loads(run.stdout)
+    run.wall = result["seconds"]
+    run.server_cpu = server.cpu_seconds() - before
+    run.stats = server.stats()
+    return run, result
+
+
+def write_mastodon_config(folder, server):
+    config = {
+        "store": {"integration": "sqlite", "path": str(folder / "feedsync.sqlite")},
+        "feeds": [{
+            "name": "bench",
+            "interval": "1h",
+            "posts": {"integration": "mastodon", "server": server.base_url, "accessTokenEnv": "MASTODON_TOKEN",
+                      "timeline": "home", "pageSize": MASTODON_LIMIT},
+        }],
+    }
+    path = folder / "feedsync.json"
+    path.write_text(json.dumps(config, indent=2) + "\n")
+    return path, folder / "feedsync.sqlite"
+
+
+def mastodon_pull(binary, config, server):
+    server.reset_stats()
+    env = {**os.environ, "MASTODON_TOKEN": MASTODON_TOKEN}
+    run = checked(measure([binary, "pull", "--config", config], env=env, server=server), "feedsync pull (mastodon)")
+    run.stats = server.stats()
+    return run
+
+
+def mastodon_cold_sync(binary, server, scratch):
+    folder = Path(tempfile.mkdtemp(prefix="mastodon-", dir=scratch))
+    config, db = write_mastodon_config(folder, server)
+    note(f"feedsync cold sync of {server.posts:,} statuses …")
+    run = mastodon_pull(binary, config, server)
+    verify_count(db, server.posts, "feedsync cold sync (mastodon)")
+    return run, config, db
+
+
+def mastodon_baseline(server, scratch):
+    """mastodon-to-sqlite's own `statuses` command through mastodon_to_sqlite_home.py."""
+    folder = Path(tempfile.mkdtemp(prefix="mastodon-to-sqlite-", dir=scratch))
+    auth = folder / "auth.json"
+    auth.write_text(json.dumps({"mastodon_domain": f"127.0.0.1:{server.port}", "mastodon_access_token": MASTODON_TOKEN}))
+    db = folder / "mastodon.db"
+    server.reset_stats()
+    note(f"{MASTODON_BASELINE} {MASTODON_BASELINE_VERSION} of {server.posts:,} statuses …")
+    run = checked(measure([VENV_PYTHON, BENCH / "mastodon_to_sqlite_home.py", db, "--auth", auth], server=server),
+                  "mastodon_to_sqlite_home.py")
+    run.stats = server.stats()
+    with sqlite3.connect(db) as conn:
+        got = conn.execute("SELECT COUNT(*) FROM statuses").fetchone()[0]
+    if got != server.posts:
+        raise Broken(f"{MASTODON_BASELINE}: statuses table holds {got} rows, expected {server.posts}")
+    return run
+
+
+def mastodon_idle_ok(idle, rows_written):
+    # A forward walk from the newest status: one page, empty, nothing written.
+    return (idle.stats["total_requests"] == 1 and idle.stats["requests"] == {"GET /api/v1/timelines/home": {"200": 1}}
+            and rows_written == 0)
+
+
+def mastodon_report(args, meta, rows, body_bytes, idle, idle_rows):
+    n = args.statuses
+    print()
+    print(f"feedsync Mastodon benchmark: {n:,} statuses ({body_bytes / n / 1000:.2f} KB each on the wire), "
+          f"limit {MASTODON_LIMIT}, fake Mastodon server --seed 1 --warm, feedsync {meta['build']} build")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"{os.cpu_count()} cores, load average at start {meta['load']}, at end {load}; "
+          f"best of {args.repeat} run{'s' * (args.repeat > 1)} per side")
+    if meta.get("baseline"):
+        print(f"baseline: {meta['baseline']}")
+    if args.smoke:
+        print("smoke run: the figures are too small to mean anything; it checks row counts and the idle poll")
+    print()
+    head = f"{'side':<26}{'wall s':>9}{'CPU s':>9}{'CPU/wall':>10}{'peak RSS':>10}{'statuses/s':>12}" \
+           f"{'requests':>10}{'MiB recv':>10}{'server CPU s':>14}"
+    print(head)
+    print("-" * len(head))
+    for name, run, measured in rows:
+        cpu = f"{run.cpu:9.2f}{run.cpu / run.wall:9.0%} " if measured else f"{'-':>9}{'-':>10}"
+        rss_col = f"{run.rss_mib:6.1f} MiB" if measured else f"{'-':>10}"
+        wire = f"{run.stats['total_requests']:10,}{mib(run.stats['bytes_sent']):10.1f}{run.server_cpu:14.2f}"
+        print(f"{name:<26}{run.wall:9.2f}{cpu}{rss_col}{rate(n, run.wall):12,.0f}{wire}")
+    print()
+    print("  wall: ceiling rows from the first request to the last byte; other rows spawn to exit.")
+    print("  CPU and peak RSS: the client process (os.wait4 rusage). server CPU s: the fake server's CPU")
+    print("  over the same span. MiB recv: bytes the server wrote for /api/ answers (headers included).")
+    print()
+    by_name = {name: run for name, run, _ in rows}
+    fs = by_name["feedsync cold sync"]
+    print("ratios (statuses/s)")
+    base = by_name.get(f"{MASTODON_BASELINE} {MASTODON_BASELINE_VERSION}")
+    if base:
+        r = base.wall / fs.wall
+        print(f"  feedsync / {MASTODON_BASELINE:<22}{f'{r:.2f}x':>8}   target >= {TARGET_VS_MASTODON_BASELINE:g}x    "
+              f"{verdict(r >= TARGET_VS_MASTODON_BASELINE)}")
+    else:
+        print(f"  feedsync / {MASTODON_BASELINE:<22}{'-':>8}   (skipped)")
+    r = by_name["ceiling (json.loads)"].wall / fs.wall
+    print(f"  feedsync / {'ceiling (json.loads)':<22}{r:8.1%}   target >= {TARGET_VS_MASTODON_CEILING:.0%}   "
+          f"{verdict(r >= TARGET_VS_MASTODON_CEILING)}")
+    r = by_name["ceiling (raw)"].wall / fs.wall
+    print(f"  feedsync / {'ceiling (raw)':<22}{r:8.1%}   (no target)")
+    print()
+    print("feedsync cold sync said: " + (fs.stdout.strip() or "(nothing)"))
+    print()
+    print("idle poll (second pull, nothing changed)")
+    print(f"  requests {idle.stats['total_requests']} ({statuses(idle.stats)}), "
+          f"{idle.stats['bytes_sent']:,} bytes received, {idle_rows} rows written, "
+          f"wall {idle.wall:.3f} s, CPU {idle.cpu:.3f} s, peak RSS {idle.rss_mib:.1f} MiB")
+    print(f"  expected 1 request answered 200 with an empty page, 0 rows written: {verdict(mastodon_idle_ok(idle, idle_rows))}")
+    print("  feedsync said: " + (idle.stdout.strip() or "(nothing)"))
+
+
+def run_mastodon(args, cleanup, scratch, binary, build):
+    meta = {"build": build, "load": " ".join(f"{x:.2f}" for x in os.getloadavg())}
+    if not args.skip_baseline:
+        meta["baseline"] = ensure_venv(mastodon=True)
+
+    note(f"starting the fake Mastodon server with {args.statuses:,} statuses (--warm encodes every page) …")
+    server = start_mastodon_server(args.statuses)
+    cleanup.callback(server.stop)
+    note("warming up …")
+    mastodon_ceiling(server, parse=False)
+
+    note("download ceiling …")
+    raw, result = best_of(args.repeat, lambda: mastodon_ceiling(server, parse=False))
+    parsed, _ = best_of(args.repeat, lambda: mastodon_ceiling(server, parse=True))
+    note(f"ceiling: {result['pages']} pages, {mib(result['body_bytes']):.1f} MiB of bodies")
+
+    cold, config, db = best_of(args.repeat, lambda: mastodon_cold_sync(binary, server, scratch))
+    note("idle poll …")
+    idle = mastodon_pull(binary, config, server)
+    idle_rows = last_rows_written(db)
+
+    rows = [("ceiling (raw)", raw, None), ("ceiling (json.loads)", parsed, None), ("feedsync cold sync", cold, "process")]
+    if not args.skip_baseline:
+        base, = best_of(args.repeat, lambda: (mastodon_baseline(server, scratch),))
+        rows.append((f"{MASTODON_BASELINE} {MASTODON_BASELINE_VERSION}", base, "process"))
+    server.stop()
+
+    mastodon_report(args, meta, rows, result["body_bytes"], idle, idle_rows)
+    if not mastodon_idle_ok(idle, idle_rows):
+        raise Broken("the Mastodon idle poll was not exactly one request for an empty page with 0 rows written")
+
+
+# ---------------------------------------------------------------------------------------------
+
+def run_httpapi(args, cleanup, scratch, binary, build):
+    meta = {"build": build, "load": " ".join(f"{x:.2f}" for x in os.getloadavg())}
+    if not args.skip_baseline:
+        meta["baseline"] = ensure_venv()
+
+    note(f"starting the reference server with {args.posts:,} posts …")
+    server = RefServer(args.posts, args.page_size)
+    cleanup.callback(server.stop)
+
+    # One untimed walk so every measured side meets the same warm page cache.
+    note("warming the page cache …")
+    ceiling(server, args.page_size, parse=False)
+
+    note("download ceiling …")
+    raw, result = best_of(args.repeat, lambda: ceiling(server, args.page_size, parse=False))
+    parsed, _ = best_of(args.repeat, lambda: ceiling(server, args.page_size, parse=True))
+    note(f"ceiling: {result['pages']} pages, {mib(result['body_bytes']):.1f} MiB of bodies")
+
+    cold, config, db = best_of(args.repeat, lambda: cold_sync(binary, server, args.page_size, scratch, "cold"))
+
+    floor_binary = build_floor(scratch)
+    if floor_binary:
+        note("sqlite floor …")
+        floor, = best_of(args.repeat, lambda: sqlite_floor(floor_binary, db, args.page_size, scratch, args.posts))
+
+    note("idle poll …")
+    idle = feedsync_pull(binary, config, server)
+    idle_rows = last_rows_written(db)
+
+    rows = [("ceiling (raw)", raw, None), ("ceiling (json.loads)", parsed, None),
+            ("feedsync cold sync", cold, "process")]
+    if floor_binary:
+        rows.append((FLOOR, floor, "cpu"))
+    if not args.skip_baseline:
+        base, = best_of(args.repeat, lambda: (baseline(server, args.page_size, scratch),))
+        rows.append(("python baseline", base, "process"))
+
+    rss = None
+    if args.rss_scale:
+        server.stop()          # frees its memory before the 1M server's ~600 MB
+        note(f"starting a reference server with {RSS_SCALE_POSTS:,} posts (--warm takes a while) …")
+        big_server = RefServer(RSS_SCALE_POSTS, args.page_size)
+        cleanup.callback(big_server.stop)
+        big, _, _ = cold_sync(binary, big_server, args.page_size, scratch, "rss")
+        big_server.stop()
+        rss = (cold, big)
+
+    server.stop()
+    report(args, meta, rows, idle, idle_rows, rss)
+    if not idle_ok(idle, idle_rows):
+        raise Broken("the idle poll was not exactly one request answered 304 with 0 rows written")
+
 
 def main():
     p = argparse.ArgumentParser(description="feedsync benchmark harness (see Benchmarks/README.md)")
     p.add_argument("--posts", type=int, default=100_000, help="posts on the reference server (default 100000)")
     p.add_argument("--page-size", type=int, default=500, help="page size for every client (default 500)")
+    p.add_argument("--mastodon", action="store_true",
+                   help=f"the Mastodon side instead: the fake Mastodon server, against {MASTODON_BASELINE} "
+                        f"{MASTODON_BASELINE_VERSION}")
+    p.add_argument("--statuses", type=int, default=20_000,
+                   help="statuses on the fake Mastodon server, with --mastodon (default 20000)")
     p.add_argument("--no-build", action="store_true", help="use the existing .build/release/feedsync")
-    p.add_argument("--skip-baseline", action="store_true", help="do not run the Python baseline")
+    p.add_argument("--skip-baseline", action="store_true", help="do not run the Python baseline (or mastodon-to-sqlite)")
     p.add_argument("--rss-scale", action="store_true",
                    help=f"also cold-sync {RSS_SCALE_POSTS:,} posts and compare peak RSS")
     p.add_argument("--smoke", action="store_true",
-                   help="tiny CI run: 2000 posts, page size 200, no baseline, no build "
-                        "(release binary if built, else debug)")
+                   help=f"tiny CI run: 2000 posts, page size 200, then {MASTODON_SMOKE_STATUSES} Mastodon statuses; "
+                        "no baselines (no network), no build (release binary if built, else debug)")
     p.add_argument("--repeat", type=int, default=1, metavar="R",
                    help="run each timed side R times and report the fastest (default 1)")
     p.add_argument("--keep", action="store_true", help="keep the scratch folder with configs and databases")
@@ -441,8 +680,11 @@ def main():
     args = p.parse_args()
     if args.smoke:
         args.posts, args.page_size, args.skip_baseline, args.no_build = 2000, 200, True, True
-    if args.posts < 1 or not 1 <= args.page_size <= 1000 or args.repeat < 1:
-        p.error("need --posts >= 1, --page-size in 1..1000 and --repeat >= 1")
+        args.statuses = MASTODON_SMOKE_STATUSES
+    if args.posts < 1 or not 1 <= args.page_size <= 1000 or args.repeat < 1 or args.statuses < 1:
+        p.error("need --posts >= 1, --page-size in 1..1000, --statuses >= 1 and --repeat >= 1")
+    if args.mastodon and args.rss_scale:
+        p.error("--rss-scale is for the HTTP API side; leave out --mastodon")
 
     with ExitStack() as cleanup:
         scratch = Path(tempfile.mkdtemp(prefix="feedsync-bench-"))
@@ -454,58 +696,13 @@ def main():
         if not args.no_build:
             build_release()
         binary, build = pick_binary(args.smoke)
-        meta = {"build": build, "load": " ".join(f"{x:.2f}" for x in os.getloadavg())}
-        if not args.skip_baseline:
-            meta["baseline"] = ensure_venv()
-
-        note(f"starting the reference server with {args.posts:,} posts …")
-        server = RefServer(args.posts, args.page_size)
-        cleanup.callback(server.stop)
-
-        # One untimed walk so every measured side meets the same warm page cache.
-        note("warming the page cache …")
-        ceiling(server, args.page_size, parse=False)
-
-        note("download ceiling …")
-        raw, result = best_of(args.repeat, lambda: ceiling(server, args.page_size, parse=False))
-        parsed, _ = best_of(args.repeat, lambda: ceiling(server, args.page_size, parse=True))
-        note(f"ceiling: {result['pages']} pages, {mib(result['body_bytes']):.1f} MiB of bodies")
-
-        cold, config, db = best_of(args.repeat, lambda: cold_sync(binary, server, args.page_size, scratch, "cold"))
-
-        floor_binary = build_floor(scratch)
-        if floor_binary:
-            note("sqlite floor …")
-            floor, = best_of(args.repeat, lambda: sqlite_floor(floor_binary, db, args.page_size, scratch, args.posts))
-
-        note("idle poll …")
-        idle = feedsync_pull(binary, config, server)
-        idle_rows = last_rows_written(db)
-
-        rows = [("ceiling (raw)", raw, None), ("ceiling (json.loads)", parsed, None),
-                ("feedsync cold sync", cold, "process")]
-        if floor_binary:
-            rows.append((FLOOR, floor, "cpu"))
-        if not args.skip_baseline:
-            base, = best_of(args.repeat, lambda: (baseline(server, args.page_size, scratch),))
-            rows.append(("python baseline", base, "process"))
-
-        rss = None
-        if args.rss_scale:
-            server.stop()          # frees its memory before the 1M server's ~600 MB
-            note(f"starting a reference server with {RSS_SCALE_POSTS:,} posts (--warm takes a while) …")
-            big_server = RefServer(RSS_SCALE_POSTS, args.page_size)
-            cleanup.callback(big_server.stop)
-            big, _, _ = cold_sync(binary, big_server, args.page_size, scratch, "rss")
-            big_server.stop()
-            rss = (cold, big)
-
-        report(args, meta, rows, idle, idle_rows, rss)
+        if not args.mastodon:
+            run_httpapi(args, cleanup, scratch, binary, build)
+        if args.mastodon or args.smoke:
+            run_mastodon(args, cleanup, scratch, binary, build)
         if args.bluesky:
             import bench_bluesky   # the Bluesky side keeps to its own file
             bench_bluesky.run(binary, repeat=args.repeat, scratch=scratch)
-        if not idle_ok(idle, idle_rows):
-            raise Broken("the idle poll was not exactly one request answered 304 with 0 rows written")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,10 @@ read in full. With --parse each page goes through json.loads (what a client must
 without it only next_cursor and has_more are picked out of the body's tail, so the figure is bound
 by the server and the socket alone. Nothing is stored.
 
+With --mastodon it walks the fake Mastodon server's home timeline instead, as every Mastodon client
+does: verify_credentials, then GET /api/v1/timelines/home?limit=K and each rel="next" of the Link
+header until the empty page that ends the timeline.
+
 Prints one JSON object: {"seconds", "pages", "body_bytes", "parsed"}. The clock runs from opening
 the connection to the last byte of the last page, so interpreter start-up is not charged to it:
 that makes the ceiling as high as it can be, and the ratio against it as strict as it can be.
@@ -58,6 +62,42 @@ def walk(port, limit, username="demo", password="demo", parse=False):
     return time.perf_counter() - started, pages, total
 
 
+LINK_NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
+
+
+def walk_mastodon(port, limit, token, parse=False):
+    """(seconds, pages, body bytes) for one walk of the home timeline back to its end."""
+    started = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    headers = {"Authorization": "Bearer " + token}
+    conn.request("GET", "/api/v1/accounts/verify_credentials", headers=headers)
+    resp = conn.getresponse()
+    body = resp.read()
+    if resp.status != 200:
+        raise SystemExit(f"ceiling: verify_credentials answered {resp.status}: {body[:200]!r}")
+    path, pages, total = f"/api/v1/timelines/home?limit={limit}", 0, 0
+    prefix = f"http://127.0.0.1:{port}"
+    while True:
+        conn.request("GET", path, headers=headers)
+        resp = conn.getresponse()
+        body = resp.read()
+        if resp.status != 200:
+            raise SystemExit(f"ceiling: {path} answered {resp.status}: {body[:200]!r}")
+        pages, total = pages + 1, total + len(body)
+        if parse:
+            empty = not json.loads(body)
+        else:
+            empty = body == b"[]"
+        if empty:
+            break
+        m = LINK_NEXT.search(resp.getheader("Link") or "")
+        if m is None or not m.group(1).startswith(prefix):
+            raise SystemExit(f"ceiling: no rel=\"next\" link on this server after {path}")
+        path = m.group(1)[len(prefix):]
+    conn.close()
+    return time.perf_counter() - started, pages, total
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--port", type=int, required=True)
@@ -65,8 +105,13 @@ def main():
     p.add_argument("--username", default="demo")
     p.add_argument("--password", default="demo")
     p.add_argument("--parse", action="store_true", help="json.loads every page")
+    p.add_argument("--mastodon", action="store_true", help="walk the fake Mastodon server's home timeline")
+    p.add_argument("--token", default="test-token", help="the Mastodon access token (with --mastodon)")
     args = p.parse_args()
-    seconds, pages, total = walk(args.port, args.limit, args.username, args.password, args.parse)
+    if args.mastodon:
+        seconds, pages, total = walk_mastodon(args.port, args.limit, args.token, args.parse)
+    else:
+        seconds, pages, total = walk(args.port, args.limit, args.username, args.password, args.parse)
     json.dump({"seconds": seconds, "pages": pages, "body_bytes": total, "parsed": args.parse}, sys.stdout)
     print()
 

@@ -136,6 +136,7 @@ class Store:
         self.account_bytes = [encode(a) for a in self.accounts]
         self.statuses = {}        # int id -> record dict (see _make_status)
         self.cache = {}           # int id -> encoded JSON bytes
+        self.pages = {}           # (timeline, limit, max_id, since_id, min_id) -> page(); emptied by every change
         self.wrappers = {}        # original int id -> wrapper int id
         self.home, self.list1 = [], []
         self.by_account = [[] for _ in self.accounts]
@@ -406,6 +407,7 @@ class Store:
 
     def append(self, count):
         """Generate the next `count` timeline statuses; returns their ids, newest first (lock held or init)."""
+        self.pages.clear()
         new = []
         for _ in range(count):
             self.count += 1
@@ -460,6 +462,7 @@ class Store:
         return data
 
     def _invalidate(self, sid):
+        self.pages.clear()
         self.cache.pop(sid, None)
         wrapper = self.wrappers.get(sid)
         if wrapper is not None:
@@ -486,22 +489,31 @@ class Store:
 
     def page(self, name, limit, max_id, since_id, min_id):
         """(body bytes, newest key, oldest key) or None for an unknown timeline."""
+        key = (name, limit, max_id, since_id, min_id)
         with self.lock:
-            found = self.timeline(name)
-            if found is None:
-                return None
-            keys, to_status = found
-            hi = bisect.bisect_left(keys, max_id) if max_id is not None else len(keys)
-            if min_id is not None:          # the `limit` keys right after min_id (since_id is ignored)
-                lo = bisect.bisect_right(keys, min_id)
-                chosen = keys[lo:min(lo + limit, hi)] if lo < hi else []
-            else:                           # the newest `limit` keys below max_id and above since_id
-                lo = bisect.bisect_right(keys, since_id) if since_id is not None else 0
-                chosen = keys[max(lo, hi - limit):hi] if lo < hi else []
-            chosen = chosen[::-1]
-            sids = chosen if to_status is None else [to_status(k) for k in chosen]
-            body = b"[" + b",".join(self._encode_status(s) for s in sids) + b"]"
-            return body, (chosen[0] if chosen else None), (chosen[-1] if chosen else None)
+            hit = self.pages.get(key)
+            if hit is None:
+                if len(self.pages) >= 100_000:      # a client inventing cursors cannot grow it for ever
+                    self.pages.clear()
+                hit = self.pages[key] = self._page(name, limit, max_id, since_id, min_id)
+            return hit
+
+    def _page(self, name, limit, max_id, since_id, min_id):
+        found = self.timeline(name)
+        if found is None:
+            return None
+        keys, to_status = found
+        hi = bisect.bisect_left(keys, max_id) if max_id is not None else len(keys)
+        if min_id is not None:          # the `limit` keys right after min_id (since_id is ignored)
+            lo = bisect.bisect_right(keys, min_id)
+            chosen = keys[lo:min(lo + limit, hi)] if lo < hi else []
+        else:                           # the newest `limit` keys below max_id and above since_id
+            lo = bisect.bisect_right(keys, since_id) if since_id is not None else 0
+            chosen = keys[max(lo, hi - limit):hi] if lo < hi else []
+        chosen = chosen[::-1]
+        sids = chosen if to_status is None else [to_status(k) for k in chosen]
+        body = b"[" + b",".join(self._encode_status(s) for s in sids) + b"]"
+        return body, (chosen[0] if chosen else None), (chosen[-1] if chosen else None)
 
     def status_bytes(self, sid):
         with self.lock:
@@ -564,6 +576,7 @@ class Store:
             rec = self.statuses.get(sid)
             if rec is None:
                 return 404, {"error": "Record not found"}
+            self.pages.clear()
             gone = [sid]
             if not rec["wrapper"] and sid in self.wrappers:
                 gone.append(self.wrappers[sid])           # deleting a status deletes its reblogs
@@ -607,6 +620,19 @@ class Store:
             self.statuses[sid]["bookmarked"] = True
         for sid in self.favourites.record_of:
             self.statuses[sid]["favourited"] = True
+
+    def warm(self, limit=MAX_LIMIT):
+        """Encode every status, and every page of a backwards walk of home at `limit`, before
+        the first request: a benchmark then measures its client, not this server's encoder."""
+        with self.lock:
+            for sid in self.statuses:
+                self._encode_status(sid)
+        max_id = None
+        while True:
+            _, newest, oldest = self.page("home", limit, max_id, None, None)
+            if newest is None:
+                return
+            max_id = oldest
 
 
 def _remove(keys, value):
@@ -742,7 +768,12 @@ class API:
         body, newest, oldest = result
         headers = []
         if newest is not None:
-            others = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k not in CURSOR_PARAMS]
+            # Each other parameter once, with its last value, as Rails builds the link from its params hash.
+            others = {}
+            for k, v in parse_qsl(query, keep_blank_values=True):
+                if k not in CURSOR_PARAMS:
+                    others[k] = v
+            others = list(others.items())
             base = f"http://127.0.0.1:{self.port_ref[0]}{path}?"
             nxt = base + urlencode(others + [("max_id", str(oldest))])
             prev = base + urlencode(others + [("min_id", str(newest))])
@@ -795,6 +826,7 @@ class Handler(BaseHTTPRequestHandler):
             lines.append("Connection: keep-alive")
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
         self.wfile.write(head + (body or b""))
+        return len(head) + len(body or b"")
 
     def _api(self, path, query):
         app = self.server.app
@@ -811,7 +843,7 @@ class Handler(BaseHTTPRequestHandler):
                 traceback.print_exc()
                 status, extra, body = 500, [], error_body("Internal server error")
         app.count(f"{self.command} {path}", str(status))
-        self._send(status, headers + extra, body)
+        app.count_bytes(self._send(status, headers + extra, body))
 
     def _control(self, path, query, body):
         app, store = self.server.app, self.server.app.store
@@ -839,10 +871,14 @@ class Handler(BaseHTTPRequestHandler):
         elif route == ("GET", "/_control/stats"):
             with app.stats_lock:
                 requests = {k: dict(v) for k, v in app.stats.items()}
+                bytes_sent = app.bytes_sent
             result = {"total_requests": sum(sum(v.values()) for v in requests.values()), "requests": requests}
+            if "bytes_sent" in params:      # opt-in, so the default answer keeps its exact shape
+                result["bytes_sent"] = bytes_sent
         elif route == ("POST", "/_control/reset-stats"):
             with app.stats_lock:
                 app.stats = {}
+                app.bytes_sent = 0
             result = {"reset": True}
         elif route == ("GET", "/_control/timeline"):
             result = store.all_ids(params.get("name", "home"))
@@ -886,6 +922,7 @@ class App:
         self.api = API(self.store, self.port_ref)
         self.rate = RateLimit(args.rate_limit, args.rate_window, args.reset_digits)
         self.stats, self.stats_lock = {}, threading.Lock()
+        self.bytes_sent = 0       # /api/ response bytes: status line, headers, body
 
     def authorised(self, header):
         if not header:
@@ -898,6 +935,10 @@ class App:
             per_status = self.stats.setdefault(key, {})
             per_status[status] = per_status.get(status, 0) + 1
 
+    def count_bytes(self, n):
+        with self.stats_lock:
+            self.bytes_sent += n
+
 
 def main():
     p = argparse.ArgumentParser(description="Fake Mastodon server for feedsync tests.")
@@ -909,6 +950,8 @@ def main():
     p.add_argument("--rate-window", type=float, default=300, help="window length in seconds")
     p.add_argument("--reset-digits", type=int, default=3, choices=range(0, 7), metavar="0-6",
                    help="fraction digits in X-RateLimit-Reset (3 = milliseconds; real Mastodon sends 6)")
+    p.add_argument("--warm", action="store_true",
+                   help="encode every status and the home timeline's pages at limit=40 before listening (benchmarks)")
     p.add_argument("--exit-on-stdin-eof", action="store_true",
                    help="exit when standard input closes (tests pass a pipe, so the server dies with its test)")
     args = p.parse_args()
@@ -930,6 +973,8 @@ def main():
         threading.Thread(target=watch_stdin, daemon=True).start()
     try:
         app = App(args)
+        if args.warm:
+            app.store.warm()
         server = Server(("127.0.0.1", args.port), Handler)
         server.app = app
         app.port_ref[0] = server.server_address[1]

@@ -66,8 +66,8 @@ struct MastodonClient: Sendable {
         } catch let error as ServiceError {
             throw ServiceError(error.code, operation, error.reason)
         }
-        // Only an error's body is read as an error message: decoding every page that way cost
-        // as much as reading its statuses.
+        // Only an error's body is read for its message: a timeline page is an array, and decoding
+        // one as an error body first cost as much as reading its statuses.
         let isError = !(200..<300).contains(response.status) && response.status != 304
         let message = isError ? (try? JSONDecoder().decode(MastodonError.self, from: response.body)).map { HTTPStatus.detail([$0.error]) } ?? "" : ""
         if let error = HTTPStatus.error(for: response, operation, detail: message) {

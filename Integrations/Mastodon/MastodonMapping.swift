@@ -5,12 +5,29 @@ import IntegrationKit
 extension User {
     /// Maps an account; `acct` (`ada` or `bob@example.social`) is the handle.
     init(_ dto: MastodonAccount) throws {
+        var avatars: [String: URL?] = [:]
+        try self.init(dto, avatars: &avatars)
+    }
+
+    /// Maps an account as ``init(_:)`` does.
+    ///
+    /// - Parameter avatars: avatar URLs already parsed on this page: a page names the same few
+    ///   accounts many times, and parsing a URL cost more than the rest of the account.
+    init(_ dto: MastodonAccount, avatars: inout [String: URL?]) throws {
         guard !dto.id.isEmpty, !dto.acct.isEmpty else {
             throw ServiceError(.invalidItem, "reading account \(dto.id)", "the id or acct is empty")
         }
+        var avatar: URL?
+        if let text = dto.avatar {
+            if let known = avatars[text] {
+                avatar = known
+            } else {
+                avatar = webURL(text)
+                avatars[text] = avatar
+            }
+        }
         let name = dto.display_name.flatMap { $0.isEmpty ? nil : $0 } ?? dto.username ?? dto.acct
-        self.init(id: UserID(dto.id), handle: dto.acct, displayName: name,
-                  avatarURL: dto.avatar.flatMap(webURL))
+        self.init(id: UserID(dto.id), handle: dto.acct, displayName: name, avatarURL: avatar)
     }
 }
 
@@ -34,7 +51,7 @@ extension Video {
     init?(_ dto: MastodonMediaAttachment) throws {
         guard dto.type == "video" || dto.type == "gifv", let stream = (dto.url ?? dto.remote_url).flatMap(webURL) else { return nil }
         func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading media \(dto.id)", "media \(dto.id): \(reason)") }
-        let original = dto.meta?.original
+        let original = dto.original
         let duration = original?.duration ?? 0
         guard duration.isFinite, (0...Self.maxDuration).contains(duration) else { throw invalid("duration \(duration) is out of range") }
         for (name, value) in [("width", original?.width), ("height", original?.height)] {
@@ -77,14 +94,24 @@ extension Post {
     ///
     /// - Throws: ``ServiceError`` `.invalidItem` naming what is wrong.
     init(_ dto: MastodonStatus) throws {
+        var avatars: [String: URL?] = [:]
+        var videos: [Video] = []
+        try self.init(dto, avatars: &avatars, videos: &videos)
+    }
+
+    /// Maps a status as ``init(_:)`` does, adding the videos among its attachments to `videos`.
+    ///
+    /// - Parameter avatars: avatar URLs already parsed on this page (see ``Core/User/init(_:avatars:)``).
+    init(_ dto: MastodonStatus, avatars: inout [String: URL?], videos: inout [Video]) throws {
         func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading status \(dto.id)", reason) }
+        func user(_ account: MastodonAccount) throws -> User {
+            do { return try User(account, avatars: &avatars) } catch let error as ServiceError { throw invalid(error.reason) }
+        }
         guard !dto.id.isEmpty else { throw ServiceError(.invalidItem, "reading a status", "the id is empty") }
         guard let shared = RFC3339.date(from: dto.created_at) else { throw invalid("created_at \"\(dto.created_at)\" is not an ISO 8601 time") }
         let original = dto.reblog?.value ?? dto
-        let booster: User?
-        do { booster = dto.reblog == nil ? nil : try User(dto.account) } catch let error as ServiceError { throw invalid(error.reason) }
-        let author: User
-        do { author = try User(original.account) } catch let error as ServiceError { throw invalid(error.reason) }
+        let booster = try dto.reblog.map { _ in try user(dto.account) }
+        let author = try user(original.account)
         var edited: Date?
         if let text = original.edited_at {
             guard let date = RFC3339.date(from: text) else { throw invalid("edited_at \"\(text)\" is not an ISO 8601 time") }
@@ -96,17 +123,29 @@ extension Post {
             guard visibility != nil else { throw invalid("visibility \"\(text)\" is not one Mastodon documents") }
         }
         let media = original.media_attachments ?? []
-        let videos: [Video]
-        do { videos = try media.compactMap(Video.init) } catch let error as ServiceError { throw invalid(error.reason) }
+        var videoIDs: [VideoID] = []
+        var attachments: [Attachment] = []
+        for attachment in media {
+            do {
+                if let video = try Video(attachment) {
+                    videos.append(video)
+                    videoIDs.append(video.id)
+                } else if let other = Attachment(attachment) {
+                    attachments.append(other)
+                }
+            } catch let error as ServiceError {
+                throw invalid(error.reason)
+            }
+        }
         let html = original.content ?? ""
         self.init(id: PostID(dto.id), author: author, text: MastodonHTML.plainText(html), createdAt: shared, editedAt: edited,
                   replyTo: original.in_reply_to_id.map { PostID($0) },
                   counts: Counts(replies: max(0, original.replies_count ?? 0), reposts: max(0, original.reblogs_count ?? 0),
                                  likes: max(0, original.favourites_count ?? 0)),
-                  videoIDs: videos.map(\.id), html: html,
+                  videoIDs: videoIDs, html: html,
                   contentWarning: original.spoiler_text.flatMap { $0.isEmpty ? nil : $0 },
                   language: original.language, visibility: visibility,
                   repost: booster.map { Repost(by: $0, originalID: PostID(original.id)) },
-                  attachments: media.compactMap(Attachment.init))
+                  attachments: attachments)
     }
 }

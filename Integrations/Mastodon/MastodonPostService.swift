@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import IntegrationKit
 
 /// Reads a Mastodon timeline page by page, following the server's `Link` header.
 ///
@@ -29,28 +30,16 @@ struct MastodonPostService: PostService {
         case .forward(let forward)?: url = Self.walkingForward(withLimit(forward))
         }
         let response = try await client.get(url, "reading the timeline from")
-        let items: [LossyStatus]
+        let page: MastodonTimelineResponse
         do {
-            items = try JSONDecoder().decode([LossyStatus].self, from: response.body)
+            page = try MastodonTimelineResponse(body: response.body)
+        } catch let error as JSONReader.SyntaxError {
+            throw ServiceError(.invalidResponse, "reading the timeline from \(client.server.host ?? "")",
+                               "the body is not JSON (\(error.reason) at byte \(error.offset))")
         } catch {
             throw ServiceError(.invalidResponse, "reading the timeline from \(client.server.host ?? "")", "the body is not a list of statuses")
         }
-        var posts: [Post] = []
-        var skipped: [SkippedItem] = []
-        // The statuses carry their videos' metadata; the page hands it to the sync with them.
-        var videos: [VideoID: Video] = [:]
-        for item in items {
-            guard let status = item.status else {
-                skipped.append(SkippedItem(id: item.id, reason: item.reason ?? "it cannot be read"))
-                continue
-            }
-            do {
-                posts.append(try Post(status))
-                for video in try (status.reblog?.value ?? status).media_attachments?.compactMap(Video.init) ?? [] { videos[video.id] = video }
-            } catch let error as ServiceError {
-                skipped.append(SkippedItem(id: status.id, reason: error.reason))
-            }
-        }
+        let (posts, skipped, videos) = page.mapped()
 
         switch state {
         case nil, .backfill?:
@@ -69,7 +58,7 @@ struct MastodonPostService: PostService {
             let reachedBound = kept.count < posts.count || (maxPosts.map { fetched >= $0 } ?? false)
             let changes = kept.reversed().map(FeedChange.upsert)
             let carried = Self.videos(of: kept, from: videos)
-            if let next = response.next, !items.isEmpty, !reachedBound {
+            if let next = response.next, !page.items.isEmpty, !reachedBound {
                 return FeedPage(changes: changes, skipped: skipped,
                                 nextCursor: MastodonCursor.backfill(fetched: fetched, forward: forward, next: next).feedCursor, hasMore: true,
                                 videos: carried, nextRequest: next.absoluteString)
@@ -79,12 +68,12 @@ struct MastodonPostService: PostService {
             return FeedPage(changes: changes, skipped: skipped, nextCursor: MastodonCursor.forward(forward ?? url).feedCursor,
                             hasMore: false, missingMeansDeleted: false, videos: carried)
         case .forward(let forward)?:
-            guard !items.isEmpty, let previous = response.previous else {
+            guard !page.items.isEmpty, let previous = response.previous else {
                 return FeedPage(changes: [], skipped: skipped, nextCursor: MastodonCursor.forward(forward).feedCursor, hasMore: false)
             }
             // A short page means the top of the timeline has been reached.
             return FeedPage(changes: posts.reversed().map(FeedChange.upsert), skipped: skipped,
-                            nextCursor: MastodonCursor.forward(previous).feedCursor, hasMore: items.count >= pageSize,
+                            nextCursor: MastodonCursor.forward(previous).feedCursor, hasMore: page.items.count >= pageSize,
                             videos: Self.videos(of: posts, from: videos))
         }
     }
@@ -113,34 +102,6 @@ struct MastodonPostService: PostService {
         items.append(URLQueryItem(name: "limit", value: String(pageSize)))
         components.queryItems = items
         return components.url ?? url
-    }
-}
-
-/// A status that decodes, or the id and reason of one that does not, so one bad status drops
-/// only itself.
-struct LossyStatus: Decodable {
-    var status: MastodonStatus?
-    var id: String?
-    var reason: String?
-
-    private enum Keys: String, CodingKey { case id }
-
-    init(from decoder: any Decoder) throws {
-        do {
-            status = try MastodonStatus(from: decoder)
-            id = status?.id
-        } catch {
-            id = try? decoder.container(keyedBy: Keys.self).decode(String.self, forKey: .id)
-            if case DecodingError.keyNotFound(let key, _) = error {
-                reason = "\(key.stringValue) is missing"
-            } else if case DecodingError.typeMismatch(_, let context) = error {
-                // Array positions ("Index 2") say nothing to a reader; the field names do.
-                let path = context.codingPath.filter { $0.intValue == nil }.map(\.stringValue).joined(separator: ".")
-                reason = "\(path.isEmpty ? "the status" : path) has the wrong type"
-            } else {
-                reason = "it cannot be read"
-            }
-        }
     }
 }
 

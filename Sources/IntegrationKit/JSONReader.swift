@@ -53,6 +53,39 @@ public struct JSONReader {
         try expect(UInt8(ascii: "}"))
     }
 
+    /// Reads an object, calling `field` with each key as one of `keys`, or `nil` for a key that
+    /// is none of them; `field` must consume the value.
+    ///
+    /// Keys are matched on the body's bytes, so the many keys a reader skips cost no string.
+    ///
+    ///     enum Field: String, CaseIterable { case id, text }
+    ///     static let fields = JSONKeys<Field>()
+    ///
+    ///     try reader.readObject(Self.fields) { reader, field in
+    ///         switch field {
+    ///         case .id?: id = try reader.string("id")
+    ///         case .text?: text = try reader.string("text")
+    ///         case nil: try reader.skipValue()
+    ///         }
+    ///     }
+    @inlinable
+    public mutating func readObject<Key>(_ keys: JSONKeys<Key>, _ field: (inout JSONReader, Key?) throws -> Void) throws {
+        // Generic only here, where it is inlined and specialized: the matching below runs on indexes.
+        try readObject(matching: keys.table) { reader, index in try field(&reader, index.map { keys.keys[$0] }) }
+    }
+
+    @usableFromInline
+    mutating func readObject(matching table: JSONKeyTable, _ field: (inout JSONReader, Int?) throws -> Void) throws {
+        try expect(UInt8(ascii: "{"))
+        if try consumeIf(UInt8(ascii: "}")) { return }
+        repeat {
+            let key = try readKey(table)
+            try expect(UInt8(ascii: ":"))
+            try field(&self, key)
+        } while try consumeIf(UInt8(ascii: ","))
+        try expect(UInt8(ascii: "}"))
+    }
+
     /// Reads an array, calling `element` once per element; `element` must consume it.
     public mutating func readArray(_ element: (inout JSONReader) throws -> Void) throws {
         try expect(UInt8(ascii: "["))
@@ -101,6 +134,38 @@ public struct JSONReader {
         return value
     }
 
+    /// A whole number that fits an `Int`, or `nil` for `null`. As `JSONDecoder` reads an `Int`,
+    /// a whole number may be written with a fraction or an exponent (`5.0`, `5e2`).
+    ///
+    /// - Throws: `FieldError` for a value that is not a number, a fraction (`3.5`), or a number
+    ///   out of `Int`'s range (`1e300`).
+    public mutating func optionalWholeNumber(_ path: @autoclosure () -> String) throws -> Int? {
+        guard try isNumberNext() else {
+            if try readNull() { return nil }
+            try typeMismatch(path(), "of the expected type")
+        }
+        let text = try readNumberSyntax()
+        if let value = Int(text) { return value }
+        // Not plain digits: a fraction or an exponent, which may still make a whole number.
+        guard let value = Double(text), value.isFinite, value >= -0x1p63, value < 0x1p63 else {
+            throw FieldError(reason: "\(path()) is out of range")
+        }
+        guard value.rounded(.towardZero) == value else { throw FieldError(reason: "\(path()) is not a whole number") }
+        return Int(value)
+    }
+
+    /// A number as a finite `Double`, or `nil` for `null`.
+    ///
+    /// - Throws: `FieldError` for a value that is not a number, or one too large for a `Double` (`1e400`).
+    public mutating func optionalDouble(_ path: @autoclosure () -> String) throws -> Double? {
+        guard try isNumberNext() else {
+            if try readNull() { return nil }
+            try typeMismatch(path(), "of the expected type")
+        }
+        guard let value = Double(try readNumberSyntax()), value.isFinite else { throw FieldError(reason: "\(path()) is out of range") }
+        return value
+    }
+
     /// An array of strings, or `nil` for `null`.
     public mutating func optionalStrings(_ path: @autoclosure () -> String) throws -> [String]? {
         if try readNull() { return nil }
@@ -123,7 +188,7 @@ public struct JSONReader {
         switch try peek() {
         case UInt8(ascii: "{"): try readObject { reader, _ in try reader.skipValue(depth: depth + 1) }
         case UInt8(ascii: "["): try readArray { reader in try reader.skipValue(depth: depth + 1) }
-        case UInt8(ascii: "\""): _ = try readStringSyntax()
+        case UInt8(ascii: "\""): try skipStringSyntax()
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
@@ -131,8 +196,35 @@ public struct JSONReader {
         }
     }
 
+    /// The bytes from `start` (where a value began, after its white space) to here: a value just
+    /// read, kept so that ``skip(ifNext:)`` recognises it when it comes again.
+    public func bytes(since start: Int) -> [UInt8] {
+        Array(bytes[start..<offset])
+    }
+
+    /// Consumes the value that comes next if its bytes are exactly `value` (from
+    /// ``bytes(since:)``), so that a value met before need not be read again: the same bytes are
+    /// the same value.
+    ///
+    /// - Important: `value` must be an object, an array or a string, which end themselves; a
+    ///   number's bytes may begin a longer number. Anything else is never matched.
+    public mutating func skip(ifNext value: [UInt8]) -> Bool {
+        skipWhitespace()
+        guard let first = value.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") || first == UInt8(ascii: "\""),
+              offset + value.count <= bytes.count,
+              value.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress! + offset, value.count) == 0 })
+        else { return false }
+        offset += value.count
+        return true
+    }
+
     /// Moves back to `offset` (where an item began) so that it can be skipped whole.
     public mutating func rewind(to offset: Int) { self.offset = offset }
+
+    private mutating func isNumberNext() throws -> Bool {
+        let byte = try peek()
+        return byte == UInt8(ascii: "-") || (0x30...0x39).contains(byte)
+    }
 
     private mutating func typeMismatch(_ path: String, _ expected: String) throws -> Never {
         let isNull = try peek() == UInt8(ascii: "n")
@@ -213,52 +305,107 @@ public struct JSONReader {
         throw SyntaxError(offset: start, reason: "a string does not end")
     }
 
-    /// The slow path, for a string with escapes: plain runs are copied whole, and each escape
-    /// is decoded straight into UTF-8 (servers that escape all non-ASCII send many).
-    private mutating func readEscapedString(from start: Int) throws -> String {
-        var utf8: [UInt8] = []
-        utf8.reserveCapacity(offset - start + 64)
-        var run = start
+    /// The index of a key in `table`; a key with escapes is decoded first.
+    private mutating func readKey(_ table: JSONKeyTable) throws -> Int? {
+        try expect(UInt8(ascii: "\""))
+        let start = offset
         while offset < bytes.count {
             let byte = bytes[offset]
-            guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 else {
+            if byte == UInt8(ascii: "\"") {
                 offset += 1
-                continue
+                return table.match(UnsafeBufferPointer(rebasing: bytes[start..<(offset - 1)]))
             }
-            utf8.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<offset]))
-            guard byte != UInt8(ascii: "\"") else {
-                offset += 1
-                return String(decoding: utf8, as: UTF8.self)
+            if byte == UInt8(ascii: "\\") {
+                offset = start - 1
+                return table.match(try readStringSyntax())
             }
-            guard byte == UInt8(ascii: "\\") else { throw SyntaxError(offset: offset, reason: "a control character in a string") }
+            guard byte >= 0x20 else { throw SyntaxError(offset: offset, reason: "a control character in a string") }
             offset += 1
-            guard offset < bytes.count else { break }
-            let escape = bytes[offset]
-            offset += 1
-            switch escape {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
-            case UInt8(ascii: "b"): utf8.append(0x08)
-            case UInt8(ascii: "f"): utf8.append(0x0C)
-            case UInt8(ascii: "n"): utf8.append(0x0A)
-            case UInt8(ascii: "r"): utf8.append(0x0D)
-            case UInt8(ascii: "t"): utf8.append(0x09)
-            case UInt8(ascii: "u"):
-                var scalar = try readHex4()
-                if (0xD800...0xDBFF).contains(scalar), offset + 1 < bytes.count,
-                   bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") {
-                    offset += 2
-                    let low = try readHex4()
-                    scalar = (0xDC00...0xDFFF).contains(low) ? 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD
-                }
-                // A lone surrogate is not a scalar: it reads as U+FFFD.
-                let valid = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-                utf8.append(contentsOf: UTF8.encode(valid)!)
-            default:
-                throw SyntaxError(offset: offset - 1, reason: "an unknown escape in a string")
-            }
-            run = offset
         }
         throw SyntaxError(offset: start, reason: "a string does not end")
+    }
+
+    /// Checks a string's syntax as `readStringSyntax` does, without building it: most of a body
+    /// is fields nobody reads.
+    private mutating func skipStringSyntax() throws {
+        try expect(UInt8(ascii: "\""))
+        let start = offset
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            offset += 1
+            if byte == UInt8(ascii: "\"") { return }
+            if byte == UInt8(ascii: "\\") {
+                guard offset < bytes.count else { break }
+                let escape = bytes[offset]
+                offset += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    continue
+                case UInt8(ascii: "u"): _ = try readHex4()
+                default: throw SyntaxError(offset: offset - 1, reason: "an unknown escape in a string")
+                }
+            } else if byte < 0x20 {
+                throw SyntaxError(offset: offset - 1, reason: "a control character in a string")
+            }
+        }
+        throw SyntaxError(offset: start, reason: "a string does not end")
+    }
+
+    /// The slow path, for a string with escapes (servers that escape all non-ASCII, or `<`
+    /// and `>` as Rails does, send many). The string is checked to its end first, so decoding
+    /// cannot fail and writes straight into the string's storage: no escape is shorter than
+    /// what it stands for.
+    private mutating func readEscapedString(from start: Int) throws -> String {
+        offset = start - 1
+        try skipStringSyntax()
+        let end = offset - 1
+        return String(unsafeUninitializedCapacity: end - start) { out in
+            var length = 0
+            var i = start
+            func put(_ byte: UInt8) {
+                out[length] = byte
+                length += 1
+            }
+            while i < end {
+                let byte = bytes[i]
+                guard byte == UInt8(ascii: "\\") else {
+                    put(byte)
+                    i += 1
+                    continue
+                }
+                let escape = bytes[i + 1]
+                i += 2
+                switch escape {
+                case UInt8(ascii: "b"): put(0x08)
+                case UInt8(ascii: "f"): put(0x0C)
+                case UInt8(ascii: "n"): put(0x0A)
+                case UInt8(ascii: "r"): put(0x0D)
+                case UInt8(ascii: "t"): put(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = hex4(at: i)
+                    i += 4
+                    if (0xD800...0xDBFF).contains(scalar), i + 1 < end, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
+                        let low = hex4(at: i + 2)
+                        i += 6
+                        scalar = (0xDC00...0xDFFF).contains(low) ? 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD
+                    }
+                    // A lone surrogate is not a scalar: it reads as U+FFFD.
+                    for unit in UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")! { put(unit) }
+                default: put(escape)        // ", \ and /, the only others skipStringSyntax lets through
+                }
+            }
+            return length
+        }
+    }
+
+    /// Four hexadecimal digits that `skipStringSyntax` has checked.
+    private func hex4(at i: Int) -> UInt32 {
+        var value: UInt32 = 0
+        for byte in bytes[i..<(i + 4)] {
+            value = value << 4 | UInt32(byte <= 0x39 ? byte - 0x30 : (byte | 0x20) - 0x61 + 10)
+        }
+        return value
     }
 
     private mutating func readHex4() throws -> UInt32 {
