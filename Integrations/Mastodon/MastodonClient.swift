@@ -53,19 +53,7 @@ struct MastodonClient: Sendable {
                                + "not to \(origin); the token is sent only to the configured server")
         }
         let request = HTTPRequest(url: url, headers: ["Authorization": "Bearer \(token.revealed)", "Accept": "application/json"])
-        let response: HTTPResponse
-        do {
-            // Under the host's permit, so requests in flight together see each other's quota.
-            response = try await gate.withPermit(for: origin.gateKey) { [pacer, requests, transport] in
-                try await pacer.waitForQuota(operation)
-                requests.add()
-                let response = try await transport.send(request)
-                await pacer.record(response)
-                return response
-            }
-        } catch let error as ServiceError {
-            throw ServiceError(error.code, operation, error.reason)
-        }
+        let response = try await transport.sendPaced(request, gate: gate, pacer: pacer, requests: requests, operation: operation)
         // Only an error's body is read for its message: a timeline page is an array, and decoding
         // one as an error body first cost as much as reading its statuses.
         let isError = !(200..<300).contains(response.status) && response.status != 304

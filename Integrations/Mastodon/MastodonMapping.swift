@@ -145,7 +145,7 @@ extension Post {
                   videoIDs: videoIDs, html: html,
                   contentWarning: original.spoiler_text.flatMap { $0.isEmpty ? nil : $0 },
                   language: original.language, visibility: visibility,
-                  repost: booster.map { Repost(by: $0, originalID: PostID(original.id)) },
-                  attachments: attachments)
+                  repost: booster.map { Repost(by: $0, originalID: PostID(original.id), at: shared) },
+                  attachments: attachments, url: original.url.flatMap(webURL))
     }
 }

@@ -13,6 +13,8 @@ struct MastodonStatus {
     var favourites_count: Int?
     var edited_at: String?
     var content: String?
+    /// The status's page on the web (its permalink).
+    var url: String?
     var reblog: Box<MastodonStatus>?
     var account: MastodonAccount
     var media_attachments: [MastodonMediaAttachment]?
@@ -27,7 +29,7 @@ final class Box<Value> {
 extension MastodonStatus {
     private enum Field: String, CaseIterable {
         case id, created_at, in_reply_to_id, spoiler_text, visibility, language, replies_count, reblogs_count,
-             favourites_count, edited_at, content, reblog, account, media_attachments
+             favourites_count, edited_at, content, url, reblog, account, media_attachments
     }
     private static let fields = JSONKeys<Field>()
 
@@ -52,7 +54,7 @@ extension MastodonStatus {
         }
         var id: String?, createdAt: String?, account: MastodonAccount?, replyTo: String?, spoiler: String?
         var visibility: String?, language: String?, replies: Int?, reblogs: Int?, favourites: Int?, editedAt: String?
-        var content: String?, reblog: Box<MastodonStatus>?, media: [MastodonMediaAttachment]?
+        var content: String?, url: String?, reblog: Box<MastodonStatus>?, media: [MastodonMediaAttachment]?
         try reader.readObject(Self.fields) { reader, field in
             switch field {
             case .id?: id = try reader.requiredString("\(prefix)id")
@@ -66,6 +68,7 @@ extension MastodonStatus {
             case .favourites_count?: favourites = try reader.wholeNumberOrNull("\(prefix)favourites_count")
             case .edited_at?: editedAt = try reader.stringOrNull("\(prefix)edited_at")
             case .content?: content = try reader.stringOrNull("\(prefix)content")
+            case .url?: url = try reader.stringOrNull("\(prefix)url")
             case .account?: account = try accounts.read(&reader, path: accountPath)
             case .reblog? where !inner:
                 reblog = try reader.objectOrNull("reblog") ? Box(try MastodonStatus(reading: &reader, accounts: &accounts, reblog: true)) : nil
@@ -86,7 +89,7 @@ extension MastodonStatus {
         self.init(id: id, created_at: createdAt, in_reply_to_id: replyTo, spoiler_text: spoiler,
                   visibility: visibility, language: language, replies_count: replies,
                   reblogs_count: reblogs, favourites_count: favourites, edited_at: editedAt,
-                  content: content, reblog: reblog, account: account, media_attachments: media)
+                  content: content, url: url, reblog: reblog, account: account, media_attachments: media)
     }
 
     /// The id of the status object that comes next, if it has one that is a string; the object

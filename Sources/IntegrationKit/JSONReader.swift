@@ -125,6 +125,11 @@ public struct JSONReader {
     /// A whole number that fits an `Int`, or `nil` for `null`.
     public mutating func optionalInt(_ path: @autoclosure () -> String) throws -> Int? {
         if try readNull() { return nil }
+        // A string, object or literal where a number belongs concerns this field, not the body.
+        let first = try peek()
+        guard first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            try typeMismatch(path(), "of the expected type")
+        }
         let start = offset
         let text = try readNumberSyntax()
         guard let value = Int(text) else {

@@ -66,6 +66,8 @@ import Testing
         #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts WHERE content_warning IS NOT NULL") != "0")
         #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM videos WHERE resolved = 1 AND width > 0") != "0")
         #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM videos WHERE resolved = 0") == "0", "videos come with their statuses")
+        #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts WHERE url IS NULL OR url NOT LIKE 'http%'") == "0",
+                "every status keeps its permalink")
         let rows = try JSONSerialization.jsonObject(with: Data(try await feedsync(["posts", "--config", config, "--json", "--limit", "200"],
                                                                                   environment: ["MASTODON_TOKEN": "tok-abc"]).stdout.utf8)) as? [[String: Any]]
         #expect(rows?.count == 200)

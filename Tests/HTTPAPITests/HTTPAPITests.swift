@@ -297,6 +297,9 @@ let session = Session(accessToken: Secret("tok-1"))
         #expect(result.0 == "post.text is not a string")
         #expect(result.1 == nil, "the second element was read as a string attempt too")
         #expect(throws: JSONReader.FieldError.self) { try read("1.5") { try $0.optionalInt("n") } }
+        // A string where a number belongs is one bad field, not an unreadable body.
+        #expect(throws: JSONReader.FieldError.self) { try read(#""5""#) { try $0.optionalInt("n") } }
+        #expect(throws: JSONReader.FieldError.self) { try read("{}") { try $0.optionalInt("n") } }
         #expect(throws: JSONReader.FieldError.self) { try read("99999999999999999999") { try $0.optionalInt("n") } }
         #expect(throws: JSONReader.FieldError.self) { try read("null") { try $0.string("s") } }
     }

@@ -19,6 +19,7 @@ enum LegacyCodablePage {
         var favourites_count: Int?
         var edited_at: String?
         var content: String?
+        var url: String?
         var reblog: LegacyBox<Status>?
         var account: Account
         var media_attachments: [Media]?
@@ -164,8 +165,9 @@ enum LegacyCodablePage {
                     videoIDs: videos.map(\.id), html: html,
                     contentWarning: original.spoiler_text.flatMap { $0.isEmpty ? nil : $0 },
                     language: original.language, visibility: visibility,
-                    repost: booster.map { Post.Repost(by: $0, originalID: PostID(original.id)) },
-                    attachments: media.compactMap(attachment))
+                    repost: booster.map { Post.Repost(by: $0, originalID: PostID(original.id), at: shared) },
+                    attachments: media.compactMap(attachment),
+                    url: original.url.flatMap(URL.init(string:)).flatMap { ["http", "https"].contains($0.scheme ?? "") ? $0 : nil })
     }
 
     /// The old renderer, walking `Character`s.

@@ -39,7 +39,8 @@ import Testing
         #expect(post.text == "original words" && post.author.handle == "ada" && post.counts.replies == 7)
         #expect(post.repost == Post.Repost(by: User(id: "2", handle: "bob@other.example", displayName: "bob",
                                                     avatarURL: URL(string: "https://files.example/b.png")),
-                                           originalID: "109999999999999990"))
+                                           originalID: "109999999999999990", at: post.createdAt),
+                "the booster, and when: the reblog's own time")
     }
 
     @Test func aReplyWithAContentWarningThatWasEdited() throws {
