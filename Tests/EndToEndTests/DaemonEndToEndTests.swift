@@ -112,8 +112,10 @@ import Glibc
     }
 
     @Test func aPullThatCannotHaveTheStoreExits75NamingTheHolder() async throws {
+        // Half a second a page: the daemon holds the store for most of a minute, so a loaded suite
+        // cannot let it finish before the pull below starts.
         let server = try ReferenceServer(posts: 10_000)
-        try await server.control("POST", "/_control/faults", body: #"{"latency_ms": 100}"#)
+        try await server.control("POST", "/_control/faults", body: #"{"latency_ms": 500}"#)
         let scratch = try Scratch()
         let config = try scratch.writeConfig(baseURL: server.baseURL, interval: "1h")
         let daemon = try DaemonProcess(config: config, in: scratch)
