@@ -40,7 +40,7 @@ public enum BlueskyIntegration: PostsIntegration {
         let limits = try HTTPLimits(config)
         try config.finish(alsoKnown: ["integration"])
 
-        let client = BlueskyClient(service: service, transport: CurlTransport(limits: limits), requests: context.requests,
+        let client = BlueskyClient(service: service, transport: CurlTransport.shared(limits, in: context.shared), requests: context.requests,
                                    gate: context.hosts, pacer: RateLimitPacer(notice: context.notice),
                                    sessionPacer: RateLimitPacer(notice: context.notice))
         return FeedBackend(

@@ -19,7 +19,7 @@ public enum HTTPAPIIntegration: PostsIntegration {
         var base = URL(string: "http://fixture.invalid")!
         switch (baseURL, fixture) {
         case (let url?, nil):
-            transport = CurlTransport(limits: limits)
+            transport = CurlTransport.shared(limits, in: context.shared)
             server = url.absoluteString
             base = url
         case (nil, let directory?):

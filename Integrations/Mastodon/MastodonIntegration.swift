@@ -27,7 +27,7 @@ public enum MastodonIntegration: PostsIntegration {
         let limits = try HTTPLimits(config)
         try config.finish(alsoKnown: ["integration"])
 
-        let client = MastodonClient(server: server, token: token, transport: CurlTransport(limits: limits),
+        let client = MastodonClient(server: server, token: token, transport: CurlTransport.shared(limits, in: context.shared),
                                     requests: context.requests, gate: context.hosts, pacer: RateLimitPacer(notice: context.notice))
         return FeedBackend(
             posts: MastodonPostService(client: client, timeline: timeline, pageSize: pageSize, maxPosts: maxPosts, since: since,

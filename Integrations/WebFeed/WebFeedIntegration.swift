@@ -13,7 +13,7 @@ public enum WebFeedIntegration: PostsIntegration {
         let url = try config.require(config.httpURL("url"), "url")
         let limits = try HTTPLimits(config)
         try config.finish(alsoKnown: ["integration"])
-        let transport = context.shared.value(for: "webfeed transport \(limits)") { CurlTransport(limits: limits) }
+        let transport = CurlTransport.shared(limits, in: context.shared)
         let client = WebFeedClient(transport: transport, requests: context.requests, gate: context.hosts,
                                    userAgent: context.userAgent, maxRedirects: limits.maxRedirects)
         return FeedBackend(

@@ -29,6 +29,12 @@ public final class CurlTransport: HTTPTransport {
         _ = Self.initialized
     }
 
+    /// The process's one transport for `limits`, shared by every feed that asks for the same
+    /// limits, so open connections grow with hosts and concurrency rather than with feeds.
+    public static func shared(_ limits: HTTPLimits, in resources: SharedResources) -> CurlTransport {
+        resources.value(for: "curl transport \(limits)") { CurlTransport(limits: limits) }
+    }
+
     deinit {
         for box in idle.withLock({ $0 }) { curl_easy_cleanup(box.handle) }
     }
@@ -43,6 +49,8 @@ public final class CurlTransport: HTTPTransport {
         }
     }
 
+    /// Closes the idle connections. A shared transport stays usable: transfers in flight keep
+    /// their handles, and a later request opens a new connection.
     public func close() async {
         for box in idle.withLock({ boxes in defer { boxes.removeAll() }; return boxes }) { curl_easy_cleanup(box.handle) }
     }

@@ -56,6 +56,6 @@ public protocol HTTPTransport: Sendable {
     ///   the size limit, or a request past its deadline.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 
-    /// Releases connections. The transport is not used afterwards.
+    /// Releases idle connections, when a feed that used the transport goes away.
     func close() async
 }
