@@ -145,7 +145,8 @@ import Testing
         #expect(!(try await stats(server).requests.values.contains { $0["429"] != nil }), "paced, never refused")
 
         // Someone else spends the quota: the first request draws a 429 and waits for the reset.
-        try await server.control("POST", "/_control/rate-limit", body: #"{"limit": 2, "window": 3}"#)
+        // A window long enough that a pull started on a loaded machine still meets the spent quota.
+        try await server.control("POST", "/_control/rate-limit", body: #"{"limit": 2, "window": 8}"#)
         try await server.control("POST", "/_control/post?count=5")
         for _ in 0..<2 { _ = try? await URLSession.shared.data(from: URL(string: server.baseURL + "/xrpc/app.bsky.feed.getTimeline")!) }
         let waited = try await pull(config)
