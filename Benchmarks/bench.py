@@ -360,11 +360,10 @@ def statuses(stats):
                      for status, n in sorted(per.items())) or "none"
 
 
-def report(args, meta, rows, idle, idle_rows, rss):
-    n = args.posts
+def preamble(args, meta, title):
+    """The lines above a report's table: what ran, the machine's load, the baseline's versions."""
     print()
-    print(f"feedsync benchmark: {n:,} posts, page size {args.page_size}, reference server --seed 1 --warm, "
-          f"feedsync {meta['build']} build")
+    print(title)
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"{os.cpu_count()} cores, load average at start {meta['load']}, at end {load}; "
           f"best of {args.repeat} run{'s' * (args.repeat > 1)} per side")
@@ -373,7 +372,11 @@ def report(args, meta, rows, idle, idle_rows, rss):
     if args.smoke:
         print("smoke run: the figures are too small to mean anything; it checks row counts and the idle poll")
     print()
-    head = f"{'side':<24}{'wall s':>9}{'CPU s':>9}{'CPU/wall':>10}{'peak RSS':>10}{'posts/s':>12}" \
+
+
+def sides(rows, n, unit, width):
+    """One line per side: wall, CPU, peak RSS, items per second and what went over the wire."""
+    head = f"{'side':<{width}}{'wall s':>9}{'CPU s':>9}{'CPU/wall':>10}{'peak RSS':>10}{unit:>12}" \
            f"{'requests':>10}{'MiB recv':>10}{'server CPU s':>14}"
     print(head)
     print("-" * len(head))
@@ -383,7 +386,14 @@ def report(args, meta, rows, idle, idle_rows, rss):
         rss_col = f"{run.rss_mib:6.1f} MiB" if measured == "process" else f"{'-':>10}"
         wire = (f"{run.stats['total_requests']:10,}{mib(run.stats['bytes_sent']):10.1f}{run.server_cpu:14.2f}"
                 if run.stats else f"{'-':>10}{'-':>10}{'-':>14}")
-        print(f"{name:<24}{run.wall:9.2f}{cpu}{rss_col}{rate(n, run.wall):12,.0f}{wire}")
+        print(f"{name:<{width}}{run.wall:9.2f}{cpu}{rss_col}{rate(n, run.wall):12,.0f}{wire}")
+
+
+def report(args, meta, rows, idle, idle_rows, rss):
+    n = args.posts
+    preamble(args, meta, f"feedsync benchmark: {n:,} posts, page size {args.page_size}, reference server --seed 1 --warm, "
+                         f"feedsync {meta['build']} build")
+    sides(rows, n, "posts/s", 24)
     print()
     print("  wall: ceiling rows from the first request to the last byte; the sqlite floor from its first")
     print("  insert to its last commit; other rows spawn to exit.")
@@ -519,26 +529,9 @@ def mastodon_idle_ok(idle, rows_written):
 
 def mastodon_report(args, meta, rows, body_bytes, idle, idle_rows):
     n = args.statuses
-    print()
-    print(f"feedsync Mastodon benchmark: {n:,} statuses ({body_bytes / n / 1000:.2f} KB each on the wire), "
-          f"limit {MASTODON_LIMIT}, fake Mastodon server --seed 1 --warm, feedsync {meta['build']} build")
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"{os.cpu_count()} cores, load average at start {meta['load']}, at end {load}; "
-          f"best of {args.repeat} run{'s' * (args.repeat > 1)} per side")
-    if meta.get("baseline"):
-        print(f"baseline: {meta['baseline']}")
-    if args.smoke:
-        print("smoke run: the figures are too small to mean anything; it checks row counts and the idle poll")
-    print()
-    head = f"{'side':<26}{'wall s':>9}{'CPU s':>9}{'CPU/wall':>10}{'peak RSS':>10}{'statuses/s':>12}" \
-           f"{'requests':>10}{'MiB recv':>10}{'server CPU s':>14}"
-    print(head)
-    print("-" * len(head))
-    for name, run, measured in rows:
-        cpu = f"{run.cpu:9.2f}{run.cpu / run.wall:9.0%} " if measured else f"{'-':>9}{'-':>10}"
-        rss_col = f"{run.rss_mib:6.1f} MiB" if measured else f"{'-':>10}"
-        wire = f"{run.stats['total_requests']:10,}{mib(run.stats['bytes_sent']):10.1f}{run.server_cpu:14.2f}"
-        print(f"{name:<26}{run.wall:9.2f}{cpu}{rss_col}{rate(n, run.wall):12,.0f}{wire}")
+    preamble(args, meta, f"feedsync Mastodon benchmark: {n:,} statuses ({body_bytes / n / 1000:.2f} KB each on the wire), "
+                         f"limit {MASTODON_LIMIT}, fake Mastodon server --seed 1 --warm, feedsync {meta['build']} build")
+    sides(rows, n, "statuses/s", 26)
     print()
     print("  wall: ceiling rows from the first request to the last byte; other rows spawn to exit.")
     print("  CPU and peak RSS: the client process (os.wait4 rusage). server CPU s: the fake server's CPU")

@@ -29,13 +29,6 @@ final class SQLiteDatabase {
         sqlite3_extended_result_codes(db, 1)
     }
 
-    /// The system's reason for the last failure, when it was the file system's
-    /// (`Read-only file system`), else SQLite's own message.
-    var lastFailureReason: String {
-        let systemErrno = sqlite3_system_errno(handle)
-        return systemErrno != 0 ? String(cString: strerror(systemErrno)) : String(cString: sqlite3_errmsg(handle))
-    }
-
     deinit {
         statements.removeAll()
         sqlite3_close_v2(handle)

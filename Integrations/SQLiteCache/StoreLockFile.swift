@@ -15,9 +15,6 @@ import Glibc
 ///
 /// - Important: Not `Sendable`; the store actor owns it.
 final class StoreLockFile {
-    /// Who holds the lock now, as its file says, for messages; `nil` when nobody does.
-    var holder: String? { currentHolder() }
-
     let path: String
     private var descriptor: Int32 = -1
     private var holds = 0
