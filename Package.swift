@@ -3,7 +3,7 @@ import PackageDescription
 
 // feedsync: Core (models + service protocols), Sync (the coordinating logic), one module per
 // backend under Integrations/, and App, the composition root that maps config to integrations.
-// No package dependencies: the toolchain plus libsqlite3 and libcurl through system-library targets.
+// No package dependencies: the toolchain plus libsqlite3, libcurl and libpq through system-library targets.
 let package = Package(
     name: "feedsync",
     platforms: [.macOS(.v15)],
@@ -24,6 +24,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        .systemLibrary(
+            name: "CPostgres",
+            path: "Sources/CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
         .target(name: "Core", path: "Sources/Core"),
         .target(name: "Sync", dependencies: ["Core"], path: "Sources/Sync"),
         // Plumbing shared by the HTTP integrations: transport, pacing, Link and date parsing, the JSON reader.
@@ -32,13 +38,14 @@ let package = Package(
         .target(name: "HTTPAPI", dependencies: ["Core", "IntegrationKit"], path: "Integrations/HTTPAPI",
                 exclude: ["API.md"]),
         .target(name: "SQLiteCache", dependencies: ["Core", "CSQLite"], path: "Integrations/SQLiteCache"),
+        .target(name: "PostgresStore", dependencies: ["Core", "CPostgres"], path: "Integrations/PostgresStore"),
         .target(name: "MockVideoHost", dependencies: ["Core"], path: "Integrations/MockVideoHost"),
         .target(name: "Mastodon", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Mastodon"),
         .target(name: "WebFeed", dependencies: ["Core", "IntegrationKit"], path: "Integrations/WebFeed"),
         .target(name: "Bluesky", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Bluesky"),
 
         .target(name: "App",
-                dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "MockVideoHost", "Mastodon", "WebFeed", "Bluesky"],
+                dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "PostgresStore", "MockVideoHost", "Mastodon", "WebFeed", "Bluesky"],
                 path: "Sources/App"),
         .executableTarget(name: "feedsync", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsync"),
         .executableTarget(name: "feedsyncd", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsyncd",
@@ -55,6 +62,8 @@ let package = Package(
         .testTarget(name: "BlueskyTests", dependencies: ["Bluesky", "IntegrationKit", "Core"], path: "Tests/BlueskyTests"),
         .testTarget(name: "AppTests", dependencies: ["App", "Core"], path: "Tests/AppTests"),
         .testTarget(name: "ReliabilityTests", dependencies: ["Sync", "SQLiteCache", "Core"], path: "Tests/ReliabilityTests"),
+        // One store contract, run against the SQLite store and a PostgreSQL server the tests start.
+        .testTarget(name: "StoreContractTests", dependencies: ["SQLiteCache", "PostgresStore", "Core"], path: "Tests/StoreContractTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["Core"], path: "Tests/EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]

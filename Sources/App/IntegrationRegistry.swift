@@ -3,6 +3,7 @@ import Core
 import HTTPAPI
 import Mastodon
 import MockVideoHost
+import PostgresStore
 import SQLiteCache
 import WebFeed
 
@@ -23,5 +24,6 @@ enum IntegrationRegistry {
 
     static var stores: [String: any StoreIntegration.Type] { [
         "sqlite": SQLiteCacheIntegration.self,
+        "postgres": PostgresStoreIntegration.self,
     ] }
 }

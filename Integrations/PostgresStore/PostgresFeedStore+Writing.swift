@@ -1,0 +1,235 @@
+import Core
+import Foundation
+
+/// The write side: each page one transaction, one set-based statement per table.
+extension PostgresFeedStore: FeedPageWriter {
+    public func cursor(ofFeed feed: String) throws -> FeedCursor? {
+        try run("reading the cursor of feed \(feed)", "SELECT cursor, cursor_validator FROM feeds WHERE name = $1", [feed])
+            .first.flatMap { row in row[0].map { FeedCursor(position: $0, validator: row[1]) } }
+    }
+
+    public func backend(ofFeed feed: String) throws -> String? {
+        try run("reading the backend of feed \(feed)", "SELECT backend FROM feeds WHERE name = $1", [feed]).first?[0] ?? nil
+    }
+
+    public func setBackend(_ backend: String, ofFeed feed: String) throws {
+        try run("recording the backend of feed \(feed)", """
+            INSERT INTO feeds (name, backend) VALUES ($1, $2)
+            ON CONFLICT (name) DO UPDATE SET backend = $2 WHERE feeds.backend IS DISTINCT FROM $2
+            """, [feed, backend])
+    }
+
+    public func videosToResolve(among ids: [VideoID], inFeed feed: String) throws -> [VideoID] {
+        let resolved = Set(try run("looking up videos of feed \(feed)", """
+            SELECT id FROM videos WHERE feed = $1 AND id = ANY($2::text[]) AND resolved = 1
+            """, [feed, pgArray(ids.map(\.rawValue))]).compactMap { $0[0] })
+        return ids.filter { !resolved.contains($0.rawValue) }
+    }
+
+    public func unresolvedVideoIDs(inFeed feed: String, limit: Int) throws -> [VideoID] {
+        try run("listing unresolved videos of feed \(feed)", "SELECT id FROM videos WHERE feed = $1 AND resolved = 0 ORDER BY id LIMIT $2",
+                [feed, "\(limit)"]).map { VideoID($0[0] ?? "") }
+    }
+
+    public func apply(_ prepared: any PreparedPage, videos: [Video], toFeed feed: String) throws -> PageWriteResult {
+        let page = prepared.page
+        let operation = "committing a page of feed \(feed)"
+        let db = try db(operation)
+        // The page's net effect, in its order: the last change to an id wins (one statement
+        // cannot touch a row twice).
+        var last: [PostID: FeedChange] = [:]
+        var order: [PostID] = []
+        var profiles: [String: PostgresUserRow] = [:]
+        var videoIDs: [String] = []
+        var seenVideos = Set<String>()
+        for change in page.changes {
+            let id: PostID
+            switch change {
+            case .upsert(let post):
+                id = post.id
+                for (user, at) in [(post.author, post.createdAt)] + (post.repost.map { [($0.by, $0.at ?? post.createdAt)] } ?? []) {
+                    let row = PostgresUserRow(id: user.id.rawValue, handle: user.handle, display_name: user.displayName,
+                                              avatar_url: user.avatarURL?.absoluteString, profile_at: milliseconds(at))
+                    if let known = profiles[row.id], known.profile_at >= row.profile_at { continue }
+                    profiles[row.id] = row
+                }
+                for video in post.videoIDs where seenVideos.insert(video.rawValue).inserted { videoIDs.append(video.rawValue) }
+            case .delete(let deleted):
+                id = deleted
+            }
+            if last.updateValue(change, forKey: id) == nil { order.append(id) }
+        }
+        var upserts: [PostgresPostRow] = [], deletions: [String] = []
+        for id in order {
+            switch last[id] {
+            case .upsert(let post): upserts.append(PostgresPostRow(post))
+            case .delete(let id): deletions.append(id.rawValue)
+            case nil: break
+            }
+        }
+        return try storage(operation) {
+            try db.transaction {
+                if let token = heldToken(feed) {
+                    // Renews the lease, and proves it is still this worker's, in the page's transaction.
+                    let kept = try db.query("""
+                        UPDATE feed_leases SET expires_at = \(Self.nowMs) + $3 WHERE feed = $1 AND token = $2 RETURNING 1
+                        """, [feed, token, "\(Int64(leasePeriod * 1000))"])
+                    guard !kept.isEmpty else {
+                        throw ServiceError(.locked, operation, "this worker's lease on the feed ran out and another worker took it over; the page was not kept")
+                    }
+                }
+                var result = PageWriteResult()
+                if !videoIDs.isEmpty {
+                    try db.query("""
+                        INSERT INTO videos (feed, id) SELECT $1, v FROM unnest($2::text[]) v ON CONFLICT (feed, id) DO NOTHING
+                        """, [feed, pgArray(videoIDs)])
+                }
+                if !profiles.isEmpty {
+                    let users = try db.query("""
+                        INSERT INTO users (feed, id, handle, display_name, avatar_url, profile_at)
+                        SELECT $1, r.id, r.handle, r.display_name, r.avatar_url, r.profile_at
+                        FROM jsonb_to_recordset($2::jsonb) AS r(id text, handle text, display_name text, avatar_url text, profile_at bigint)
+                        ON CONFLICT (feed, id) DO UPDATE SET handle = excluded.handle, display_name = excluded.display_name,
+                            avatar_url = excluded.avatar_url, profile_at = excluded.profile_at
+                        WHERE excluded.profile_at >= coalesce(users.profile_at, excluded.profile_at)
+                            AND (excluded.profile_at > coalesce(users.profile_at, excluded.profile_at)
+                                 OR (users.handle, users.display_name, users.avatar_url)
+                                    IS DISTINCT FROM (excluded.handle, excluded.display_name, excluded.avatar_url))
+                        RETURNING pk
+                        """, [feed, jsonText(Array(profiles.values))])
+                    result.rowsWritten += users.count
+                    if !users.isEmpty {
+                        // The posts' copies of their author's handle and name follow the profile.
+                        try db.query("""
+                            UPDATE posts p SET author_handle = u.handle, author_name = u.display_name FROM users u
+                            WHERE u.pk = ANY($1::bigint[]) AND p.author_pk = u.pk
+                                AND (p.author_handle, p.author_name) IS DISTINCT FROM (u.handle, u.display_name)
+                            """, ["{" + users.compactMap { $0[0] }.joined(separator: ",") + "}"])
+                    }
+                }
+                if !upserts.isEmpty {
+                    let changed = try db.query("""
+                        INSERT INTO posts (feed, id, author_id, text, created_at, edited_at, reply_to, reply_count, repost_count,
+                                           like_count, video_ids, html, content_warning, language, visibility, repost_by, repost_of,
+                                           attachments, title, url, quote_of, quote_count, labels, repost_at,
+                                           author_pk, author_handle, author_name, repost_by_pk)
+                        SELECT $1, r.id, r.author_id, r.text, r.created_at, r.edited_at, r.reply_to, r.reply_count, r.repost_count,
+                               r.like_count, r.video_ids, r.html, r.content_warning, r.language, r.visibility, r.repost_by, r.repost_of,
+                               r.attachments, r.title, r.url, r.quote_of, r.quote_count, r.labels, r.repost_at,
+                               u.pk, u.handle, u.display_name, b.pk
+                        FROM jsonb_to_recordset($2::jsonb) AS r(id text, author_id text, text text, created_at bigint, edited_at bigint,
+                               reply_to text, reply_count bigint, repost_count bigint, like_count bigint, video_ids text, html text,
+                               content_warning text, language text, visibility text, repost_by text, repost_of text,
+                               attachments text, title text, url text, quote_of text, quote_count bigint, labels text, repost_at bigint)
+                        LEFT JOIN users u ON u.feed = $1 AND u.id = r.author_id
+                        LEFT JOIN users b ON b.feed = $1 AND b.id = r.repost_by
+                        ON CONFLICT (feed, id) DO UPDATE SET author_id = excluded.author_id, text = excluded.text,
+                            created_at = excluded.created_at, edited_at = excluded.edited_at, reply_to = excluded.reply_to,
+                            reply_count = excluded.reply_count, repost_count = excluded.repost_count, like_count = excluded.like_count,
+                            video_ids = excluded.video_ids, html = excluded.html, content_warning = excluded.content_warning,
+                            language = excluded.language, visibility = excluded.visibility, repost_by = excluded.repost_by,
+                            repost_of = excluded.repost_of, attachments = excluded.attachments, title = excluded.title,
+                            url = excluded.url, quote_of = excluded.quote_of, quote_count = excluded.quote_count,
+                            labels = excluded.labels, repost_at = excluded.repost_at, author_pk = excluded.author_pk,
+                            author_handle = excluded.author_handle, author_name = excluded.author_name,
+                            repost_by_pk = excluded.repost_by_pk
+                        WHERE (posts.author_id, posts.text, posts.created_at, posts.edited_at, posts.reply_to, posts.reply_count,
+                               posts.repost_count, posts.like_count, posts.video_ids, posts.html, posts.content_warning,
+                               posts.language, posts.visibility, posts.repost_by, posts.repost_of, posts.attachments, posts.title,
+                               posts.url, posts.quote_of, posts.quote_count, posts.labels, posts.repost_at)
+                            IS DISTINCT FROM
+                              (excluded.author_id, excluded.text, excluded.created_at, excluded.edited_at, excluded.reply_to,
+                               excluded.reply_count, excluded.repost_count, excluded.like_count, excluded.video_ids, excluded.html,
+                               excluded.content_warning, excluded.language, excluded.visibility, excluded.repost_by,
+                               excluded.repost_of, excluded.attachments, excluded.title, excluded.url, excluded.quote_of,
+                               excluded.quote_count, excluded.labels, excluded.repost_at)
+                        RETURNING xmax = 0
+                        """, [feed, jsonText(upserts)])
+                    result.inserted = changed.filter { $0[0] == "t" }.count
+                    result.updated = changed.count - result.inserted
+                    result.unchanged = upserts.count - changed.count
+                    result.rowsWritten += changed.count
+                }
+                if !deletions.isEmpty {
+                    let gone = try db.query("DELETE FROM posts WHERE feed = $1 AND id = ANY($2::text[]) RETURNING 1", [feed, pgArray(deletions)])
+                    result.deleted = gone.count
+                    result.rowsWritten += gone.count
+                }
+                if !videos.isEmpty { result.rowsWritten += try upsertVideos(videos, feed: feed, in: db) }
+                let moved = try db.query("""
+                    INSERT INTO feeds (name, cursor, cursor_validator) VALUES ($1, $2, $3)
+                    ON CONFLICT (name) DO UPDATE SET cursor = $2, cursor_validator = $3
+                    WHERE (feeds.cursor, feeds.cursor_validator) IS DISTINCT FROM ($2::text, $3::text) RETURNING 1
+                    """, [feed, page.nextCursor.position, page.nextCursor.validator])
+                result.rowsWritten += moved.count
+                return result
+            }
+        }
+    }
+
+    private func upsertVideos(_ videos: [Video], feed: String, in db: PostgresConnection) throws -> Int {
+        try db.query("""
+            INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps)
+            SELECT $1, r.id, 1, r.title, r.duration_ms, r.stream_url, r.thumbnail_url, r.size_bytes, r.width, r.height, r.fps
+            FROM jsonb_to_recordset($2::jsonb) AS r(id text, title text, duration_ms bigint, stream_url text, thumbnail_url text,
+                 size_bytes bigint, width bigint, height bigint, fps double precision)
+            ON CONFLICT (feed, id) DO UPDATE SET resolved = 1, title = excluded.title, duration_ms = excluded.duration_ms,
+                stream_url = excluded.stream_url, thumbnail_url = excluded.thumbnail_url, size_bytes = excluded.size_bytes,
+                width = excluded.width, height = excluded.height, fps = excluded.fps
+            WHERE (videos.resolved, videos.title, videos.duration_ms, videos.stream_url, videos.thumbnail_url, videos.size_bytes,
+                   videos.width, videos.height, videos.fps) IS DISTINCT FROM
+                  (1, excluded.title, excluded.duration_ms, excluded.stream_url, excluded.thumbnail_url, excluded.size_bytes,
+                   excluded.width, excluded.height, excluded.fps)
+            RETURNING 1
+            """, [feed, jsonText(videos.map(PostgresVideoRow.init))]).count
+    }
+
+    public func unseenPosts(of walk: FullWalk) throws -> (unseen: Int, cached: Int) {
+        let row = try run("counting posts of feed \(walk.feed)", """
+            SELECT COUNT(*), COUNT(*) FILTER (WHERE NOT (id = ANY($2::text[]))) FROM posts WHERE feed = $1
+            """, [walk.feed, pgArray(walk.seen.map(\.rawValue))]).first
+        return (Int(row?[1] ?? "0") ?? 0, Int(row?[0] ?? "0") ?? 0)
+    }
+
+    public func deleteUnseenPosts(of walk: FullWalk) throws -> Int {
+        try run("finishing the full sync of feed \(walk.feed)", """
+            DELETE FROM posts WHERE feed = $1 AND NOT (id = ANY($2::text[])) RETURNING 1
+            """, [walk.feed, pgArray(walk.seen.map(\.rawValue))]).count
+    }
+
+    public func saveVideos(_ videos: [Video], inFeed feed: String) throws -> Int {
+        guard !videos.isEmpty else { return 0 }
+        let db = try db("saving videos of feed \(feed)")
+        return try storage("saving videos of feed \(feed)") { try upsertVideos(videos, feed: feed, in: db) }
+    }
+
+    public func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) throws {
+        let db = try db("recording the sync of feed \(feed)")
+        let report = outcome.report
+        let finished = "\(milliseconds(outcome.finishedAt))"
+        try storage("recording the sync of feed \(feed)") {
+            try db.transaction {
+                try db.query("""
+                    INSERT INTO sync_runs (feed, started_at, finished_at, error, new_posts, updated_posts, deleted_posts,
+                                           skipped_items, pages, requests, rows_written)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                    """, [feed, "\(milliseconds(outcome.startedAt))", finished, outcome.error,
+                          report.map { "\($0.newPosts)" }, report.map { "\($0.updatedPosts)" }, report.map { "\($0.deletedPosts)" },
+                          report.map { "\($0.skippedItems)" }, report.map { "\($0.pages)" }, report.map { "\($0.requests)" },
+                          report.map { "\($0.rowsWritten)" }])
+                if let error = outcome.error {
+                    try db.query("""
+                        INSERT INTO feeds (name, last_error_at, last_error, consecutive_failures) VALUES ($1, $2, $3, 1)
+                        ON CONFLICT (name) DO UPDATE SET last_error_at = $2, last_error = $3,
+                            consecutive_failures = feeds.consecutive_failures + 1
+                        """, [feed, finished, error])
+                } else {
+                    try db.query("""
+                        INSERT INTO feeds (name, last_success_at, location, polling_stopped) VALUES ($1, $2, $3, $4)
+                        ON CONFLICT (name) DO UPDATE SET last_success_at = $2, consecutive_failures = 0, location = $3, polling_stopped = $4
+                        """, [feed, finished, report?.polling?.location, report?.polling?.stopped])
+                }
+            }
+        }
+    }
+}

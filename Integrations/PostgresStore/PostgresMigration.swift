@@ -1,0 +1,150 @@
+/// The schema, as named migrations recorded in `schema_migrations`, applied under an advisory
+/// lock so that workers starting together take turns.
+///
+/// Tables and columns mean what they mean in the SQLite store (times are milliseconds since
+/// 1970), so the same queries read either. Search is a `tsvector` column instead of FTS5.
+/// Sessions live in the schema `feedsync_private`, which a read-only role is not granted.
+struct PostgresMigration {
+    let name: String
+    let sql: String
+
+    /// Taken with `pg_advisory_xact_lock` around the migrations: "feedsync" as a number.
+    static let lockKey = "7308056172364031089"
+
+    static let all: [PostgresMigration] = [
+        PostgresMigration(name: "001_schema", sql: """
+            CREATE TABLE feeds (
+                name TEXT PRIMARY KEY,
+                cursor TEXT,
+                cursor_validator TEXT,
+                last_success_at BIGINT,
+                last_error_at BIGINT,
+                last_error TEXT,
+                consecutive_failures INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at BIGINT,
+                backend TEXT,
+                location TEXT,
+                polling_stopped TEXT
+            );
+            CREATE TABLE users (
+                pk BIGSERIAL PRIMARY KEY,
+                feed TEXT NOT NULL,
+                id TEXT NOT NULL,
+                handle TEXT NOT NULL,
+                display_name TEXT NOT NULL,
+                avatar_url TEXT,
+                profile_at BIGINT,
+                UNIQUE (feed, id)
+            );
+            CREATE TABLE posts (
+                pk BIGSERIAL PRIMARY KEY,
+                feed TEXT NOT NULL,
+                id TEXT NOT NULL,
+                author_pk BIGINT REFERENCES users (pk),
+                author_id TEXT NOT NULL,
+                author_handle TEXT,
+                author_name TEXT,
+                text TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                edited_at BIGINT,
+                reply_to TEXT,
+                reply_count BIGINT NOT NULL DEFAULT 0,
+                repost_count BIGINT NOT NULL DEFAULT 0,
+                like_count BIGINT NOT NULL DEFAULT 0,
+                video_ids TEXT NOT NULL DEFAULT '[]',
+                html TEXT,
+                content_warning TEXT,
+                language TEXT,
+                visibility TEXT,
+                repost_by TEXT,
+                repost_by_pk BIGINT REFERENCES users (pk),
+                repost_of TEXT,
+                attachments TEXT NOT NULL DEFAULT '[]',
+                title TEXT,
+                url TEXT,
+                quote_of TEXT,
+                quote_count BIGINT NOT NULL DEFAULT 0,
+                labels TEXT NOT NULL DEFAULT '[]',
+                repost_at BIGINT,
+                search TSVECTOR GENERATED ALWAYS AS (to_tsvector('simple',
+                    coalesce(text, '') || ' ' || coalesce(title, '') || ' ' || coalesce(content_warning, '') || ' '
+                    || coalesce(author_handle, '') || ' ' || coalesce(author_name, ''))) STORED,
+                UNIQUE (feed, id)
+            );
+            CREATE INDEX posts_by_time ON posts (feed, created_at DESC, id);
+            CREATE INDEX posts_search ON posts USING GIN (search);
+            CREATE TABLE videos (
+                pk BIGSERIAL PRIMARY KEY,
+                feed TEXT NOT NULL,
+                id TEXT NOT NULL,
+                resolved INTEGER NOT NULL DEFAULT 0,
+                title TEXT,
+                duration_ms BIGINT,
+                stream_url TEXT,
+                thumbnail_url TEXT,
+                size_bytes BIGINT,
+                width BIGINT,
+                height BIGINT,
+                fps DOUBLE PRECISION,
+                UNIQUE (feed, id)
+            );
+            CREATE TABLE post_state (
+                feed TEXT NOT NULL,
+                post_id TEXT NOT NULL,
+                read_at BIGINT,
+                PRIMARY KEY (feed, post_id)
+            );
+            CREATE TABLE sync_runs (
+                id BIGSERIAL PRIMARY KEY,
+                feed TEXT NOT NULL,
+                started_at BIGINT NOT NULL,
+                finished_at BIGINT NOT NULL,
+                error TEXT,
+                new_posts INTEGER,
+                updated_posts INTEGER,
+                deleted_posts INTEGER,
+                skipped_items INTEGER,
+                pages INTEGER,
+                requests INTEGER,
+                rows_written INTEGER
+            );
+            CREATE INDEX sync_runs_by_feed ON sync_runs (feed, started_at);
+            CREATE TABLE daemon (
+                instance TEXT PRIMARY KEY,
+                host TEXT NOT NULL,
+                pid INTEGER,
+                started_at BIGINT NOT NULL,
+                beat_at BIGINT NOT NULL
+            );
+            CREATE TABLE feed_leases (
+                feed TEXT PRIMARY KEY,
+                holder TEXT,
+                instance TEXT,
+                token TEXT,
+                expires_at BIGINT
+            );
+            CREATE SCHEMA IF NOT EXISTS feedsync_private;
+            REVOKE ALL ON SCHEMA feedsync_private FROM PUBLIC;
+            CREATE TABLE feedsync_private.sessions (
+                feed TEXT PRIMARY KEY,
+                backend TEXT NOT NULL,
+                access_token TEXT NOT NULL,
+                refresh_token TEXT,
+                expires_at BIGINT
+            );
+            """),
+    ]
+
+    /// Applies the migrations not yet recorded, each in its own transaction, under the lock.
+    static func migrate(_ connection: PostgresConnection, now: Int64) throws {
+        try connection.transaction {
+            try connection.query("SELECT pg_advisory_xact_lock(\(lockKey))")
+            try connection.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
+            let applied = Set(try connection.query("SELECT name FROM schema_migrations").compactMap { $0[0] })
+            for migration in all where !applied.contains(migration.name) {
+                try connection.execute(migration.sql)
+                try connection.query("INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)", [migration.name, "\(now)"])
+            }
+        }
+    }
+}

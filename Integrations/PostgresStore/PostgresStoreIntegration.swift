@@ -1,0 +1,55 @@
+import Core
+import Foundation
+
+/// The `"postgres"` store integration:
+/// `{"integration": "postgres", "url": "postgresql://feedsync@db.internal/feedsync", "passwordEnv": "PGPASSWORD"}`.
+///
+/// `url` is a libpq URI; a Unix socket is `postgresql:///feedsync?host=/run/postgresql`. A
+/// server reached over the network must use TLS: `sslmode=verify-full` is added when the URL
+/// names none, and a weaker one is refused unless `"requireTLS": false`. The password is
+/// optional (`passwordEnv` or `passwordFile`); `leaseSeconds` (default 30) bounds a lease.
+public enum PostgresStoreIntegration: StoreIntegration {
+    public static func makeStore(_ config: ConfigSection, createIfMissing: Bool,
+                                 notice: @escaping @Sendable (String) -> Void) throws -> Managed<any FeedStore> {
+        guard let url = try config.nonEmptyString("url") else { throw config.error("url", "is required: a postgresql:// URL") }
+        guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://"),
+              let components = URLComponents(string: url) else {
+            throw config.error("url", "\"\(Terminal.safe(url, limit: 120))\" is not a postgresql:// URL")
+        }
+        let requireTLS = try config.bool("requireTLS") ?? true
+        let lease = try config.duration("leaseSeconds", in: 1...3_600) ?? 30
+        let password = config.has("passwordEnv") || config.has("passwordFile") ? try config.secret("password").revealed : nil
+        try config.finish(alsoKnown: ["integration"])
+        let socketHost = components.queryItems?.first { $0.name == "host" }?.value
+        let host = socketHost ?? components.host ?? ""
+        let local = host.isEmpty || host.hasPrefix("/") || ["localhost", "127.0.0.1", "::1", "[::1]"].contains(host)
+        var conninfo = url
+        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value
+        if !local {
+            if let mode, !["verify-full", "verify-ca", "require"].contains(mode), requireTLS {
+                throw config.error("url", "sslmode=\(mode) sends the mirror and its tokens unencrypted to \(host); use sslmode=verify-full, "
+                                   + "or set \"requireTLS\": false to accept that")
+            }
+            if mode == nil && requireTLS { conninfo += (components.query == nil ? "?" : "&") + "sslmode=verify-full" }
+        }
+        let store = PostgresFeedStore(conninfo: conninfo, password: password, leasePeriod: lease)
+        return Managed(store, lifecycle: PostgresStoreManager(store: store, name: "postgres store \(redacted(components))"))
+    }
+
+    /// The URL without any password, for messages.
+    private static func redacted(_ components: URLComponents) -> String {
+        var shown = components
+        shown.password = nil
+        return shown.string ?? "postgresql://"
+    }
+}
+
+/// Connects to the PostgreSQL store (and migrates it) at setup; gives back leases and closes at teardown.
+public struct PostgresStoreManager: IntegrationLifecycle {
+    let store: PostgresFeedStore
+    public let name: String
+
+    public func setUp() async throws { try await store.open() }
+
+    public func tearDown() async { await store.close() }
+}

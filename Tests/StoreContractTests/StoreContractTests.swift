@@ -1,0 +1,149 @@
+import Core
+import Foundation
+import PostgresStore
+import SQLiteCache
+import Testing
+
+/// The kinds of store the contract runs against.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
+    case sqlite, postgres
+    var testDescription: String { rawValue }
+}
+
+/// Makes two stores of one kind over the same data, as two processes would open them; `nil`
+/// (with one printed line) when this machine cannot run that kind.
+func makeStores(_ kind: StoreKind) async throws -> (any FeedStore, any FeedStore)? {
+    switch kind {
+    case .sqlite:
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString).sqlite").path
+        let first = SQLiteFeedStore(path: path), second = SQLiteFeedStore(path: path)
+        try await first.open()
+        try await second.open()
+        return (first, second)
+    case .postgres:
+        if case .failure(let reason) = PostgresServer.started {
+            print("skipping the PostgreSQL store contract: \(reason)")
+            return nil
+        }
+        let url = try PostgresServer.makeDatabase()
+        let first = PostgresFeedStore(conninfo: url, leasePeriod: 1), second = PostgresFeedStore(conninfo: url, leasePeriod: 1)
+        try await first.open()
+        try await second.open()
+        return (first, second)
+    }
+}
+
+func makePost(_ id: String, text: String = "hello", at seconds: Double = 1_700_000_000) -> Post {
+    Post(id: PostID(id), author: User(id: "u1", handle: "ada", displayName: "Ada"), text: text,
+         createdAt: Date(timeIntervalSince1970: seconds))
+}
+
+func makePage(_ changes: [FeedChange], cursor: String) -> FeedPage {
+    FeedPage(changes: changes, nextCursor: FeedCursor(position: cursor), hasMore: false)
+}
+
+/// What every store promises, whatever engine is underneath.
+@Suite struct StoreContractTests {
+    @Test(arguments: StoreKind.allCases)
+    func aPageCommitsPostsAndCursorAndRewritesOnlyWhatChanged(_ kind: StoreKind) async throws {
+        guard let (store, _) = try await makeStores(kind) else { return }
+        let first = try await store.apply(makePage([.upsert(makePost("p1")), .upsert(makePost("p2", at: 1_700_000_100))], cursor: "2"),
+                                          videos: [], toFeed: "home")
+        #expect(first.inserted == 2)
+        #expect(try await store.cursor(ofFeed: "home") == FeedCursor(position: "2"))
+
+        let second = try await store.apply(makePage([.upsert(makePost("p1")), .upsert(makePost("p2", text: "edited", at: 1_700_000_100)),
+                                                     .delete("p3")], cursor: "3"), videos: [], toFeed: "home")
+        #expect(second.inserted == 0 && second.updated == 1 && second.unchanged == 1 && second.deleted == 0)
+
+        let posts = try await store.posts(matching: PostQuery(feed: "home"))
+        #expect(posts.map(\.post.id) == ["p2", "p1"])
+        #expect(posts.first?.post.text == "edited" && posts.first?.post.author.handle == "ada")
+        #expect(try await store.feedStatuses().first?.postCount == 2)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aFullWalkFromAnyConnectionDeletesOnlyWhatItDidNotSee(_ kind: StoreKind) async throws {
+        guard let (store, other) = try await makeStores(kind) else { return }
+        let page = makePage(["p1", "p2", "p3"].map { .upsert(makePost($0)) }, cursor: "3")
+        _ = try await store.apply(page, videos: [], toFeed: "home")
+        var walk = FullWalk(feed: "home")
+        walk.note(makePage([.upsert(makePost("p1"))], cursor: "1"))
+
+        #expect(try await other.unseenPosts(of: walk) == (unseen: 2, cached: 3))
+        #expect(try await other.deleteUnseenPosts(of: walk) == 2)
+        #expect(try await store.posts(matching: PostQuery(feed: "home")).map(\.post.id) == ["p1"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func sessionsRoundTripForTheirBackendOnly(_ kind: StoreKind) async throws {
+        guard let (store, _) = try await makeStores(kind) else { return }
+        let session = Session(accessToken: Secret("a"), refreshToken: Secret("r"), expiresAt: Date(timeIntervalSince1970: 1_800_000_000))
+        try await store.saveSession(session, ofFeed: "home", backend: "one")
+        #expect(try await store.session(ofFeed: "home", backend: "one") == session)
+        #expect(try await store.session(ofFeed: "home", backend: "two") == nil)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aLeaseKeepsOtherProcessesOutUntilReleased(_ kind: StoreKind) async throws {
+        guard let (store, other) = try await makeStores(kind) else { return }
+        let lease = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        let error = await #expect(throws: ServiceError.self) {
+            _ = try await other.acquireLease(onFeed: "home", holder: "feedsync pull", wait: 0.3, onlyIfDue: false)
+        }
+        #expect(error?.code == .locked)
+        await store.release(lease)
+        let taken = try await other.acquireLease(onFeed: "home", holder: "feedsync pull", wait: 0, onlyIfDue: false)
+        #expect(taken != nil)
+        if let taken { await other.release(taken) }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func searchFindsAWordAndMarksIt(_ kind: StoreKind) async throws {
+        guard let (store, _) = try await makeStores(kind) else { return }
+        _ = try await store.apply(makePage([.upsert(makePost("p1", text: "orange marmalade on toast")), .upsert(makePost("p2"))], cursor: "2"),
+                                  videos: [], toFeed: "home")
+        let hits = try await store.search(SearchQuery(text: "marmalade"))
+        #expect(hits.map(\.stored.post.id) == ["p1"])
+        #expect(hits.first?.snippet.contains("\u{E000}marmalade\u{E001}") == true)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aDaemonIsListedWhileItRunsAndGoneWhenItLeaves(_ kind: StoreKind) async throws {
+        guard let (store, other) = try await makeStores(kind) else { return }
+        let daemon = try await store.join(startedAt: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(try await other.daemons().map(\.id) == [daemon.id])
+        await store.leave(daemon)
+        #expect(try await other.daemons().isEmpty)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func readMarksSurviveResyncs(_ kind: StoreKind) async throws {
+        guard let (store, _) = try await makeStores(kind) else { return }
+        _ = try await store.apply(makePage([.upsert(makePost("p1"))], cursor: "1"), videos: [], toFeed: "home")
+        #expect(try await store.setRead(true, postID: "p1", inFeed: nil) == ["home"])
+        _ = try await store.apply(makePage([.upsert(makePost("p1", text: "edited"))], cursor: "2"), videos: [], toFeed: "home")
+        #expect(try await store.posts(matching: PostQuery(unreadOnly: true)).isEmpty)
+    }
+}
+
+/// What only a store several workers share promises.
+@Suite struct PostgresLeaseTests {
+    @Test func aLeaseOfAWorkerThatStoppedRenewingIsTakenOverAfterOnePeriod() async throws {
+        guard let (store, other) = try await makeStores(.postgres), let dead = store as? PostgresFeedStore else { return }
+        _ = try await dead.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false)
+        await dead.close()   // as a killed worker: no renewal, no release
+        // close() gives leases back; hold one again without renewal to play the dead worker.
+        try await dead.open()
+        _ = try await dead.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false)
+        await dead.stopRenewingForTests()
+        let started = Date()
+        let lease = try await other.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 5, onlyIfDue: false)
+        #expect(lease?.tookOverFrom?.contains("feedsyncd") == true)
+        #expect(Date().timeIntervalSince(started) < 2.5, "taken over within about one lease period (1 s)")
+        let error = await #expect(throws: ServiceError.self) {
+            _ = try await dead.apply(makePage([.upsert(makePost("late"))], cursor: "9"), videos: [], toFeed: "home")
+        }
+        #expect(error?.code == .locked, "the worker that lost its lease commits nothing more")
+    }
+}
