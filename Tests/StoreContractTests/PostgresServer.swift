@@ -1,5 +1,8 @@
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A PostgreSQL server of the tests' own: `initdb` into a temporary folder, then `pg_ctl` on a
 /// Unix socket in that folder, with no TCP. PostgreSQL refuses to run as root, so as root the
@@ -60,24 +63,33 @@ enum PostgresServer {
 
     struct ToolFailed: Error, CustomStringConvertible { var description: String }
 
+    /// Runs a tool to its end, its output in a file.
+    ///
+    /// Not `Process`: Foundation learns that a child ended when a descriptor it handed the child
+    /// closes, and the server `pg_ctl start` leaves behind inherits that descriptor and keeps it
+    /// open, so `waitUntilExit()` would never return. `posix_spawn` and `waitpid` do not care.
     static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
-        // A file, not a pipe: the server pg_ctl starts keeps its output open, and a pipe would never end.
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("fspg-tool-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        let output = try FileHandle(forWritingTo: log)
-        defer { try? output.close() }
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        process.waitUntilExit()
-        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        guard process.terminationStatus == 0 else {
-            throw ToolFailed(description: "\((tool as NSString).lastPathComponent) exited \(process.terminationStatus): \(text.suffix(400))")
+        let log = "/tmp/fspg-tool-\(UUID().uuidString).log"
+        defer { unlink(log) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([tool] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, tool, &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw ToolFailed(description: "could not start \(tool): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        // Exited normally with status 0: the low 7 bits (the signal) and the exit code are all zero.
+        guard status == 0 else {
+            throw ToolFailed(description: "\((tool as NSString).lastPathComponent) ended with status \(status): \(text.suffix(400))")
         }
     }
 }
