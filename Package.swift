@@ -62,9 +62,12 @@ let package = Package(
         .testTarget(name: "BlueskyTests", dependencies: ["Bluesky", "IntegrationKit", "Core"], path: "Tests/BlueskyTests"),
         .testTarget(name: "AppTests", dependencies: ["App", "Core"], path: "Tests/AppTests"),
         .testTarget(name: "ReliabilityTests", dependencies: ["Sync", "SQLiteCache", "Core"], path: "Tests/ReliabilityTests"),
+        // A PostgreSQL server of the tests' own, for the store contract and the end-to-end runs.
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         // One store contract, run against the SQLite store and a PostgreSQL server the tests start.
-        .testTarget(name: "StoreContractTests", dependencies: ["SQLiteCache", "PostgresStore", "Core"], path: "Tests/StoreContractTests"),
-        .testTarget(name: "EndToEndTests", dependencies: ["Core"], path: "Tests/EndToEndTests"),
+        .testTarget(name: "StoreContractTests", dependencies: ["SQLiteCache", "PostgresStore", "Core", "PostgresTestSupport"],
+                    path: "Tests/StoreContractTests"),
+        .testTarget(name: "EndToEndTests", dependencies: ["Core", "PostgresTestSupport"], path: "Tests/EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,16 +7,28 @@ import Glibc
 /// Unix socket in that folder, with no TCP. PostgreSQL refuses to run as root, so as root the
 /// server runs as the unprivileged `postgres` user, which owns the folder.
 ///
-/// Started once per test process; stopped when the process exits.
-enum PostgresServer {
+/// Started once per test process, on first use; a watcher stops it and removes the folder
+/// when the process ends, however it ends.
+public enum PostgresServer {
     static let binaries = "/usr/lib/postgresql/15/bin"
 
     /// The folder holding the data and the socket, or why there is no server.
-    static let started: Result<String, SkipReason> = start()
+    public static let started: Result<String, SkipReason> = start()
 
-    struct SkipReason: Error, CustomStringConvertible { var description: String }
+    /// The server's folder, or `nil` after printing (once per process) why there is none:
+    /// without PostgreSQL on the machine, its tests skip.
+    public static var folder: String? {
+        switch started {
+        case .success(let folder): return folder
+        case .failure: _ = printedSkip; return nil
+        }
+    }
 
-    private static let stopFolder = Mutex<String?>(nil)
+    private static let printedSkip: Void = {
+        if case .failure(let reason) = started { print("skipping the PostgreSQL tests: \(reason)") }
+    }()
+
+    public struct SkipReason: Error, CustomStringConvertible { public var description: String }
 
     private static func start() -> Result<String, SkipReason> {
         guard FileManager.default.isExecutableFile(atPath: "\(binaries)/initdb") else {
@@ -34,18 +45,15 @@ enum PostgresServer {
         } catch {
             return .failure(SkipReason(description: "could not start a PostgreSQL server in \(folder): \(error)"))
         }
-        stopFolder.withLock { $0 = folder }
-        atexit {
-            if let folder = PostgresServer.stopFolder.withLock({ $0 }) {
-                try? PostgresServer.runAsServer("\(PostgresServer.binaries)/pg_ctl", ["-D", "\(folder)/data", "-m", "immediate", "stop"])
-                try? FileManager.default.removeItem(atPath: folder)
-            }
-        }
+        // Not atexit: a test process that crashes or is killed must not leave a server behind.
+        let stop = (geteuid() == 0 ? "/usr/sbin/runuser -u postgres -- " : "") + "\(binaries)/pg_ctl -D \(folder)/data -m immediate stop"
+        _ = try? spawn("/bin/sh", ["-c", "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop); rm -rf \(folder)"],
+                       output: "/dev/null")
         return .success(folder)
     }
 
     /// A fresh database on the server, as a libpq URI.
-    static func makeDatabase() throws -> String {
+    public static func makeDatabase() throws -> String {
         let folder = try started.get()
         let name = "t_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "_"))"
         try runAsServer("\(binaries)/createdb",
@@ -53,7 +61,7 @@ enum PostgresServer {
         return "postgresql:///\(name)?host=\(folder)&user=postgres"
     }
 
-    static func runAsServer(_ tool: String, _ arguments: [String]) throws {
+    public static func runAsServer(_ tool: String, _ arguments: [String]) throws {
         if geteuid() == 0 {
             try run("/usr/sbin/runuser", ["-u", "postgres", "--", tool] + arguments)
         } else {
@@ -71,11 +79,23 @@ enum PostgresServer {
     static func run(_ tool: String, _ arguments: [String]) throws {
         let log = "/tmp/fspg-tool-\(UUID().uuidString).log"
         defer { unlink(log) }
+        let pid = try spawn(tool, arguments, output: log)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        // Exited normally with status 0: the low 7 bits (the signal) and the exit code are all zero.
+        guard status == 0 else {
+            throw ToolFailed(description: "\((tool as NSString).lastPathComponent) ended with status \(status): \(text.suffix(400))")
+        }
+    }
+
+    /// Starts a tool, its output in a file, without waiting for it.
+    private static func spawn(_ tool: String, _ arguments: [String], output: String) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv = ([tool] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -84,12 +104,6 @@ enum PostgresServer {
         guard spawned == 0 else {
             throw ToolFailed(description: "could not start \(tool): \(String(cString: strerror(spawned)))")
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        // Exited normally with status 0: the low 7 bits (the signal) and the exit code are all zero.
-        guard status == 0 else {
-            throw ToolFailed(description: "\((tool as NSString).lastPathComponent) ended with status \(status): \(text.suffix(400))")
-        }
+        return pid
     }
 }
