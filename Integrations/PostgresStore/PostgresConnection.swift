@@ -40,6 +40,12 @@ final class PostgresConnection {
 
     deinit { PQfinish(connection) }
 
+    /// Reconnects when the server closed the connection (a restart, a failover, an idle
+    /// timeout); the next statement then runs on the new one.
+    func reconnectIfBroken() {
+        if PQstatus(connection) != CONNECTION_OK { PQreset(connection) }
+    }
+
     /// Runs one or more statements without parameters.
     func execute(_ sql: String) throws {
         let result = PQexec(connection, sql)

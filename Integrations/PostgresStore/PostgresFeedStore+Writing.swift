@@ -69,15 +69,7 @@ extension PostgresFeedStore: FeedPageWriter {
         }
         return try storage(operation) {
             try db.transaction {
-                if let token = heldToken(feed) {
-                    // Renews the lease, and proves it is still this worker's, in the page's transaction.
-                    let kept = try db.query("""
-                        UPDATE feed_leases SET expires_at = \(Self.nowMs) + $3 WHERE feed = $1 AND token = $2 RETURNING 1
-                        """, [feed, token, "\(Int64(leasePeriod * 1000))"])
-                    guard !kept.isEmpty else {
-                        throw ServiceError(.locked, operation, "this worker's lease on the feed ran out and another worker took it over; the page was not kept")
-                    }
-                }
+                try checkLease(feed, operation, in: db)
                 var result = PageWriteResult()
                 if !videoIDs.isEmpty {
                     try db.query("""
@@ -167,6 +159,19 @@ extension PostgresFeedStore: FeedPageWriter {
         }
     }
 
+    /// Renews the feed's lease, and proves it is still this worker's, inside the caller's
+    /// transaction: a worker that stalled past its lease while another took the feed over
+    /// commits nothing more (a fence).
+    private func checkLease(_ feed: String, _ operation: String, in db: PostgresConnection) throws {
+        guard let token = heldToken(feed) else { return }
+        let kept = try db.query("""
+            UPDATE feed_leases SET expires_at = \(Self.nowMs) + $3 WHERE feed = $1 AND token = $2 RETURNING 1
+            """, [feed, token, "\(Int64(leasePeriod * 1000))"])
+        guard !kept.isEmpty else {
+            throw ServiceError(.locked, operation, "this worker's lease on the feed ran out and another worker took it over; nothing was kept")
+        }
+    }
+
     private func upsertVideos(_ videos: [Video], feed: String, in db: PostgresConnection) throws -> Int {
         try db.query("""
             INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps)
@@ -192,9 +197,15 @@ extension PostgresFeedStore: FeedPageWriter {
     }
 
     public func deleteUnseenPosts(of walk: FullWalk) throws -> Int {
-        try run("finishing the full sync of feed \(walk.feed)", """
-            DELETE FROM posts WHERE feed = $1 AND NOT (id = ANY($2::text[])) RETURNING 1
-            """, [walk.feed, pgArray(walk.seen.map(\.rawValue))]).count
+        let operation = "finishing the full sync of feed \(walk.feed)"
+        let db = try db(operation)
+        return try storage(operation) {
+            try db.transaction {
+                try checkLease(walk.feed, operation, in: db)
+                return try db.query("DELETE FROM posts WHERE feed = $1 AND NOT (id = ANY($2::text[])) RETURNING 1",
+                                    [walk.feed, pgArray(walk.seen.map(\.rawValue))]).count
+            }
+        }
     }
 
     public func saveVideos(_ videos: [Video], inFeed feed: String) throws -> Int {
@@ -209,6 +220,8 @@ extension PostgresFeedStore: FeedPageWriter {
         let finished = "\(milliseconds(outcome.finishedAt))"
         try storage("recording the sync of feed \(feed)") {
             try db.transaction {
+                // A run whose lease another worker took over is not recorded: it would overlap theirs.
+                try checkLease(feed, "recording the sync of feed \(feed)", in: db)
                 try db.query("""
                     INSERT INTO sync_runs (feed, started_at, finished_at, error, new_posts, updated_posts, deleted_posts,
                                            skipped_items, pages, requests, rows_written)

@@ -79,6 +79,7 @@ public actor PostgresFeedStore {
 
     func db(_ operation: @autoclosure () -> String) throws -> PostgresConnection {
         guard let connection else { throw ServiceError(.storage, operation(), "the PostgreSQL store is not open") }
+        connection.reconnectIfBroken()
         return connection
     }
 
@@ -118,15 +119,16 @@ public actor PostgresFeedStore {
         return try storage("taking the lease on feed \(feed)") {
             try db.transaction {
                 try db.query("INSERT INTO feed_leases (feed) VALUES ($1) ON CONFLICT DO NOTHING", [feed])
-                let row = try db.query("""
+                // SKIP LOCKED: a row another worker is claiming at this instant is that worker's.
+                guard let row = try db.query("""
                     SELECT holder, token IS NOT NULL AND expires_at > \(Self.nowMs),
                            token IS NOT NULL AND expires_at <= \(Self.nowMs),
                            (SELECT f.next_attempt_at > \(Self.nowMs) + 1000 FROM feeds f WHERE f.name = $1)
-                    FROM feed_leases WHERE feed = $1 FOR UPDATE
-                    """, [feed]).first ?? []
-                if row.count == 4, row[1] == "t" { return .busy(row[0] ?? "another worker") }
-                if onlyIfDue, row.count == 4, row[3] == "t" { return .notDue }
-                let stale = row.count == 4 && row[2] == "t" ? row[0] : nil
+                    FROM feed_leases WHERE feed = $1 FOR UPDATE SKIP LOCKED
+                    """, [feed]).first, row.count == 4 else { return .busy("another worker") }
+                if row[1] == "t" { return .busy(row[0] ?? "another worker") }
+                if onlyIfDue, row[3] == "t" { return .notDue }
+                let stale = row[2] == "t" ? row[0] : nil
                 let token = UUID().uuidString
                 try db.query("""
                     UPDATE feed_leases SET holder = $2, instance = $3, token = $4, expires_at = \(Self.nowMs) + $5 WHERE feed = $1

@@ -46,6 +46,7 @@ struct PostgresMigration {
                 author_name TEXT,
                 text TEXT NOT NULL,
                 created_at BIGINT NOT NULL,
+                created TIMESTAMPTZ GENERATED ALWAYS AS (to_timestamp(created_at / 1000.0)) STORED,
                 edited_at BIGINT,
                 reply_to TEXT,
                 reply_count BIGINT NOT NULL DEFAULT 0,
@@ -72,6 +73,7 @@ struct PostgresMigration {
                 UNIQUE (feed, id)
             );
             CREATE INDEX posts_by_time ON posts (feed, created_at DESC, id);
+            CREATE INDEX posts_by_author ON posts (author_pk);
             CREATE INDEX posts_search ON posts USING GIN (search);
             CREATE TABLE videos (
                 pk BIGSERIAL PRIMARY KEY,
@@ -88,6 +90,28 @@ struct PostgresMigration {
                 fps DOUBLE PRECISION,
                 UNIQUE (feed, id)
             );
+            CREATE TABLE post_videos (
+                post_pk BIGINT NOT NULL REFERENCES posts (pk) ON DELETE CASCADE,
+                position INTEGER NOT NULL,
+                video_pk BIGINT NOT NULL REFERENCES videos (pk),
+                PRIMARY KEY (post_pk, position)
+            );
+            CREATE INDEX post_videos_by_video ON post_videos (video_pk);
+            -- Which videos each post carries, kept from posts.video_ids as in the SQLite store.
+            CREATE FUNCTION post_videos_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                DELETE FROM post_videos WHERE post_pk = NEW.pk;
+                INSERT INTO post_videos (post_pk, position, video_pk)
+                    SELECT NEW.pk, j.ordinality - 1, v.pk
+                    FROM jsonb_array_elements_text(NEW.video_ids::jsonb) WITH ORDINALITY AS j(id, ordinality)
+                    JOIN videos v ON v.feed = NEW.feed AND v.id = j.id
+                    ON CONFLICT DO NOTHING;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER posts_ai_videos AFTER INSERT ON posts FOR EACH ROW WHEN (NEW.video_ids <> '[]')
+                EXECUTE FUNCTION post_videos_follow();
+            CREATE TRIGGER posts_au_videos AFTER UPDATE OF video_ids ON posts FOR EACH ROW
+                WHEN (OLD.video_ids IS DISTINCT FROM NEW.video_ids) EXECUTE FUNCTION post_videos_follow();
             CREATE TABLE post_state (
                 feed TEXT NOT NULL,
                 post_id TEXT NOT NULL,

@@ -52,13 +52,12 @@ public enum PostgresServer {
         return .success(folder)
     }
 
-    /// A fresh database on the server, as a libpq URI.
-    public static func makeDatabase() throws -> String {
+    /// A fresh database on the server.
+    public static func makeDatabase() throws -> PostgresDatabase {
         let folder = try started.get()
         let name = "t_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "_"))"
-        try runAsServer("\(binaries)/createdb",
-                        ["-h", folder, "-U", "postgres", name])
-        return "postgresql:///\(name)?host=\(folder)&user=postgres"
+        try runAsServer("\(binaries)/createdb", ["-h", folder, "-U", "postgres", name])
+        return PostgresDatabase(name: name, socketFolder: folder)
     }
 
     public static func runAsServer(_ tool: String, _ arguments: [String]) throws {
@@ -105,5 +104,19 @@ public enum PostgresServer {
             throw ToolFailed(description: "could not start \(tool): \(String(cString: strerror(spawned)))")
         }
         return pid
+    }
+}
+
+/// One database on the tests' server, reached over its Unix socket as the `postgres` superuser.
+public struct PostgresDatabase: Sendable {
+    public let name: String
+    public let socketFolder: String
+
+    /// As a libpq URI, for a store's `url`.
+    public var url: String { "postgresql:///\(name)?host=\(socketFolder)&user=postgres" }
+
+    /// `psql`'s arguments for running `sql` with unaligned, tuples-only output.
+    public func psqlArguments(_ sql: String) -> [String] {
+        ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", socketFolder, "-U", "postgres", "-d", name, "-c", sql]
     }
 }

@@ -23,7 +23,7 @@ func makeStores(_ kind: StoreKind) async throws -> (any FeedStore, any FeedStore
         return (first, second)
     case .postgres:
         guard PostgresServer.folder != nil else { return nil }
-        let url = try PostgresServer.makeDatabase()
+        let url = try PostgresServer.makeDatabase().url
         let first = PostgresFeedStore(conninfo: url, leasePeriod: 1), second = PostgresFeedStore(conninfo: url, leasePeriod: 1)
         try await first.open()
         try await second.open()

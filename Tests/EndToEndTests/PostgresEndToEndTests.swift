@@ -1,0 +1,165 @@
+import Foundation
+import PostgresTestSupport
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs SQL on a test database with `psql`; the rows as lines, columns split by `|`.
+@discardableResult
+func psql(_ database: PostgresDatabase, _ sql: String) async throws -> String {
+    let result = try await run(URL(fileURLWithPath: "/usr/bin/env"), ["psql"] + database.psqlArguments(sql))
+    guard result.status == 0 else { throw HarnessError("psql failed: \(result.stderr)") }
+    return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Every stored post of a PostgreSQL mirror as `feed|id|text|edited_at`, like ``ReferenceServer/snapshot()`` per feed.
+func storedPosts(_ database: PostgresDatabase) async throws -> [String: [String]] {
+    let rows = try await psql(database, """
+        SELECT feed || '|' || id || '|' || text || '|'
+               || COALESCE(to_char(to_timestamp(edited_at / 1000) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), '')
+        FROM posts ORDER BY feed, id
+        """)
+    var byFeed: [String: [String]] = [:]
+    for line in rows.split(separator: "\n") {
+        let parts = line.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
+        byFeed[String(parts[0]), default: []].append(String(parts[1]))
+    }
+    return byFeed.mapValues { $0.sorted() }
+}
+
+extension Scratch {
+    /// A config of `feeds` httpapi feeds (`f00`, `f01`…) on one server, stored in PostgreSQL.
+    func writePostgresConfig(_ database: PostgresDatabase, baseURL: String, feeds: Int = 1, pageSize: Int = 100,
+                             interval: String = "5m", storeKeys: String = "", daemon: String = "{}") throws -> String {
+        let entries = (0..<feeds).map { index in
+            """
+            {"name": "\(String(format: "f%02d", index))", "interval": "\(interval)",
+             "posts": {"integration": "httpapi", "baseURL": "\(baseURL)", "username": "demo",
+                       "passwordEnv": "FEEDSYNC_PASSWORD", "pageSize": \(pageSize)}}
+            """
+        }
+        let json = """
+            {"store": {"integration": "postgres", "url": "\(database.url)"\(storeKeys)},
+             "feeds": [\(entries.joined(separator: ",\n"))],
+             "daemon": \(daemon)}
+            """
+        let url = folder.appendingPathComponent("feedsync-postgres.json")
+        try Data(json.utf8).write(to: url)
+        return url.path
+    }
+}
+
+/// The PostgreSQL store through the real binaries, on a server the tests start.
+@Suite struct PostgresEndToEndTests {
+    @Test func pullMirrorsIntoPostgresAndWaitsForAFeedAnotherWorkerHolds() async throws {
+        guard PostgresServer.folder != nil else { return }
+        let database = try PostgresServer.makeDatabase()
+        let server = try ReferenceServer(posts: 450, pageSize: 100)
+        let scratch = try Scratch()
+        let config = try scratch.writePostgresConfig(database, baseURL: server.baseURL)
+
+        let first = try await feedsync(["pull", "--config", config])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try await storedPosts(database)["f00"] == server.snapshot())
+        try await server.control("POST", "/_control/edit?id=p0000007")
+        try await server.control("POST", "/_control/delete?id=p0000009")
+        try await server.control("POST", "/_control/append?count=3")
+        #expect(try await feedsync(["pull", "--config", config]).status == 0)
+        #expect(try await storedPosts(database)["f00"] == server.snapshot())
+        #expect(try await psql(database, "SELECT count(*) FROM schema_migrations") == "1")
+
+        // Another worker holds the feed: pull waits for it, then gives up with 75, naming it.
+        try await psql(database, """
+            UPDATE feed_leases SET holder = 'feedsyncd on elsewhere, process 4242', instance = 'elsewhere/4242/1', token = 'theirs',
+                expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + 60000 WHERE feed = 'f00'
+            """)
+        let started = Date()
+        let waited = try await feedsync(["pull", "--config", config, "--wait", "1"])
+        #expect(waited.status == 75)
+        #expect(waited.stderr.contains("feedsyncd on elsewhere, process 4242"), "\(waited.stderr)")
+        #expect(Date().timeIntervalSince(started) >= 1)
+        let status = try await feedsync(["status", "--config", config])
+        #expect(status.stdout.contains("syncing now:  feedsyncd on elsewhere, process 4242"), "\(status.stdout)")
+        // A lease that ran out is taken over, and the pull says from whom.
+        try await psql(database, "UPDATE feed_leases SET expires_at = 0 WHERE feed = 'f00'")
+        let takeover = try await feedsync(["pull", "--config", config, "--wait", "1"])
+        #expect(takeover.status == 0, "\(takeover.stderr)")
+    }
+
+    @Test func aReadOnlyRoleReadsTheMirrorButNoToken() async throws {
+        guard PostgresServer.folder != nil else { return }
+        let database = try PostgresServer.makeDatabase()
+        let server = try ReferenceServer(posts: 120)
+        let scratch = try Scratch()
+        let config = try scratch.writePostgresConfig(database, baseURL: server.baseURL)
+        #expect(try await feedsync(["pull", "--config", config]).status == 0)
+
+        let token = try await psql(database, "SELECT access_token FROM feedsync_private.sessions WHERE feed = 'f00'")
+        #expect(token.count > 8, "the session was saved")
+        // The grants the README gives a reader.
+        let reader = "reader_\(database.name)"
+        try await psql(database, """
+            CREATE ROLE \(reader);
+            GRANT USAGE ON SCHEMA public TO \(reader);
+            GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(reader);
+            """)
+        #expect(try await psql(database, "SET ROLE \(reader); SELECT count(*) FROM posts") == "120")
+        await #expect(throws: (any Error).self) {
+            try await psql(database, "SET ROLE \(reader); SELECT access_token FROM feedsync_private.sessions")
+        }
+        // Nothing the reader can read holds the token: a dump of the public schema does not.
+        let dump = try await run(URL(fileURLWithPath: "/usr/bin/env"),
+                                 ["pg_dump", "-h", database.socketFolder, "-U", "postgres", "-n", "public", database.name])
+        #expect(dump.status == 0, "\(dump.stderr)")
+        #expect(dump.stdout.contains("p0000001"))
+        #expect(!dump.stdout.contains(token))
+    }
+
+    @Test func workersStartingTogetherMigrateOnce() async throws {
+        guard PostgresServer.folder != nil else { return }
+        let database = try PostgresServer.makeDatabase()
+        let server = try ReferenceServer(posts: 50)
+        let scratch = try Scratch()
+        let config = try scratch.writePostgresConfig(database, baseURL: server.baseURL, feeds: 6)
+        let results = try await withThrowingTaskGroup(of: Finished.self) { group in
+            for index in 0..<6 {
+                group.addTask { try await feedsync(["pull", "--config", config, "--feed", String(format: "f%02d", index)]) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for result in results { #expect(result.status == 0, "\(result.stderr)") }
+        #expect(try await psql(database, "SELECT count(*) FROM schema_migrations") == "1")
+        #expect(try await psql(database, "SELECT count(DISTINCT feed), count(*) FROM posts") == "6|300")
+    }
+
+    /// The README's table of the mirror's schema holds for PostgreSQL too, with its own search:
+    /// a `search` column on `posts` instead of the `posts_fts` table.
+    @Test func theSchemaIsTheOneTheReadmeDocuments() async throws {
+        guard PostgresServer.folder != nil else { return }
+        let database = try PostgresServer.makeDatabase()
+        let server = try ReferenceServer(posts: 10)
+        let scratch = try Scratch()
+        #expect(try await feedsync(["pull", "--config", try scratch.writePostgresConfig(database, baseURL: server.baseURL)]).status == 0)
+        let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let table = readme.components(separatedBy: "<!-- schema:begin -->")[1].components(separatedBy: "<!-- schema:end -->")[0]
+        var documented: [String: [String]] = [:]
+        for line in table.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            documented[cells[0].trimmingCharacters(in: ["`"])] = cells[1].trimmingCharacters(in: ["`"])
+                .components(separatedBy: ", ")
+        }
+        documented["posts_fts"] = nil
+        documented["posts"]?.append("search")
+        let rows = try await psql(database, """
+            SELECT table_name || '|' || string_agg(column_name, ', ' ORDER BY ordinal_position) FROM information_schema.columns
+            WHERE table_schema = 'public' AND table_name <> 'feed_leases' GROUP BY table_name
+            """)
+        var actual: [String: [String]] = [:]
+        for line in rows.split(separator: "\n") {
+            let parts = line.split(separator: "|")
+            actual[String(parts[0])] = String(parts[1]).components(separatedBy: ", ")
+        }
+        #expect(actual == documented)
+    }
+}
