@@ -7,7 +7,7 @@ import Foundation
 /// `url` is a libpq URI; a Unix socket is `postgresql:///feedsync?host=/run/postgresql`. A
 /// server reached over the network must use TLS: `sslmode=verify-full` is added when the URL
 /// names none, and a weaker one is refused unless `"requireTLS": false`. The password is
-/// optional (`passwordEnv` or `passwordFile`); `leaseSeconds` (default 30) bounds a lease.
+/// optional (`passwordEnv` or `passwordFile`); `lease` (default `"30s"`) bounds a lease.
 public enum PostgresStoreIntegration: StoreIntegration {
     public static func makeStore(_ config: ConfigSection, createIfMissing: Bool,
                                  notice: @escaping @Sendable (String) -> Void) throws -> Managed<any FeedStore> {
@@ -17,7 +17,7 @@ public enum PostgresStoreIntegration: StoreIntegration {
             throw config.error("url", "\"\(Terminal.safe(url, limit: 120))\" is not a postgresql:// URL")
         }
         let requireTLS = try config.bool("requireTLS") ?? true
-        let lease = try config.duration("leaseSeconds", in: 1...3_600) ?? 30
+        let lease = try config.duration("lease", in: 1...3_600) ?? 30
         let password = config.has("passwordEnv") || config.has("passwordFile") ? try config.secret("password").revealed : nil
         try config.finish(alsoKnown: ["integration"])
         let socketHost = components.queryItems?.first { $0.name == "host" }?.value
