@@ -7,6 +7,7 @@ Run from the repository root:
     python3 Benchmarks/bench.py [--posts N] [--page-size K] [--no-build] [--skip-baseline]
                                 [--rss-scale] [--smoke] [--repeat R] [--keep]
     python3 Benchmarks/bench.py --mastodon [--statuses N] [--no-build] [--skip-baseline] [--repeat R] [--keep]
+    python3 Benchmarks/bench.py ... --webfeeds [--scale N]   # then the web-feeds side (bench_webfeeds.py)
 
 Exit status: 0 when every side ran and every check held (a missed performance target is reported,
 not failed: this is a benchmark); 1 when something is broken (a command failed, a row count is
@@ -670,6 +671,11 @@ def main():
                    help="run each timed side R times and report the fastest (default 1)")
     p.add_argument("--keep", action="store_true", help="keep the scratch folder with configs and databases")
     p.add_argument("--bluesky", action="store_true", help="also run the Bluesky side (Benchmarks/bench_bluesky.py)")
+    p.add_argument("--webfeeds", action="store_true",
+                   help="also run the web-feeds side (Benchmarks/bench_webfeeds.py): 1,000 feeds against feed-to-sqlite; "
+                        "with --smoke, 40 feeds and no baseline")
+    p.add_argument("--scale", type=int, default=0, metavar="N",
+                   help="with --webfeeds: also run feedsyncd with N feeds of 5 items (e.g. 10000; slow)")
     args = p.parse_args()
     if args.smoke:
         args.posts, args.page_size, args.skip_baseline, args.no_build = 2000, 200, True, True
@@ -696,6 +702,17 @@ def main():
         if args.bluesky:
             import bench_bluesky   # the Bluesky side keeps to its own file
             bench_bluesky.run(binary, repeat=args.repeat, scratch=scratch)
+        if args.webfeeds:
+            import bench_webfeeds  # the web-feeds side keeps to its own file
+            try:
+                if args.smoke:
+                    bench_webfeeds.run(binary.parent, feeds=40, items=5, hosts=4, idle_seconds=2.0, skip_baseline=True,
+                                       scratch=scratch / "webfeeds", smoke=True)
+                else:
+                    bench_webfeeds.run(binary.parent, skip_baseline=args.skip_baseline, repeat=args.repeat, scale=args.scale,
+                                       scratch=scratch / "webfeeds")
+            except bench_webfeeds.Broken as e:
+                raise Broken(f"web feeds: {e}") from e
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ Each port is a host of its own as feedsync counts hosts (its gate key is host:po
   GET /redirect/<code>/<path> answers <code> (301, 302, 307, 308) with Location: /<path>
   GET /gone                   410 Gone
   GET /limited                429 with Retry-After: 1
+  GET /limited/<s>            429 with Retry-After: <s>
   GET /slow/<ms>/<path>       waits <ms> milliseconds, then serves /<path>
   GET /cached/<s>/<path>      serves /<path> with Cache-Control: max-age=<s>
   GET /opml                   an OPML file listing every feed (?count=N for the first N;
@@ -163,6 +164,8 @@ def make_handler(state, ports):
                 return self.send(410, b"gone", key=key)
             if path == "/limited":
                 return self.send(429, b"slow down", {"Retry-After": "1"}, key=key)
+            if parts[0] == "limited" and len(parts) == 2 and parts[1].isdigit():
+                return self.send(429, b"slow down", {"Retry-After": parts[1]}, key=key)
             if path == "/opml":
                 count = int(query.get("count", [len(state.items)])[0])
                 spread = query.get("ports", ["0"])[0] == "1"

@@ -23,7 +23,7 @@ final class SQLiteDatabase {
             let message = systemErrno != 0 ? String(cString: strerror(systemErrno))
                 : db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close_v2(db)
-            throw SQLiteError(code: code, message: message, sql: nil)
+            throw SQLiteError(code: code, message: message, sql: nil, systemErrno: systemErrno)
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
@@ -41,7 +41,9 @@ final class SQLiteDatabase {
         guard code == SQLITE_OK else {
             let text = message.map { String(cString: $0) } ?? "unknown error"
             sqlite3_free(message)
-            throw SQLiteError(code: code, message: text, sql: sql)
+            var error = SQLiteError(code: code, database: handle, sql: sql)
+            error.message = text
+            throw error
         }
     }
 

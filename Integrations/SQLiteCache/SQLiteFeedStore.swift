@@ -80,14 +80,14 @@ public actor SQLiteFeedStore: FeedStore {
                 throw ServiceError(.storage, operation, "the folder \(folder) does not exist")
             }
             let fd = Glibc.open(path, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard fd >= 0 else { throw ServiceError(.storage, operation, String(cString: strerror(errno))) }
+            guard fd >= 0 else { throw ServiceError(.storage, operation, systemReason(errno)) }
             Glibc.close(fd)
         } else {
-            throw ServiceError(.storage, operation, String(cString: strerror(errno)))
+            throw ServiceError(.storage, operation, systemReason(errno))
         }
         // Whatever mode the file had (an empty 0644 file someone made), it holds the mirror.
         guard chmod(path, 0o600) == 0 else {
-            throw ServiceError(.storage, operation, "cannot make it private (chmod 600): \(String(cString: strerror(errno)))")
+            throw ServiceError(.storage, operation, "cannot make it private (chmod 600): \(systemReason(errno))")
         }
     }
 

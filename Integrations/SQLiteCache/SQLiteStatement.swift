@@ -14,7 +14,7 @@ final class SQLiteStatement {
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v3(database, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard code == SQLITE_OK, let statement else {
-            throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(database)), sql: sql)
+            throw SQLiteError(code: code, database: database, sql: sql)
         }
         self.handle = statement
         self.database = database
@@ -134,6 +134,6 @@ final class SQLiteStatement {
     }
 
     private func error(_ code: Int32) -> SQLiteError {
-        SQLiteError(code: code, message: String(cString: sqlite3_errmsg(database)), sql: sql)
+        SQLiteError(code: code, database: database, sql: sql)
     }
 }

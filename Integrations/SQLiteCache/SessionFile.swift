@@ -36,7 +36,7 @@ struct SessionFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             if errno == ENOENT { return [:] }
-            throw failure("reading", errno == ELOOP ? "it is a symbolic link, which is never followed" : String(cString: strerror(errno)))
+            throw failure("reading", errno == ELOOP ? "it is a symbolic link, which is never followed" : systemReason(errno))
         }
         defer { close(fd) }
         var data = Data()
@@ -44,7 +44,7 @@ struct SessionFile {
         while true {
             let count = Glibc.read(fd, &buffer, buffer.count)
             guard count > 0 else {
-                if count < 0 { throw failure("reading", String(cString: strerror(errno))) }
+                if count < 0 { throw failure("reading", systemReason(errno)) }
                 break
             }
             data.append(contentsOf: buffer[0..<count])
@@ -60,7 +60,7 @@ struct SessionFile {
     /// Replaces the file with `entries`, or removes it when there are none.
     func write(_ entries: [String: Entry]) throws {
         guard !entries.isEmpty else {
-            if unlink(path) != 0 && errno != ENOENT { throw failure("removing", String(cString: strerror(errno))) }
+            if unlink(path) != 0 && errno != ENOENT { throw failure("removing", systemReason(errno)) }
             return
         }
         let encoder = JSONEncoder()
@@ -69,12 +69,12 @@ struct SessionFile {
         let temporary = "\(path).\(getpid()).tmp"
         unlink(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw failure("writing", String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw failure("writing", systemReason(errno)) }
         let written = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         let synced = fsync(fd) == 0
         close(fd)
         guard written == data.count, synced, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = systemReason(errno)
             unlink(temporary)
             throw failure("writing", reason)
         }

@@ -64,7 +64,7 @@ final class StoreLockFile {
     private func openLockFile() throws -> Int32 {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
-            let reason = errno == ELOOP ? "it is a symbolic link, which is never followed" : String(cString: strerror(errno))
+            let reason = errno == ELOOP ? "it is a symbolic link, which is never followed" : systemReason(errno)
             throw ServiceError(.storage, "opening the lock file \(path)", reason)
         }
         var info = stat()

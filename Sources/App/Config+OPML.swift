@@ -30,7 +30,7 @@ extension Config {
         let shown = try section.string("opml") ?? file.path
         guard let data = FileManager.default.contents(atPath: file.path) else {
             let exists = FileManager.default.fileExists(atPath: file.path)
-            throw section.error("opml", "\"\(Terminal.safe(shown, limit: 200))\": \(exists ? "cannot be read" : "no such file")")
+            throw section.error("opml", "\"\(Terminal.safe(shown, limit: 200))\": \(exists ? (DescriptorLimit.reasonIfExhausted() ?? "cannot be read") : "no such file")")
         }
         let subscriptions: [OPML.Subscription]
         do {

@@ -48,7 +48,7 @@ public struct Config {
     public static func load(from url: URL, displayName: String, environment: [String: String]) throws -> Config {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             let exists = FileManager.default.fileExists(atPath: url.path)
-            throw ConfigError(file: displayName, keyPath: "", message: exists ? "cannot be read" : "no such file")
+            throw ConfigError(file: displayName, keyPath: "", message: exists ? (DescriptorLimit.reasonIfExhausted() ?? "cannot be read") : "no such file")
         }
         let context = ConfigContext(fileName: displayName, directory: url.deletingLastPathComponent(), environment: environment)
         let root: ConfigValue

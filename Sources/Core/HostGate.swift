@@ -31,6 +31,39 @@ public actor HostGate {
         }
     }
 
+    /// Runs `body` with one permit for `host` handed back meanwhile, then takes one again,
+    /// waiting its turn behind whoever queued first.
+    ///
+    /// For a holder that must wait for something other than the host (a rate limit, a retry's
+    /// backoff) without keeping others out meanwhile.
+    ///
+    /// - Important: Call it only while holding a permit for `host` (inside ``withPermit(for:_:)``).
+    ///   The permit is taken back even if the task is cancelled meanwhile, so the enclosing
+    ///   `withPermit` always gives back exactly the one it holds.
+    public nonisolated func withoutPermit<T: Sendable>(for host: String, _ body: @Sendable () async throws -> T) async throws -> T {
+        await release(host)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body())
+        } catch {
+            result = .failure(error)
+        }
+        await reacquire(host)
+        return try result.get()
+    }
+
+    /// Takes a permit back, whether or not the task is cancelled: its holder gives it back later.
+    private func reacquire(_ host: String) async {
+        if inFlight[host, default: 0] < maxInFlightPerHost {
+            inFlight[host, default: 0] += 1
+            return
+        }
+        nextWaiter += 1
+        let id = nextWaiter
+        // No cancellation handler, so `abandon` never drops this waiter: `release` hands it a permit.
+        try? await withCheckedThrowingContinuation { waiters[host, default: []].append((id, $0)) }
+    }
+
     private func acquire(_ host: String) async throws {
         try Task.checkCancellation()
         if inFlight[host, default: 0] < maxInFlightPerHost {

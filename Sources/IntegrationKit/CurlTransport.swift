@@ -126,7 +126,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Performs the request on `handle`, blocking until the answer is complete or fails.
     func run(on handle: UnsafeMutableRawPointer?) -> Result<HTTPResponse, any Error> {
-        guard let handle else { return .failure(ServiceError(.unavailable, operation, "libcurl could not start a transfer")) }
+        guard let handle else {
+            return .failure(ServiceError(.unavailable, operation, DescriptorLimit.reasonIfExhausted() ?? "libcurl could not start a transfer"))
+        }
         curl_easy_reset(handle)
         var list: UnsafeMutablePointer<curl_slist>?
         for (name, value) in request.headers { list = curl_slist_append(list, "\(name): \(value)") }
@@ -181,7 +183,11 @@ final class CurlTransfer: @unchecked Sendable {
         let code = curl_easy_perform(handle)
         if let failure { return .failure(failure) }
         if cancelled.load(ordering: .relaxed) { return .failure(CancellationError()) }
-        guard code == CURLE_OK else { return .failure(error(for: code, after: Date().timeIntervalSince(started))) }
+        guard code == CURLE_OK else {
+            var systemErrno = 0
+            _ = feedsync_getinfo_long(handle, CURLINFO_OS_ERRNO, &systemErrno)
+            return .failure(error(for: code, systemErrno: Int32(truncatingIfNeeded: systemErrno), after: Date().timeIntervalSince(started)))
+        }
         var status = 0
         _ = feedsync_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         var fields: [String: String] = [:]
@@ -221,9 +227,17 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// A phrase for a libcurl failure, without libcurl's internals.
-    private func error(for code: CURLcode, after seconds: TimeInterval) -> ServiceError {
+    ///
+    /// A process out of descriptors is said as such: libcurl reports a socket it could not make
+    /// as a connection that failed (with the system's errno beside it, when it kept one), and
+    /// a multi handle it could not make as out of memory.
+    private func error(for code: CURLcode, systemErrno: Int32, after seconds: TimeInterval) -> ServiceError {
         func unavailable(_ reason: String) -> ServiceError { ServiceError(.unavailable, operation, reason) }
         func violation(_ reason: String) -> ServiceError { ServiceError(.contractViolation, operation, reason) }
+        if [CURLE_COULDNT_CONNECT, CURLE_OUT_OF_MEMORY, CURLE_FAILED_INIT, CURLE_COULDNT_RESOLVE_HOST].contains(code),
+           let reason = DescriptorLimit.reason(forErrno: systemErrno) ?? DescriptorLimit.reasonIfExhausted() {
+            return unavailable(reason)
+        }
         switch code {
         case CURLE_COULDNT_CONNECT: return unavailable("the connection was refused")
         case CURLE_COULDNT_RESOLVE_HOST: return unavailable("the host name cannot be resolved")

@@ -128,7 +128,19 @@ actor Scheduler {
         options.lockHolder = "feedsyncd"
         options.lockWait = runtime.daemon.lockWait
         // The feed comes from this runtime's own list, so the lookup cannot fail.
-        return try! runtime.engine(forFeed: name, options: options)
+        return try! runtime.engine(forFeed: name, options: options, sleep: Self.sleepOutsideSlot)
+    }
+
+    /// The concurrency slot the current sync holds, and the gate it came from.
+    @TaskLocal private static var heldSlot: HostGate?
+    private static let slotKey = "sync"
+
+    /// How a sync waits out a rate limit (`429` with `Retry-After`) or a retry's backoff: with
+    /// its concurrency slot handed back, so a feed that waits never delays the others; it
+    /// queues for a slot again when the wait is over.
+    @Sendable private static func sleepOutsideSlot(_ seconds: TimeInterval) async throws {
+        guard let gate = heldSlot else { return try await Task.sleep(for: .seconds(seconds)) }
+        try await gate.withoutPermit(for: slotKey) { try await Task.sleep(for: .seconds(seconds)) }
     }
 
     /// One feed's life: sleep until due, sync (when a slot is free), schedule the next run.
@@ -138,8 +150,11 @@ actor Scheduler {
             if wait > 0 {
                 do { try await Task.sleep(for: .seconds(wait)) } catch { return }
             }
+            let gate = slots
             do {
-                try await slots.withPermit(for: "sync") { try await self.syncOnce(name) }
+                try await gate.withPermit(for: Self.slotKey) {
+                    try await Self.$heldSlot.withValue(gate) { try await self.syncOnce(name) }
+                }
             } catch {
                 return
             }

@@ -122,6 +122,31 @@ import Testing
         #expect(await daemon.exits(within: 10))
     }
 
+    @Test func aFeedWaitingOutARateLimitHandsBackItsConcurrencySlot() async throws {
+        let server = try startServer()
+        let scratch = try Scratch()
+        // One slot. The limited feed answers 429 with Retry-After: 4, which its sync waits out
+        // (up to five times) before it tries again.
+        let limited = #"{"name": "limited", "interval": "1h", "posts": {"integration": "webfeed", "url": "\#(server.baseURL)/limited/4"}}"#
+        let others = (0..<3).map { n in
+            ("", #"{"name": "feed\#(n)", "interval": "0.5s", "posts": {"integration": "webfeed", "url": "\#(server.baseURL)/feeds/\#(n).xml"}}"#)
+        }
+        let config = try writeConfig(scratch, server, [("", limited)] + others, daemon: #"{"concurrency": 1}"#)
+        let daemon = try DaemonProcess(config: config, in: scratch)
+        #expect(try await eventually(within: 10) { (try await requests(server, "/limited/4")["429"] ?? 0) >= 1 }, "\(daemon.log)")
+        try await server.control("POST", "/_control/reset-stats")
+        // Within the limited feed's 4-second wait, the one slot goes on serving the other feeds.
+        let othersPolled = try await eventually(within: 3.5) {
+            for n in 0..<3 where (try await requests(server, "/feeds/\(n).xml")["304"] ?? 0) < 2 { return false }
+            return true
+        }
+        let seen = try await server.stats().byPath
+        #expect(othersPolled, "\(seen)\n\(daemon.log)")
+        #expect(try await requests(server, "/limited/4").isEmpty, "still waiting out its Retry-After")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 10), "a feed waiting for its slot back still stops")
+    }
+
     @Test func maxAgeIsALowerBoundOnTheDaemonsNextPoll() async throws {
         let server = try startServer()
         let scratch = try Scratch()
