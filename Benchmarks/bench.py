@@ -8,6 +8,7 @@ Run from the repository root:
                                 [--rss-scale] [--smoke] [--repeat R] [--keep]
     python3 Benchmarks/bench.py --mastodon [--statuses N] [--no-build] [--skip-baseline] [--repeat R] [--keep]
     python3 Benchmarks/bench.py ... --webfeeds [--scale N]   # then the web-feeds side (bench_webfeeds.py)
+    python3 Benchmarks/bench.py ... --postgres              # then the PostgreSQL side (bench_postgres.py)
 
 Exit status: 0 when every side ran and every check held (a missed performance target is reported,
 not failed: this is a benchmark); 1 when something is broken (a command failed, a row count is
@@ -676,6 +677,9 @@ def main():
                         "with --smoke, 40 feeds and no baseline")
     p.add_argument("--scale", type=int, default=0, metavar="N",
                    help="with --webfeeds: also run feedsyncd with N feeds of 5 items (e.g. 10000; slow)")
+    p.add_argument("--postgres", action="store_true",
+                   help="also run the PostgreSQL side (Benchmarks/bench_postgres.py): 100,000 posts into PostgreSQL next to "
+                        "SQLite, and 300 feeds shared by 1 and by 3 workers; with --smoke, 2,000 posts and 20 feeds")
     args = p.parse_args()
     if args.smoke:
         args.posts, args.page_size, args.skip_baseline, args.no_build = 2000, 200, True, True
@@ -713,6 +717,15 @@ def main():
                                        scratch=scratch / "webfeeds")
             except bench_webfeeds.Broken as e:
                 raise Broken(f"web feeds: {e}") from e
+        if args.postgres:
+            import bench_postgres  # the PostgreSQL side keeps to its own file
+            try:
+                if args.smoke:
+                    bench_postgres.run(binary.parent, posts=2000, page_size=200, feeds=20, scratch=scratch / "postgres")
+                else:
+                    bench_postgres.run(binary.parent, repeat=args.repeat, scratch=scratch / "postgres")
+            except bench_postgres.Broken as e:
+                raise Broken(f"PostgreSQL: {e}") from e
 
 
 if __name__ == "__main__":

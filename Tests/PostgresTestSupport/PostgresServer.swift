@@ -10,7 +10,13 @@ import Glibc
 /// Started once per test process, on first use; a watcher stops it and removes the folder
 /// when the process ends, however it ends.
 public enum PostgresServer {
-    static let binaries = "/usr/lib/postgresql/15/bin"
+    /// The server's programs: `$PG_BINDIR`, else the newest `/usr/lib/postgresql/<version>/bin` (Debian's layout).
+    static let binaries: String = {
+        if let folder = ProcessInfo.processInfo.environment["PG_BINDIR"] { return folder }
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        let newest = versions.compactMap(Int.init).max()
+        return newest.map { "/usr/lib/postgresql/\($0)/bin" } ?? "/usr/lib/postgresql/bin"
+    }()
 
     /// The folder holding the data and the socket, or why there is no server.
     public static let started: Result<String, SkipReason> = start()
@@ -32,7 +38,7 @@ public enum PostgresServer {
 
     private static func start() -> Result<String, SkipReason> {
         guard FileManager.default.isExecutableFile(atPath: "\(binaries)/initdb") else {
-            return .failure(SkipReason(description: "PostgreSQL 15 is not installed (no \(binaries)/initdb); apt-get install postgresql"))
+            return .failure(SkipReason(description: "no PostgreSQL server programs (no \(binaries)/initdb); apt-get install postgresql, or set PG_BINDIR"))
         }
         let folder = "/tmp/fspg-\(UUID().uuidString.prefix(8))"
         let asRoot = geteuid() == 0
