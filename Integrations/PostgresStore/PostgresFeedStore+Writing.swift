@@ -77,26 +77,36 @@ extension PostgresFeedStore: FeedPageWriter {
                         """, [feed, pgArray(videoIDs)])
                 }
                 if !profiles.isEmpty {
+                    // `before` reads the rows as they were when the statement began, so the
+                    // renamed authors are told from the ones whose newer post merely moved `profile_at`.
                     let users = try db.query("""
-                        INSERT INTO users (feed, id, handle, display_name, avatar_url, profile_at)
-                        SELECT $1, r.id, r.handle, r.display_name, r.avatar_url, r.profile_at
-                        FROM jsonb_to_recordset($2::jsonb) AS r(id text, handle text, display_name text, avatar_url text, profile_at bigint)
-                        ON CONFLICT (feed, id) DO UPDATE SET handle = excluded.handle, display_name = excluded.display_name,
-                            avatar_url = excluded.avatar_url, profile_at = excluded.profile_at
-                        WHERE excluded.profile_at >= coalesce(users.profile_at, excluded.profile_at)
-                            AND (excluded.profile_at > coalesce(users.profile_at, excluded.profile_at)
-                                 OR (users.handle, users.display_name, users.avatar_url)
-                                    IS DISTINCT FROM (excluded.handle, excluded.display_name, excluded.avatar_url))
-                        RETURNING pk
+                        WITH incoming AS (
+                            SELECT * FROM jsonb_to_recordset($2::jsonb)
+                                AS r(id text, handle text, display_name text, avatar_url text, profile_at bigint)),
+                        before AS (SELECT u.pk, u.handle, u.display_name FROM users u JOIN incoming i ON u.feed = $1 AND u.id = i.id),
+                        written AS (
+                            INSERT INTO users (feed, id, handle, display_name, avatar_url, profile_at)
+                            SELECT $1, id, handle, display_name, avatar_url, profile_at FROM incoming
+                            ON CONFLICT (feed, id) DO UPDATE SET handle = excluded.handle, display_name = excluded.display_name,
+                                avatar_url = excluded.avatar_url, profile_at = excluded.profile_at
+                            WHERE excluded.profile_at >= coalesce(users.profile_at, excluded.profile_at)
+                                AND (excluded.profile_at > coalesce(users.profile_at, excluded.profile_at)
+                                     OR (users.handle, users.display_name, users.avatar_url)
+                                        IS DISTINCT FROM (excluded.handle, excluded.display_name, excluded.avatar_url))
+                            RETURNING pk, handle, display_name)
+                        SELECT w.pk, (w.handle, w.display_name) IS DISTINCT FROM (b.handle, b.display_name)
+                        FROM written w JOIN before b ON b.pk = w.pk
+                        UNION ALL SELECT NULL, false FROM written w WHERE NOT EXISTS (SELECT 1 FROM before b WHERE b.pk = w.pk)
                         """, [feed, jsonText(Array(profiles.values))])
                     result.rowsWritten += users.count
-                    if !users.isEmpty {
+                    let renamed = users.filter { $0[1] == "t" }.compactMap { $0[0] }
+                    if !renamed.isEmpty {
                         // The posts' copies of their author's handle and name follow the profile.
                         try db.query("""
                             UPDATE posts p SET author_handle = u.handle, author_name = u.display_name FROM users u
                             WHERE u.pk = ANY($1::bigint[]) AND p.author_pk = u.pk
                                 AND (p.author_handle, p.author_name) IS DISTINCT FROM (u.handle, u.display_name)
-                            """, ["{" + users.compactMap { $0[0] }.joined(separator: ",") + "}"])
+                            """, ["{" + renamed.joined(separator: ",") + "}"])
                     }
                 }
                 if !upserts.isEmpty {
@@ -135,8 +145,24 @@ extension PostgresFeedStore: FeedPageWriter {
                                excluded.content_warning, excluded.language, excluded.visibility, excluded.repost_by,
                                excluded.repost_of, excluded.attachments, excluded.title, excluded.url, excluded.quote_of,
                                excluded.quote_count, excluded.labels, excluded.repost_at)
-                        RETURNING xmax = 0
+                        RETURNING xmax = 0, pk, video_ids <> '[]' OR xmax <> 0
                         """, [feed, jsonText(upserts)])
+                    // Which videos each written post carries, in one statement for the page.
+                    let linked = changed.filter { $0[2] == "t" }.compactMap { $0[1] }
+                    if !linked.isEmpty {
+                        let pks = "{" + linked.joined(separator: ",") + "}"
+                        if changed.contains(where: { $0[0] == "f" }) {
+                            try db.query("DELETE FROM post_videos WHERE post_pk = ANY($1::bigint[])", [pks])
+                        }
+                        try db.query("""
+                            INSERT INTO post_videos (post_pk, position, video_pk)
+                            SELECT p.pk, j.ordinality - 1, v.pk
+                            FROM posts p CROSS JOIN LATERAL jsonb_array_elements_text(p.video_ids::jsonb) WITH ORDINALITY AS j(id, ordinality)
+                            JOIN videos v ON v.feed = p.feed AND v.id = j.id
+                            WHERE p.pk = ANY($1::bigint[])
+                            ON CONFLICT DO NOTHING
+                            """, [pks])
+                    }
                     result.inserted = changed.filter { $0[0] == "t" }.count
                     result.updated = changed.count - result.inserted
                     result.unchanged = upserts.count - changed.count

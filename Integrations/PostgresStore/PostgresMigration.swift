@@ -97,21 +97,7 @@ struct PostgresMigration {
                 PRIMARY KEY (post_pk, position)
             );
             CREATE INDEX post_videos_by_video ON post_videos (video_pk);
-            -- Which videos each post carries, kept from posts.video_ids as in the SQLite store.
-            CREATE FUNCTION post_videos_follow() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                DELETE FROM post_videos WHERE post_pk = NEW.pk;
-                INSERT INTO post_videos (post_pk, position, video_pk)
-                    SELECT NEW.pk, j.ordinality - 1, v.pk
-                    FROM jsonb_array_elements_text(NEW.video_ids::jsonb) WITH ORDINALITY AS j(id, ordinality)
-                    JOIN videos v ON v.feed = NEW.feed AND v.id = j.id
-                    ON CONFLICT DO NOTHING;
-                RETURN NULL;
-            END $$;
-            CREATE TRIGGER posts_ai_videos AFTER INSERT ON posts FOR EACH ROW WHEN (NEW.video_ids <> '[]')
-                EXECUTE FUNCTION post_videos_follow();
-            CREATE TRIGGER posts_au_videos AFTER UPDATE OF video_ids ON posts FOR EACH ROW
-                WHEN (OLD.video_ids IS DISTINCT FROM NEW.video_ids) EXECUTE FUNCTION post_videos_follow();
+            -- Kept from posts.video_ids by the store, one statement per page.
             CREATE TABLE post_state (
                 feed TEXT NOT NULL,
                 post_id TEXT NOT NULL,

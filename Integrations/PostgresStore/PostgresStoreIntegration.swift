@@ -16,6 +16,11 @@ public enum PostgresStoreIntegration: StoreIntegration {
               let components = URLComponents(string: url) else {
             throw config.error("url", "\"\(Terminal.safe(url, limit: 120))\" is not a postgresql:// URL")
         }
+        guard components.password == nil else {
+            // Not echoed: the value holds the password.
+            throw config.error("url", "holds a password; put it in the environment variable named by \"passwordEnv\" "
+                               + "(or a file named by \"passwordFile\") instead")
+        }
         let requireTLS = try config.bool("requireTLS") ?? true
         let lease = try config.duration("lease", in: 1...3_600) ?? 30
         let password = config.has("passwordEnv") || config.has("passwordFile") ? try config.secret("password").revealed : nil

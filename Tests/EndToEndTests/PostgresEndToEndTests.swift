@@ -68,6 +68,16 @@ extension Scratch {
         #expect(try await feedsync(["pull", "--config", config]).status == 0)
         #expect(try await storedPosts(database)["f00"] == server.snapshot())
         #expect(try await psql(database, "SELECT count(*) FROM schema_migrations") == "1")
+        // post_videos links every video a post lists, in its order.
+        let listed = try await psql(database, """
+            SELECT string_agg(p.id || ':' || j.ordinality || ':' || j.id, ',' ORDER BY p.id, j.ordinality)
+            FROM posts p, jsonb_array_elements_text(p.video_ids::jsonb) WITH ORDINALITY AS j(id, ordinality)
+            """)
+        let linked = try await psql(database, """
+            SELECT string_agg(p.id || ':' || (l.position + 1) || ':' || v.id, ',' ORDER BY p.id, l.position)
+            FROM post_videos l JOIN posts p ON p.pk = l.post_pk JOIN videos v ON v.pk = l.video_pk
+            """)
+        #expect(!listed.isEmpty && linked == listed)
 
         // Another worker holds the feed: pull waits for it, then gives up with 75, naming it.
         try await psql(database, """
@@ -131,6 +141,29 @@ extension Scratch {
         for result in results { #expect(result.status == 0, "\(result.stderr)") }
         #expect(try await psql(database, "SELECT count(*) FROM schema_migrations") == "1")
         #expect(try await psql(database, "SELECT count(DISTINCT feed), count(*) FROM posts") == "6|300")
+    }
+
+    @Test func aServerOverTheNetworkNeedsTLSAndThePasswordStaysOutOfTheURL() async throws {
+        let scratch = try Scratch()
+        func check(_ store: String) async throws -> Finished {
+            let path = scratch.folder.appendingPathComponent("tls.json")
+            try Data("""
+                {"store": \(store),
+                 "feeds": [{"name": "home", "posts": {"integration": "httpapi", "baseURL": "http://127.0.0.1:9",
+                            "username": "demo", "passwordEnv": "FEEDSYNC_PASSWORD"}}]}
+                """.utf8).write(to: path)
+            return try await feedsync(["config", "check", "--config", path.path])
+        }
+        let plain = try await check(#"{"integration": "postgres", "url": "postgresql://feedsync@db.example/feedsync?sslmode=disable"}"#)
+        #expect(plain.status == 78)
+        #expect(plain.stderr.contains("sslmode=disable sends the mirror and its tokens unencrypted to db.example"), "\(plain.stderr)")
+        let optedOut = try await check(#"{"integration": "postgres", "url": "postgresql://feedsync@db.example/feedsync?sslmode=disable", "requireTLS": false}"#)
+        #expect(optedOut.status == 0, "\(optedOut.stderr)")
+        let socket = try await check(#"{"integration": "postgres", "url": "postgresql:///feedsync?host=/run/postgresql&sslmode=disable"}"#)
+        #expect(socket.status == 0, "a Unix socket needs no TLS: \(socket.stderr)")
+        let secret = try await check(#"{"integration": "postgres", "url": "postgresql://feedsync:hunter2@db.example/feedsync"}"#)
+        #expect(secret.status == 78)
+        #expect(secret.stderr.contains("holds a password") && !secret.stderr.contains("hunter2"), "\(secret.stderr)")
     }
 
     /// The README's table of the mirror's schema holds for PostgreSQL too, with its own search:

@@ -121,6 +121,11 @@ public struct PostgresDatabase: Sendable {
     /// As a libpq URI, for a store's `url`.
     public var url: String { "postgresql:///\(name)?host=\(socketFolder)&user=postgres" }
 
+    /// Runs SQL with `psql`, output discarded.
+    public func execute(_ sql: String) throws {
+        try PostgresServer.run("/usr/bin/psql", psqlArguments(sql))
+    }
+
     /// `psql`'s arguments for running `sql` with unaligned, tuples-only output.
     public func psqlArguments(_ sql: String) -> [String] {
         ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", socketFolder, "-U", "postgres", "-d", name, "-c", sql]
