@@ -145,24 +145,9 @@ extension PostgresFeedStore: FeedPageWriter {
                                excluded.content_warning, excluded.language, excluded.visibility, excluded.repost_by,
                                excluded.repost_of, excluded.attachments, excluded.title, excluded.url, excluded.quote_of,
                                excluded.quote_count, excluded.labels, excluded.repost_at)
-                        RETURNING xmax = 0, pk, video_ids <> '[]' OR xmax <> 0
+                        RETURNING xmax = 0, pk, id
                         """, [feed, jsonText(upserts)])
-                    // Which videos each written post carries, in one statement for the page.
-                    let linked = changed.filter { $0[2] == "t" }.compactMap { $0[1] }
-                    if !linked.isEmpty {
-                        let pks = "{" + linked.joined(separator: ",") + "}"
-                        if changed.contains(where: { $0[0] == "f" }) {
-                            try db.query("DELETE FROM post_videos WHERE post_pk = ANY($1::bigint[])", [pks])
-                        }
-                        try db.query("""
-                            INSERT INTO post_videos (post_pk, position, video_pk)
-                            SELECT p.pk, j.ordinality - 1, v.pk
-                            FROM posts p CROSS JOIN LATERAL jsonb_array_elements_text(p.video_ids::jsonb) WITH ORDINALITY AS j(id, ordinality)
-                            JOIN videos v ON v.feed = p.feed AND v.id = j.id
-                            WHERE p.pk = ANY($1::bigint[])
-                            ON CONFLICT DO NOTHING
-                            """, [pks])
-                    }
+                    try linkVideos(of: changed, posts: last, feed: feed, in: db)
                     result.inserted = changed.filter { $0[0] == "t" }.count
                     result.updated = changed.count - result.inserted
                     result.unchanged = upserts.count - changed.count
@@ -196,6 +181,32 @@ extension PostgresFeedStore: FeedPageWriter {
         guard !kept.isEmpty else {
             throw ServiceError(.locked, operation, "this worker's lease on the feed ran out and another worker took it over; nothing was kept")
         }
+    }
+
+    /// Keeps `post_videos` in step with the written posts (`pk`, `id` and whether it was an
+    /// insert, as the upsert returned them), in one statement for the page: the links come from
+    /// the page's own posts, not from reading them back.
+    private func linkVideos(of written: [[String?]], posts: [PostID: FeedChange], feed: String, in db: PostgresConnection) throws {
+        var updated: [String] = [], pks: [String] = [], positions: [String] = [], videoIDs: [String] = []
+        for row in written {
+            guard let pk = row[1], let id = row[2], case .upsert(let post)? = posts[PostID(id)] else { continue }
+            if row[0] == "f" { updated.append(pk) }
+            for (position, video) in post.videoIDs.enumerated() {
+                pks.append(pk)
+                positions.append("\(position)")
+                videoIDs.append(video.rawValue)
+            }
+        }
+        if !updated.isEmpty {
+            try db.query("DELETE FROM post_videos WHERE post_pk = ANY($1::bigint[])", ["{" + updated.joined(separator: ",") + "}"])
+        }
+        guard !pks.isEmpty else { return }
+        try db.query("""
+            INSERT INTO post_videos (post_pk, position, video_pk)
+            SELECT t.pk, t.position, v.pk FROM unnest($1::bigint[], $2::int[], $3::text[]) AS t(pk, position, video)
+            JOIN videos v ON v.feed = $4 AND v.id = t.video
+            ON CONFLICT DO NOTHING
+            """, ["{" + pks.joined(separator: ",") + "}", "{" + positions.joined(separator: ",") + "}", pgArray(videoIDs), feed])
     }
 
     private func upsertVideos(_ videos: [Video], feed: String, in db: PostgresConnection) throws -> Int {
