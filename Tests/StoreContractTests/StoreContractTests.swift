@@ -152,9 +152,11 @@ func makePage(_ changes: [FeedChange], cursor: String) -> FeedPage {
         _ = try await dead.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false)
         await dead.stopRenewingForTests()
         let started = Date()
-        let lease = try await other.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 5, onlyIfDue: false)
+        let lease = try await other.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 15, onlyIfDue: false)
         #expect(lease?.tookOverFrom?.contains("feedsyncd") == true)
-        #expect(Date().timeIntervalSince(started) < 4, "taken over within about one lease period (1 s), on a loaded machine")
+        // About one lease period (1 s) on a quiet machine; the bound leaves room for a loaded one (the
+        // chaos test measures takeovers against the lease's recorded expiry).
+        #expect(Date().timeIntervalSince(started) < 10, "taken over soon after the lease (1 s) ran out")
         let error = await #expect(throws: ServiceError.self) {
             _ = try await dead.apply(makePage([.upsert(makePost("late"))], cursor: "9"), videos: [], toFeed: "home")
         }
