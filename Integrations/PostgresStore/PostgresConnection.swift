@@ -57,7 +57,7 @@ final class PostgresConnection {
     /// - Returns: the rows, each column as text or `nil` for NULL.
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws -> [[String?]] {
-        let copies = parameters.map { $0.map { strdup($0) } ?? nil }
+        let copies = parameters.map { $0.map { strdup(withoutNUL($0)) } ?? nil }
         defer { copies.forEach { free($0) } }
         let result = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
             PQexecParams(connection, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
@@ -70,6 +70,30 @@ final class PostgresConnection {
                 PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
             }
         }
+    }
+
+    /// Streams `rows` (in COPY's text format) into a table with `COPY … FROM STDIN`.
+    func copyIn(_ sql: String, _ rows: [UInt8]) throws {
+        let started = PQexec(connection, sql)
+        let status = PQresultStatus(started)
+        PQclear(started)
+        guard status == PGRES_COPY_IN else {
+            throw PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
+        }
+        let sent = rows.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map { base in
+                base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { PQputCopyData(connection, $0, Int32(buffer.count)) }
+            } ?? 1
+        }
+        guard sent == 1, PQputCopyEnd(connection, nil) == 1 else {
+            throw PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
+        }
+        var failure: PostgresError?
+        while let result = PQgetResult(connection) {
+            defer { PQclear(result) }
+            do { try check(result, sql) } catch let error as PostgresError { failure = failure ?? error }
+        }
+        if let failure { throw failure }
     }
 
     /// Runs `body` in one transaction, rolling back when it throws.

@@ -110,6 +110,13 @@ extension PostgresFeedStore: FeedPageWriter {
                     }
                 }
                 if !upserts.isEmpty {
+                    // COPY into a staging table, then one set-based upsert: measured faster than
+                    // passing the page as one JSON parameter (see the README's figures).
+                    try db.execute(PostgresPostRow.stagingTable)
+                    var lines: [UInt8] = []
+                    lines.reserveCapacity(upserts.count * 400)
+                    for row in upserts { row.appendCopyLine(to: &lines) }
+                    try db.copyIn("COPY page_posts FROM STDIN", lines)
                     let changed = try db.query("""
                         INSERT INTO posts (feed, id, author_id, text, created_at, edited_at, reply_to, reply_count, repost_count,
                                            like_count, video_ids, html, content_warning, language, visibility, repost_by, repost_of,
@@ -119,10 +126,7 @@ extension PostgresFeedStore: FeedPageWriter {
                                r.like_count, r.video_ids, r.html, r.content_warning, r.language, r.visibility, r.repost_by, r.repost_of,
                                r.attachments, r.title, r.url, r.quote_of, r.quote_count, r.labels, r.repost_at,
                                u.pk, u.handle, u.display_name, b.pk
-                        FROM jsonb_to_recordset($2::jsonb) AS r(id text, author_id text, text text, created_at bigint, edited_at bigint,
-                               reply_to text, reply_count bigint, repost_count bigint, like_count bigint, video_ids text, html text,
-                               content_warning text, language text, visibility text, repost_by text, repost_of text,
-                               attachments text, title text, url text, quote_of text, quote_count bigint, labels text, repost_at bigint)
+                        FROM page_posts r
                         LEFT JOIN users u ON u.feed = $1 AND u.id = r.author_id
                         LEFT JOIN users b ON b.feed = $1 AND b.id = r.repost_by
                         ON CONFLICT (feed, id) DO UPDATE SET author_id = excluded.author_id, text = excluded.text,
@@ -146,7 +150,7 @@ extension PostgresFeedStore: FeedPageWriter {
                                excluded.repost_of, excluded.attachments, excluded.title, excluded.url, excluded.quote_of,
                                excluded.quote_count, excluded.labels, excluded.repost_at)
                         RETURNING xmax = 0, pk, id
-                        """, [feed, jsonText(upserts)])
+                        """, [feed])
                     try linkVideos(of: changed, posts: last, feed: feed, in: db)
                     result.inserted = changed.filter { $0[0] == "t" }.count
                     result.updated = changed.count - result.inserted

@@ -54,6 +54,45 @@ struct PostgresPostRow: Codable {
     }
 }
 
+extension PostgresPostRow {
+    /// The staging table a page's posts are copied into, column for column.
+    static let stagingTable = """
+        CREATE TEMP TABLE IF NOT EXISTS page_posts (id text, author_id text, text text, created_at bigint, edited_at bigint,
+            reply_to text, reply_count bigint, repost_count bigint, like_count bigint, video_ids text, html text,
+            content_warning text, language text, visibility text, repost_by text, repost_of text, attachments text, title text,
+            url text, quote_of text, quote_count bigint, labels text, repost_at bigint) ON COMMIT DELETE ROWS
+        """
+
+    /// Appends the row in COPY's text format: fields split by tabs, `\N` for NULL, and
+    /// backslash, tab, newline and carriage return escaped.
+    func appendCopyLine(to out: inout [UInt8]) {
+        func text(_ value: String?) {
+            guard let value else { out.append(contentsOf: [0x5C, 0x4E]); return }   // \N
+            for byte in value.utf8 {
+                switch byte {
+                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+                case 0x09: out.append(contentsOf: [0x5C, 0x74])
+                case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+                case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+                case 0x00: out.append(contentsOf: [0xEF, 0xBF, 0xBD])   // PostgreSQL text holds no NUL: U+FFFD
+                default: out.append(byte)
+                }
+            }
+        }
+        func number(_ value: Int64?) {
+            guard let value else { out.append(contentsOf: [0x5C, 0x4E]); return }
+            out.append(contentsOf: String(value).utf8)
+        }
+        func tab() { out.append(0x09) }
+        text(id); tab(); text(author_id); tab(); text(self.text); tab(); number(created_at); tab(); number(edited_at); tab()
+        text(reply_to); tab(); number(reply_count); tab(); number(repost_count); tab(); number(like_count); tab()
+        text(video_ids); tab(); text(html); tab(); text(content_warning); tab(); text(language); tab(); text(visibility); tab()
+        text(repost_by); tab(); text(repost_of); tab(); text(attachments); tab(); text(title); tab(); text(url); tab()
+        text(quote_of); tab(); number(quote_count); tab(); text(labels); tab(); number(repost_at)
+        out.append(0x0A)
+    }
+}
+
 /// An author with the time of the newest post on the page that carried the profile.
 struct PostgresUserRow: Codable {
     var id: String
@@ -130,10 +169,35 @@ extension Date {
 }
 
 /// Compact JSON with sorted keys, as the SQLite store writes it.
+///
+/// PostgreSQL's text and `jsonb` hold no NUL character, so a NUL a server sent (`\u0000` in the
+/// JSON) becomes U+FFFD, as everywhere else this store writes text.
 func jsonText<T: Encodable>(_ value: T) -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+    guard let data = try? encoder.encode(value) else { return "[]" }
+    return String(decoding: withoutNULEscapes(Array(data)), as: UTF8.self)
+}
+
+/// `\u0000` escapes replaced by `\ufffd`; an escaped backslash before `u0000` is left alone.
+private func withoutNULEscapes(_ json: [UInt8]) -> [UInt8] {
+    let escape: [UInt8] = Array("\\u0000".utf8)
+    guard json.count >= escape.count else { return json }
+    var out = json
+    var index = 0
+    while index < out.count {
+        guard out[index] == UInt8(ascii: "\\") else { index += 1; continue }
+        if index + escape.count <= out.count, Array(out[index..<(index + escape.count)]) == escape {
+            out.replaceSubrange((index + 2)..<(index + 6), with: Array("fffd".utf8))
+        }
+        index += 2   // an escape is two characters at least: a backslash never escapes the next one twice
+    }
+    return out
+}
+
+/// Text for a libpq parameter: a NUL would end the C string there, so it becomes U+FFFD.
+func withoutNUL(_ text: String) -> String {
+    text.utf8.contains(0) ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
 }
 
 func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String?) -> T? {

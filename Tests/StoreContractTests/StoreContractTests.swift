@@ -123,6 +123,22 @@ func makePage(_ changes: [FeedChange], cursor: String) -> FeedPage {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func textWithNULsAndLineBreaksIsStoredWithoutFailingThePage(_ kind: StoreKind) async throws {
+        guard let (store, _) = try await makeStores(kind) else { return }
+        var post = makePost("p\u{0}1", text: "tab\there\nnew line \\ back\\u0000slash nul\u{0}end")
+        post.author = User(id: "u\u{0}1", handle: "a\u{0}da", displayName: "Ada\r")
+        post.labels = ["x\u{0}y"]
+        let result = try await store.apply(makePage([.upsert(post)], cursor: "c\u{0}1"), videos: [], toFeed: "home")
+        #expect(result.inserted == 1)
+        let stored = try #require(try await store.posts(matching: PostQuery(feed: "home")).first?.post)
+        // SQLite keeps a NUL; PostgreSQL text cannot hold one and keeps U+FFFD in its place.
+        let nul = kind == .sqlite ? "\u{0}" : "\u{FFFD}"
+        #expect(stored.text == "tab\there\nnew line \\ back\\u0000slash nul\(nul)end")
+        #expect(stored.author.handle == "a\(nul)da" && stored.author.displayName == "Ada\r")
+        #expect(stored.labels == ["x\(nul)y"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func aDaemonIsListedWhileItRunsAndGoneWhenItLeaves(_ kind: StoreKind) async throws {
         guard let (store, other) = try await makeStores(kind) else { return }
         let daemon = try await store.join(startedAt: Date(timeIntervalSince1970: 1_800_000_000))
