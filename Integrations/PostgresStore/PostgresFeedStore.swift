@@ -6,8 +6,8 @@ import Glibc
 
 /// The PostgreSQL store: a ``FeedStore`` that several `feedsyncd` on several machines share.
 ///
-/// Each page is one transaction with its cursor, written set-based (one statement per table,
-/// the rows passed as one JSON parameter). A feed's lease is a row in `feed_leases` with an
+/// Each page is one transaction with its cursor, written set-based (the posts through COPY into
+/// a staging table, then one upsert per table). A feed's lease is a row in `feed_leases` with an
 /// expiry; the store renews its leases while it holds them and every page commit checks its
 /// lease is still its own, so a worker that stalls past its lease commits nothing more.
 public actor PostgresFeedStore {

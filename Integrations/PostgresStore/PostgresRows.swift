@@ -1,8 +1,8 @@
 import Core
 import Foundation
 
-/// A post as one element of a page's JSON parameter, named for the `posts` columns.
-struct PostgresPostRow: Codable {
+/// A post as one line of the COPY into `page_posts`, named for the `posts` columns.
+struct PostgresPostRow {
     var id: String
     var author_id: String
     var text: String
