@@ -46,7 +46,7 @@ struct PostgresMigration {
                 author_name TEXT,
                 text TEXT NOT NULL,
                 created_at BIGINT NOT NULL,
-                created TIMESTAMPTZ GENERATED ALWAYS AS (to_timestamp(created_at / 1000.0)) STORED,
+                created TIMESTAMPTZ GENERATED ALWAYS AS (to_timestamp(created_at::double precision / 1000)) STORED,
                 edited_at BIGINT,
                 reply_to TEXT,
                 reply_count BIGINT NOT NULL DEFAULT 0,
