@@ -25,6 +25,9 @@ public actor PostgresFeedStore {
     private let process = "\(getpid())"
     private var instance: String?
 
+    private let executor = DatabaseExecutor(label: "feedsync.postgres")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     public init(conninfo: String, password: String? = nil, leasePeriod: TimeInterval = 30) {
         self.conninfo = conninfo
         self.password = password

@@ -35,7 +35,11 @@ public enum PostgresStoreIntegration: StoreIntegration {
                 throw config.error("url", "sslmode=\(mode) sends the mirror and its tokens unencrypted to \(host); use sslmode=verify-full, "
                                    + "or set \"requireTLS\": false to accept that")
             }
-            if mode == nil && requireTLS { conninfo += (components.query == nil ? "?" : "&") + "sslmode=verify-full" }
+            if mode == nil && requireTLS { conninfo += (conninfo.contains("?") ? "&" : "?") + "sslmode=verify-full" }
+        }
+        // A server that does not answer fails the connection in 10 s rather than hanging the store.
+        if components.queryItems?.contains(where: { $0.name == "connect_timeout" }) != true {
+            conninfo += (conninfo.contains("?") ? "&" : "?") + "connect_timeout=10"
         }
         let store = PostgresFeedStore(conninfo: conninfo, password: password, leasePeriod: lease)
         return Managed(store, lifecycle: PostgresStoreManager(store: store, name: "postgres store \(redacted(components))"))

@@ -25,8 +25,8 @@ import Glibc
     static let chaosSeconds: TimeInterval = 60
 
     @Test func workersKilledAtRandomLoseNothingAndNeverOverlap() async throws {
-        guard PostgresServer.folder != nil else { return }
-        let database = try PostgresServer.makeDatabase()
+        guard await PostgresServer.folder() != nil else { return }
+        let database = try await PostgresServer.makeDatabase()
         let server = try ReferenceServer(posts: 200, pageSize: 50)
         let scratch = try Scratch()
         let config = try scratch.writePostgresConfig(database, baseURL: server.baseURL, feeds: Self.feeds, pageSize: 50,
@@ -50,9 +50,10 @@ import Glibc
             if Date() >= nextKill {
                 let index = Int.random(in: 0..<workers.count, using: &random)
                 let pid = workers[index].pid
-                let killedAt = try await psql(database, "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint")
                 workers[index].signal(SIGKILL)
                 _ = await workers[index].exits(within: 5)
+                // After it is gone: any sync that starts from now on is another worker's.
+                let killedAt = try await psql(database, "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint")
                 // The leases it held when it died: nobody renews or releases them now.
                 let orphaned = try await psql(database, """
                     SELECT feed || '|' || expires_at FROM feed_leases WHERE holder LIKE '%process \(pid)' AND token IS NOT NULL

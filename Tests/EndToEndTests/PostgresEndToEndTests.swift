@@ -53,8 +53,8 @@ extension Scratch {
 /// The PostgreSQL store through the real binaries, on a server the tests start.
 @Suite struct PostgresEndToEndTests {
     @Test func pullMirrorsIntoPostgresAndWaitsForAFeedAnotherWorkerHolds() async throws {
-        guard PostgresServer.folder != nil else { return }
-        let database = try PostgresServer.makeDatabase()
+        guard await PostgresServer.folder() != nil else { return }
+        let database = try await PostgresServer.makeDatabase()
         let server = try ReferenceServer(posts: 450, pageSize: 100)
         let scratch = try Scratch()
         let config = try scratch.writePostgresConfig(database, baseURL: server.baseURL)
@@ -98,8 +98,8 @@ extension Scratch {
     }
 
     @Test func aReadOnlyRoleReadsTheMirrorButNoToken() async throws {
-        guard PostgresServer.folder != nil else { return }
-        let database = try PostgresServer.makeDatabase()
+        guard await PostgresServer.folder() != nil else { return }
+        let database = try await PostgresServer.makeDatabase()
         let server = try ReferenceServer(posts: 120)
         let scratch = try Scratch()
         let config = try scratch.writePostgresConfig(database, baseURL: server.baseURL)
@@ -127,8 +127,8 @@ extension Scratch {
     }
 
     @Test func workersStartingTogetherMigrateOnce() async throws {
-        guard PostgresServer.folder != nil else { return }
-        let database = try PostgresServer.makeDatabase()
+        guard await PostgresServer.folder() != nil else { return }
+        let database = try await PostgresServer.makeDatabase()
         let server = try ReferenceServer(posts: 50)
         let scratch = try Scratch()
         let config = try scratch.writePostgresConfig(database, baseURL: server.baseURL, feeds: 6)
@@ -169,8 +169,8 @@ extension Scratch {
     /// The README's table of the mirror's schema holds for PostgreSQL too, with its own search:
     /// a `search` column on `posts` instead of the `posts_fts` table.
     @Test func theSchemaIsTheOneTheReadmeDocuments() async throws {
-        guard PostgresServer.folder != nil else { return }
-        let database = try PostgresServer.makeDatabase()
+        guard await PostgresServer.folder() != nil else { return }
+        let database = try await PostgresServer.makeDatabase()
         let server = try ReferenceServer(posts: 10)
         let scratch = try Scratch()
         #expect(try await feedsync(["pull", "--config", try scratch.writePostgresConfig(database, baseURL: server.baseURL)]).status == 0)

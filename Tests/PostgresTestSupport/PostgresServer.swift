@@ -19,20 +19,31 @@ public enum PostgresServer {
     }()
 
     /// The folder holding the data and the socket, or why there is no server.
-    public static let started: Result<String, SkipReason> = start()
+    ///
+    /// Everything here that waits for a program (`initdb`, `pg_ctl`, `createdb`, `psql`) waits on a
+    /// dispatch thread, never on one of the few threads that run every test's tasks: a test
+    /// waiting for the server must not stall the others.
+    private static let startup = Task { await offThePool { start() } }
 
     /// The server's folder, or `nil` after printing (once per process) why there is none:
     /// without PostgreSQL on the machine, its tests skip.
-    public static var folder: String? {
-        switch started {
+    public static func folder() async -> String? {
+        switch await startup.value {
         case .success(let folder): return folder
-        case .failure: _ = printedSkip; return nil
+        case .failure: await printedSkip.value; return nil
         }
     }
 
-    private static let printedSkip: Void = {
-        if case .failure(let reason) = started { print("skipping the PostgreSQL tests: \(reason)") }
-    }()
+    private static let printedSkip = Task {
+        if case .failure(let reason) = await startup.value { print("skipping the PostgreSQL tests: \(reason)") }
+    }
+
+    /// Runs blocking work on a dispatch thread and waits for it without holding a task's thread.
+    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: work()) }
+        }
+    }
 
     public struct SkipReason: Error, CustomStringConvertible { public var description: String }
 
@@ -59,10 +70,10 @@ public enum PostgresServer {
     }
 
     /// A fresh database on the server.
-    public static func makeDatabase() throws -> PostgresDatabase {
-        let folder = try started.get()
+    public static func makeDatabase() async throws -> PostgresDatabase {
+        guard case .success(let folder) = await startup.value else { throw ToolFailed(description: "no PostgreSQL server") }
         let name = "t_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "_"))"
-        try runAsServer("\(binaries)/createdb", ["-h", folder, "-U", "postgres", name])
+        try await offThePool { Result { try runAsServer("\(binaries)/createdb", ["-h", folder, "-U", "postgres", name]) } }.get()
         return PostgresDatabase(name: name, socketFolder: folder)
     }
 
@@ -122,8 +133,9 @@ public struct PostgresDatabase: Sendable {
     public var url: String { "postgresql:///\(name)?host=\(socketFolder)&user=postgres" }
 
     /// Runs SQL with `psql`, output discarded.
-    public func execute(_ sql: String) throws {
-        try PostgresServer.run("/usr/bin/psql", psqlArguments(sql))
+    public func execute(_ sql: String) async throws {
+        let arguments = psqlArguments(sql)
+        try await PostgresServer.offThePool { Result { try PostgresServer.run("/usr/bin/psql", arguments) } }.get()
     }
 
     /// `psql`'s arguments for running `sql` with unaligned, tuples-only output.

@@ -22,8 +22,8 @@ func makeStores(_ kind: StoreKind, lease: TimeInterval = 30) async throws -> (an
         try await second.open()
         return (first, second)
     case .postgres:
-        guard PostgresServer.folder != nil else { return nil }
-        let url = try PostgresServer.makeDatabase().url
+        guard await PostgresServer.folder() != nil else { return nil }
+        let url = try await PostgresServer.makeDatabase().url
         let first = PostgresFeedStore(conninfo: url, leasePeriod: lease), second = PostgresFeedStore(conninfo: url, leasePeriod: lease)
         try await first.open()
         try await second.open()
@@ -180,13 +180,13 @@ func makePage(_ changes: [FeedChange], cursor: String) -> FeedPage {
     }
 
     @Test func aDroppedConnectionIsRemadeForTheNextOperation() async throws {
-        guard PostgresServer.folder != nil else { return }
-        let database = try PostgresServer.makeDatabase()
+        guard await PostgresServer.folder() != nil else { return }
+        let database = try await PostgresServer.makeDatabase()
         let store = PostgresFeedStore(conninfo: database.url)
         try await store.open()
         _ = try await store.apply(makePage([.upsert(makePost("p1"))], cursor: "1"), videos: [], toFeed: "home")
         // The server ends the store's session, as a restart or a failover would.
-        try database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        try await database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
         _ = try? await store.cursor(ofFeed: "home")   // may fail: the connection was dropped under it
         #expect(try await store.cursor(ofFeed: "home") == FeedCursor(position: "1"))
     }
