@@ -7,9 +7,9 @@ import Foundation
 enum FeedDate {
     /// Either form, whichever the text is.
     static func date(from text: String?) -> Date? {
-        guard let text = text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty, text.utf8.count <= 100 else { return nil }
+        guard let text = text.map(FeedText.trimmed), !text.isEmpty, text.utf8.count <= 100 else { return nil }
         if let first = text.utf8.first, first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9"),
-           text.utf8.count >= 10, Array(text.utf8)[4] == UInt8(ascii: "-") {
+           text.utf8.count >= 10, text.utf8.dropFirst(4).first == UInt8(ascii: "-") {
             return iso8601(text)
         }
         return rfc822(text)
@@ -50,7 +50,7 @@ enum FeedDate {
 
     /// `Sat, 07 Sep 2002 00:00:01 GMT`, `7 Sep 02 9:05 EST`, `Tue, 10 Jun 2003 04:00:00 +0100`.
     static func rfc822(_ text: String) -> Date? {
-        var words = text.replacingOccurrences(of: ",", with: " ").split(separator: " ").map(String.init)
+        var words = text.split(whereSeparator: { $0 == " " || $0 == "," })
         // The day of the week is optional, and never checked against the date (feeds get it wrong).
         if let first = words.first, first.first?.isLetter == true { words.removeFirst() }
         guard words.count >= 4, let day = Int(words[0]), (1...31).contains(day),
@@ -58,7 +58,7 @@ enum FeedDate {
         if words[2].count == 2 { year += year < 50 ? 2000 : 1900 }
         let time = words[3].split(separator: ":").map { Int($0) }
         guard time.count == 2 || time.count == 3, time.allSatisfy({ $0 != nil }) else { return nil }
-        let zone = words.count > 4 ? words[4] : "GMT"
+        let zone = words.count > 4 ? String(words[4]) : "GMT"
         guard let offset = zoneOffset(zone) else { return nil }
         return make(year: year, month: month, day: day, hour: time[0]!, minute: time[1]!,
                     second: time.count == 3 ? time[2]! : 0, offset: offset)
@@ -67,13 +67,14 @@ enum FeedDate {
     private static let months = ["jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
                                  "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12]
 
+    private static let namedZones = ["UT": 0, "UTC": 0, "GMT": 0, "Z": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5,
+                                     "MST": -7, "MDT": -6, "PST": -8, "PDT": -7]
+
     /// RFC 822's zones: `+hhmm`, the US names, UT/GMT/Z, and the military letters.
     private static func zoneOffset(_ zone: String) -> Int? {
-        let named = ["UT": 0, "UTC": 0, "GMT": 0, "Z": 0, "EST": -5, "EDT": -4, "CST": -6, "CDT": -5,
-                     "MST": -7, "MDT": -6, "PST": -8, "PDT": -7]
-        if let hours = named[zone.uppercased()] { return hours * 3600 }
+        if let hours = namedZones[zone.uppercased()] { return hours * 3600 }
         if let sign = zone.first, sign == "+" || sign == "-" {
-            let digits = zone.dropFirst().replacingOccurrences(of: ":", with: "")
+            let digits = String(zone.dropFirst().filter { $0 != ":" })
             guard digits.count == 4, let value = Int(digits) else { return nil }
             return (sign == "-" ? -1 : 1) * ((value / 100) * 3600 + (value % 100) * 60)
         }

@@ -4,7 +4,7 @@ import Foundation
 /// `xml:base` or feed URL in force where the markup appeared: the HTML is read far from the feed.
 enum HTMLLinks {
     static func resolve(_ html: String, base: URL?) -> String {
-        guard let base, html.contains("href=") || html.contains("src=") else { return html }
+        guard let base, FeedText.contains("href=", in: html) || FeedText.contains("src=", in: html) else { return html }
         var out = ""
         out.reserveCapacity(html.utf8.count)
         var rest = html[...]

@@ -98,9 +98,12 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
     /// Refuses a DOCTYPE whose internal subset declares entities: no feed needs one, and
     /// nested declarations are how a few hundred bytes expand to gigabytes.
     static func refuseEntityDeclarations(_ data: Data) throws {
-        let head = data.prefix(64 * 1024)
-        guard let doctype = head.firstRange(of: Data("<!DOCTYPE".utf8)) else { return }
-        if head[doctype.upperBound...].firstRange(of: Data("<!ENTITY".utf8)) != nil {
+        // Searched in raw bytes: `Data.firstRange(of:)` took a sixth of a cold sync's CPU.
+        let declares = data.prefix(64 * 1024).withUnsafeBytes { head in
+            guard let doctype = FeedText.offset(of: "<!DOCTYPE", in: head, from: 0) else { return false }
+            return FeedText.offset(of: "<!ENTITY", in: head, from: doctype + 9) != nil
+        }
+        if declares {
             throw WebFeedParseError(reason: "the document declares XML entities of its own, which feedsync does not expand")
         }
     }

@@ -2,6 +2,7 @@ import App
 import Core
 import Foundation
 import Sync
+import Synchronization
 
 /// `feedsync pull`: syncs every feed (or one) once and prints what changed.
 enum PullCommand: Command {
@@ -16,7 +17,7 @@ enum PullCommand: Command {
     ]
 
     /// One feed's outcome as `--json` prints it.
-    struct Outcome: Encodable {
+    struct Outcome: Encodable, Sendable {
         var feed: String
         var new, updated, deleted, skipped, videosResolved, videosUnresolved, pages, requests: Int
         var seconds: Double
@@ -65,26 +66,87 @@ enum PullCommand: Command {
             }
             let feeds = runtime.builtFeedNames
             let json = options.has("--json")
-            var status = ExitStatus.ok
-            var outcomes: [Outcome] = []
-            for feed in feeds {
-                do {
-                    let report = try await runtime.engine(forFeed: feed, options: engineOptions)
-                        .run(full: options.has("--full"), progress: progress(feed))
-                    clearProgress()
-                    if let holder = report.tookOverLeaseFrom {
-                        printError("feedsync: took over the store lock left behind by \(holder), which no longer held it")
-                    }
-                    if json { outcomes.append(Outcome(report)) } else { print(summary(report)) }
-                } catch {
-                    clearProgress()
-                    printError("feedsync: \(feed): \(describe(error))")
-                    outcomes.append(Outcome(feed: feed, error: error))
-                    if status == .ok { status = ExitStatus(for: error) }
+            let full = options.has("--full")
+            // Feeds sync `daemon.concurrency` at a time, as in the daemon; the shared transports
+            // and host gate keep `maxRequestsPerHost`. One feed alone streams its lines and its
+            // progress as before; several hold theirs back to print them in config order.
+            let width = feeds.count > 1 ? runtime.daemon.concurrency : 1
+            let tally = width > 1 ? Tally(feeds: feeds.count) : nil
+            let engineOptions = engineOptions
+            let results = await inOrder(feeds.indices, width: width, run: { index in
+                await sync(feeds[index], runtime: runtime, options: engineOptions, full: full, tally: tally)
+            }, then: { result in
+                clearProgress()
+                for line in result.errorLines { printError(line) }
+                if let summary = result.summary, !json { print(summary) }
+                tally?.show()
+            })
+            if json { try printJSON(results.map(\.outcome)) }
+            // As before: the status of the first feed (in config order) that failed.
+            return results.first { $0.status != .ok }?.status ?? .ok
+        }
+    }
+
+    /// One feed's sync as it prints: its standard error lines, then its summary line.
+    struct FeedResult: Sendable {
+        var errorLines: [String] = []
+        var summary: String?
+        var outcome: Outcome
+        var status = ExitStatus.ok
+    }
+
+    /// Syncs one feed. With a `tally` (several feeds at once) its lines are held back, and the
+    /// terminal shows the tally instead of the feed's own progress line.
+    static func sync(_ feed: String, runtime: Runtime, options: SyncEngine.Options, full: Bool, tally: Tally?) async -> FeedResult {
+        let held = Locked<[String]>([])
+        let report: @Sendable (String) -> Void = { line in
+            if tally == nil { clearProgress(); printError(line) } else { held.withLock { $0.append(line) } }
+        }
+        var result: FeedResult
+        do {
+            let engine = try runtime.engine(forFeed: feed, options: options)
+            let sync = try await engine.run(full: full, progress: progress(feed, tally: tally, report: report))
+            result = FeedResult(summary: summary(sync), outcome: Outcome(sync))
+            if let holder = sync.tookOverLeaseFrom {
+                report("feedsync: took over the store lock left behind by \(holder), which no longer held it")
+            }
+        } catch {
+            report("feedsync: \(feed): \(describe(error))")
+            result = FeedResult(outcome: Outcome(feed: feed, error: error), status: ExitStatus(for: error))
+        }
+        tally?.feedDone()
+        result.errorLines = held.withLock { $0 }
+        return result
+    }
+
+    /// Runs `run` for every index, at most `width` at once, and hands each result to `then` in
+    /// index order as soon as every earlier one is in: what prints is the same however the runs
+    /// interleave.
+    static func inOrder<T: Sendable>(_ indices: Range<Int>, width: Int, run: @escaping @Sendable (Int) async -> T,
+                                     then: (T) -> Void) async -> [T] {
+        await withTaskGroup(of: (Int, T).self) { group in
+            var next = indices.lowerBound
+            var done: [Int: T] = [:]
+            var results: [T] = []
+            results.reserveCapacity(indices.count)
+            while next < indices.upperBound && next - indices.lowerBound < max(1, width) {
+                let index = next
+                group.addTask { (index, await run(index)) }
+                next += 1
+            }
+            while let (index, result) = await group.next() {
+                done[index] = result
+                if next < indices.upperBound {
+                    let index = next
+                    group.addTask { (index, await run(index)) }
+                    next += 1
+                }
+                while let ready = done.removeValue(forKey: indices.lowerBound + results.count) {
+                    then(ready)
+                    results.append(ready)
                 }
             }
-            if json { try printJSON(outcomes) }
-            return status
+            return results
         }
     }
 
@@ -98,20 +160,52 @@ enum PullCommand: Command {
 
     private static let isTerminal = isatty(STDERR_FILENO) == 1
 
-    /// Reports skipped items always, and a progress line when standard error is a terminal:
-    /// pages, posts and the rate so far.
-    static func progress(_ feed: String) -> @Sendable (SyncEngine.Progress) -> Void {
+    /// Reports skipped items always (through `report`), and a progress line when standard error
+    /// is a terminal: the feed's pages, posts and rate so far, or with several feeds at once, the tally.
+    static func progress(_ feed: String, tally: Tally?, report: @escaping @Sendable (String) -> Void) -> @Sendable (SyncEngine.Progress) -> Void {
         let started = Date()
+        let counted = Locked(0)
         return { progress in
             for item in progress.skipped {
-                clearProgress()
-                printError("feedsync: \(feed): skipped \(Terminal.safe(item.description, limit: 500))")
+                report("feedsync: \(feed): skipped \(Terminal.safe(item.description, limit: 500))")
             }
-            if isTerminal {
+            if let tally {
+                let posts = progress.posts
+                let added = counted.withLock { before in defer { before = posts }; return posts - before }
+                tally.add(posts: added)
+                tally.show()
+            } else if isTerminal {
                 let seconds = max(Date().timeIntervalSince(started), 0.001)
                 let rate = Int(Double(progress.posts) / seconds)
                 FileHandle.standardError.write(Data("\r\u{1B}[K\(feed): \(progress.pages) pages, \(progress.posts) posts, \(rate) posts/s".utf8))
             }
+        }
+    }
+
+    /// A value that closures running at once share.
+    final class Locked<Value: Sendable>: Sendable {
+        private let mutex: Mutex<Value>
+        init(_ value: Value) { mutex = Mutex(value) }
+        func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T { mutex.withLock { value -> T in body(&value) } }
+    }
+
+    /// Feeds done and posts written across feeds that sync at once, for one progress line.
+    final class Tally: Sendable {
+        private let counts = Mutex((feeds: 0, posts: 0))
+        private let total: Int
+        private let started = Date()
+
+        init(feeds: Int) { total = feeds }
+
+        func add(posts: Int) { counts.withLock { $0.posts += posts } }
+        func feedDone() { counts.withLock { $0.feeds += 1 } }
+
+        /// Rewrites the progress line on a terminal: `312 of 1000 feeds, 15600 posts, 4210 posts/s`.
+        func show() {
+            guard isTerminal else { return }
+            let (feeds, posts) = counts.withLock { ($0.feeds, $0.posts) }
+            let rate = Int(Double(posts) / max(Date().timeIntervalSince(started), 0.001))
+            FileHandle.standardError.write(Data("\r\u{1B}[K\(feeds) of \(total) feeds, \(posts) posts, \(rate) posts/s".utf8))
         }
     }
 

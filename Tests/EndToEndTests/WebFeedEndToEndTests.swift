@@ -159,4 +159,36 @@ import Testing
         daemon.signal(SIGTERM)
         #expect(await daemon.exits(within: 10))
     }
+
+    @Test func pullSyncsFeedsAtOnceAndPrintsThemInConfigOrder() async throws {
+        let server = try startServer()
+        let scratch = try Scratch()
+        // The first feeds are the slowest, so they finish last; a broken one sits in the middle.
+        let feeds = [("a", "/slow/2000/feeds/0.xml"), ("b", "/slow/1500/feeds/1.xml"), ("broken", "/static/malformed.xml"),
+                     ("c", "/slow/1000/feeds/2.xml"), ("d", "/slow/500/atom/3.xml"), ("gone", "/gone"), ("e", "/feeds/4.xml")]
+        let config = try writeConfig(scratch, server, feeds, daemon: #"{"concurrency": 7, "maxRequestsPerHost": 7}"#)
+        let first = try await feedsync(["pull", "--config", config])
+        #expect(first.status == 69, "the first failing feed's status, as before: \(first.stderr)")
+        #expect(first.stdout.split(separator: "\n").map { String($0.prefix(while: { $0 != ":" })) } == ["a", "b", "c", "d", "gone", "e"],
+                "\(first.stdout)")
+        #expect(first.stderr.split(separator: "\n").count == 1 && first.stderr.hasPrefix("feedsync: broken: reading the feed at"), "\(first.stderr)")
+        #expect(try await postCount(scratch.database, feed: "a") == 10)
+        #expect(try await postCount(scratch.database, feed: "d") == 10, "Atom, synced beside the others")
+
+        let started = Date()
+        let json = try await feedsync(["pull", "--config", config, "--json"])
+        let wall = Date().timeIntervalSince(started)
+        let outcomes = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]] ?? []
+        // The slow feeds wait 5 s in all (a 304 too); one after another, the process would take
+        // longer than the feeds' own times added up. At once, it takes about the slowest one.
+        let added = outcomes.compactMap { $0["seconds"] as? Double }.reduce(0, +)
+        #expect(added >= 5 && wall < added - 1.5, "pull took \(wall) s for feeds that took \(added) s in all")
+        #expect(outcomes.map { $0["feed"] as? String } == ["a", "b", "broken", "c", "d", "gone", "e"])
+        #expect(outcomes.map { $0["exitStatus"] as? Int } == [0, 0, 69, 0, 0, 0, 0] && json.status == 69)
+
+        let one = try writeConfig(scratch, server, feeds, daemon: #"{"concurrency": 1, "maxRequestsPerHost": 7}"#)
+        let serial = try await feedsync(["pull", "--config", one])
+        #expect(serial.stdout.split(separator: "\n").map { String($0.prefix(while: { $0 != ":" })) } == ["a", "b", "c", "d", "gone", "e"])
+        #expect(serial.status == 69 && serial.stderr == first.stderr)
+    }
 }
