@@ -113,10 +113,15 @@ public enum PostgresServer {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([tool] + arguments).map { strdup($0) } + [nil]
+        // The child would inherit every descriptor the test process has open at this instant,
+        // among them the pipes other tests read their processes' output from: a server that
+        // lives on (postgres, the watcher) would hold them open, and those reads would never
+        // end. Python closes them all before the tool starts (posix_spawn cannot, portably).
+        let closer = "import os, sys; os.closerange(3, os.sysconf('SC_OPEN_MAX')); os.execv(sys.argv[1], sys.argv[1:])"
+        let argv = (["/usr/bin/env", "python3", "-c", closer, tool] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, tool, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ)
         guard spawned == 0 else {
             throw ToolFailed(description: "could not start \(tool): \(String(cString: strerror(spawned)))")
         }
