@@ -12,7 +12,7 @@ enum PullCommand: Command {
     static let options: [CommandLineOptions.Spec] = [
         .config, .feed, .init("--full", "walk the whole feed from the beginning instead of from the stored cursor"),
         .init("--force-delete", "with --full: delete every post the server no longer has, even most of the feed"),
-        .init("--wait", value: "SECONDS", "how long to wait for another process (feedsyncd) to let go of the store (default 30)"),
+        .init("--wait", value: "SECONDS", "how long to wait for another process (feedsyncd) to let go of the store, or on PostgreSQL of the feed (default 30)"),
         .json,
     ]
 
