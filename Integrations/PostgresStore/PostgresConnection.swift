@@ -20,7 +20,9 @@ final class PostgresConnection {
     /// Connects with a libpq connection string or URI (`postgresql://feedsync@db/feedsync`),
     /// passing the password apart so it never sits in a string that could be logged.
     init(_ conninfo: String, password: String?) throws {
-        var keys = ["dbname"], values = [conninfo]
+        // The session's settings travel with the connection, so a reconnect keeps them; they come
+        // before `dbname`, whose expansion may override them (`?options=…` in the URL).
+        var keys = ["options", "dbname"], values = [Self.sessionOptions, conninfo]
         if let password { keys.append("password"); values.append(password) }
         let keyCopies = keys.map { strdup($0) } + [nil], valueCopies = values.map { strdup($0) } + [nil]
         defer { (keyCopies + valueCopies).forEach { free($0) } }
@@ -39,6 +41,11 @@ final class PostgresConnection {
     }
 
     deinit { PQfinish(connection) }
+
+    /// Commits need not wait for the disk, as SQLite's WAL with `synchronous=NORMAL`: a crash of
+    /// the database machine may lose the last pages committed, with their cursor (they are
+    /// fetched again), and never tears one. Notices ("already exists, skipping") stay quiet.
+    static let sessionOptions = "-c synchronous_commit=off -c client_min_messages=warning"
 
     /// Reconnects when the server closed the connection (a restart, a failover, an idle
     /// timeout); the next statement then runs on the new one.

@@ -41,10 +41,6 @@ public actor PostgresFeedStore {
         guard connection == nil else { return }
         let db = try storage("connecting to the PostgreSQL store") { try PostgresConnection(conninfo, password: password) }
         try storage("migrating the PostgreSQL store") {
-            // Commits need not wait for the disk, as SQLite's WAL with synchronous=NORMAL: a crash
-            // of the machine may lose the last pages committed, with their cursor (they are
-            // fetched again), and never tears one.
-            try db.execute("SET client_min_messages = warning; SET synchronous_commit = off")
             try PostgresMigration.migrate(db, now: milliseconds(Date()))
         }
         connection = db

@@ -189,5 +189,8 @@ func makePage(_ changes: [FeedChange], cursor: String) -> FeedPage {
         try await database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
         _ = try? await store.cursor(ofFeed: "home")   // may fail: the connection was dropped under it
         #expect(try await store.cursor(ofFeed: "home") == FeedCursor(position: "1"))
+        // The new session has the store's settings, and pages commit on it.
+        _ = try await store.apply(makePage([.upsert(makePost("p2"))], cursor: "2"), videos: [], toFeed: "home")
+        #expect(try await store.cursor(ofFeed: "home") == FeedCursor(position: "2"))
     }
 }
