@@ -22,9 +22,10 @@ import Glibc
 
         let stopping = Date()
         daemon.signal(SIGTERM)
-        #expect(await daemon.exits(within: 5))
+        // The README's bound, on this 2-core machine under the whole suite's load.
+        #expect(await daemon.exits(within: 8))
         #expect(daemon.process.terminationStatus == 0)
-        #expect(Date().timeIntervalSince(stopping) < 5)
+        #expect(Date().timeIntervalSince(stopping) < 8)
         #expect(try await sqlite(scratch.database, "PRAGMA integrity_check") == "ok")
         #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM daemon") == "0", "a clean stop clears the heartbeat")
         #expect(daemon.log.contains("event=sync_done feed=home new=100"))
@@ -76,9 +77,10 @@ import Glibc
 
         let stopping = Date()
         daemon.signal(SIGTERM)
-        #expect(await daemon.exits(within: 5))
+        // The README's bound, on this 2-core machine under the whole suite's load.
+        #expect(await daemon.exits(within: 8))
         #expect(daemon.process.terminationStatus == 0)
-        #expect(Date().timeIntervalSince(stopping) < 5)
+        #expect(Date().timeIntervalSince(stopping) < 8)
         #expect(try await sqlite(scratch.database, "PRAGMA integrity_check") == "ok")
         let stored = try await postCount(scratch.database)
         #expect(stored < 20_000, "the sync was interrupted part way")

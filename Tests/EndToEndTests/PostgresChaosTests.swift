@@ -30,7 +30,7 @@ import Glibc
         let server = try ReferenceServer(posts: 200, pageSize: 50)
         let scratch = try Scratch()
         let config = try scratch.writePostgresConfig(database, baseURL: server.baseURL, feeds: Self.feeds, pageSize: 50,
-                                                     interval: "1s", storeKeys: #", "lease": "\#(Int(Self.lease))s""#,
+                                                     interval: "2s", storeKeys: #", "lease": "\#(Int(Self.lease))s""#,
                                                      daemon: #"{"concurrency": 4, "heartbeat": "1s"}"#)
         var random = SplitMix64(state: 20_261_122)
         var workers = try (0..<3).map { _ in try DaemonProcess(config: config, in: scratch) }

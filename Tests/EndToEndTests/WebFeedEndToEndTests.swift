@@ -125,24 +125,24 @@ import Testing
     @Test func aFeedWaitingOutARateLimitHandsBackItsConcurrencySlot() async throws {
         let server = try startServer()
         let scratch = try Scratch()
-        // One slot. The limited feed answers 429 with Retry-After: 4, which its sync waits out
+        // One slot. The limited feed answers 429 with Retry-After: 10, which its sync waits out
         // (up to five times) before it tries again.
-        let limited = #"{"name": "limited", "interval": "1h", "posts": {"integration": "webfeed", "url": "\#(server.baseURL)/limited/4"}}"#
+        let limited = #"{"name": "limited", "interval": "1h", "posts": {"integration": "webfeed", "url": "\#(server.baseURL)/limited/10"}}"#
         let others = (0..<3).map { n in
             ("", #"{"name": "feed\#(n)", "interval": "0.5s", "posts": {"integration": "webfeed", "url": "\#(server.baseURL)/feeds/\#(n).xml"}}"#)
         }
         let config = try writeConfig(scratch, server, [("", limited)] + others, daemon: #"{"concurrency": 1}"#)
         let daemon = try DaemonProcess(config: config, in: scratch)
-        #expect(try await eventually(within: 10) { (try await requests(server, "/limited/4")["429"] ?? 0) >= 1 }, "\(daemon.log)")
+        #expect(try await eventually(within: 10) { (try await requests(server, "/limited/10")["429"] ?? 0) >= 1 }, "\(daemon.log)")
         try await server.control("POST", "/_control/reset-stats")
-        // Within the limited feed's 4-second wait, the one slot goes on serving the other feeds.
-        let othersPolled = try await eventually(within: 3.5) {
+        // Within the limited feed's 10-second wait, the one slot goes on serving the other feeds.
+        let othersPolled = try await eventually(within: 7) {
             for n in 0..<3 where (try await requests(server, "/feeds/\(n).xml")["304"] ?? 0) < 2 { return false }
             return true
         }
         let seen = try await server.stats().byPath
         #expect(othersPolled, "\(seen)\n\(daemon.log)")
-        #expect(try await requests(server, "/limited/4").isEmpty, "still waiting out its Retry-After")
+        #expect(try await requests(server, "/limited/10").isEmpty, "still waiting out its Retry-After")
         daemon.signal(SIGTERM)
         #expect(await daemon.exits(within: 10), "a feed waiting for its slot back still stops")
     }
@@ -175,20 +175,21 @@ import Testing
         #expect(try await postCount(scratch.database, feed: "a") == 10)
         #expect(try await postCount(scratch.database, feed: "d") == 10, "Atom, synced beside the others")
 
-        let started = Date()
+        var started = Date()
         let json = try await feedsync(["pull", "--config", config, "--json"])
         let wall = Date().timeIntervalSince(started)
         let outcomes = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]] ?? []
-        // The slow feeds wait 5 s in all (a 304 too); one after another, the process would take
-        // longer than the feeds' own times added up. At once, it takes about the slowest one.
-        let added = outcomes.compactMap { $0["seconds"] as? Double }.reduce(0, +)
-        // (One after another, the wall time includes every feed's time and the process's own.)
-        #expect(added >= 5 && wall < added, "pull took \(wall) s for feeds that took \(added) s in all")
         #expect(outcomes.map { $0["feed"] as? String } == ["a", "b", "broken", "c", "d", "gone", "e"])
         #expect(outcomes.map { $0["exitStatus"] as? Int } == [0, 0, 69, 0, 0, 0, 0] && json.status == 69)
 
         let one = try writeConfig(scratch, server, feeds, daemon: #"{"concurrency": 1, "maxRequestsPerHost": 7}"#)
+        started = Date()
         let serial = try await feedsync(["pull", "--config", one])
+        // The slow feeds wait 5 s in all (a 304 too): one after another a pull waits all of it, at
+        // once about the slowest feed's 2 s. Compared within the test, the load of the machine
+        // weighs on both.
+        let serialWall = Date().timeIntervalSince(started)
+        #expect(wall < serialWall - 1.5, "at once \(wall) s, one after another \(serialWall) s")
         #expect(serial.stdout.split(separator: "\n").map { String($0.prefix(while: { $0 != ":" })) } == ["a", "b", "c", "d", "gone", "e"])
         #expect(serial.status == 69 && serial.stderr == first.stderr)
     }
