@@ -19,12 +19,15 @@ Each port is a host of its own as feedsync counts hosts (its gate key is host:po
   GET /opml                   an OPML file listing every feed (?count=N for the first N;
                               ?ports=1 spreads them over every listening port)
   GET  /_control/stats        {"total": n, "requests": {"GET /feeds/1.xml": {"200": 1, "304": 2}}}
+  GET  /_control/log          {"now": t, "requests": [{"key": "GET /feeds/1.xml", "status": 304, "start": t0, "end": t1}]}
+                              (the last 10,000 requests, times in seconds on the server's monotonic clock)
   POST /_control/reset-stats
   POST /_control/edit?feed=n&item=i    changes item i's content (an update)
   POST /_control/add?feed=n            publishes a new item
   POST /_control/window?feed=n&size=k  the feed lists only its newest k items from now on
 """
 import argparse
+import collections
 import hashlib
 import json
 import os
@@ -50,12 +53,17 @@ class State:
         self.changed = [T0] * feeds           # Last-Modified of each feed
         self.stats = {}
         self.total = 0
+        self.log = collections.deque(maxlen=10000)   # when each request came and was answered
 
     def count(self, key, status):
         with self.lock:
             self.total += 1
             self.stats.setdefault(key, {}).setdefault(str(status), 0)
             self.stats[key][str(status)] += 1
+
+    def record(self, key, status, start):
+        with self.lock:
+            self.log.append({"key": key, "status": status, "start": start, "end": time.monotonic()})
 
 
 def item_entries(state, n):
@@ -110,6 +118,7 @@ def make_handler(state, ports):
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(body)
+            state.record(key or f"{self.command} {urlsplit(self.path).path}", status, getattr(self, "started", time.monotonic()))
 
         def base(self):
             return f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -121,6 +130,7 @@ def make_handler(state, ports):
             with state.lock:
                 if url.path == "/_control/reset-stats":
                     state.stats, state.total = {}, 0
+                    state.log.clear()
                 elif url.path == "/_control/edit":
                     item = int(q["item"])
                     state.edits[feed][item] = state.edits[feed].get(item, 0) + 1
@@ -140,11 +150,15 @@ def make_handler(state, ports):
             self.wfile.write(body)
 
         def do_GET(self):
+            self.started = time.monotonic()
             url = urlsplit(self.path)
             path, query = url.path, parse_qs(url.query)
-            if path == "/_control/stats":
+            if path in ("/_control/stats", "/_control/log"):
                 with state.lock:
-                    body = json.dumps({"total": state.total, "requests": state.stats}).encode()
+                    if path == "/_control/log":
+                        body = json.dumps({"now": time.monotonic(), "requests": list(state.log)}).encode()
+                    else:
+                        body = json.dumps({"total": state.total, "requests": state.stats}).encode()
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()

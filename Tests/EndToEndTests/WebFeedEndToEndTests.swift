@@ -26,6 +26,19 @@ import Testing
         try await server.stats().byPath["GET \(path)"] ?? [:]
     }
 
+    /// One request as the server logged it: when it came and when it was answered, in seconds
+    /// on the server's clock. Timing read off the server holds however loaded the machine is.
+    struct LoggedRequest { var status: Int; var start: Double; var end: Double }
+
+    /// The server's clock now, and its log of requests to `path`, oldest first.
+    func requestLog(_ server: ReferenceServer, _ path: String) async throws -> (now: Double, requests: [LoggedRequest]) {
+        let log = try await server.control("GET", "/_control/log")
+        let requests = (log["requests"] as? [[String: Any]] ?? []).filter { $0["key"] as? String == "GET \(path)" }.map {
+            LoggedRequest(status: $0["status"] as? Int ?? 0, start: $0["start"] as? Double ?? 0, end: $0["end"] as? Double ?? 0)
+        }
+        return (log["now"] as? Double ?? 0, requests)
+    }
+
     @Test func anUnchangedFeedCostsOne304AndWritesNothingAndAnEditedItemIsUpdated() async throws {
         let server = try startServer()
         let scratch = try Scratch()
@@ -133,16 +146,18 @@ import Testing
         }
         let config = try writeConfig(scratch, server, [("", limited)] + others, daemon: #"{"concurrency": 1}"#)
         let daemon = try DaemonProcess(config: config, in: scratch)
-        #expect(try await eventually(within: 10) { (try await requests(server, "/limited/10")["429"] ?? 0) >= 1 }, "\(daemon.log)")
-        try await server.control("POST", "/_control/reset-stats")
-        // Within the limited feed's 10-second wait, the one slot goes on serving the other feeds.
-        let othersPolled = try await eventually(within: 7) {
-            for n in 0..<3 where (try await requests(server, "/feeds/\(n).xml")["304"] ?? 0) < 2 { return false }
-            return true
+        #expect(try await eventually(within: 20) { try await !requestLog(server, "/limited/10").requests.isEmpty }, "\(daemon.log)")
+        let refused = try #require(try await requestLog(server, "/limited/10").requests.first)
+        // Let the 10 seconds pass on the server's clock, then read what happened within them.
+        #expect(try await eventually(within: 30) { try await requestLog(server, "/").now > refused.start + 9.5 })
+        // The one slot went on serving the other feeds meanwhile...
+        for n in 0..<3 {
+            let polls = try await requestLog(server, "/feeds/\(n).xml").requests.filter { $0.start > refused.end && $0.start < refused.start + 9.5 }
+            #expect(polls.count >= 2, "feed\(n) was polled \(polls.count) times during the wait\n\(daemon.log)")
         }
-        let seen = try await server.stats().byPath
-        #expect(othersPolled, "\(seen)\n\(daemon.log)")
-        #expect(try await requests(server, "/limited/10").isEmpty, "still waiting out its Retry-After")
+        // ...and the limited feed was not asked again before its Retry-After.
+        let early = try await requestLog(server, "/limited/10").requests.filter { $0.start > refused.start && $0.start < refused.start + 9.5 }
+        #expect(early.isEmpty, "still waiting out its Retry-After")
         daemon.signal(SIGTERM)
         #expect(await daemon.exits(within: 10), "a feed waiting for its slot back still stops")
     }
@@ -175,21 +190,24 @@ import Testing
         #expect(try await postCount(scratch.database, feed: "a") == 10)
         #expect(try await postCount(scratch.database, feed: "d") == 10, "Atom, synced beside the others")
 
-        var started = Date()
+        try await server.control("POST", "/_control/reset-stats")
         let json = try await feedsync(["pull", "--config", config, "--json"])
-        let wall = Date().timeIntervalSince(started)
+        // The slowest feeds' requests were in flight at the same time, by the server's log.
+        let slowest = try await requestLog(server, "/slow/2000/feeds/0.xml").requests.first
+        let next = try await requestLog(server, "/slow/1500/feeds/1.xml").requests.first
+        #expect(slowest != nil && next != nil && slowest!.start < next!.end && next!.start < slowest!.end,
+                "the two slowest feeds were fetched at once: \(String(describing: slowest)), \(String(describing: next))")
         let outcomes = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]] ?? []
         #expect(outcomes.map { $0["feed"] as? String } == ["a", "b", "broken", "c", "d", "gone", "e"])
         #expect(outcomes.map { $0["exitStatus"] as? Int } == [0, 0, 69, 0, 0, 0, 0] && json.status == 69)
 
         let one = try writeConfig(scratch, server, feeds, daemon: #"{"concurrency": 1, "maxRequestsPerHost": 7}"#)
-        started = Date()
+        try await server.control("POST", "/_control/reset-stats")
         let serial = try await feedsync(["pull", "--config", one])
-        // The slow feeds wait 5 s in all (a 304 too): one after another a pull waits all of it, at
-        // once about the slowest feed's 2 s. Compared within the test, the load of the machine
-        // weighs on both.
-        let serialWall = Date().timeIntervalSince(started)
-        #expect(wall < serialWall - 1.5, "at once \(wall) s, one after another \(serialWall) s")
+        // With one slot, one after another: the same check tells the two apart.
+        let inTurnA = try await requestLog(server, "/slow/2000/feeds/0.xml").requests.first
+        let inTurnB = try await requestLog(server, "/slow/1500/feeds/1.xml").requests.first
+        #expect(inTurnA != nil && inTurnB != nil && inTurnA!.end <= inTurnB!.start, "one at a time with concurrency 1")
         #expect(serial.stdout.split(separator: "\n").map { String($0.prefix(while: { $0 != ":" })) } == ["a", "b", "c", "d", "gone", "e"])
         #expect(serial.status == 69 && serial.stderr == first.stderr)
     }
