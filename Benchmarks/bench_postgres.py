@@ -180,8 +180,11 @@ def run(binary_dir, *, posts=100_000, page_size=500, feeds=300, repeat=1, scratc
     binary, daemon = Path(binary_dir) / "feedsync", Path(binary_dir) / "feedsyncd"
     scratch = Path(scratch or tempfile.mkdtemp(prefix="feedsync-bench-pg-"))
     scratch.mkdir(parents=True, exist_ok=True)
-    os.chmod(scratch, 0o755)   # the postgres user reaches its folder through here
-    pg = Postgres(scratch / "pg")
+    # The server's folder sits directly in the temporary folder: as root the server runs as the
+    # postgres user, who must reach it (a scratch folder is private to us).
+    pg_folder = Path(tempfile.mkdtemp(prefix="feedsync-bench-pg-server-"))
+    os.chmod(pg_folder, 0o755)
+    pg = Postgres(pg_folder / "server")
     try:
         server = bench.RefServer(posts, page_size)
         try:
@@ -199,6 +202,7 @@ def run(binary_dir, *, posts=100_000, page_size=500, feeds=300, repeat=1, scratc
             small.stop()
     finally:
         pg.stop()
+        shutil.rmtree(pg_folder, ignore_errors=True)
     sqlite, postgres = best["sqlite"], best["postgres"]
     ratio = postgres.wall / sqlite.wall
     print(f"\n## PostgreSQL store (best of {repeat}; {posts:,} posts in pages of {page_size}; "

@@ -28,6 +28,8 @@ import Glibc
         guard await PostgresServer.folder() != nil else { return }
         let database = try await PostgresServer.makeDatabase()
         let server = try ReferenceServer(posts: 200, pageSize: 50)
+        // Each request takes 60 ms, so a sync holds its lease long enough for kills to catch some.
+        try await server.control("POST", "/_control/faults", body: #"{"latency_ms": 60}"#)
         let scratch = try Scratch()
         let config = try scratch.writePostgresConfig(database, baseURL: server.baseURL, feeds: Self.feeds, pageSize: 50,
                                                      interval: "2s", storeKeys: #", "lease": "\#(Int(Self.lease))s""#,
