@@ -721,7 +721,8 @@ def main():
             import bench_postgres  # the PostgreSQL side keeps to its own file
             try:
                 if args.smoke:
-                    bench_postgres.run(binary.parent, posts=2000, page_size=200, feeds=20, scratch=scratch / "postgres")
+                    bench_postgres.run(binary.parent, posts=2000, page_size=200, feeds=20, scratch=scratch / "postgres",
+                                       smoke=True)
                 else:
                     bench_postgres.run(binary.parent, repeat=args.repeat, scratch=scratch / "postgres")
             except bench_postgres.Broken as e:
