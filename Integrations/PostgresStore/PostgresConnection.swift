@@ -87,15 +87,24 @@ final class PostgresConnection {
         guard status == PGRES_COPY_IN else {
             throw PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
         }
-        let sent = rows.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress.map { base in
-                base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { PQputCopyData(connection, $0, Int32(buffer.count)) }
-            } ?? 1
+        // In chunks of 1 MiB: libpq takes an Int32 length, and any page fits that way.
+        var sent: Int32 = 1
+        rows.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { bytes in
+                var offset = 0
+                while offset < buffer.count, sent == 1 {
+                    let length = min(1 << 20, buffer.count - offset)
+                    sent = PQputCopyData(connection, bytes + offset, Int32(length))
+                    offset += length
+                }
+            }
         }
-        guard sent == 1, PQputCopyEnd(connection, nil) == 1 else {
-            throw PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
-        }
-        var failure: PostgresError?
+        // Ended either way, so the connection leaves COPY mode: a failed send aborts the COPY
+        // (and with it the transaction) instead of leaving every later statement refused.
+        let ended = PQputCopyEnd(connection, sent == 1 ? nil : "feedsync could not send the rows")
+        var failure: PostgresError? = sent == 1 && ended == 1 ? nil
+            : PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
         while let result = PQgetResult(connection) {
             defer { PQclear(result) }
             do { try check(result, sql) } catch let error as PostgresError { failure = failure ?? error }
