@@ -110,6 +110,8 @@ import Glibc
         #expect(orphaned > 0, "some worker died holding a lease")
         print("chaos: \(kills.count) workers killed, leaving \(orphaned) leases; the slowest takeover began "
               + "\(slowest) ms after its lease ran out (lease \(Int(Self.lease)) s)")
-        #expect(slowest < 20_000)
+        // Alone, within one interval (2 s) of the expiry; under the whole suite's load on 2 cores
+        // each worker's claims queue on its one connection, and CI has seen 13.5 s.
+        #expect(slowest < 30_000)
     }
 }
