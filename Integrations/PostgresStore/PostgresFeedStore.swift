@@ -98,17 +98,15 @@ public actor PostgresFeedStore {
 
     // MARK: Leases
 
-    private func renewLeases() {
+    func renewLeases() {
         guard let connection, !held.isEmpty else { return }
         let tokens = Array(held.values)
-        let renewed = (try? connection.query("""
-            UPDATE feed_leases SET expires_at = \(Self.nowMs) + $2 WHERE token = ANY($1::text[]) RETURNING feed
-            """, [pgArray(tokens), "\(Int64(leasePeriod * 1000))"]))?.compactMap { $0[0] }
-        if let renewed {
-            // A lease another worker took over meanwhile is no longer this one's.
-            let kept = Set(renewed)
-            held = held.filter { kept.contains($0.key) }
-        }
+        // A lease another worker took over meanwhile matches no row. Its token stays in `held`
+        // until the sync gives it back, so the sync's next commit meets the fence and fails,
+        // rather than finding no lease to check and committing as if it had one.
+        _ = try? connection.query("""
+            UPDATE feed_leases SET expires_at = \(Self.nowMs) + $2 WHERE token = ANY($1::text[])
+            """, [pgArray(tokens), "\(Int64(leasePeriod * 1000))"])
     }
 
     private func describeHolder(_ holder: String) -> String { "\(holder) on \(host), process \(process)" }

@@ -1,6 +1,6 @@
 import Core
 import Foundation
-import PostgresStore
+@testable import PostgresStore
 import PostgresTestSupport
 import SQLiteCache
 import Testing
@@ -177,6 +177,25 @@ func makePage(_ changes: [FeedChange], cursor: String) -> FeedPage {
             _ = try await dead.apply(makePage([.upsert(makePost("late"))], cursor: "9"), videos: [], toFeed: "home")
         }
         #expect(error?.code == .locked, "the worker that lost its lease commits nothing more")
+    }
+
+    /// A renewal that comes too late (the worker stalled past its lease) finds the lease taken
+    /// over; the worker's next commit must still meet the fence, not find no lease to check.
+    @Test func aWorkerWhoseLateRenewalFoundItsLeaseGoneCommitsNothing() async throws {
+        guard let (store, other) = try await makeStores(.postgres, lease: 1), let late = store as? PostgresFeedStore else { return }
+        _ = try await late.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false)
+        await late.stopRenewingForTests()
+        let taken = try await other.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 15, onlyIfDue: false)
+        #expect(taken?.tookOverFrom != nil)
+        await late.renewLeases()
+        let error = await #expect(throws: ServiceError.self) {
+            _ = try await late.apply(makePage([.upsert(makePost("late"))], cursor: "9"), videos: [], toFeed: "home")
+        }
+        #expect(error?.code == .locked)
+        let record = await #expect(throws: ServiceError.self) {
+            try await late.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home")), ofFeed: "home")
+        }
+        #expect(record?.code == .locked, "nor records a run that would overlap the new holder's")
     }
 
     @Test func aDroppedConnectionIsRemadeForTheNextOperation() async throws {
