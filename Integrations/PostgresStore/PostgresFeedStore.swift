@@ -54,7 +54,7 @@ public actor PostgresFeedStore {
     }
 
     /// Stops renewing leases, as a worker that hangs or dies would: for tests of takeover.
-    public func stopRenewingForTests() {
+    func stopRenewingForTests() {
         renewal?.cancel()
         renewal = nil
     }
