@@ -1,0 +1,73 @@
+# feedsync — the conventional entry points.
+#
+#   make demo        install what is missing, build, and sync the offline demo feed
+#   make test        install what is missing, build with zero warnings, run every test
+#   make install     release binaries (Swift runtime linked in), the systemd unit, shell completions
+#   make uninstall   remove what `make install` put there
+#
+# PREFIX (default /usr/local) and DESTDIR are honoured by install and uninstall.
+
+SWIFT   ?= swift
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BINDIR  := $(PREFIX)/bin
+UNITDIR := $(PREFIX)/lib/systemd/system
+BASHDIR := $(PREFIX)/share/bash-completion/completions
+ZSHDIR  := $(PREFIX)/share/zsh/site-functions
+FISHDIR := $(PREFIX)/share/fish/vendor_completions.d
+RELEASE := .build/release
+
+.PHONY: all deps test-deps build demo test fixtures-test release install uninstall clean
+
+all: build
+
+deps:
+	@bash .ci/deps build
+
+test-deps:
+	@bash .ci/deps test
+
+build: deps
+	$(SWIFT) build
+
+demo: build
+	FEEDSYNC_PASSWORD=demo .build/debug/feedsync pull --config config.example.json
+	.build/debug/feedsync posts --config config.example.json --limit 3
+
+# A warning fails the build: the package must build clean.
+test: test-deps
+	@set -o pipefail; $(SWIFT) build 2>&1 | tee .build-log.txt
+	@if grep -q "warning:" .build-log.txt; then echo "swift build printed warnings; fix them" >&2; rm -f .build-log.txt; exit 1; fi
+	@rm -f .build-log.txt
+	$(MAKE) --no-print-directory fixtures-test
+	$(SWIFT) test
+
+# The fixture servers check themselves.
+fixtures-test:
+	python3 Fixtures/reference-api/test_server.py
+	python3 Fixtures/mastodon/test_server.py
+	python3 Fixtures/bluesky/test_server.py
+	python3 Fixtures/hostile/test_server.py
+	python3 Fixtures/webfeed/test_server.py
+
+# The Swift runtime and Foundation are linked in, so a server without the toolchain runs the
+# binaries; they need only the C libraries (libc, libcurl, libsqlite3, libpq).
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+
+install: release
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(BASHDIR) $(DESTDIR)$(ZSHDIR) $(DESTDIR)$(FISHDIR)
+	install -m 0755 $(RELEASE)/feedsync $(RELEASE)/feedsyncd $(DESTDIR)$(BINDIR)/
+	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' Sources/feedsyncd/feedsyncd.service > $(DESTDIR)$(UNITDIR)/feedsyncd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/feedsyncd.service
+	$(RELEASE)/feedsync completion bash > $(DESTDIR)$(BASHDIR)/feedsync
+	$(RELEASE)/feedsync completion zsh > $(DESTDIR)$(ZSHDIR)/_feedsync
+	$(RELEASE)/feedsync completion fish > $(DESTDIR)$(FISHDIR)/feedsync.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/feedsync $(DESTDIR)$(BINDIR)/feedsyncd
+	rm -f $(DESTDIR)$(UNITDIR)/feedsyncd.service
+	rm -f $(DESTDIR)$(BASHDIR)/feedsync $(DESTDIR)$(ZSHDIR)/_feedsync $(DESTDIR)$(FISHDIR)/feedsync.fish
+
+clean:
+	rm -rf .build
