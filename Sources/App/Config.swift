@@ -40,6 +40,8 @@ public struct Config {
     public var store: ConfigSection
     public var feeds: [Feed]
     public var daemon = Daemon()
+    /// Where `feedsyncd` serves `/metrics` and `/healthz` (`"metrics": {"listen": …}`); `nil`: off.
+    public var metricsListen: ListenAddress?
 
     /// Reads and checks the file at `url`.
     ///
@@ -99,6 +101,15 @@ public struct Config {
             daemon.maxBackoff = try section.duration("maxBackoff", in: seconds) ?? daemon.maxBackoff
             daemon.heartbeat = try section.duration("heartbeat", in: seconds) ?? daemon.heartbeat
             daemon.lockWait = try section.duration("lockWait", in: 0.1...86_400) ?? daemon.lockWait
+            try section.finish()
+        }
+        if let section = try root.section("metrics") {
+            let text = try section.require(section.nonEmptyString("listen"), "listen")
+            do {
+                metricsListen = try ListenAddress(text)
+            } catch {
+                throw section.error("listen", error.description)
+            }
             try section.finish()
         }
         try root.finish(alsoKnown: ["$comment"])

@@ -25,6 +25,8 @@ public struct Runtime: Sendable {
         }
         /// Whether no one has said where notices go, so a command prints them on standard error.
         public private(set) var noticesToTerminal = true
+        /// Told about every request the integrations send (the daemon's metrics).
+        public var traffic: any TrafficObserver = NoTrafficObserver()
 
         public init(feeds: ServiceProvider.Selection = .all, createStore: Bool = true) {
             self.feeds = feeds
@@ -36,6 +38,10 @@ public struct Runtime: Sendable {
     public let configName: String
     /// The daemon's settings from the config.
     public let daemon: Config.Daemon
+    /// Where the daemon serves its metrics, if the config says.
+    public let metricsListen: ListenAddress?
+    /// The store's integration, as the config names it (`"sqlite"`, `"postgres"`).
+    public let storeIntegration: String
     /// Warnings from reading the config, each one sentence.
     public let warnings: [String]
     /// With ``Options/deferMissingSecrets``: each secret the environment lacks, one sentence each.
@@ -59,13 +65,15 @@ public struct Runtime: Sendable {
         let config = try Config.load(from: url, displayName: name, environment: environment)
         config.context.deferMissingSecrets = options.deferMissingSecrets
         let provider = try ServiceProvider(config: config, feeds: options.feeds, sharing: options.sharing,
-                                           createStore: options.createStore, notice: options.notice)
+                                           createStore: options.createStore, notice: options.notice, traffic: options.traffic)
         return Runtime(configName: name, config: config, provider: provider, notice: options.notice)
     }
 
     init(configName: String, config: Config, provider: ServiceProvider, notice: @escaping @Sendable (String) -> Void) {
         self.configName = configName
         self.daemon = config.daemon
+        self.metricsListen = config.metricsListen
+        self.storeIntegration = ((try? config.store.nonEmptyString("integration")) ?? nil)?.lowercased() ?? "sqlite"
         self.warnings = config.context.warnings.all
         self.missingSecrets = config.context.missingSecrets.all
         self.feedNames = config.feeds.map(\.name)

@@ -40,9 +40,9 @@ public struct ServiceProvider: Sendable {
     /// - Throws: ``ConfigError`` naming the section that names an unknown integration or
     ///   that its integration refuses.
     public init(config: Config, feeds selection: Selection, sharing shared: Managed<any FeedStore>? = nil, createStore: Bool = true,
-                notice: @escaping @Sendable (String) -> Void = { _ in }) throws {
+                notice: @escaping @Sendable (String) -> Void = { _ in }, traffic: any TrafficObserver = NoTrafficObserver()) throws {
         let hosts = HostGate(maxInFlightPerHost: config.daemon.maxRequestsPerHost)
-        let resources = SharedResources()
+        let resources = SharedResources(traffic: traffic)
         let storeSection = config.store
         let store = try shared ?? Self.integration(storeSection, IntegrationRegistry.stores, default: "sqlite")
             .makeStore(storeSection, createIfMissing: createStore, notice: notice)

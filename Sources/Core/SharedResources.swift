@@ -9,8 +9,12 @@ import Synchronization
 ///     let transport = context.shared.value(for: "curl \(limits)") { CurlTransport(limits: limits) }
 public final class SharedResources: Sendable {
     private let values = Mutex<[String: any Sendable]>([:])
+    /// Told about every request a shared transport sends (the daemon's metrics).
+    public let traffic: any TrafficObserver
 
-    public init() {}
+    public init(traffic: any TrafficObserver = NoTrafficObserver()) {
+        self.traffic = traffic
+    }
 
     /// The value kept under `key`, made by `make` the first time it is asked for.
     ///

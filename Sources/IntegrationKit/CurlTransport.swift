@@ -20,19 +20,21 @@ import Synchronization
 /// Transfers run on threads of their own (libcurl blocks), never on Swift's cooperative pool.
 public final class CurlTransport: HTTPTransport {
     public let limits: HTTPLimits
+    public let traffic: (any TrafficObserver)?
     /// Idle easy handles: each keeps its connections open for the next request.
     private let idle = Mutex<[HandleBox]>([])
     private static let initialized: Bool = { curl_global_init(3) == CURLE_OK }()
 
-    public init(limits: HTTPLimits) {
+    public init(limits: HTTPLimits, traffic: (any TrafficObserver)? = nil) {
         self.limits = limits
+        self.traffic = traffic
         _ = Self.initialized
     }
 
     /// The process's one transport for `limits`, shared by every feed that asks for the same
     /// limits, so open connections grow with hosts and concurrency rather than with feeds.
     public static func shared(_ limits: HTTPLimits, in resources: SharedResources) -> CurlTransport {
-        resources.value(for: "curl transport \(limits)") { CurlTransport(limits: limits) }
+        resources.value(for: "curl transport \(limits)") { CurlTransport(limits: limits, traffic: resources.traffic) }
     }
 
     deinit {
@@ -43,7 +45,20 @@ public final class CurlTransport: HTTPTransport {
         var current = request
         var redirects = 0
         while true {
-            let response = try await perform(current)
+            let response: HTTPResponse
+            do {
+                response = try await perform(current)
+            } catch {
+                if !(error is CancellationError) { traffic?.requestFinished(host: current.url.host ?? "", status: nil) }
+                throw error
+            }
+            if let traffic {
+                let host = current.url.host ?? ""
+                traffic.requestFinished(host: host, status: response.status)
+                if response.status == 429 || (response.status == 503 && response.header("Retry-After") != nil) {
+                    traffic.rateLimitWait(host: host)
+                }
+            }
             guard current.followsRedirects, [301, 302, 303, 307, 308].contains(response.status), let location = response.header("Location") else { return response }
             current.url = try redirectTarget(location, from: current, status: response.status, redirects: &redirects)
         }

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// One HTTP request as an integration describes it, before any transport sends it.
@@ -58,4 +59,11 @@ public protocol HTTPTransport: Sendable {
 
     /// Releases idle connections, when a feed that used the transport goes away.
     func close() async
+
+    /// Told about each request the transport sends; `nil` when no one counts them.
+    var traffic: (any TrafficObserver)? { get }
+}
+
+extension HTTPTransport {
+    public var traffic: (any TrafficObserver)? { nil }
 }

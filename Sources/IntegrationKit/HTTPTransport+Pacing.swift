@@ -17,7 +17,9 @@ extension HTTPTransport {
                           adjust: @escaping @Sendable (HTTPResponse) -> HTTPResponse = { $0 }) async throws -> HTTPResponse {
         do {
             return try await gate.withPermit(for: Origin(request.url)?.gateKey ?? request.url.absoluteString) {
-                try await pacer.waitForQuota(operation)
+                if try await pacer.waitForQuota(operation) > 0, let host = request.url.host {
+                    traffic?.rateLimitWait(host: host)
+                }
                 requests.add()
                 let response = adjust(try await send(request))
                 await pacer.record(response)

@@ -32,13 +32,15 @@ public actor RateLimitPacer {
     }
 
     /// Waits until the quota allows a request.
+    /// - Returns: how many seconds it waited (0 when the quota allowed the request at once).
     /// - Throws: ``Core/ServiceError`` `.rateLimited` when the reset is further away than ``maxWait``.
-    public func waitForQuota(_ operation: String, now: Date = Date()) async throws {
-        guard let remaining, let resetAt else { return }
+    @discardableResult
+    public func waitForQuota(_ operation: String, now: Date = Date()) async throws -> TimeInterval {
+        guard let remaining, let resetAt else { return 0 }
         let untilReset = resetAt.timeIntervalSince(now)
         guard untilReset > 0 else {
             self.remaining = nil
-            return
+            return 0
         }
         let wait: TimeInterval
         if remaining <= 0 {
@@ -46,7 +48,7 @@ public actor RateLimitPacer {
         } else if let limit, remaining * 10 < limit {
             wait = untilReset / Double(remaining + 1)
         } else {
-            return
+            return 0
         }
         guard wait <= maxWait else {
             throw ServiceError(.rateLimited(until: resetAt), operation,
@@ -55,6 +57,7 @@ public actor RateLimitPacer {
         if wait >= 1 { notice("\(operation): the server's request quota is \(remaining <= 0 ? "spent" : "nearly spent"); waiting \(Int(wait.rounded(.up))) s") }
         try await sleep(wait)
         if remaining <= 0 { self.remaining = nil } else { self.remaining = remaining - 1 }
+        return wait
     }
 
     /// Notes the quota a response reports, if it reports one.

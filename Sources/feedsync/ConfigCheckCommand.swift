@@ -22,6 +22,14 @@ enum ConfigCheckCommand: Command {
             print("expanded from OPML: \(expanded.count) feed\(expanded.count == 1 ? "" : "s")")
             for name in expanded { print("  \(name) <- \(Terminal.safe(runtime.feedOrigins[name] ?? "", limit: 400))") }
         }
+        if let address = runtime.metricsListen {
+            // A running feedsyncd holds its own port, so a port in use is a warning here, not an error.
+            if let problem = MetricsListener.problem(binding: address) {
+                printError("feedsync: warning: metrics.listen: \(problem); feedsyncd will exit 78 unless the port is free when it starts")
+            } else {
+                print("metrics: feedsyncd will serve /metrics and /healthz on \(address)\(address.isLoopback ? "" : " (reachable from other machines)")")
+            }
+        }
         // A secret this environment lacks is not a fault of the file: say so, and what needs it.
         for missing in runtime.missingSecrets {
             printError("feedsync: warning: secret not available here: \(Terminal.safe(missing)); `feedsync pull` and feedsyncd will need it")

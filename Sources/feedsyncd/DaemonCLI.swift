@@ -55,9 +55,19 @@ enum DaemonCLI {
         let signals = SignalStream.watch([SIGTERM, SIGINT, SIGHUP])
         let daemon = Daemon(configPath: parsed["--config"], log: log)
         let runtime: Runtime
+        let listener: MetricsListener?
         do {
             runtime = try Runtime.load(configPath: parsed["--config"], daemon.loadOptions(sharing: nil))
             for warning in runtime.warnings { log.warn("config_warning", ["warning": warning]) }
+            daemon.metrics.setLeasing(runtime.storeIntegration == "postgres")
+            // Bound before the store opens, so a port in use is a config error and nothing else happened.
+            listener = try runtime.metricsListen.map { address in
+                do {
+                    return try MetricsListener(address: address, handler: MetricsService.handler(daemon.metrics))
+                } catch let error as ListenError {
+                    throw ConfigError(file: runtime.configName, keyPath: "metrics.listen", message: error.description)
+                }
+            }
             try await runtime.start()
         } catch {
             printError("feedsyncd: \(describe(error))")
@@ -73,7 +83,7 @@ enum DaemonCLI {
             printError("feedsyncd: \(describe(error))")
             return ExitStatus(for: error)
         }
-        await daemon.run(runtime, as: instance, signals: signals)
+        await daemon.run(runtime, as: instance, signals: signals, listener: listener)
         await runtime.store.leave(instance)
         return .ok
     }
@@ -84,13 +94,19 @@ struct Daemon {
     let configPath: String?
     let log: Logger
     let notifier = SystemdNotifier()
+    /// Counts syncs and requests whether or not the config asks for a listener (it is cheap).
+    let metrics = MetricsRegistry(version: feedsyncVersion)
 
-    func run(_ runtime: Runtime, as instance: DaemonInstance, signals: AsyncStream<Int32>) async {
-        let scheduler = Scheduler(runtime: runtime, log: log)
-        let services = ServiceGroup([
+    func run(_ runtime: Runtime, as instance: DaemonInstance, signals: AsyncStream<Int32>, listener: MetricsListener?) async {
+        let scheduler = Scheduler(runtime: runtime, log: log, metrics: metrics)
+        var parts: [any Service] = [
             SchedulerService(scheduler: scheduler),
             HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),
-        ])
+        ]
+        if let listener {
+            parts.append(MetricsService(scheduler: scheduler, registry: metrics, listener: listener, log: log))
+        }
+        let services = ServiceGroup(parts)
         await services.start()
         log.info("started", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ","),
                              "pid": "\(getpid())"])
@@ -122,6 +138,7 @@ struct Daemon {
         var options = Runtime.Options()
         options.sharing = store
         options.notice = { [log] sentence in log.info("notice", ["detail": sentence]) }
+        options.traffic = metrics
         return options
     }
 

@@ -32,8 +32,12 @@ actor Scheduler {
     private var slots: HostGate
     private var random = SystemRandomNumberGenerator()
 
-    init(runtime: Runtime, log: Logger) {
+    /// Told when each sync starts and ends.
+    private let metrics: MetricsRegistry?
+
+    init(runtime: Runtime, log: Logger, metrics: MetricsRegistry? = nil) {
         self.log = log
+        self.metrics = metrics
         runtimes[0] = runtime
         slots = HostGate(maxInFlightPerHost: runtime.daemon.concurrency)
     }
@@ -175,6 +179,8 @@ actor Scheduler {
         feeds[name]?.syncing = true
         running[feed.generation, default: 0] += 1
         log.debug("sync_start", ["feed": name])
+        metrics?.syncStarted()
+        let began = Date()
         let result: Result<SyncReport, any Error>
         do {
             // Another daemon sharing the store may have synced the feed since this one scheduled it.
@@ -192,6 +198,11 @@ actor Scheduler {
         }
         running[feed.generation, default: 1] -= 1
         feeds[name]?.syncing = false
+        switch result {
+        case .success(let report): metrics?.syncFinished(feed: name, succeeded: true, seconds: report.seconds, report: report)
+        case .failure(let error) where error is CancellationError || error is NotDue || Task.isCancelled: metrics?.syncAbandoned()
+        case .failure: metrics?.syncFinished(feed: name, succeeded: false, seconds: Date().timeIntervalSince(began), report: nil)
+        }
         await collectRuntimes()
         guard var latest = feeds[name] else { throw CancellationError() }
 

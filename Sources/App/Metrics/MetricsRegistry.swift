@@ -1,0 +1,378 @@
+import Core
+import Foundation
+import Synchronization
+
+/// The daemon's numbers, kept in memory and rendered in Prometheus's text exposition format
+/// 0.0.4 for `GET /metrics`.
+///
+/// Syncs, requests and waits are counted as they happen; what the store knows per feed (posts
+/// stored, last success, failures in a row) is a snapshot the daemon refreshes every few
+/// seconds with one query, so a scrape never touches the store.
+///
+///     let metrics = MetricsRegistry(version: feedsyncVersion)
+///     metrics.syncFinished(feed: "home", succeeded: true, seconds: 0.4, report: report)
+///     let text = metrics.render()
+public final class MetricsRegistry: TrafficObserver, Sendable {
+    /// Upper bounds of the sync duration histogram, in seconds.
+    public static let durationBuckets: [Double] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900]
+    /// The most distinct hosts counted by name; further hosts are counted as `"other"`.
+    public static let maxHosts = 1000
+
+    private struct Histogram {
+        var counts = [Int](repeating: 0, count: MetricsRegistry.durationBuckets.count)
+        var sum = 0.0
+        var count = 0
+    }
+
+    private struct FeedNumbers {
+        var ok = 0
+        var failed = 0
+        var durations = Histogram()
+        var written: [String: Int] = [:]
+        var posts: Int?
+        var lastSuccess: Date?
+        var failures = 0
+        var streamConnected: Bool?
+    }
+
+    private struct State {
+        var feeds: [String: FeedNumbers] = [:]
+        /// Feeds of the config in force, in config order; others are dropped from the output.
+        var order: [String] = []
+        var requests: [String: [String: Int]] = [:]
+        var waits: [String: Int] = [:]
+        var syncsInFlight = 0
+        /// Bumped by every change the exposition shows, so an unchanged one is not rendered again.
+        var generation = 0
+        var health: (ok: Bool, reason: String) = (false, "starting")
+        var healthCheckedAt = Date()
+    }
+
+    private let state = Mutex(State())
+    /// The last rendering of everything but the process's own figures, and its generation.
+    private let rendered = Mutex<(generation: Int, bytes: [UInt8])?>(nil)
+    private let version: String
+    private let startTime: Double
+    /// Whether the store hands out leases (PostgreSQL): then `feedsync_leases_held` is shown.
+    private let leasing = Atomic(false)
+
+    public init(version: String, startTime: Date = ProcessStats.startTime ?? Date()) {
+        self.version = version
+        self.startTime = startTime.timeIntervalSince1970
+    }
+
+    /// Says whether the store hands out a lease per sync (PostgreSQL).
+    public func setLeasing(_ leasing: Bool) { self.leasing.store(leasing, ordering: .relaxed) }
+
+    // MARK: What happens
+
+    /// The feeds of the config now in force, in config order.
+    public func setFeeds(_ names: [String]) {
+        state.withLock { state in
+            guard state.order != names else { return }
+            state.generation += 1
+            state.order = names
+            for name in names where state.feeds[name] == nil { state.feeds[name] = FeedNumbers() }
+            let kept = Set(names)
+            state.feeds = state.feeds.filter { kept.contains($0.key) }
+        }
+    }
+
+    public func syncStarted() {
+        state.withLock {
+            $0.syncsInFlight += 1
+            $0.generation += 1
+        }
+    }
+
+    /// A sync of `feed` ended: counted as `ok` or `failed`, its duration observed, and what it
+    /// wrote added up by operation.
+    public func syncFinished(feed: String, succeeded: Bool, seconds: Double, report: SyncReport?) {
+        state.withLock { state in
+            state.generation += 1
+            state.syncsInFlight = max(0, state.syncsInFlight - 1)
+            var numbers = state.feeds[feed] ?? FeedNumbers()
+            if succeeded {
+                numbers.ok += 1
+                numbers.lastSuccess = Date()
+                numbers.failures = 0
+            } else {
+                numbers.failed += 1
+                numbers.failures += 1
+            }
+            let observed = seconds.isFinite ? max(0, seconds) : 0
+            for (index, bound) in Self.durationBuckets.enumerated() where observed <= bound { numbers.durations.counts[index] += 1 }
+            numbers.durations.sum += observed
+            numbers.durations.count += 1
+            if let report {
+                numbers.written["insert", default: 0] += report.newPosts
+                numbers.written["update", default: 0] += report.updatedPosts
+                numbers.written["delete", default: 0] += report.deletedPosts
+            }
+            state.feeds[feed] = numbers
+        }
+    }
+
+    /// A sync ended without running (cancelled, or another daemon had the feed).
+    public func syncAbandoned() {
+        state.withLock {
+            $0.syncsInFlight = max(0, $0.syncsInFlight - 1)
+            $0.generation += 1
+        }
+    }
+
+    /// What the store knows about each feed, read by the daemon every few seconds.
+    public func update(_ statuses: [FeedStatus]) {
+        state.withLock { state in
+            for status in statuses {
+                guard let old = state.feeds[status.feed] else { continue }
+                var numbers = old
+                numbers.posts = status.postCount
+                if let stored = status.lastSuccessAt, stored > (numbers.lastSuccess ?? .distantPast) { numbers.lastSuccess = stored }
+                numbers.failures = status.consecutiveFailures
+                guard numbers.posts != old.posts || numbers.lastSuccess != old.lastSuccess || numbers.failures != old.failures else { continue }
+                state.feeds[status.feed] = numbers
+                state.generation += 1
+            }
+        }
+    }
+
+    /// Whether `feed`'s live stream is connected (`nil`: the feed does not stream).
+    public func setStreamConnected(_ connected: Bool?, feed: String) {
+        state.withLock {
+            guard $0.feeds[feed]?.streamConnected != connected else { return }
+            $0.feeds[feed]?.streamConnected = connected
+            $0.generation += 1
+        }
+    }
+
+    /// What `GET /healthz` answers: healthy, or the one-line reason it is not.
+    public func setHealth(ok: Bool, reason: String) {
+        state.withLock {
+            $0.health = (ok, reason)
+            $0.healthCheckedAt = Date()
+        }
+    }
+
+    /// The health last set, unless it is older than `stale`: then the daemon's own checks have
+    /// stopped turning, and that is the reason.
+    public func health(staleAfter stale: TimeInterval, now: Date = Date()) -> (ok: Bool, reason: String) {
+        state.withLock { state in
+            let age = now.timeIntervalSince(state.healthCheckedAt)
+            if age > stale { return (false, "the daemon has not checked its scheduler and store for \(Int(age)) s") }
+            return state.health
+        }
+    }
+
+    public func requestFinished(host: String, status: Int?) {
+        let code = status.map(String.init) ?? "error"
+        state.withLock { state in
+            let key = state.requests[host] != nil || state.requests.count < Self.maxHosts ? host : "other"
+            state.requests[key, default: [:]][code, default: 0] += 1
+            state.generation += 1
+        }
+    }
+
+    public func rateLimitWait(host: String) {
+        state.withLock { state in
+            let key = state.waits[host] != nil || state.waits.count < Self.maxHosts ? host : "other"
+            state.waits[key, default: 0] += 1
+            state.generation += 1
+        }
+    }
+
+    // MARK: The exposition
+
+    /// Every metric in the text exposition format 0.0.4, as UTF-8 pieces to send one after the other.
+    ///
+    /// With thousands of feeds the feeds' part is megabytes; it is rendered again only after
+    /// something it shows has changed, so scraping an idle daemon costs little more than the send.
+    public func render(process: ProcessStats = .current()) -> [[UInt8]] {
+        let generation = state.withLock { $0.generation }
+        let feedsPart: [UInt8]
+        if let cached = rendered.withLock({ $0 }), cached.generation == generation {
+            feedsPart = cached.bytes
+        } else {
+            let fresh = renderFeedsPart()
+            rendered.withLock { $0 = fresh }
+            feedsPart = fresh.bytes
+        }
+        var out = Exposition()
+        out.family("process_start_time_seconds", "gauge", "When the process started, in Unix seconds.")
+        out.sample("process_start_time_seconds", [], startTime)
+        if let rss = process.residentBytes {
+            out.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.")
+            out.sample("process_resident_memory_bytes", [], Double(rss))
+        }
+        if let fds = process.openDescriptors {
+            out.family("process_open_fds", "gauge", "Open file descriptors.")
+            out.sample("process_open_fds", [], Double(fds))
+        }
+        return [feedsPart, out.bytes]
+    }
+
+    /// The whole exposition as one string (tests).
+    func renderedText() -> String {
+        String(decoding: render().joined(), as: UTF8.self)
+    }
+
+    private func renderFeedsPart() -> (generation: Int, bytes: [UInt8]) {
+        let snapshot = state.withLock { $0 }
+        var out = Exposition(capacity: 4096 + snapshot.order.count * 1800)
+        let feeds = snapshot.order.compactMap { name in snapshot.feeds[name].map { (name, $0) } }
+
+        out.family("feedsync_build_info", "gauge", "Always 1; the version label names the build.")
+        out.sample("feedsync_build_info", [("version", version)], 1)
+
+        out.family("feedsync_syncs_total", "counter", "Syncs finished, by feed and outcome (ok or failed).")
+        for (name, numbers) in feeds {
+            out.sample("feedsync_syncs_total", [("feed", name), ("outcome", "ok")], Double(numbers.ok))
+            out.sample("feedsync_syncs_total", [("feed", name), ("outcome", "failed")], Double(numbers.failed))
+        }
+        out.family("feedsync_posts", "gauge", "Posts stored per feed (read from the store every few seconds).")
+        for (name, numbers) in feeds { if let posts = numbers.posts { out.sample("feedsync_posts", [("feed", name)], Double(posts)) } }
+        out.family("feedsync_last_success_timestamp_seconds", "gauge", "When the feed last synced successfully, in Unix seconds.")
+        for (name, numbers) in feeds {
+            if let last = numbers.lastSuccess {
+                out.sample("feedsync_last_success_timestamp_seconds", [("feed", name)], last.timeIntervalSince1970)
+            }
+        }
+        out.family("feedsync_consecutive_failures", "gauge", "Failed syncs in a row per feed.")
+        for (name, numbers) in feeds { out.sample("feedsync_consecutive_failures", [("feed", name)], Double(numbers.failures)) }
+
+        out.family("feedsync_sync_duration_seconds", "histogram", "How long each sync took.")
+        // The largest family by far (15 lines a feed): each feed's label is escaped once.
+        let bounds = Self.durationBuckets.map { Array("\",le=\"\(Exposition.number($0))\"} ".utf8) } + [Array("\",le=\"+Inf\"} ".utf8)]
+        for (name, numbers) in feeds {
+            var label = Exposition()
+            label.appendEscaped(name)
+            for (index, bound) in bounds.enumerated() {
+                out.bytes += "feedsync_sync_duration_seconds_bucket{feed=\"".utf8
+                out.bytes += label.bytes
+                out.bytes += bound
+                out.append(Int64(index < numbers.durations.counts.count ? numbers.durations.counts[index] : numbers.durations.count))
+                out.bytes.append(UInt8(ascii: "\n"))
+            }
+            out.sample("feedsync_sync_duration_seconds_sum", [("feed", name)], numbers.durations.sum)
+            out.sample("feedsync_sync_duration_seconds_count", [("feed", name)], Double(numbers.durations.count))
+        }
+
+        out.family("feedsync_posts_written_total", "counter", "Posts written per feed, by operation (insert, update, delete).")
+        for (name, numbers) in feeds {
+            for op in ["insert", "update", "delete"] {
+                out.sample("feedsync_posts_written_total", [("feed", name), ("op", op)], Double(numbers.written[op] ?? 0))
+            }
+        }
+
+        out.family("feedsync_http_requests_total", "counter", "Requests the integrations sent, by host and status code (error: no answer).")
+        for host in snapshot.requests.keys.sorted() {
+            for (code, count) in snapshot.requests[host]!.sorted(by: { $0.key < $1.key }) {
+                out.sample("feedsync_http_requests_total", [("host", host), ("code", code)], Double(count))
+            }
+        }
+        out.family("feedsync_rate_limit_waits_total", "counter", "Waits for a server's request quota, by host.")
+        for (host, count) in snapshot.waits.sorted(by: { $0.key < $1.key }) {
+            out.sample("feedsync_rate_limit_waits_total", [("host", host)], Double(count))
+        }
+
+        if feeds.contains(where: { $0.1.streamConnected != nil }) {
+            out.family("feedsync_stream_connected", "gauge", "1 while the feed's live stream is connected, 0 while it polls.")
+            for (name, numbers) in feeds {
+                if let connected = numbers.streamConnected { out.sample("feedsync_stream_connected", [("feed", name)], connected ? 1 : 0) }
+            }
+        }
+        if leasing.load(ordering: .relaxed) {
+            out.family("feedsync_leases_held", "gauge", "Feed leases this daemon holds now (one per sync under way).")
+            out.sample("feedsync_leases_held", [], Double(snapshot.syncsInFlight))
+        }
+        return (snapshot.generation, out.bytes)
+    }
+}
+
+/// Builds text in the exposition format as bytes, escaping as it requires.
+///
+/// A scrape of 10,000 feeds is some 300,000 lines, so numbers and labels are written straight
+/// into one byte buffer rather than through string interpolation.
+struct Exposition {
+    var bytes: [UInt8] = []
+
+    init(capacity: Int = 4096) { bytes.reserveCapacity(capacity) }
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    mutating func family(_ name: String, _ type: String, _ help: String) {
+        bytes += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) \(type)\n".utf8
+    }
+
+    mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Double) {
+        bytes += name.utf8
+        if !labels.isEmpty {
+            bytes.append(UInt8(ascii: "{"))
+            for (index, (label, labelValue)) in labels.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                bytes += label.utf8
+                bytes += #"=""#.utf8
+                appendEscaped(labelValue)
+                bytes.append(UInt8(ascii: "\""))
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+        bytes.append(UInt8(ascii: " "))
+        append(value)
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    /// A value as ``number(_:)`` spells it, integers without going through a string.
+    mutating func append(_ value: Double) {
+        if value == value.rounded(), abs(value) < 1e15 { return append(Int64(value)) }
+        bytes += Self.number(value).utf8
+    }
+
+    mutating func append(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            bytes += buffer[(20 - count)...]
+        }
+    }
+
+    mutating func appendEscaped(_ value: String) {
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
+            case UInt8(ascii: "\""): bytes += #"\""#.utf8
+            case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
+            default: bytes.append(byte)
+            }
+        }
+    }
+
+    /// A sample value: integers without a fraction, `+Inf`, `-Inf`, `NaN` as the format spells them.
+    static func number(_ value: Double) -> String {
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    /// A label value: backslash, double quote and line feed escaped (the format's three).
+    static func escapeLabel(_ value: String) -> String {
+        var exposition = Exposition()
+        exposition.appendEscaped(value)
+        return exposition.text
+    }
+
+    /// A HELP text: backslash and line feed escaped.
+    static func escapeHelp(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+    }
+}

@@ -1,0 +1,84 @@
+import App
+import Core
+import Foundation
+
+/// Serves `/metrics` and `/healthz` on the configured address, and keeps what they answer
+/// fresh: every few seconds it reads the feeds' statuses from the store (one query) and checks
+/// that the scheduler and the store answer.
+///
+/// The listener runs on a thread of its own and reads only the registry's memory, so a scrape
+/// never waits for the store and a slow client never slows syncing.
+struct MetricsService: Service {
+    let scheduler: Scheduler
+    let registry: MetricsRegistry
+    let listener: MetricsListener
+    let log: Logger
+    /// How often the store's figures and the health are refreshed.
+    static let refreshInterval: Duration = .seconds(5)
+    /// How long the scheduler and the store may take to answer before the daemon is unhealthy.
+    static let answerBound: Duration = .seconds(5)
+
+    var name: String { "metrics" }
+
+    /// The handler the listener calls for each `GET`: the registry's numbers, or the health.
+    static func handler(_ registry: MetricsRegistry) -> @Sendable (String) -> MetricsListener.Response {
+        { path in
+            switch path {
+            case "/metrics":
+                return .init(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", pieces: registry.render())
+            case "/healthz":
+                let health = registry.health(staleAfter: 3 * Double(refreshInterval.components.seconds))
+                return .init(status: health.ok ? 200 : 503, body: (health.ok ? "ok" : health.reason) + "\n")
+            default:
+                return .init(status: 404, body: "not found: try /metrics or /healthz\n")
+            }
+        }
+    }
+
+    func run() async {
+        listener.start()
+        log.info("metrics_listening", ["address": "\(listener.address.isIPv6 ? "[\(listener.address.host)]" : listener.address.host):\(listener.port)"])
+        while !Task.isCancelled {
+            await refresh()
+            do { try await Task.sleep(for: Self.refreshInterval) } catch { break }
+        }
+        registry.setHealth(ok: false, reason: "stopping")
+        listener.stop()
+    }
+
+    /// Reads the statuses and decides the health.
+    private func refresh() async {
+        let scheduler = self.scheduler
+        guard case .success(let runtime) = await Self.within(Self.answerBound, { await scheduler.currentRuntime }) else {
+            return registry.setHealth(ok: false, reason: "the scheduler did not answer within \(Self.answerBound)")
+        }
+        registry.setFeeds(runtime.feedNames)
+        let store = runtime.store
+        let statuses = await Self.within(Self.answerBound) { try await store.feedStatuses() }
+        switch statuses {
+        case .some(.success(let statuses)):
+            registry.update(statuses)
+            registry.setHealth(ok: true, reason: "ok")
+        case .some(.failure(let error)):
+            registry.setHealth(ok: false, reason: "the store does not answer: \(describe(error))")
+        case .none:
+            registry.setHealth(ok: false, reason: "the store did not answer within \(Self.answerBound)")
+        }
+    }
+
+    /// `body`'s result, or `nil` when it takes longer than `bound` (it is then cancelled).
+    private static func within<T: Sendable>(_ bound: Duration, _ body: @escaping @Sendable () async throws -> T) async -> Result<T, any Error>? {
+        await withTaskGroup(of: Result<T, any Error>?.self) { group in
+            group.addTask {
+                do { return .success(try await body()) } catch { return .failure(error) }
+            }
+            group.addTask {
+                try? await Task.sleep(for: bound)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+}

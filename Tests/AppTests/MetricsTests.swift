@@ -1,0 +1,184 @@
+@testable import App
+import Core
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The metrics registry's exposition, and the listener on real loopback sockets.
+@Suite struct MetricsTests {
+    @Test(arguments: [
+        ("127.0.0.1:9464", "127.0.0.1:9464"), ("localhost:80", "127.0.0.1:80"), ("[::1]:9464", "[::1]:9464"),
+        ("0.0.0.0:9100", "0.0.0.0:9100"), ("[2001:db8::5]:1", "[2001:db8::5]:1"),
+    ])
+    func listenAddressesParse(_ text: String, _ expected: String) throws {
+        #expect(try ListenAddress(text).description == expected)
+    }
+
+    @Test(arguments: ["9464", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:65536", "127.0.0.1:-1", "example.com:9464",
+                      "::1:9464", "[::1]9464", "[::1", "127.0.0.1:９４", "256.0.0.1:9464", ""])
+    func badListenAddressesAreRefused(_ text: String) {
+        #expect(throws: ListenAddressError.self) { try ListenAddress(text) }
+    }
+
+    @Test func labelValuesAreEscapedAsTheFormatRequires() {
+        #expect(Exposition.escapeLabel(#"a"b\c"# + "\nd") == #"a\"b\\c\nd"#)
+        #expect(Exposition.escapeLabel("plain-é") == "plain-é")
+        var out = Exposition()
+        out.sample("x_total", [("host", "h\"\n")], 2)
+        #expect(out.text == "x_total{host=\"h\\\"\\n\"} 2\n")
+        #expect(Exposition.number(.infinity) == "+Inf" && Exposition.number(1.5) == "1.5" && Exposition.number(3) == "3")
+    }
+
+    @Test func histogramBucketsAreCumulativeAndCountsAddUp() {
+        let metrics = MetricsRegistry(version: "t")
+        metrics.setFeeds(["a"])
+        for seconds in [0.01, 0.3, 0.3, 7, 2000] {
+            metrics.syncStarted()
+            metrics.syncFinished(feed: "a", succeeded: seconds < 1000, seconds: seconds, report: nil)
+        }
+        let text = metrics.renderedText()
+        #expect(text.contains(#"feedsync_sync_duration_seconds_bucket{feed="a",le="0.05"} 1"#))
+        #expect(text.contains(#"feedsync_sync_duration_seconds_bucket{feed="a",le="0.5"} 3"#))
+        #expect(text.contains(#"feedsync_sync_duration_seconds_bucket{feed="a",le="10"} 4"#))
+        #expect(text.contains(#"feedsync_sync_duration_seconds_bucket{feed="a",le="900"} 4"#))
+        #expect(text.contains(#"feedsync_sync_duration_seconds_bucket{feed="a",le="+Inf"} 5"#))
+        #expect(text.contains(#"feedsync_sync_duration_seconds_count{feed="a"} 5"#))
+        #expect(text.contains(#"feedsync_syncs_total{feed="a",outcome="ok"} 4"#))
+        #expect(text.contains(#"feedsync_syncs_total{feed="a",outcome="failed"} 1"#))
+        #expect(text.contains(#"feedsync_consecutive_failures{feed="a"} 1"#))
+        #expect(!text.contains("feedsync_leases_held"), "only a leasing store shows leases")
+    }
+
+    @Test func aCachedRenderingIsRenderedAgainAfterEveryChange() {
+        let metrics = MetricsRegistry(version: "t")
+        metrics.setFeeds(["a"])
+        #expect(metrics.renderedText().contains(#"feedsync_syncs_total{feed="a",outcome="ok"} 0"#))
+        metrics.syncStarted()
+        metrics.syncFinished(feed: "a", succeeded: true, seconds: 1, report: nil)
+        #expect(metrics.renderedText().contains(#"feedsync_syncs_total{feed="a",outcome="ok"} 1"#))
+        metrics.update([FeedStatus(feed: "a", consecutiveFailures: 0, postCount: 7)])
+        #expect(metrics.renderedText().contains(#"feedsync_posts{feed="a"} 7"#))
+        metrics.requestFinished(host: "h", status: 304)
+        #expect(metrics.renderedText().contains(#"feedsync_http_requests_total{host="h",code="304"} 1"#))
+        metrics.setFeeds(["b"])
+        let text = metrics.renderedText()
+        #expect(!text.contains(#"feed="a""#) && text.contains(#"feedsync_syncs_total{feed="b",outcome="ok"} 0"#))
+    }
+
+    @Test func hostsPastTheCapAreCountedAsOther() {
+        let metrics = MetricsRegistry(version: "t")
+        for index in 0..<(MetricsRegistry.maxHosts + 5) { metrics.requestFinished(host: "h\(index)", status: 200) }
+        metrics.requestFinished(host: "h0", status: nil)
+        let text = metrics.renderedText()
+        #expect(text.contains(#"feedsync_http_requests_total{host="other",code="200"} 5"#))
+        #expect(text.contains(#"feedsync_http_requests_total{host="h0",code="error"} 1"#))
+    }
+
+    @Test func aStaleHealthIsUnhealthy() {
+        let metrics = MetricsRegistry(version: "t")
+        metrics.setHealth(ok: true, reason: "ok")
+        #expect(metrics.health(staleAfter: 15).ok)
+        #expect(!metrics.health(staleAfter: 15, now: Date().addingTimeInterval(60)).ok)
+    }
+
+    // MARK: The listener, on real sockets
+
+    func makeListener() throws -> MetricsListener {
+        let listener = try MetricsListener(address: try ListenAddress("127.0.0.1:1").withPort(0)) { path in
+            path == "/metrics" ? .init(status: 200, body: "m 1\n") : .init(status: 404, body: "no\n")
+        }
+        listener.start()
+        return listener
+    }
+
+    @Test func answersGetHeadAndRefusesOtherMethodsPathsAndGarbage() throws {
+        let listener = try makeListener()
+        defer { listener.stop() }
+        #expect(try exchange(listener.port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").hasPrefix("HTTP/1.1 200 OK"))
+        #expect(try exchange(listener.port, "GET /metrics?x=1 HTTP/1.0\n\n").hasSuffix("m 1\n"))
+        let head = try exchange(listener.port, "HEAD /metrics HTTP/1.1\r\n\r\n")
+        #expect(head.hasPrefix("HTTP/1.1 200") && head.hasSuffix("\r\n\r\n"))
+        let post = try exchange(listener.port, "POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+        #expect(post.hasPrefix("HTTP/1.1 405") && post.contains("Allow: GET, HEAD"))
+        #expect(try exchange(listener.port, "GET /other HTTP/1.1\r\n\r\n").hasPrefix("HTTP/1.1 404"))
+        #expect(try exchange(listener.port, "\u{1}\u{2}garbage\r\n\r\n").hasPrefix("HTTP/1.1 400"))
+        #expect(try exchange(listener.port, "GET /metrics\r\n\r\n").hasPrefix("HTTP/1.1 400"))
+    }
+
+    @Test func aOneMebibyteRequestLineIsRefused() throws {
+        let listener = try makeListener()
+        defer { listener.stop() }
+        let answer = try exchange(listener.port, "GET /" + String(repeating: "a", count: 1 << 20) + " HTTP/1.1\r\n\r\n")
+        #expect(answer.hasPrefix("HTTP/1.1 431"), "\(answer.prefix(80))")
+    }
+
+    @Test func aScrapeAnswersWhileHundredsOfIdleConnectionsAreOpen() throws {
+        let listener = try makeListener()
+        defer { listener.stop() }
+        var idle: [Int32] = []
+        defer { idle.forEach { close($0) } }
+        for _ in 0..<300 {
+            let fd = try connectTo(listener.port)
+            _ = "GET /met".withCString { send(fd, $0, 8, Int32(MSG_NOSIGNAL)) }
+            idle.append(fd)
+        }
+        let started = Date()
+        let answer = try exchange(listener.port, "GET /metrics HTTP/1.1\r\n\r\n", timeout: 2)
+        #expect(answer.hasPrefix("HTTP/1.1 200"))
+        #expect(Date().timeIntervalSince(started) < 2)
+    }
+
+    @Test func aPortInUseIsOneSentence() throws {
+        let listener = try makeListener()
+        defer { listener.stop() }
+        let taken = try ListenAddress("127.0.0.1:\(listener.port)")
+        #expect(MetricsListener.problem(binding: taken)?.contains("already in use") == true)
+    }
+}
+
+extension ListenAddress {
+    func withPort(_ port: UInt16) -> ListenAddress {
+        var copy = self
+        copy.port = port
+        return copy
+    }
+}
+
+struct SocketError: Error {}
+
+func connectTo(_ port: UInt16) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let result = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    guard fd >= 0, result == 0 else { throw SocketError() }
+    return fd
+}
+
+/// Sends `request` and reads the whole answer, until the server closes.
+func exchange(_ port: UInt16, _ request: String, timeout: Int = 5) throws -> String {
+    let fd = try connectTo(port)
+    defer { close(fd) }
+    var time = timeval(tv_sec: timeout, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+    let bytes = Array(request.utf8)
+    var sent = 0
+    while sent < bytes.count {
+        let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+        if n <= 0 { break }  // the server may stop reading once it has answered
+        sent += n
+    }
+    var answer = [UInt8]()
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n <= 0 { break }
+        answer += buffer[0..<n]
+    }
+    return String(decoding: answer, as: UTF8.self)
+}
