@@ -52,7 +52,7 @@ enum DaemonCLI {
             return .ok
         }
         // Watch signals before anything slow, so an early SIGTERM is not lost.
-        let signals = SignalStream.watch([SIGTERM, SIGINT, SIGHUP])
+        let signals = SignalWatcher.start(log: log)
         let daemon = Daemon(configPath: parsed["--config"], log: log)
         let runtime: Runtime
         do {
@@ -85,36 +85,46 @@ struct Daemon {
     let log: Logger
     let notifier = SystemdNotifier()
 
-    func run(_ runtime: Runtime, as instance: DaemonInstance, signals: AsyncStream<Int32>) async {
-        let scheduler = Scheduler(runtime: runtime, log: log)
-        let services = ServiceGroup([
-            SchedulerService(scheduler: scheduler),
-            HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),
-        ])
+    func run(_ runtime: Runtime, as instance: DaemonInstance, signals: SignalWatcher) async {
+        let scheduler = Scheduler(runtime: runtime, log: log, busySeconds: busySyncSeconds)
+        // The order each starts in and stops in follows from `dependencies`: the scheduler
+        // depends on the heartbeat, which depends on the runtime (the store); stopping runs
+        // the other way round.
+        let services: ServiceGroup
+        do {
+            services = try ServiceGroup([
+                SchedulerService(scheduler: scheduler),
+                HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),
+                RuntimeService(scheduler: scheduler),
+            ])
+        } catch {
+            // The list above is this file's own: an error here is a programming error.
+            log.error("stopped", ["error": "\(error)"])
+            await scheduler.close()
+            return
+        }
         await services.start()
         log.info("started", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ","),
                              "pid": "\(getpid())"])
         notifier.notify("READY=1\nSTATUS=syncing \(runtime.feedNames.count) feeds")
 
-        for await signal in signals {
+        for await signal in signals.events {
             if signal == SIGHUP {
                 await reload(scheduler)
                 continue
             }
-            log.info("stopping", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
+            // The watcher has logged `stopping` and set the deadline; a second stop signal, or the
+            // deadline, ends the process from the watcher's own thread.
             notifier.notify("STOPPING=1")
-            // A second stop signal ends the process at once; the store stays consistent because
-            // an unfinished page transaction is simply never committed.
-            Task.detached {
-                for await _ in SignalStream.watch([SIGTERM, SIGINT]) {
-                    log.warn("stopped_immediately")
-                    _exit(0)
-                }
-            }
             await services.stop()
             log.info("stopped")
             return
         }
+    }
+
+    /// The test hook `FEEDSYNC_TEST_BUSY_SYNC_SECONDS`: every sync first keeps a thread busy this long.
+    private var busySyncSeconds: Double? {
+        ProcessInfo.processInfo.environment["FEEDSYNC_TEST_BUSY_SYNC_SECONDS"].flatMap(Double.init).flatMap { (0...600).contains($0) ? $0 : nil }
     }
 
     /// What a daemon builds from its config: every feed, waits logged; on reload, the store it has.
