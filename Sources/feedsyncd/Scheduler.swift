@@ -165,7 +165,7 @@ actor Scheduler {
                 // kept ~17 KB after its first sync; in a child, it is freed when the sync returns.
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        try await slots.run(feed: name) { try await self.syncOnce(name) }
+                        try await slots.run(feed: name) { try await self.syncOnce(name, busySeconds: self.busySeconds) }
                     }
                     try await group.waitForAll()
                 }
@@ -175,7 +175,7 @@ actor Scheduler {
         }
     }
 
-    private func syncOnce(_ name: String) async throws {
+    private func syncOnce(_ name: String, busySeconds: Double?) async throws {
         guard let feed = feeds[name], !stopping else { throw CancellationError() }
         try Task.checkCancellation()
         feeds[name]?.syncing = true
@@ -183,7 +183,8 @@ actor Scheduler {
         log.debug("sync_start", ["feed": name])
         let result: Result<SyncReport, any Error>
         do {
-            if let busySeconds { Self.spin(busySeconds) }
+            // Off the actor, as the sync's own work is: a busy sync keeps one thread, not the scheduler.
+            if let busySeconds { await Self.spin(busySeconds) }
             // Another daemon sharing the store may have synced the feed since this one scheduled it.
             if let report = try await feed.engine.runIfDue(progress: { [log] progress in
                 for item in progress.skipped {
@@ -249,7 +250,7 @@ actor Scheduler {
 
     /// Keeps this thread busy for `seconds`, deaf to cancellation: the test hook's stand-in
     /// for a long synchronous parse.
-    private static func spin(_ seconds: Double) {
+    @concurrent private static func spin(_ seconds: Double) async {
         let end = ContinuousClock.now + .seconds(seconds)
         var turns = 0
         while ContinuousClock.now < end { turns &+= 1 }
