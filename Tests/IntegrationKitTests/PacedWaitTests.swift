@@ -27,7 +27,8 @@ import Testing
             }
         }
         let waited = try #require(await sleeper.started())
-        #expect((55...60).contains(waited))
+        // Up to the reset, 60 s from the recorded answer, less what a loaded machine took since.
+        #expect(waited > Waiter.moment && waited <= 60)
         #expect(await slots.inUse == 0, "the slot is handed back while it waits")
         #expect(await gate.inFlightCount(for: "api.example.com:443") == 0, "so is the host's permit")
 
