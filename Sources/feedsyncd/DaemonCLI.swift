@@ -87,19 +87,11 @@ struct Daemon {
 
     func run(_ runtime: Runtime, as instance: DaemonInstance, signals: SignalWatcher) async {
         let scheduler = Scheduler(runtime: runtime, log: log, busySeconds: busySyncSeconds)
-        // The order each starts in and stops in follows from `dependencies`: the scheduler
-        // depends on the heartbeat, which depends on the runtime (the store); stopping runs
-        // the other way round.
         let services: ServiceGroup
         do {
-            services = try ServiceGroup([
-                SchedulerService(scheduler: scheduler),
-                HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),
-                RuntimeService(scheduler: scheduler),
-            ])
+            services = try ServiceGroup(makeServices(scheduler, as: instance))
         } catch {
-            // The list above is this file's own: an error here is a programming error.
-            log.error("stopped", ["error": "\(error)"])
+            log.error("services_invalid", ["error": "\(error)"])
             await scheduler.close()
             return
         }
@@ -120,6 +112,18 @@ struct Daemon {
             log.info("stopped")
             return
         }
+    }
+
+    /// The daemon's services. The order each starts and stops in follows from their
+    /// `dependencies`, not from this list: the scheduler depends on the heartbeat (its syncs
+    /// write under the leases the daemon's record holds), which depends on the runtime (the
+    /// store). Stopping runs the other way round. A new service names what it uses.
+    func makeServices(_ scheduler: Scheduler, as instance: DaemonInstance) -> [any Service] {
+        [
+            SchedulerService(scheduler: scheduler),
+            HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),
+            RuntimeService(scheduler: scheduler),
+        ]
     }
 
     /// The test hook `FEEDSYNC_TEST_BUSY_SYNC_SECONDS`: every sync first keeps a thread busy this long.

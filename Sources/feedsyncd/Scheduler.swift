@@ -165,7 +165,7 @@ actor Scheduler {
                 // kept ~17 KB after its first sync; in a child, it is freed when the sync returns.
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        try await slots.run(feed: name) { try await self.syncOnce(name, busySeconds: self.busySeconds) }
+                        try await slots.run(feed: name) { try await self.syncOnce(name) }
                     }
                     try await group.waitForAll()
                 }
@@ -175,7 +175,7 @@ actor Scheduler {
         }
     }
 
-    private func syncOnce(_ name: String, busySeconds: Double?) async throws {
+    private func syncOnce(_ name: String) async throws {
         guard let feed = feeds[name], !stopping else { throw CancellationError() }
         try Task.checkCancellation()
         feeds[name]?.syncing = true
@@ -281,36 +281,5 @@ actor Scheduler {
             runtimes[id] = nil
             await runtime.stop(keepingStore: true)
         }
-    }
-}
-
-/// Runs the scheduler as a service: starts the feeds, and on a graceful shutdown stops
-/// starting syncs and lets the ones under way finish their page or abort.
-struct SchedulerService: Service {
-    let scheduler: Scheduler
-
-    var name: String { "scheduler" }
-
-    /// Syncs write under the leases of the daemon the heartbeat keeps in the store: they must
-    /// end before it leaves (and releases every lease).
-    var dependencies: [String] { ["heartbeat"] }
-
-    func run(until shutdown: GracefulShutdown) async {
-        await scheduler.start()
-        await shutdown.requested()
-        await scheduler.stop()
-    }
-}
-
-/// Owns the runtimes' lifetime: when everything that uses the store has stopped, tears the
-/// integrations down and closes the store.
-struct RuntimeService: Service {
-    let scheduler: Scheduler
-
-    var name: String { "runtime" }
-
-    func run(until shutdown: GracefulShutdown) async {
-        await shutdown.requested()
-        await scheduler.close()
     }
 }

@@ -1,4 +1,7 @@
+import App
+import Core
 @testable import feedsyncd
+import Foundation
 import Synchronization
 import Testing
 
@@ -89,5 +92,28 @@ final class EventLog: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         return condition(all)
+    }
+}
+
+/// The daemon's own services, as `feedsyncd` builds them.
+@Suite struct DaemonServicesTests {
+    @Test func theSchedulerStopsBeforeTheHeartbeatLeavesAndTheStoreClosesLast() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsyncd-services-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("feedsync.json")
+        let json = """
+            {"store": {"integration": "sqlite", "path": "feedsync.sqlite"},
+             "feeds": [{"name": "home", "posts": {"integration": "webfeed", "url": "http://127.0.0.1:9/feed.xml"}}]}
+            """
+        try Data(json.utf8).write(to: config)
+        let runtime = try Runtime.load(configPath: config.path, Runtime.Options(feeds: .none))
+        let daemon = Daemon(configPath: config.path, log: Logger())
+        let instance = DaemonInstance(id: "test", host: "test", process: "1", startedAt: Date(), beatAt: Date())
+
+        let group = try ServiceGroup(daemon.makeServices(Scheduler(runtime: runtime, log: Logger()), as: instance))
+
+        // Started in this order, stopped in the reverse one.
+        #expect(await group.startOrder == ["runtime", "heartbeat", "scheduler"])
     }
 }
