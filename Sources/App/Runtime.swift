@@ -134,7 +134,8 @@ public struct Runtime: Sendable {
         options.maxDeletionRatio = feed.maxDeletionRatio
         options.maxAttempts = feed.maxAttempts
         options.notice = notice
-        return SyncEngine(feed: feed.name, services: feed.services, options: options, sleep: { [waiter = feed.waiter] in try await waiter.wait($0) })
+        return SyncEngine(feed: feed.name, services: feed.services, options: options, sleep: { [waiter = feed.waiter] in try await waiter.wait($0) },
+                          waiter: feed.waiter)
     }
 
     /// `has no feed named "x" (it has "a", "b")`, the same sentence for every command.

@@ -40,6 +40,13 @@ public struct Waiter: Sendable {
         try await slots.withoutSlot(of: feed) { [sleep] in try await sleep(seconds) }
     }
 
+    /// Runs `body`, a wait of unknown length (for another process's lease, say), with the
+    /// feed's sync slot handed back; takes a slot again when it returns or throws.
+    public func handingBack<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        guard let slots else { return try await body() }
+        return try await slots.withoutSlot(of: feed, body)
+    }
+
     /// Sleeps `seconds` with the permit for `host` (which the caller holds) and the feed's sync
     /// slot handed back; takes the slot again first, then the permit, as they were taken.
     ///
