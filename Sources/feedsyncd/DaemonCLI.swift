@@ -52,7 +52,10 @@ enum DaemonCLI {
             return .ok
         }
         // Watch signals before anything slow, so an early SIGTERM is not lost.
-        let signals = SignalWatcher.start(log: log)
+        // A test hook stretches the stop deadline, so a test of the second signal cannot pass by the deadline.
+        let deadline = ProcessInfo.processInfo.environment["FEEDSYNC_TEST_STOP_DEADLINE_SECONDS"].flatMap(Int.init)
+            .flatMap { (1...600).contains($0) ? Duration.seconds($0) : nil }
+        let signals = SignalWatcher.start(log: log, deadline: deadline ?? SignalWatcher.stopDeadline)
         let daemon = Daemon(configPath: parsed["--config"], log: log)
         let runtime: Runtime
         do {
