@@ -98,8 +98,7 @@ actor Scheduler {
         for (name, feed) in feeds where !configured.contains(name) {
             feed.task?.cancel()
             feeds[name] = nil
-            scheduledHere.remove(name)
-            try? await runtime.store.setNextAttempt(nil, ofFeed: name)
+            if scheduledHere.remove(name) != nil { try? await runtime.store.setNextAttempt(nil, ofFeed: name) }
             log.info("feed_removed", ["feed": name])
         }
         for feedServices in runtime.provider.feeds {
