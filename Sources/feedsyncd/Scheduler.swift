@@ -55,6 +55,9 @@ actor Scheduler {
 
     var heartbeatInterval: TimeInterval { current.daemon.heartbeat }
 
+    /// When a feed runs next, as this daemon plans it; for tests.
+    func nextRun(of name: String) -> Date? { feeds[name]?.nextAt }
+
     /// Starts every feed, resuming the failure counts the store remembers.
     func start() async {
         let failures = Dictionary((try? await current.store.feedStatuses())?.map { ($0.feed, $0.consecutiveFailures) } ?? [],
