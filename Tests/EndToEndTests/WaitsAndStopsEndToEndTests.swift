@@ -7,12 +7,12 @@ import Glibc
 /// Waits that hand back their slot, and stops that hold their bounds, with real processes: the
 /// reference server's request log gives the timing, so a loaded machine cannot fake a pass.
 @Suite struct WaitsAndStopsEndToEndTests {
-    /// Two feeds on two servers whose quota (2 requests in 8 s) runs out in the middle of each
-    /// sync, with one sync slot.
+    /// Two feeds on two servers whose quota (3 requests in 8 s: a login and two of the three
+    /// pages) runs out once in the middle of each sync, with one sync slot.
     func makeQuotaFeeds(_ scratch: Scratch) async throws -> (first: ReferenceServer, second: ReferenceServer, config: String) {
         let first = try ReferenceServer(posts: 300), second = try ReferenceServer(posts: 300, seed: 7)
         for server in [first, second] {
-            try await server.control("POST", "/_control/faults", body: #"{"quota": 2, "quota_window": 8}"#)
+            try await server.control("POST", "/_control/faults", body: #"{"quota": 3, "quota_window": 8}"#)
         }
         let catalog = repository.appendingPathComponent("Fixtures/videos/catalog.json").path
         let config = try scratch.writeConfig(baseURL: first.baseURL, interval: "1h", extraFeeds: """
