@@ -80,6 +80,8 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
         let db = try db("marking post \(postID)")
         return try storage("marking post \(postID)") {
             try db.transaction {
+                // A read mark exists nowhere else: it waits for the disk, unlike a page.
+                try db.execute("SET LOCAL synchronous_commit = on")
                 let feeds = try db.query("SELECT feed FROM posts WHERE id = $1 AND ($2::text IS NULL OR feed = $2) ORDER BY feed",
                                          [postID.rawValue, feed]).compactMap { $0[0] }
                 guard feeds.count == 1 else { return feeds }

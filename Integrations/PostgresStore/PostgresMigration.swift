@@ -143,6 +143,8 @@ struct PostgresMigration {
                 expires_at BIGINT
             );
             """),
+        // Which daemon recorded a feed's next attempt, so a daemon that stops clears only its own.
+        PostgresMigration(name: "002_feeds_scheduled_by", sql: "ALTER TABLE feeds ADD COLUMN scheduled_by TEXT"),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.
