@@ -91,8 +91,11 @@ public actor PostgresFeedStore {
         if let gate = pageGateForTests { await gate(feed) }
     }
 
-    /// The connection, for tests that look at what it sent.
-    var connectionForTests: PostgresConnection? { connection }
+    /// Starts recording the statements sent (again from none), for tests of what a write sends.
+    func recordStatementsForTests() { connection?.sentForTests = [] }
+
+    /// The statements sent since ``recordStatementsForTests()``.
+    var statementsSentForTests: [String] { connection?.sentForTests ?? [] }
 
     /// Gives back every lease and closes the connection.
     public func close() {
