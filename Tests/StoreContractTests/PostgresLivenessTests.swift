@@ -4,21 +4,42 @@ import Foundation
 import PostgresTestSupport
 import Testing
 
-/// Runs `operation`, giving up after `seconds` (then `unblock` frees it, and it is awaited):
-/// a test of a bound must fail, not hang, when the bound does not hold.
+/// Runs `operation`, giving up after `seconds` (then `unblock` frees it): a test of a bound
+/// must fail, not hang, when the bound does not hold. An operation that never ends is left behind.
 func bounded<T: Sendable>(_ seconds: Double, unblock: @escaping @Sendable () -> Void,
                           _ operation: @escaping @Sendable () async throws -> T) async -> (result: Result<T, any Error>?, seconds: Double) {
     let clock = ContinuousClock(), started = clock.now
-    let result = await withTaskGroup(of: Result<T, any Error>?.self) { group in
-        group.addTask { await Result { try await operation() } }
-        group.addTask { try? await Task.sleep(for: .seconds(seconds)); return nil }
-        let first = await group.next() ?? nil
-        if first == nil { unblock() }
-        group.cancelAll()
-        return first
+    let first = FirstResult<T>()
+    let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>?, Never>) in
+        first.set(continuation)
+        Task { first.finish(await Result { try await operation() }) }
+        Task {
+            try? await Task.sleep(for: .seconds(seconds))
+            if first.finish(nil) { unblock() }
+        }
     }
     let elapsed = clock.now - started
     return (result, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+}
+
+/// Resumes a continuation once, with whichever outcome comes first.
+private final class FirstResult<T: Sendable>: @unchecked Sendable {
+    // @unchecked: `continuation` is read and written only under `lock`.
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Result<T, any Error>?, Never>?
+
+    func set(_ continuation: CheckedContinuation<Result<T, any Error>?, Never>) { lock.withLock { self.continuation = continuation } }
+
+    /// Whether this outcome was the first.
+    @discardableResult
+    func finish(_ result: Result<T, any Error>?) -> Bool {
+        let waiting: CheckedContinuation<Result<T, any Error>?, Never>? = lock.withLock {
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume(returning: result)
+        return waiting != nil
+    }
 }
 
 extension Result where Failure == any Error {
