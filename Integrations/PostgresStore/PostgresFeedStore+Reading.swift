@@ -43,8 +43,10 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
                 SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
                 WHERE p.feed = $1 AND ($2::bigint IS NULL OR p.created_at >= $2)
                     AND ($3::bigint IS NULL OR p.created_at < $3 OR (p.created_at = $3 AND p.id > $4))
+                    AND (NOT $6::boolean OR s.read_at IS NULL)
                 ORDER BY p.created_at DESC, p.id LIMIT $5
-                """, [query.feed, since, after.map { "\(milliseconds($0.createdAt))" }, after?.id.rawValue, "\(query.limit)"])
+                """, [query.feed, since, after.map { "\(milliseconds($0.createdAt))" }, after?.id.rawValue, "\(query.limit)",
+                      query.unreadOnly ? "t" : "f"])
         } else {
             rows = try run("reading posts", """
                 SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
@@ -99,12 +101,14 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
     }
 
     private func storedPost(_ row: [String?]) -> StoredPost {
-        func user(_ id: String?, _ handle: Int) -> User? {
-            id.map { User(id: UserID($0), handle: row[handle] ?? "", displayName: row[handle + 1] ?? "",
-                          avatarURL: row[handle + 2].flatMap(URL.init(string:))) }
+        // A user without a stored profile shows their id as handle and name, as in the SQLite store.
+        func user(_ id: String, _ handle: Int) -> User {
+            let shown = row[handle] ?? id
+            return User(id: UserID(id), handle: shown, displayName: row[handle + 1] ?? shown,
+                        avatarURL: row[handle + 2].flatMap(URL.init(string:)))
         }
-        let author = user(row[2], 11) ?? User(id: UserID(row[2] ?? ""), handle: "", displayName: "")
-        let repostBy = user(row[19], 22)
+        let author = user(row[2] ?? "", 11)
+        let repostBy = row[19].map { user($0, 22) }
         let post = Post(id: PostID(row[1] ?? ""), author: author, text: row[3] ?? "", createdAt: Date(pgMilliseconds: row[4]),
                         editedAt: row[5].map { Date(pgMilliseconds: $0) }, replyTo: row[6].map { PostID($0) },
                         counts: Post.Counts(replies: Int(row[7] ?? "0") ?? 0, reposts: Int(row[8] ?? "0") ?? 0,

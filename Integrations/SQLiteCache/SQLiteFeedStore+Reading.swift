@@ -44,7 +44,7 @@ extension SQLiteFeedStore {
                 stored = try db.statement("""
                     SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
                     WHERE (?1 IS NULL OR p.feed = ?1) AND (?2 IS NULL OR p.created_at >= ?2) AND (?3 = 0 OR s.read_at IS NULL)
-                    ORDER BY p.created_at DESC, p.id DESC LIMIT ?4
+                    ORDER BY p.created_at DESC, p.feed, p.id LIMIT ?4
                     """).query([.text(query.feed), .integer(since), .integer(query.unreadOnly ? 1 : 0), .integer(query.limit)], storedPost)
             }
             try attachVideos(to: &stored, in: db)
