@@ -59,16 +59,35 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
     }
 
     public func search(_ query: SearchQuery) throws -> [SearchHit] {
-        let rows = try run("searching posts", """
+        let db = try db("searching posts")
+        let rows: [[String?]]
+        do {
+            rows = try searchRows(query, in: db)
+        } catch let error as PostgresError {
+            // websearch_to_tsquery reads any text, but a query can still be too large or too
+            // deeply nested for it: a fault of the query, not of the store.
+            guard let state = error.sqlState, state == "42601" || state.hasPrefix("22") || state.hasPrefix("54") else {
+                throw ServiceError(.storage, "searching posts", error.description)
+            }
+            let reason = error.description.split(whereSeparator: \.isNewline).first.map(String.init)?
+                .replacingOccurrences(of: "ERROR:  ", with: "") ?? "refused"
+            throw ServiceError(.invalidRequest, "searching for \(Terminal.safe(query.text, limit: 80))",
+                               "the search query \"\(Terminal.safe(query.text, limit: 80))\" is more than PostgreSQL's text search "
+                               + "can take (\(Terminal.safe(reason, limit: 120))); use fewer words, quotes or brackets")
+        }
+        let stored = try withVideos(rows.map(storedPost))
+        return zip(stored, rows).map { SearchHit(stored: $0, snippet: $1[31] ?? "", rank: Double($1[32] ?? "0") ?? 0) }
+    }
+
+    private func searchRows(_ query: SearchQuery, in db: PostgresConnection) throws -> [[String?]] {
+        try db.query("""
             SELECT \(Self.postColumns),
                    ts_headline('simple', p.text, q, 'StartSel=' || chr(57344) || ', StopSel=' || chr(57345) || ', MaxFragments=1'),
                    -ts_rank(p.search, q)
             FROM posts p \(Self.postJoins), websearch_to_tsquery('simple', $1) q
             WHERE p.search @@ q AND ($2::text IS NULL OR p.feed = $2) AND ($3::bigint IS NULL OR p.created_at >= $3)
-            ORDER BY 33, p.created_at DESC LIMIT $4
+            ORDER BY 33, p.created_at DESC, p.feed, p.id LIMIT $4
             """, [query.text, query.feed, query.since.map { "\(milliseconds($0))" }, "\(query.limit)"])
-        let stored = try withVideos(rows.map(storedPost))
-        return zip(stored, rows).map { SearchHit(stored: $0, snippet: $1[31] ?? "", rank: Double($1[32] ?? "0") ?? 0) }
     }
 
     public func daemons() throws -> [DaemonInstance] {
