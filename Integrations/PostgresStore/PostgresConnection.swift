@@ -21,7 +21,7 @@ struct PostgresError: Error, CustomStringConvertible {
 /// - Important: Not `Sendable`; the store actor owns it.
 final class PostgresConnection {
     private let connection: OpaquePointer
-    private let answerTimeout: TimeInterval
+    private var answerTimeout: TimeInterval
     /// Set when an answer did not come in time: the connection's state is unknown, so nothing
     /// more is sent on it (not even a ROLLBACK) until ``reconnectIfBroken()`` remakes it.
     private(set) var isBroken = false
@@ -73,6 +73,14 @@ final class PostgresConnection {
         PQreset(connection)
         PQsetnonblocking(connection, 1)
         isBroken = PQstatus(connection) != CONNECTION_OK
+    }
+
+    /// Runs `body` with a longer deadline for each answer (a migration), then restores it.
+    func withAnswerTimeout<T>(_ seconds: TimeInterval, _ body: () throws -> T) rethrows -> T {
+        let usual = answerTimeout
+        answerTimeout = seconds
+        defer { answerTimeout = usual }
+        return try body()
     }
 
     /// Runs one or more statements without parameters.
