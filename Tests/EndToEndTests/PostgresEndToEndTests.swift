@@ -103,6 +103,23 @@ extension Trait where Self == ConditionTrait {
         #expect(takeover.status == 0, "\(takeover.stderr)")
     }
 
+    @Test func theLivenessKeysAreReadAndChecked() async throws {
+        let database = try await PostgresServer.makeDatabase()
+        let server = try ReferenceServer(posts: 30)
+        let scratch = try Scratch()
+        let good = try scratch.writePostgresConfig(database, baseURL: server.baseURL, storeKeys: """
+            , "keepalives": true, "keepalivesIdle": "5s", "tcpUserTimeout": "5s", "statementTimeout": "5s", "lockTimeout": "2s"
+            """)
+        let pull = try await feedsync(["pull", "--config", good])
+        #expect(pull.status == 0, "\(pull.stderr)")
+        for (key, value, says) in [("statementTimeout", "\"soon\"", "is not a duration"), ("lockTimeout", "\"0s\"", "longer than zero"),
+                                   ("tcpUserTimeout", "\"2h\"", "longer than the maximum"), ("keepalives", "\"yes\"", "keepalives")] {
+            let bad = try scratch.writePostgresConfig(database, baseURL: server.baseURL, storeKeys: ", \"\(key)\": \(value)")
+            let result = try await feedsync(["status", "--config", bad])
+            #expect(result.status == 78 && result.stderr.contains(key) && result.stderr.contains(says), "\(key): \(result.stderr)")
+        }
+    }
+
     @Test func aReadOnlyRoleReadsTheMirrorButNoToken() async throws {
         let database = try await PostgresServer.makeDatabase()
         let server = try ReferenceServer(posts: 120)

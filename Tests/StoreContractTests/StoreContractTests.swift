@@ -166,6 +166,18 @@ enum StoreContract {
         #expect(try await store.posts(matching: PostQuery(unreadOnly: true)).isEmpty)
     }
 
+    /// A daemon that stops clears the next attempts it recorded.
+    static func aStoppingDaemonClearsItsSchedule(_ kind: StoreKind) async throws {
+        let (store, other) = try await makeStores(kind)
+        let daemon = try await store.join(startedAt: Date())
+        try await store.setNextAttempt(Date(timeIntervalSince1970: 1_900_000_000), ofFeed: "home")
+        try await store.setNextAttempt(Date(timeIntervalSince1970: 1_900_000_000), ofFeed: "away")
+        #expect(try await other.feedStatuses().compactMap(\.nextAttemptAt).count == 2)
+        try await store.unschedule(["home", "away"])
+        #expect(try await other.feedStatuses().allSatisfy { $0.nextAttemptAt == nil })
+        await store.leave(daemon)
+    }
+
     // MARK: Where the stores once disagreed
 
     /// Posts created at the same instant are listed by feed, then id, ascending: the order of
@@ -251,6 +263,7 @@ enum StoreContract {
     @Test func textWithNULsAndLineBreaksIsStoredWithoutFailingThePage() async throws { try await StoreContract.textWithNULsAndLineBreaksIsStoredWithoutFailingThePage(.sqlite) }
     @Test func aDaemonIsListedWhileItRunsAndGoneWhenItLeaves() async throws { try await StoreContract.aDaemonIsListedWhileItRunsAndGoneWhenItLeaves(.sqlite) }
     @Test func readMarksSurviveResyncs() async throws { try await StoreContract.readMarksSurviveResyncs(.sqlite) }
+    @Test func aStoppingDaemonClearsItsSchedule() async throws { try await StoreContract.aStoppingDaemonClearsItsSchedule(.sqlite) }
     @Test func tiesAreOrderedByFeedThenID() async throws { try await StoreContract.tiesAreOrderedByFeedThenID(.sqlite) }
     @Test func unreadOnlyHoldsInTheStableWalk() async throws { try await StoreContract.unreadOnlyHoldsInTheStableWalk(.sqlite) }
     @Test func anAuthorWithoutAProfileShowsTheirID() async throws { try await StoreContract.anAuthorWithoutAProfileShowsTheirID(.sqlite) }
@@ -268,6 +281,7 @@ enum StoreContract {
     @Test func textWithNULsAndLineBreaksIsStoredWithoutFailingThePage() async throws { try await StoreContract.textWithNULsAndLineBreaksIsStoredWithoutFailingThePage(.postgres) }
     @Test func aDaemonIsListedWhileItRunsAndGoneWhenItLeaves() async throws { try await StoreContract.aDaemonIsListedWhileItRunsAndGoneWhenItLeaves(.postgres) }
     @Test func readMarksSurviveResyncs() async throws { try await StoreContract.readMarksSurviveResyncs(.postgres) }
+    @Test func aStoppingDaemonClearsItsSchedule() async throws { try await StoreContract.aStoppingDaemonClearsItsSchedule(.postgres) }
     @Test func tiesAreOrderedByFeedThenID() async throws { try await StoreContract.tiesAreOrderedByFeedThenID(.postgres) }
     @Test func unreadOnlyHoldsInTheStableWalk() async throws { try await StoreContract.unreadOnlyHoldsInTheStableWalk(.postgres) }
     @Test func anAuthorWithoutAProfileShowsTheirID() async throws { try await StoreContract.anAuthorWithoutAProfileShowsTheirID(.postgres) }
