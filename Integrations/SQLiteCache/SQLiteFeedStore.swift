@@ -24,6 +24,10 @@ public actor SQLiteFeedStore: FeedStore {
     /// Told about slow work an operator should see: an upgrade of an existing store.
     private let notice: @Sendable (String) -> Void
 
+    /// The store's jobs run on a queue of their own, never on the cooperative pool's threads.
+    private let executor = DatabaseExecutor(label: "feedsync.sqlite")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000, notice: @escaping @Sendable (String) -> Void = { _ in }) {
         self.path = path
         self.notice = notice
