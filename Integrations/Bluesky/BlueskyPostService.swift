@@ -47,6 +47,8 @@ struct BlueskyPostService: PostService {
             page = try BlueskyFeedResponse(body: response.body, barePosts: timeline.listsBarePosts)
         } catch let error as JSONReader.FieldError {
             throw ServiceError(.invalidResponse, "\(operation) \(client.origin.host)", error.reason)
+        } catch let error as JSONReader.TooDeepError {
+            throw ServiceError(.contractViolation, "\(operation) \(client.origin.host)", error.reason)
         } catch {
             throw ServiceError(.invalidResponse, "\(operation) \(client.origin.host)", "the body is not JSON")
         }

@@ -305,6 +305,6 @@ let session = Session(accessToken: Secret("tok-1"))
     }
 
     @Test func deepNestingIsRefusedRatherThanOverflowingTheStack() {
-        #expect(throws: JSONReader.SyntaxError.self) { try read(String(repeating: "[", count: 100_000)) { try $0.skipValue() } }
+        #expect(throws: JSONReader.TooDeepError.self) { try read(String(repeating: "[", count: 100_000)) { try $0.skipValue() } }
     }
 }
