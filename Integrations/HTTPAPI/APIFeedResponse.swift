@@ -117,14 +117,17 @@ extension FeedPage {
                 do {
                     changes.append(.upsert(try Post(post, authors: &authors)))
                 } catch let error as ServiceError {
-                    skipped.append(SkippedItem(id: post.id.isEmpty ? nil : post.id, reason: error.reason))
+                    skipped.append(SkippedItem(id: post.id.isEmpty ? nil : post.id, reason: error.reason,
+                                               postID: post.id.isEmpty ? nil : PostID(post.id)))
                 }
             case .delete(let id) where id.isEmpty:
+                // Without its id, a full walk cannot tell which post this change concerns, so it sweeps nothing.
                 skipped.append(SkippedItem(id: nil, reason: "a delete has an empty id"))
             case .delete(let id):
                 changes.append(.delete(PostID(id)))
             case .unreadable(let id, let reason):
-                skipped.append(SkippedItem(id: id, reason: reason))
+                // The id a change names counts as listed, whatever its op: a walk keeps that post rather than guess.
+                skipped.append(SkippedItem(id: id, reason: reason, postID: id.flatMap { $0.isEmpty ? nil : PostID($0) }))
             }
         }
         self.init(changes: changes, skipped: skipped,

@@ -143,6 +143,10 @@ struct PostgresMigration {
                 expires_at BIGINT
             );
             """),
+        // Why the last walk from the start deleted nothing, for `feedsync status`.
+        PostgresMigration(name: "002_sweep_withheld", sql: """
+            ALTER TABLE feeds ADD COLUMN sweep_withheld TEXT;
+            """),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.

@@ -21,7 +21,8 @@ enum WebFeedMapping {
         for (order, entry) in document.entries.enumerated() {
             let id = identity(of: entry)
             guard seen.insert(id).inserted else {
-                mapped.skipped.append(SkippedItem(id: Terminal.safe(id, limit: 120), reason: "the feed lists this item twice; the first is kept"))
+                mapped.skipped.append(SkippedItem(id: Terminal.safe(id, limit: 120), reason: "the feed lists this item twice; the first is kept",
+                                                  postID: PostID(id)))
                 continue
             }
             var createdAt = entry.published ?? entry.updated

@@ -204,7 +204,12 @@ public struct JSONReader {
     ///
     /// - Throws: `SyntaxError` when it is not JSON, `TooDeepError` when it nests deeper than ``maxDepth``.
     public mutating func skipValue(depth: Int = 0) throws {
-        guard depth < Self.maxDepth else { throw TooDeepError(offset: offset) }
+        guard depth < Self.maxDepth else {
+            // Only JSON that is valid is too deep: a body cut short is broken, and worth another try.
+            let start = offset
+            try skipValueWithoutRecursion()
+            throw TooDeepError(offset: start)
+        }
         switch try peek() {
         case UInt8(ascii: "{"): try readObject { reader, _ in try reader.skipValue(depth: depth + 1) }
         case UInt8(ascii: "["): try readArray { reader in try reader.skipValue(depth: depth + 1) }
@@ -213,6 +218,46 @@ public struct JSONReader {
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
         default: _ = try readNumberSyntax()
+        }
+    }
+
+    /// Checks the syntax of the value that comes next as ``skipValue(depth:)`` does, with a
+    /// stack of its open containers instead of recursion, so that any depth is checked.
+    private mutating func skipValueWithoutRecursion() throws {
+        var open: [UInt8] = []
+        value: while true {
+            switch try peek() {
+            case UInt8(ascii: "{"):
+                offset += 1
+                if try consumeIf(UInt8(ascii: "}")) { break }
+                open.append(UInt8(ascii: "}"))
+                try skipStringSyntax()
+                try expect(UInt8(ascii: ":"))
+                continue value
+            case UInt8(ascii: "["):
+                offset += 1
+                if try consumeIf(UInt8(ascii: "]")) { break }
+                open.append(UInt8(ascii: "]"))
+                continue value
+            case UInt8(ascii: "\""): try skipStringSyntax()
+            case UInt8(ascii: "t"): try literal("true")
+            case UInt8(ascii: "f"): try literal("false")
+            case UInt8(ascii: "n"): try literal("null")
+            default: _ = try readNumberSyntax()
+            }
+            // A value ended: close the containers it ends, until one goes on with another value.
+            while let close = open.last {
+                if try consumeIf(UInt8(ascii: ",")) {
+                    if close == UInt8(ascii: "}") {
+                        try skipStringSyntax()
+                        try expect(UInt8(ascii: ":"))
+                    }
+                    continue value
+                }
+                try expect(close)
+                open.removeLast()
+            }
+            return
         }
     }
 

@@ -37,7 +37,7 @@ import Testing
 
     func skipReason(_ extra: String, record: String = "", reason: String = "") throws -> String? {
         switch try mapOne(extra, record: record, reason: reason) {
-        case .unreadable(_, let reason): return reason
+        case .unreadable(_, _, let reason): return reason
         case .item(let item):
             do { _ = try Post(item); _ = try item.post.embed?.video(); return nil } catch let error as ServiceError { return error.reason }
         }
@@ -127,6 +127,29 @@ import Testing
         #expect(try Post(item).id.rawValue == "at://\(Self.bob)/app.bsky.feed.post/3kx#repost-by-did:plc:carol")
     }
 
+    /// An item the reader refuses still names the id it is stored under, so a walk from the start keeps its stored copy.
+    @Test func anUnreadableItemCarriesTheIDItIsStoredUnder() throws {
+        let post = "at://\(Self.bob)/app.bsky.feed.post/3kx"
+        let repostURI = "at://did:plc:carol/app.bsky.feed.repost/3kr"
+        func listed(_ extra: String, reason: String = "") throws -> PostID?? {
+            guard case .unreadable(_, let postID, _) = try mapOne(extra, reason: reason) else { return .none }
+            return .some(postID)
+        }
+        let unreadable = #", "likeCount": "many""#
+        #expect(try listed(unreadable) == .some(PostID(post)))
+        #expect(try listed(unreadable, reason: #", "reason": {"$type": "app.bsky.feed.defs#reasonRepost", "uri": "\#(repostURI)", "by": {"did": "did:plc:carol"}}"#)
+                == .some(PostID(repostURI)))
+        #expect(try listed(unreadable, reason: #", "reason": {"by": {"did": "did:plc:carol"}, "$type": "app.bsky.feed.defs#reasonRepost"}"#)
+                == .some(PostID("\(post)#repost-by-did:plc:carol")))
+        // A repost whose reposter cannot be read does not say its id.
+        #expect(try listed(unreadable, reason: #", "reason": {"$type": "app.bsky.feed.defs#reasonRepost", "by": 5}"#) == .some(nil))
+        #expect(try listed(unreadable, reason: #", "reason": {"$type": 7}"#) == .some(nil))
+        // The same id as the item would have had, read whole.
+        let whole = try mapOne("", reason: #", "reason": {"$type": "app.bsky.feed.defs#reasonRepost", "uri": "\#(repostURI)", "indexedAt": "2026-03-01T00:00:00Z", "by": {"did": "did:plc:carol", "handle": "carol.test"}}"#)
+        guard case .item(let item) = whole else { Issue.record("unreadable"); return }
+        #expect(try Post(item).id.rawValue == repostURI)
+    }
+
     @Test func missingOptionalFieldsMapToNothing() throws {
         let post = try post("3kminimal0001")
         #expect(post.author.avatarURL == nil && post.language == nil && post.labels.isEmpty && post.attachments.isEmpty)
@@ -163,8 +186,9 @@ import Testing
         let read = BlueskyPostService.read(try BlueskyFeedResponse(body: Data(json.utf8), barePosts: false))
         #expect(read.entries.isEmpty)
         #expect(read.skipped.map(\.item) == [
-            SkippedItem(id: "at://did:plc:someoneelse/app.bsky.feed.post/3kx", reason: "the post's repository did:plc:someoneelse is not its author's, did:plc:bob"),
-            SkippedItem(id: "at://did:plc:bob/app.bsky.feed.post/3ky", reason: "post.author is missing"),
+            SkippedItem(id: "at://did:plc:someoneelse/app.bsky.feed.post/3kx", reason: "the post's repository did:plc:someoneelse is not its author's, did:plc:bob",
+                        postID: "at://did:plc:someoneelse/app.bsky.feed.post/3kx"),
+            SkippedItem(id: "at://did:plc:bob/app.bsky.feed.post/3ky", reason: "post.author is missing", postID: "at://did:plc:bob/app.bsky.feed.post/3ky"),
         ])
     }
 

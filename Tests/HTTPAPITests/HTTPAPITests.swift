@@ -80,6 +80,18 @@ let session = Session(accessToken: Secret("tok-1"))
         #expect(page.changes.isEmpty && page.nextCursor == cursor && !page.hasMore)
     }
 
+    @Test func aPageNestedDeeperThanTheReaderGoesIsTooDeepNotBrokenSoItIsNotRetried() async throws {
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        let item = #"{"op": "upsert", "extra": \#(deep), "post": \#(validPost)}"#
+        let (posts, _, _) = makeService(ScriptedTransport([makeJSON(200, feedBody([item]))]))
+
+        let error = await #expect(throws: ServiceError.self) { try await posts.page(after: nil, session: session) }
+
+        // The sync retries .invalidResponse; a contract violation it reports at once.
+        #expect(error?.code == .contractViolation)
+        #expect(error?.reason.contains("nests values more than 512 deep") == true)
+    }
+
     @Test(arguments: [
         (#"{"op": "upsert", "post": {"author": {"id": "u1", "handle": "a"}, "text": "", "created_at": "2026-01-01T00:00:00Z"}}"#, nil as String?, "post.id is missing"),
         (#"{"op": "upsert", "post": \#(validPost.replacingOccurrences(of: "2026-01-01T00:00:37Z", with: "yesterday"))}"#, "p1", "created_at \"yesterday\" is not an RFC 3339 time"),
@@ -95,7 +107,7 @@ let session = Session(accessToken: Secret("tok-1"))
         let page = try await posts.page(after: nil, session: session)
 
         #expect(page.changes.count == 1)
-        #expect(page.skipped == [SkippedItem(id: id, reason: reason)])
+        #expect(page.skipped == [SkippedItem(id: id, reason: reason, postID: id.map { PostID($0) })])
     }
 
     @Test(arguments: ["not json", #"{"changes": []}"#, #"{"changes": [], "next_cursor": "", "has_more": false}"#, ""])
@@ -305,6 +317,9 @@ let session = Session(accessToken: Secret("tok-1"))
     }
 
     @Test func deepNestingIsRefusedRatherThanOverflowingTheStack() {
-        #expect(throws: JSONReader.TooDeepError.self) { try read(String(repeating: "[", count: 100_000)) { try $0.skipValue() } }
+        #expect(throws: JSONReader.TooDeepError.self) {
+            try read(String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)) { try $0.skipValue() }
+        }
+        #expect(throws: JSONReader.SyntaxError.self) { try read(String(repeating: "[", count: 100_000)) { try $0.skipValue() } }
     }
 }

@@ -135,7 +135,11 @@ import Testing
         #expect(outcome(String(repeating: "[", count: limit) + String(repeating: "]", count: limit)) == .valid)
         #expect(outcome(String(repeating: "[", count: limit + 1) + String(repeating: "]", count: limit + 1)) == .tooDeep)
         #expect(outcome(String(repeating: #"{"a":"#, count: limit + 1) + "1" + String(repeating: "}", count: limit + 1)) == .tooDeep)
-        // Too deep is valid JSON the reader declines; broken JSON stays a syntax error.
+        // Too deep is valid JSON the reader declines; broken JSON stays a syntax error, however deep.
         #expect(outcome(String(repeating: "[", count: 10)) == .invalid)
+        #expect(outcome(String(repeating: "[", count: 100_000)) == .invalid, "cut short")
+        #expect(outcome(String(repeating: "[", count: 1_000) + "1," + String(repeating: "]", count: 1_000)) == .invalid)
+        #expect(outcome(String(repeating: #"{"a":"#, count: 1_000) + "01" + String(repeating: "}", count: 1_000)) == .invalid)
+        #expect(outcome(String(repeating: #"{"a":[{"b":"#, count: 600) + #"[1,"x",true,null,{}]"# + String(repeating: "}]}", count: 600)) == .tooDeep)
     }
 }
