@@ -43,6 +43,23 @@ func makePage(_ changes: [FeedChange], cursor: String) -> FeedPage {
 /// What every store promises, whatever engine is underneath.
 @Suite struct StoreContractTests {
     @Test(arguments: StoreKind.allCases)
+    func aWithheldSweepShowsInStatusUntilAWalkSweeps(_ kind: StoreKind) async throws {
+        guard let (store, _) = try await makeStores(kind) else { return }
+        func record(walkedToSweep: Bool, withheld: String?) async throws -> String? {
+            let lease = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsync pull", wait: 5, onlyIfDue: false))
+            var report = SyncReport(feed: "home")
+            report.walkedToSweep = walkedToSweep
+            report.sweepWithheld = withheld
+            try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: report), ofFeed: "home")
+            await store.release(lease)
+            return try await store.feedStatuses().first { $0.feed == "home" }?.sweepWithheld
+        }
+        #expect(try await record(walkedToSweep: true, withheld: "nothing was deleted as gone") == "nothing was deleted as gone")
+        #expect(try await record(walkedToSweep: false, withheld: nil) == "nothing was deleted as gone", "a sync that does not sweep says nothing of sweeps")
+        #expect(try await record(walkedToSweep: true, withheld: nil) == nil, "a walk that swept clears it")
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func aPageCommitsPostsAndCursorAndRewritesOnlyWhatChanged(_ kind: StoreKind) async throws {
         guard let (store, _) = try await makeStores(kind) else { return }
         let first = try await store.apply(makePage([.upsert(makePost("p1")), .upsert(makePost("p2", at: 1_700_000_100))], cursor: "2"),
