@@ -138,7 +138,7 @@ struct BlueskyError: Decodable {
 }
 
 /// `com.atproto.server.createSession` and `refreshSession` output (the fields kept).
-struct BlueskySessionResponse: Decodable {
+struct BlueskySessionResponse {
     var accessJwt: String
     var refreshJwt: String
     var did: String?

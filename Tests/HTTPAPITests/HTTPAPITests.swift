@@ -175,6 +175,30 @@ let session = Session(accessToken: Secret("tok-1"))
         #expect(session.expiresAt == Date(timeIntervalSince1970: 1_800_000_900))
     }
 
+    @Test func aTokenThatCouldSplitAHeaderIsRefusedAtLoginAndRefresh() async throws {
+        for body in [#"{"access_token": "A\r\nX-Injected: 1", "refresh_token": "R"}"#, #"{"access_token": "A", "refresh_token": "R\nX: 1"}"#,
+                     #"{"access_token": "A B", "refresh_token": "R"}"#, #"{"access_token": "caf\u00e9", "refresh_token": "R"}"#] {
+            let (_, auth, _) = makeService(ScriptedTransport([makeJSON(200, body), makeJSON(200, body)]))
+            let login = await #expect(throws: ServiceError.self, "\(body)") { try await auth.logIn() }
+            #expect(login?.code == .contractViolation && login?.reason.hasSuffix("it is neither sent nor stored") == true)
+            await #expect(throws: ServiceError.self) { try await auth.refresh(Session(accessToken: Secret("A"), refreshToken: Secret("R"))) }
+        }
+    }
+
+    @Test func anETagThatCouldSplitAHeaderIsNeitherStoredNorSent() async throws {
+        let body = feedBody([#"{"op": "upsert", "post": \#(validPost)}"#])
+        let (posts, _, _) = makeService(ScriptedTransport([makeJSON(200, body, headers: ["ETag": "\"v7\"\r\nX-Injected: 1"])]))
+        let error = await #expect(throws: ServiceError.self) { try await posts.page(after: nil, session: session) }
+        #expect(error?.code == .contractViolation && error?.reason.contains("the ETag holds byte 0xD") == true)
+    }
+
+    @Test func aCursorGoesIntoTheQueryPercentEncoded() async throws {
+        let transport = ScriptedTransport([makeJSON(200, feedBody([]))])
+        let (posts, _, _) = makeService(transport)
+        _ = try await posts.page(after: FeedCursor(position: "a b&c=d#e\r\nX: 1"), session: session)
+        #expect(transport.sent.first?.url.query(percentEncoded: true) == "cursor=a%20b%26c%3Dd%23e%0D%0AX:%201&limit=50")
+    }
+
     @Test func refreshSendsTheRefreshToken() async throws {
         let transport = ScriptedTransport([makeJSON(200, #"{"access_token": "B", "refresh_token": "R2", "expires_in": 60}"#)])
         let (_, auth, _) = makeService(transport)
