@@ -217,7 +217,19 @@ struct BlueskyFeedResponse {
             case "text": record.text = try reader.string("\(path).text")
             case "createdAt": record.createdAt = try reader.string("\(path).createdAt")
             case "langs": record.langs = try list(&reader, "\(path).langs") { try $0.string("\(path).langs[]") }
-            case "facets": record.facets = try list(&reader, "\(path).facets") { try facet(&$0, path: "\(path).facets[]") }
+            case "facets":
+                // A malformed facet (an index past Int, a missing byteEnd) costs only the facet: the
+                // text stands without its link.
+                record.facets = try list(&reader, "\(path).facets") { reader -> BlueskyFacet? in
+                    let start = reader.offset
+                    do {
+                        return try facet(&reader, path: "\(path).facets[]")
+                    } catch is JSONReader.FieldError {
+                        reader.rewind(to: start)
+                        try reader.skipValue()
+                        return nil
+                    }
+                }.compactMap { $0 }
             case "reply":
                 try expectObject(&reader, "\(path).reply")
                 try reader.readObject { reader, key in

@@ -80,6 +80,21 @@ import Testing
         #expect(BlueskyRichText.html(text, facets: overlapping) == "<p><a href=\"https://bsky.app/hashtag/a\">é &lt;b</a>&gt; x</p>")
     }
 
+    @Test func aMalformedFacetCostsOnlyTheFacetNotThePost() throws {
+        let link = #"{"$type": "app.bsky.richtext.facet#link", "uri": "https://a.example"}"#
+        let bad = [#"{"byteStart": 0, "byteEnd": 18446744073709551616}"#, #"{"byteStart": 2, "byteEnd": 1}"#, #"{"byteStart": 0, "byteEnd": 99}"#,
+                   #"{"byteStart": -1, "byteEnd": 1}"#, #"{"byteStart": 0.5, "byteEnd": 1}"#, #"{"byteStart": 0}"#, #""0-2""#, "null"]
+        for index in bad {
+            let facets = #", "facets": [{"index": \#(index), "features": [\#(link)]}, {"index": {"byteStart": 0, "byteEnd": 2}, "features": [\#(link)]}]"#
+            let entry = try mapOne("", record: facets)
+            guard case .item(let item) = entry else { Issue.record("the post was skipped for \(index)"); continue }
+            #expect(try Post(item).html == "<p><a href=\"https://a.example\">hi</a></p>", "\(index)")
+        }
+        let notAFacet = try mapOne("", record: #", "facets": [7, {"index": {"byteStart": 0, "byteEnd": 2}, "features": [\#(link)]}]"#)
+        guard case .item(let item) = notAFacet else { Issue.record("skipped"); return }
+        #expect(try Post(item).html == "<p><a href=\"https://a.example\">hi</a></p>")
+    }
+
     @Test func aVideoBecomesACoreVideoWithPlaylistThumbnailAltAndAspectRatio() throws {
         let (posts, read) = try makePage()
         let post = try #require(posts["at://\(Self.bob)/app.bsky.feed.post/3kvideo000001"])
