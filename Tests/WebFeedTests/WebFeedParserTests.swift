@@ -103,6 +103,21 @@ import Testing
         #expect(mapped.posts.map(\.createdAt) == mapped.posts.map(\.createdAt).sorted(), "oldest first")
     }
 
+    @Test func aFeedWithMoreItemsThanAreReadSaysSoSoThatNoWalkSweeps() throws {
+        let items = (0...XMLFeedParser.maxEntries).map { "<item><guid>g\($0)</guid><title>t</title></item>" }.joined()
+        let document = try WebFeedParser.parse(Data("<rss version=\"2.0\"><channel><title>big</title>\(items)</channel></rss>".utf8), feedURL: base)
+        let mapped = WebFeedMapping.changes(document, firstSeen: [:], now: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(mapped.posts.count == XMLFeedParser.maxEntries)
+        #expect(mapped.skipped.contains { $0.postID == nil && $0.reason.contains("\(XMLFeedParser.maxEntries) items or more") })
+        var walk = FullWalk(feed: "news")
+        walk.note(FeedPage(changes: mapped.posts.map(FeedChange.upsert), skipped: mapped.skipped, nextCursor: FeedCursor(position: "x"), hasMore: false))
+        #expect(!walk.canSweep)
+        let duplicate = WebFeedMapping.changes(try WebFeedParser.parse(Data(
+            "<rss version=\"2.0\"><channel><item><guid>a</guid></item><item><guid>a</guid></item></channel></rss>".utf8), feedURL: base),
+            firstSeen: [:], now: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(duplicate.skipped.map(\.postID) == ["a"], "a listed twice is listed: it counts as seen")
+    }
+
     @Test func anItemWithoutADateKeepsItsFirstSeenTime() throws {
         let document = try WebFeedParser.parse(try fixture("rss2.xml"), feedURL: base)
         let first = WebFeedMapping.changes(document, firstSeen: [:], now: Date(timeIntervalSince1970: 1_800_000_000))
