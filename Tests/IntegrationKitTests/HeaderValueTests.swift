@@ -1,3 +1,4 @@
+import Foundation
 import Core
 import IntegrationKit
 import Testing
@@ -42,5 +43,19 @@ import Testing
         #expect(error?.description == "logging in to bsky.test: the accessJwt holds byte 0xD at position 12, which a request header cannot "
                 + "carry (only visible ASCII is sent); it is neither sent nor stored")
         #expect(error?.description.contains("secret") == false)
+    }
+}
+
+/// The transport is the last gate: a request whose headers would split is never sent.
+@Suite struct TransportHeaderGateTests {
+    @Test func aHeaderValueWithCRLFNeverLeavesTheProcess() async throws {
+        // Port 9 on loopback: nothing should even try to connect; the refusal comes first.
+        let transport = CurlTransport(limits: HTTPLimits())
+        for headers in [["Authorization": "Bearer tok\r\nX-Injected: 1"], ["If-None-Match": "\"v1\"\n"], ["X\r\nY": "1"], ["Accept": ""]] {
+            let request = HTTPRequest(url: URL(string: "http://127.0.0.1:9/v1/feed")!, headers: headers)
+            let error = await #expect(throws: ServiceError.self) { try await transport.send(request) }
+            #expect(error?.code == .contractViolation && error?.reason.hasSuffix("it is neither sent nor stored") == true, "\(headers)")
+            #expect(error?.description.contains("tok") == false, "the value is not printed")
+        }
     }
 }
