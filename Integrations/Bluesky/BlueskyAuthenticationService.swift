@@ -76,7 +76,9 @@ extension BlueskySessionResponse {
                 switch key {
                 case "accessJwt": access = try reader.string("accessJwt")
                 case "refreshJwt": refresh = try reader.string("refreshJwt")
-                case "did": did = try reader.optionalString("did")
+                case "did":
+                    // Kept only when it is a string; the tokens are what a session needs.
+                    do { did = try reader.optionalString("did") } catch is JSONReader.FieldError { did = nil }
                 default: try reader.skipValue()
                 }
             }
