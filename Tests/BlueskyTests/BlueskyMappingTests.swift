@@ -234,6 +234,21 @@ import Testing
         #expect(BlueskyJWT.expiry(of: "not.a-jwt", now: now) == nil)
         #expect(BlueskyJWT.subject(of: jwt(#"{"sub": "did:plc:me"}"#)) == "did:plc:me")
         #expect(BlueskyJWT.subject(of: jwt(#"{"sub": "../../etc"}"#)) == nil)
+        #expect(BlueskyJWT.expiry(of: jwt(#"{"sub": 5, "exp": 1800007200, "x": [[{}]]}"#), now: now) == Date(timeIntervalSince1970: 1_800_007_200))
+        #expect(BlueskyJWT.expiry(of: jwt(#"{"exp": 1800007200} trailing"#), now: now) == nil, "a payload that is not one JSON object")
+        #expect(BlueskyJWT.expiry(of: jwt(#"{"exp": 01800007200}"#), now: now) == nil, "RFC 8259: no leading zeros")
+    }
+
+    @Test func aSessionAnswerIsReadWithTheOneJSONReader() throws {
+        let session = try BlueskySessionResponse(body: Data(#"{"accessJwt": "a.b.c", "refreshJwt": "r.s.t", "handle": "me.test", "did": 7, "x": {"y": [1]}}"#.utf8))
+        #expect(session.accessJwt == "a.b.c" && session.refreshJwt == "r.s.t" && session.did == nil)
+        #expect(throws: JSONReader.FieldError.self) { try BlueskySessionResponse(body: Data(#"{"accessJwt": "a.b.c"}"#.utf8)) }
+        #expect(throws: JSONReader.FieldError.self) { try BlueskySessionResponse(body: Data(#"{"accessJwt": 5, "refreshJwt": "r"}"#.utf8)) }
+        #expect(throws: JSONReader.SyntaxError.self) { try BlueskySessionResponse(body: Data(#"{"accessJwt": "a", "refreshJwt": "r"} {}"#.utf8)) }
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        #expect(throws: JSONReader.TooDeepError.self) {
+            try BlueskySessionResponse(body: Data(#"{"accessJwt": "a", "refreshJwt": "r", "x": \#(deep)}"#.utf8))
+        }
     }
 
     @Test func rateLimitResetsAsUnixTimesOrPolicyWindowsBecomeSecondsFromNow() {
