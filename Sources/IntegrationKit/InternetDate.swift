@@ -255,7 +255,8 @@ private struct Scanner {
             if let month = InternetDate.month(first), first.count == 3, skipSpaces(), index < bytes.count, Scanner.isDigit(bytes[index]) {
                 asctimeMonth = month       // asctime without its weekday
             } else {
-                // The day of the week, never checked against the date.
+                // The day of the week, never checked against the date (`Tue,`, `Tuesday`, `Tue.,`).
+                _ = skip(UInt8(ascii: "."))
                 _ = skip(UInt8(ascii: ","))
                 _ = skipSpaces()
                 if index < bytes.count, (0x61...0x7A).contains(bytes[index] | 0x20) {
