@@ -269,10 +269,13 @@ extension PostgresFeedStore: FeedPageWriter {
                             consecutive_failures = feeds.consecutive_failures + 1
                         """, [feed, finished, error])
                 } else {
+                    // Only a walk that would sweep says anything new about the sweep.
                     try db.query("""
-                        INSERT INTO feeds (name, last_success_at, location, polling_stopped) VALUES ($1, $2, $3, $4)
-                        ON CONFLICT (name) DO UPDATE SET last_success_at = $2, consecutive_failures = 0, location = $3, polling_stopped = $4
-                        """, [feed, finished, report?.polling?.location, report?.polling?.stopped])
+                        INSERT INTO feeds (name, last_success_at, location, polling_stopped, sweep_withheld) VALUES ($1, $2, $3, $4, $6)
+                        ON CONFLICT (name) DO UPDATE SET last_success_at = $2, consecutive_failures = 0, location = $3, polling_stopped = $4,
+                            sweep_withheld = CASE WHEN $5::boolean THEN $6 ELSE feeds.sweep_withheld END
+                        """, [feed, finished, report?.polling?.location, report?.polling?.stopped,
+                              report?.walkedToSweep == true ? "true" : "false", report?.sweepWithheld])
                 }
             }
         }

@@ -147,6 +147,10 @@ struct PostgresMigration {
             """),
         // Which daemon recorded a feed's next attempt, so a daemon that stops clears only its own.
         PostgresMigration(name: "002_feeds_scheduled_by", sql: "ALTER TABLE feeds ADD COLUMN scheduled_by TEXT"),
+        // Why the last walk from the start deleted nothing, for `feedsync status`.
+        PostgresMigration(name: "003_sweep_withheld", sql: """
+            ALTER TABLE feeds ADD COLUMN sweep_withheld TEXT;
+            """),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.

@@ -64,6 +64,22 @@ extension FeedLeases where Self: FeedPageWriter {
 /// What every store promises, whatever engine is underneath: each check runs in the SQLite
 /// suite and in the PostgreSQL suite below, so a machine without PostgreSQL shows those skipped.
 enum StoreContract {
+    static func aWithheldSweepShowsInStatusUntilAWalkSweeps(_ kind: StoreKind) async throws {
+        let (store, _) = try await makeStores(kind)
+        func record(walkedToSweep: Bool, withheld: String?) async throws -> String? {
+            var report = SyncReport(feed: "home")
+            report.walkedToSweep = walkedToSweep
+            report.sweepWithheld = withheld
+            try await underLease(store) {
+                try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: report), ofFeed: "home")
+            }
+            return try await store.feedStatuses().first { $0.feed == "home" }?.sweepWithheld
+        }
+        #expect(try await record(walkedToSweep: true, withheld: "nothing was deleted as gone") == "nothing was deleted as gone")
+        #expect(try await record(walkedToSweep: false, withheld: nil) == "nothing was deleted as gone", "a sync that does not sweep says nothing of sweeps")
+        #expect(try await record(walkedToSweep: true, withheld: nil) == nil, "a walk that swept clears it")
+    }
+
     static func aPageCommitsPostsAndCursorAndRewritesOnlyWhatChanged(_ kind: StoreKind) async throws {
         let (store, _) = try await makeStores(kind)
         let first = try await store.commit(makePage([.upsert(makePost("p1")), .upsert(makePost("p2", at: 1_700_000_100))], cursor: "2"))
@@ -268,6 +284,7 @@ enum StoreContract {
     @Test func unreadOnlyHoldsInTheStableWalk() async throws { try await StoreContract.unreadOnlyHoldsInTheStableWalk(.sqlite) }
     @Test func anAuthorWithoutAProfileShowsTheirID() async throws { try await StoreContract.anAuthorWithoutAProfileShowsTheirID(.sqlite) }
     @Test func searchRanksSmallerIsBetter() async throws { try await StoreContract.searchRanksSmallerIsBetter(.sqlite) }
+    @Test func aWithheldSweepShowsInStatusUntilAWalkSweeps() async throws { try await StoreContract.aWithheldSweepShowsInStatusUntilAWalkSweeps(.sqlite) }
 }
 
 /// The contract on the tests' PostgreSQL server; skipped where none can be started.
@@ -286,6 +303,7 @@ enum StoreContract {
     @Test func unreadOnlyHoldsInTheStableWalk() async throws { try await StoreContract.unreadOnlyHoldsInTheStableWalk(.postgres) }
     @Test func anAuthorWithoutAProfileShowsTheirID() async throws { try await StoreContract.anAuthorWithoutAProfileShowsTheirID(.postgres) }
     @Test func searchRanksSmallerIsBetter() async throws { try await StoreContract.searchRanksSmallerIsBetter(.postgres) }
+    @Test func aWithheldSweepShowsInStatusUntilAWalkSweeps() async throws { try await StoreContract.aWithheldSweepShowsInStatusUntilAWalkSweeps(.postgres) }
 }
 
 /// What only a store several workers share promises.
