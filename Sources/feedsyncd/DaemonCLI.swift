@@ -87,9 +87,12 @@ struct Daemon {
 
     func run(_ runtime: Runtime, as instance: DaemonInstance, signals: AsyncStream<Int32>) async {
         let scheduler = Scheduler(runtime: runtime, log: log)
+        // Streams stop first (services stop in reverse): they write through the scheduler's store.
+        let live = LiveMirror(log: log)
         let services = ServiceGroup([
             SchedulerService(scheduler: scheduler),
             HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),
+            LiveMirrorService(mirror: live, scheduler: scheduler),
         ])
         await services.start()
         log.info("started", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ","),
@@ -98,7 +101,7 @@ struct Daemon {
 
         for await signal in signals {
             if signal == SIGHUP {
-                await reload(scheduler)
+                await reload(scheduler, live: live)
                 continue
             }
             log.info("stopping", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
@@ -130,7 +133,7 @@ struct Daemon {
     /// The new config's feeds share the running store (its connection, its locks), so a
     /// reload never makes the daemon contend with itself. A config that moves the store is
     /// refused: that takes a restart.
-    private func reload(_ scheduler: Scheduler) async {
+    private func reload(_ scheduler: Scheduler, live: LiveMirror) async {
         notifier.notify("RELOADING=1")
         do {
             let running = await scheduler.currentRuntime
@@ -143,6 +146,7 @@ struct Daemon {
             for warning in runtime.warnings { log.warn("config_warning", ["warning": warning]) }
             try await runtime.start()
             await scheduler.apply(runtime)
+            await live.apply(runtime)
             log.info("reloaded", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ",")])
         } catch {
             log.error("reload_failed", ["error": describe(error), "action": "kept the running config"])
