@@ -1027,7 +1027,10 @@ class Handler(BaseHTTPRequestHandler):
         elif route == ("POST", "/_control/stream-raw"):
             result = {"sent": app.streams.broadcast("raw", body)}
         elif route == ("POST", "/_control/stream-event"):
-            result = {"sent": app.streams.publish(None, params.get("event", "update"), body)}
+            repeat = params.get("repeat", "1")          # the body repeated, for events larger than a request body
+            if not re.fullmatch(r"[0-9]{1,4}", repeat):
+                return self._send(400, [], error_body("repeat must be an integer in 0...9999"))
+            result = {"sent": app.streams.publish(None, params.get("event", "update"), body * int(repeat))}
         elif route == ("GET", "/_control/streams"):
             with app.streams.lock:
                 result = {"open": len(app.streams.subscribers), "connects": list(app.streams.connects)}

@@ -35,6 +35,8 @@ actor LiveMirror {
 
     /// Failures in a row after which a connection's feeds are shown as polling.
     static let fallbackAfter = 5
+    /// How long a connection must have worked for its failure to count as the first in a row.
+    static let healthyAfter: TimeInterval = 30
     /// The longest wait between two attempts.
     static let maxBackoff: TimeInterval = 300
 
@@ -82,6 +84,7 @@ actor LiveMirror {
         while !Task.isCancelled, let connection = connections[key] {
             let source = connection.source
             var reached = false
+            let started = Date()
             let outcome: (any Error)?
             do {
                 try await run(key, source: source, reached: &reached)
@@ -90,7 +93,9 @@ actor LiveMirror {
                 outcome = error
             }
             if Task.isCancelled { break }
-            failures = reached ? 0 : failures + 1
+            // A stream that opens and then breaks at once (a hostile one) still backs off: only a
+            // connection that worked for a while starts the count afresh.
+            failures = reached && Date().timeIntervalSince(started) >= Self.healthyAfter ? 1 : failures + 1
             let error = outcome.map(describe) ?? "the server closed the stream"
             if let refused = outcome as? ServiceError, refused.code == .refused {
                 log.warn("live_refused", ["stream": source.description, "error": error])
