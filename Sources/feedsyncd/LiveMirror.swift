@@ -69,11 +69,12 @@ actor LiveMirror {
         }
     }
 
-    /// Closes every connection and waits for each to end.
+    /// Closes every connection, waits for each to end, and clears the feeds' live states.
     func stop() async {
         let tasks = connections.values.compactMap(\.task)
         tasks.forEach { $0.cancel() }
         for task in tasks { await task.value }
+        for feed in connections.values.flatMap(\.feeds) { await setState(nil, of: feed) }
         connections.removeAll()
     }
 

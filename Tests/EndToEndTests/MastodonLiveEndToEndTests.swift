@@ -34,6 +34,16 @@ import Glibc
         try await server.control("GET", "/_control/streams")["connects"] as? [[String: Any]] ?? []
     }
 
+    /// The feed's `live` field in `feedsync status --json`, and the human form's `stream:` line.
+    func liveStatus(_ scratch: Scratch) async throws -> (json: String?, text: String) {
+        let config = scratch.folder.appendingPathComponent("feedsync.json").path
+        let json = try await feedsync(["status", "--config", config, "--json"], environment: ["MASTODON_TOKEN": token])
+        let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let row = (report?["feeds"] as? [[String: Any]])?.first
+        let text = try await feedsync(["status", "--config", config], environment: ["MASTODON_TOKEN": token]).stdout
+        return (row?["live"] as? String, text)
+    }
+
     func occurrences(_ needle: String, in text: String) -> Int { text.components(separatedBy: needle).count - 1 }
 
     /// Waits until the daemon is connected and has caught up `times` times.
@@ -115,12 +125,17 @@ import Glibc
         #expect(daemon.log.contains("not on 127.0.0.1 or a subdomain"), "\(daemon.log)")
         #expect(try await connects(server).isEmpty, "no stream request, so no token, went anywhere")
         #expect(try await eventually(within: 10) { try await storedIDs(scratch) == home(server) }, "the feed keeps polling")
+        let refused = try await liveStatus(scratch)
+        #expect(refused.json?.hasPrefix("polling: the server announces its stream at http://localhost:") == true, "\(refused)")
+        #expect(refused.text.contains("  stream:       polling: the server announces"), "\(refused.text)")
         daemon.signal(SIGTERM)
         #expect(await daemon.exits(within: 8))
+        #expect(try await liveStatus(scratch).json == nil, "a stopped daemon follows nothing")
 
         let trusted = try startDaemon(scratch, server, postsKeys: #", "stream": true, "streamingURL": "\#(elsewhere)""#)
         #expect(try await caughtUp(trusted), "\(trusted.log)")
         #expect(try await connects(server).count == 1)
+        #expect(try await eventually(within: 5) { try await liveStatus(scratch).json?.hasPrefix("live since 20") == true })
         trusted.signal(SIGTERM)
         #expect(await trusted.exits(within: 8))
     }
