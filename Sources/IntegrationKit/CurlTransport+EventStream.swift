@@ -162,7 +162,7 @@ final class CurlEventStreamTransfer: @unchecked Sendable {
         }
         do {
             for event in try parser.feed(bytes) {
-                guard pending.added(event.data.utf8.count, limit: limits.maxPendingBytes) else {
+                guard pending.added(PendingBytes.cost(of: event), limit: limits.maxPendingBytes) else {
                     failure = ServiceError(.contractViolation, operation, "the server sends events faster than they can be stored "
                                            + "(more than \(limits.maxPendingBytes >> 20) MiB waiting)")
                     return 0

@@ -16,7 +16,7 @@ public struct EventStreamLimits: Sendable, Equatable {
     public var maxEventBytes = 1 << 20
     /// The most comment bytes in a row without an event.
     public var maxCommentBytes = 1 << 20
-    /// The most event bytes received but not yet taken by the consumer: a stream that sends
+    /// The most event bytes (each event counted with 128 bytes of overhead) received but not yet taken by the consumer: a stream that sends
     /// faster than the mirror writes is cut here, and the reconnect's catch-up sync fills in.
     public var maxPendingBytes = 16 << 20
 
@@ -86,7 +86,7 @@ public struct EventStream: AsyncSequence, Sendable {
 
         public mutating func next() async throws -> EventStreamMessage? {
             let message = try await base.next()
-            if case .event(let event)? = message { pending.taken(event.data.utf8.count) }
+            if case .event(let event)? = message { pending.taken(PendingBytes.cost(of: event)) }
             return message
         }
     }
@@ -104,4 +104,8 @@ final class PendingBytes: Sendable {
     }
 
     func taken(_ bytes: Int) { count.subtract(bytes, ordering: .relaxed) }
+
+    /// What an event waiting costs: its data, plus what holding any event costs, so a flood of
+    /// empty events is bounded too.
+    static func cost(of event: ServerSentEvent) -> Int { event.data.utf8.count + event.type.utf8.count + 128 }
 }
