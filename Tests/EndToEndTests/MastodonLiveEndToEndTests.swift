@@ -164,6 +164,52 @@ import Glibc
         #expect(await daemon.exits(within: 8))
     }
 
+    @Test func feedsNamingTheSameStreamShareOneConnection() async throws {
+        let server = try startServer()
+        let scratch = try Scratch()
+        let feeds = ["one", "two"].map { name in
+            """
+            {"name": "\(name)", "interval": "1h", "posts": {"integration": "mastodon", "server": "\(server.baseURL)",
+             "accessTokenEnv": "MASTODON_TOKEN", "timeline": "home", "stream": true}}
+            """
+        }
+        let config = scratch.folder.appendingPathComponent("feedsync.json")
+        try Data(#"{"store": {"integration": "sqlite", "path": "feedsync.sqlite"}, "feeds": [\#(feeds.joined(separator: ","))]}"#.utf8)
+            .write(to: config)
+        let daemon = try DaemonProcess(config: config.path, in: scratch, environment: ["MASTODON_TOKEN": token])
+        #expect(try await caughtUp(daemon, times: 2), "one catch-up per feed: \(daemon.log)")
+        let published = try await server.control("POST", "/_control/post?count=1")
+        #expect(published["streamed"] as? Int == 1, "one connection for both feeds")
+        let id = try #require((published["ids"] as? [String])?.first)
+        #expect(try await eventually(within: 10) {
+            try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts WHERE id = '\(id)'") == "2"
+        }, "\(daemon.log)")
+        #expect(try await connects(server).count == 1)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 8))
+    }
+
+    @Test func SIGHUPTurnsTheStreamOnAndOff() async throws {
+        let server = try startServer()
+        let scratch = try Scratch()
+        let daemon = try startDaemon(scratch, server, postsKeys: "")
+        #expect(try await eventually(within: 10) { try await storedIDs(scratch) == home(server) }, "\(daemon.log)")
+        #expect(try await connects(server).isEmpty, "a feed without \"stream\" is only polled")
+
+        _ = try scratch.writeMastodonConfig(server: server.baseURL, postsKeys: #", "stream": true"#)
+        daemon.signal(SIGHUP)
+        #expect(try await caughtUp(daemon), "\(daemon.log)")
+        #expect(try await server.control("GET", "/_control/streams")["open"] as? Int == 1)
+
+        _ = try scratch.writeMastodonConfig(server: server.baseURL, postsKeys: #", "stream": false"#)
+        daemon.signal(SIGHUP)
+        #expect(try await eventually(within: 10) { try await server.control("GET", "/_control/streams")["open"] as? Int == 0 },
+                "\(daemon.log)")
+        #expect(try await connects(server).count == 1, "not reconnected")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 8))
+    }
+
     @Test func SIGTERMClosesAnOpenStreamAndExitsZero() async throws {
         let server = try startServer()
         let scratch = try Scratch()
