@@ -979,7 +979,8 @@ class Handler(BaseHTTPRequestHandler):
         allowed, headers = app.rate.hit()
         if not allowed:
             status, extra, body = 429, [], error_body("Too many requests")
-        elif not app.authorised(self.headers.get("Authorization")):
+        elif not app.authorised(self.headers.get("Authorization")) and path not in ("/api/v1/instance", "/api/v2/instance"):
+            # The instance endpoints are public on Mastodon.
             status, extra, body = 401, [], error_body("The access token is invalid")
         else:
             try:

@@ -98,18 +98,26 @@ actor LiveMirror {
             // connection that worked for a while starts the count afresh.
             failures = reached && Date().timeIntervalSince(started) >= Self.healthyAfter ? 1 : failures + 1
             let error = outcome.map(describe) ?? "the server closed the stream"
+            var reason = error
+            if let rejected = outcome as? ServiceError, rejected.code == .unauthorized,
+               let refusal = await authenticationFailure(key) {
+                // The same path as a poll: the sync renews the session when the backend can. It
+                // could not, so the feed is polled (and fails the same way) until the token changes.
+                reason = refusal
+                failures = max(failures, Self.fallbackAfter)
+            }
             if let refused = outcome as? ServiceError, refused.code == .refused {
                 log.warn("live_refused", ["stream": source.description, "error": error])
                 for feed in connections[key]?.feeds ?? [] { await setState(.polling(reason: refused.reason), of: feed) }
                 return
             }
-            // Full jitter over an exponential ceiling; the first retry after a working stream is quick.
+            // Jitter over the upper half of an exponential ceiling; the first retry after a working stream is quick.
             let ceiling = min(Self.maxBackoff, pow(2, Double(max(0, failures - 1))))
             let delay = Double.random(in: ceiling / 2...ceiling, using: &random)
             log.warn("live_disconnected", ["stream": source.description, "error": error, "failures": "\(failures)",
                                            "retry_in_s": String(format: "%.1f", delay)])
             if failures >= Self.fallbackAfter {
-                for feed in connections[key]?.feeds ?? [] { await setState(.polling(reason: error), of: feed) }
+                for feed in connections[key]?.feeds ?? [] { await setState(.polling(reason: reason), of: feed) }
             }
             do { try await Task.sleep(for: .seconds(delay)) } catch { break }
         }
@@ -139,6 +147,22 @@ actor LiveMirror {
                 try await write(changes, key)
             }
             try await group.waitForAll()
+        }
+    }
+
+    /// After the stream's credentials were refused: runs the feeds' syncs, which go through the
+    /// backend's authentication (a refresh, a new login) as a poll does.
+    ///
+    /// - Returns: the sync's refusal when it was refused too; `nil` when the sync went through
+    ///   (the session was renewed), so the stream is tried again as after any failure.
+    private func authenticationFailure(_ key: String) async -> String? {
+        do {
+            try await catchUp(key)
+            return nil
+        } catch let error as ServiceError where error.code == .unauthorized {
+            return error.reason
+        } catch {
+            return nil
         }
     }
 

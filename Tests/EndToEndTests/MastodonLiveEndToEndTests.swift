@@ -210,6 +210,18 @@ import Glibc
         #expect(await daemon.exits(within: 8))
     }
 
+    @Test func aRejectedTokenGoesThroughTheSyncsAuthenticationAndTheFeedShowsPolling() async throws {
+        let server = try startServer()
+        let scratch = try Scratch()
+        let config = try scratch.writeMastodonConfig(server: server.baseURL, postsKeys: #", "stream": true"#)
+        let daemon = try DaemonProcess(config: config, in: scratch, environment: ["MASTODON_TOKEN": "revoked"])
+        #expect(try await eventually(within: 20) { try await liveStatus(scratch).json?.contains("the server rejected the access token") == true },
+                "\(daemon.log)")
+        #expect(try await connects(server).first?["status"] as? Int == 401)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 8))
+    }
+
     @Test func SIGTERMClosesAnOpenStreamAndExitsZero() async throws {
         let server = try startServer()
         let scratch = try Scratch()
