@@ -176,8 +176,13 @@ actor LiveMirror {
         }
     }
 
-    /// Writes a batch to every feed on the connection, one transaction per feed, without moving
-    /// its cursor: the next incremental sync still starts where the last one ended.
+    /// Writes a batch to every feed on the connection, one transaction per feed, under the feed's
+    /// lease, with the cursor it already has: the next incremental sync still starts where the last
+    /// one ended.
+    ///
+    /// A SQLite store's lease is shared by the whole process, so a poll of the same feed may
+    /// commit between the read of the cursor and this commit; the cursor then steps back to the
+    /// one read, and the next sync fetches those statuses again. That costs requests, never a status.
     private func write(_ events: [LiveEvent], _ key: String) async throws {
         guard !events.isEmpty, let runtime else { return }
         var order: [PostID] = []
