@@ -164,6 +164,26 @@ import Glibc
         #expect(await daemon.exits(within: 8))
     }
 
+    @Test func aBurstOfThousandsOfEventsIsWrittenInBatchesAndArrivesWhole() async throws {
+        let server = try startServer()
+        let scratch = try Scratch()
+        let config = try scratch.writeMastodonConfig(server: server.baseURL, postsKeys: #", "stream": true"#)
+        let daemon = try DaemonProcess(config: config, in: scratch, environment: ["MASTODON_TOKEN": token], arguments: ["--log-level", "debug"])
+        #expect(try await caughtUp(daemon), "\(daemon.log)")
+        try await server.control("POST", "/_control/reset-stats")
+        let published = try await server.control("POST", "/_control/post?count=3000")
+        #expect(published["streamed"] as? Int == 3000)
+        let expected = try await home(server)
+        #expect(try await eventually(within: 60) { try await storedIDs(scratch) == expected }, "\(daemon.log.suffix(2000))")
+        let stats = try await server.stats().byPath
+        #expect(stats["GET /api/v1/timelines/home"] == nil, "all through the stream: \(stats)")
+        // Events that queue while a batch commits go into the next transaction together.
+        let batches = daemon.log.components(separatedBy: "\n").filter { $0.contains("event=live_written") }
+        #expect(batches.count < 3000, "\(batches.count) transactions for 3000 events")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 8))
+    }
+
     @Test func feedsNamingTheSameStreamShareOneConnection() async throws {
         let server = try startServer()
         let scratch = try Scratch()
