@@ -482,6 +482,8 @@ class Store:
         if name.startswith("account:"):
             k = self.account_by_id.get(name[8:])
             return None if k is None else (self.by_account[k], None)
+        if name in ("public", "public:local"):      # home's public statuses (by local authors)
+            return [sid for sid in self.home if name in stream_keys(self, sid)], None
         if name in ("bookmarks", "favourites"):
             records = getattr(self, name)
             return records.keys, records.status_of.__getitem__
@@ -777,6 +779,7 @@ class API:
         (re.compile(r"/api/v1/timelines/home"), "home"),
         (re.compile(r"/api/v1/timelines/list/([^/]+)"), "list"),
         (re.compile(r"/api/v1/timelines/tag/([^/]+)"), "tag"),
+        (re.compile(r"/api/v1/timelines/public"), "public"),
         (re.compile(r"/api/v1/accounts/([^/]+)/statuses"), "account_statuses"),
         (re.compile(r"/api/v1/accounts/([^/]+)"), "account"),
         (re.compile(r"/api/v1/statuses/([^/]+)"), "status"),
@@ -830,6 +833,8 @@ class API:
             timeline = f"list:{unquote(m.group(1))}"
         elif name == "tag":
             timeline = f"tag:{unquote(m.group(1))}"
+        elif name == "public":
+            timeline = "public:local" if params.get("local") in ("true", "1") else "public"
         elif name == "account_statuses":
             timeline = f"account:{unquote(m.group(1))}"
         return self.paged(timeline, path, query, params)

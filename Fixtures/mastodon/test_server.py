@@ -315,6 +315,17 @@ class StreamingTests(unittest.TestCase):
         self.assertIn(f"event: delete\ndata: {sid}\n\n".encode(), self.read_until(sock, f"data: {sid}\n\n".encode()))
         sock.close()
 
+    def test_public_timelines_follow_visibility_and_locality(self):
+        everyone, _ = self.s.get("/api/v1/timelines/public?limit=40")
+        local, links = self.s.get("/api/v1/timelines/public?local=true&limit=40")
+        self.assertTrue(local and len(local) <= len(everyone))
+        for status in local:
+            self.assertEqual(status["visibility"] if status["reblog"] is None else status["reblog"]["visibility"], "public")
+            self.assertNotIn("@", status["account"]["acct"], "local authors only")
+        self.assertIn("local=true", links["prev"])
+        ids = self.s.control_ids("public:local")["ids"]
+        self.assertEqual([s["id"] for s in local], ids[:len(local)])
+
     def test_hashtag_and_list_streams_and_auth(self):
         sock = self.open_stream(token="wrong")
         self.assertIn(b"401", self.read_until(sock, b"\r\n"))

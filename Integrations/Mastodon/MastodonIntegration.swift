@@ -17,7 +17,7 @@ public enum MastodonIntegration: PostsIntegration {
         let token = try config.secret("accessToken")
         let timelineText = try config.require(config.nonEmptyString("timeline"), "timeline")
         guard let timeline = MastodonTimeline(timelineText) else {
-            throw config.error("timeline", "\"\(timelineText)\" is not a timeline; use home, list:<id>, account:<id or @acct>, bookmarks, favourites or hashtag:<tag>")
+            throw config.error("timeline", "\"\(timelineText)\" is not a timeline; use home, list:<id>, account:<id or @acct>, bookmarks, favourites, hashtag:<tag>, public or public:local")
         }
         let pageSize = try config.int("pageSize", in: 1...40) ?? 40
         let maxPosts = try config.int("maxPosts", in: 1...10_000_000)

@@ -2,7 +2,8 @@ import Foundation
 
 /// Which stream of the streaming API carries a timeline's statuses, and where it is.
 ///
-/// `home` → `user`, `list:ID` → `list?list=ID`, `hashtag:X` → `hashtag?tag=X`. Account
+/// `home` → `user`, `list:ID` → `list?list=ID`, `hashtag:X` → `hashtag?tag=X`, `public` and
+/// `public:local` → `public` and `public/local`. Account
 /// timelines, bookmarks and favourites have no stream: they are only polled.
 struct MastodonStream: Hashable, Sendable {
     /// The stream's name as the API spells it: `user`, `list`, `hashtag`, `public`, `public:local`.
@@ -14,6 +15,7 @@ struct MastodonStream: Hashable, Sendable {
         case .home: (name, query) = ("user", [])
         case .list(let id): (name, query) = ("list", [URLQueryItem(name: "list", value: id)])
         case .hashtag(let tag): (name, query) = ("hashtag", [URLQueryItem(name: "tag", value: tag)])
+        case .publicTimeline(let local): (name, query) = (local ? "public:local" : "public", [])
         case .account, .accountNamed, .bookmarks, .favourites: return nil
         }
     }

@@ -184,6 +184,27 @@ import Glibc
         #expect(await daemon.exits(within: 8))
     }
 
+    @Test func theLocalPublicTimelineIsPolledAndStreamed() async throws {
+        let server = try startServer()
+        let scratch = try Scratch()
+        let config = try scratch.writeMastodonConfig(server: server.baseURL, postsKeys: #", "stream": true"#)
+        try Data(try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: #""timeline": "home""#, with: #""timeline": "public:local""#).utf8)
+            .write(to: URL(fileURLWithPath: config))
+        let daemon = try DaemonProcess(config: config, in: scratch, environment: ["MASTODON_TOKEN": token])
+        #expect(try await caughtUp(daemon), "\(daemon.log)")
+        let timeline = { try await server.control("GET", "/_control/timeline?name=public:local")["ids"] as? [String] ?? [] }
+        #expect(try await eventually(within: 10) { try await storedIDs(scratch) == timeline() }, "\(daemon.log)")
+        try await server.control("POST", "/_control/reset-stats")
+        let published = try await server.control("POST", "/_control/post?count=20")
+        #expect(published["streamed"] as? Int ?? 0 > 0, "some of 20 statuses are public and local")
+        let expected = try await timeline()
+        #expect(try await eventually(within: 10) { try await storedIDs(scratch) == expected }, "\(daemon.log)")
+        #expect(try await server.stats().byPath["GET /api/v1/timelines/public"] == nil)
+        #expect(try await connects(server).first?["stream"] as? String == "public:local")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 8))
+    }
+
     @Test func feedsNamingTheSameStreamShareOneConnection() async throws {
         let server = try startServer()
         let scratch = try Scratch()

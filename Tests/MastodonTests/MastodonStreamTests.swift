@@ -11,6 +11,7 @@ import Testing
             ("home", "/api/v1/streaming/user", []),
             ("list:42", "/api/v1/streaming/list", [URLQueryItem(name: "list", value: "42")]),
             ("hashtag:#Swift", "/api/v1/streaming/hashtag", [URLQueryItem(name: "tag", value: "Swift")]),
+            ("public", "/api/v1/streaming/public", []), ("public:local", "/api/v1/streaming/public/local", []),
             ("bookmarks", nil, []), ("favourites", nil, []), ("account:7", nil, []), ("account:@a@b.example", nil, []),
         ]
         for (text, path, query) in cases {
