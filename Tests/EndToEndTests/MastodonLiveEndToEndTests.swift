@@ -205,6 +205,24 @@ import Glibc
         #expect(await daemon.exits(within: 8))
     }
 
+    @Test func pullIgnoresStreamAndATimelineWithoutAStreamIsPolledWithAWarning() async throws {
+        let server = try startServer()
+        let scratch = try Scratch()
+        let config = try scratch.writeMastodonConfig(server: server.baseURL, postsKeys: #", "stream": true"#)
+        let pull = try await feedsync(["pull", "--config", config], environment: ["MASTODON_TOKEN": token])
+        #expect(pull.status == 0, "\(pull.stderr)")
+        #expect(try await storedIDs(scratch) == home(server))
+        #expect(try await connects(server).isEmpty, "pull opens no stream")
+
+        let bookmarks = try scratch.writeMastodonConfig(server: server.baseURL, postsKeys: #", "stream": true"#, name: "b.json")
+        try Data(try String(contentsOfFile: bookmarks, encoding: .utf8).replacingOccurrences(of: #""timeline": "home""#, with: #""timeline": "bookmarks""#).utf8)
+            .write(to: URL(fileURLWithPath: bookmarks))
+        let check = try await feedsync(["config", "check", "--config", bookmarks], environment: ["MASTODON_TOKEN": token])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect((check.stdout + check.stderr).contains("feeds[0].posts.stream: the bookmarks timeline has no stream on Mastodon; the feed is polled"),
+                "\(check.stdout)\(check.stderr)")
+    }
+
     @Test func feedsNamingTheSameStreamShareOneConnection() async throws {
         let server = try startServer()
         let scratch = try Scratch()
