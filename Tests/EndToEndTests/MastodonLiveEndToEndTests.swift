@@ -223,6 +223,21 @@ import Glibc
                 "\(check.stdout)\(check.stderr)")
     }
 
+    @Test func thumpsKeepAStreamAliveAndSilenceLongerThanStreamIdleSecondsReconnects() async throws {
+        let server = try startServer()   // a :thump every second
+        let scratch = try Scratch()
+        let daemon = try startDaemon(scratch, server, postsKeys: #", "stream": true, "streamIdleSeconds": 5"#)
+        #expect(try await caughtUp(daemon), "\(daemon.log)")
+        try await Task.sleep(for: .seconds(8))
+        #expect(try await connects(server).count == 1, "thumps kept it open past 5 s: \(daemon.log)")
+
+        try await server.control("POST", "/_control/streaming", body: #"{"thump": 60}"#)
+        #expect(try await eventually(within: 20) { try await connects(server).count == 2 }, "\(daemon.log)")
+        #expect(daemon.log.contains("nothing arrived for 5 s (streamIdleSeconds)"), "\(daemon.log)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 8))
+    }
+
     @Test func feedsNamingTheSameStreamShareOneConnection() async throws {
         let server = try startServer()
         let scratch = try Scratch()
