@@ -87,14 +87,15 @@ struct Daemon {
 
     func run(_ runtime: Runtime, as instance: DaemonInstance, signals: AsyncStream<Int32>) async {
         let scheduler = Scheduler(runtime: runtime, log: log)
-        // Streams stop first (services stop in reverse): they write through the scheduler's store.
-        let live = LiveMirror(log: log)
         let services = ServiceGroup([
             SchedulerService(scheduler: scheduler),
             HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),
-            LiveMirrorService(mirror: live, scheduler: scheduler),
         ])
         await services.start()
+        // The live mirror starts after the group and stops before it, like a last service: its
+        // streams write through the scheduler's store.
+        let live = LiveMirror(log: log)
+        let liveService = Task { await LiveMirrorService(mirror: live, scheduler: scheduler).run() }
         log.info("started", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ","),
                              "pid": "\(getpid())"])
         notifier.notify("READY=1\nSTATUS=syncing \(runtime.feedNames.count) feeds")
@@ -114,6 +115,8 @@ struct Daemon {
                     _exit(0)
                 }
             }
+            liveService.cancel()
+            await liveService.value
             await services.stop()
             log.info("stopped")
             return
