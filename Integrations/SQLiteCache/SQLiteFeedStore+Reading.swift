@@ -21,35 +21,39 @@ extension SQLiteFeedStore {
         LEFT JOIN post_state s ON s.feed = p.feed AND s.post_id = p.id
         """
 
+    private func readPosts(matching query: PostQuery, in db: SQLiteDatabase) throws -> [StoredPost] {
+        let since = query.since.map(millisecondsSince1970)
+        var stored: [StoredPost]
+        if query.stable {
+            let after = query.after
+            // One page of an export: one feed, newest first, ties by id. Each bound is written
+            // only when given, so the time index serves the range: `?4 IS NULL OR …` would make
+            // SQLite scan the feed for every page.
+            let bounds = (since == nil ? "" : " AND p.created_at >= ?2")
+                + (after == nil ? "" : " AND p.created_at <= ?4 AND (p.created_at < ?4 OR p.id > ?5)")
+            stored = try db.statement("""
+                SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
+                WHERE p.feed = ?1 AND (?3 = 0 OR s.read_at IS NULL)\(bounds)
+                ORDER BY p.created_at DESC, p.id LIMIT ?6
+                """).query([.text(query.feed ?? ""), .integer(since), .integer(query.unreadOnly ? 1 : 0),
+                            .integer(after.map { millisecondsSince1970($0.createdAt) }), .text(after?.id.rawValue),
+                            .integer(query.limit)], storedPost)
+        } else {
+            stored = try db.statement("""
+                SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
+                WHERE (?1 IS NULL OR p.feed = ?1) AND (?2 IS NULL OR p.created_at >= ?2) AND (?3 = 0 OR s.read_at IS NULL)
+                ORDER BY p.created_at DESC, p.id DESC LIMIT ?4
+                """).query([.text(query.feed), .integer(since), .integer(query.unreadOnly ? 1 : 0), .integer(query.limit)], storedPost)
+        }
+        try attachVideos(to: &stored, in: db)
+        return stored
+    }
+
     public func posts(matching query: PostQuery) throws -> [StoredPost] {
         let db = try db("reading posts")
-        return try storage("reading posts") {
-            let since = query.since.map(millisecondsSince1970)
-            var stored: [StoredPost]
-            if query.stable {
-                let after = query.after
-                // One page of an export: one feed, newest first, ties by id. Each bound is written
-                // only when given, so the time index serves the range: `?4 IS NULL OR …` would make
-                // SQLite scan the feed for every page.
-                let bounds = (since == nil ? "" : " AND p.created_at >= ?2")
-                    + (after == nil ? "" : " AND p.created_at <= ?4 AND (p.created_at < ?4 OR p.id > ?5)")
-                stored = try db.statement("""
-                    SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
-                    WHERE p.feed = ?1 AND (?3 = 0 OR s.read_at IS NULL)\(bounds)
-                    ORDER BY p.created_at DESC, p.id LIMIT ?6
-                    """).query([.text(query.feed ?? ""), .integer(since), .integer(query.unreadOnly ? 1 : 0),
-                                .integer(after.map { millisecondsSince1970($0.createdAt) }), .text(after?.id.rawValue),
-                                .integer(query.limit)], storedPost)
-            } else {
-                stored = try db.statement("""
-                    SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
-                    WHERE (?1 IS NULL OR p.feed = ?1) AND (?2 IS NULL OR p.created_at >= ?2) AND (?3 = 0 OR s.read_at IS NULL)
-                    ORDER BY p.created_at DESC, p.id DESC LIMIT ?4
-                    """).query([.text(query.feed), .integer(since), .integer(query.unreadOnly ? 1 : 0), .integer(query.limit)], storedPost)
-            }
-            try attachVideos(to: &stored, in: db)
-            return stored
-        }
+        // One read transaction for the page and its videos: each statement on its own would take
+        // and drop SQLite's shared lock (two fcntl calls), once per post with a video.
+        return try storage("reading posts") { try db.withReadTransaction { try readPosts(matching: query, in: db) } }
     }
 
     public func feedNames() throws -> [String] {

@@ -15,7 +15,7 @@ enum ExportCommand: Command {
     ]
 
     /// Posts read from the store at a time: memory stays flat however many there are.
-    static let batch = 1_000
+    static let batch = 2_000
 
     static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
         guard options.positionals.isEmpty else { throw UsageError("export takes no arguments", usage: usage) }
