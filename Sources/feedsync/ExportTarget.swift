@@ -9,7 +9,8 @@ import Glibc
 /// names is clobbered:
 /// - `-`, or no `--output`: standard output, streaming;
 /// - a FIFO or a character device (also through a symbolic link such as `/dev/stdout`):
-///   written to directly, streaming; the link and the device stay as they are;
+///   written to directly, streaming; the link and the device stay as they are; whatever is
+///   standard output already (`/dev/stdout` when it is a file) is written through it;
 /// - a regular file or a new path: a temporary file beside it, renamed over it only once the
 ///   export is complete and on the disk; through a symbolic link, the file it points to is
 ///   replaced and the link kept;
@@ -54,6 +55,12 @@ final class ExportTarget {
             throw OutputError(target: path, code: errno)
         }
         try store?.check(identity: target, refuse)
+        // What standard output already is (`/dev/stdout`, or its file by name) is written through
+        // it: streaming, at its offset, and failing as it fails when it was closed.
+        var standard = stat()
+        if fstat(STDOUT_FILENO, &standard) == 0, standard.st_dev == target.st_dev, standard.st_ino == target.st_ino {
+            return ExportTarget(output: standardOutput)
+        }
         switch target.st_mode & S_IFMT {
         case S_IFDIR:
             throw refuse("it is a directory; name a file in it")

@@ -109,6 +109,13 @@ import Glibc
         let stdout = try await feedsync(["export", "--config", config, "--output", "/dev/stdout"])
         #expect(stdout.status == 0 && lines(stdout.stdout) == 300, "\(stdout.stderr)")
         #expect(try fm.destinationOfSymbolicLink(atPath: "/dev/stdout") == "/proc/self/fd/1")
+        // /dev/stdout is standard output itself: appended to as `>>` asked, and lost when it is closed.
+        try Data("first\n".utf8).write(to: URL(fileURLWithPath: path("appended")))
+        let appended = try await feedsyncRedirected(["export", "--config", config, "--output", "/dev/stdout"], ">> appended", in: folder)
+        let kept = try String(contentsOfFile: path("appended"), encoding: .utf8)
+        #expect(appended.status == 0 && kept.hasPrefix("first\n") && lines(kept) == 301, "\(appended.stderr)")
+        let closed = try await feedsyncRedirected(["export", "--config", config, "--output", "/dev/stdout"], ">&-", in: folder)
+        #expect(closed.status == 74, "\(closed.stderr)")
         let dash = try await feedsync(["export", "--config", config, "--output", "-"], in: folder)
         #expect(dash.status == 0 && lines(dash.stdout) == 300 && !fm.fileExists(atPath: path("-")))
 
