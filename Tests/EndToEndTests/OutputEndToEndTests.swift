@@ -57,6 +57,10 @@ import Glibc
         let limit = "ulimit -f 64; trap '' XFSZ"
         let json = try await feedsyncRedirected(["posts", "--json", "--limit", "600", "--config", config], "> posts.json", setup: limit, in: folder)
         #expect(json.status == 74 && json.stderr.contains("writing standard output failed"), "\(json.stderr)")
+        // feedsync ignores SIGXFSZ itself, so the limit alone is reported too, not a kill.
+        let unsignalled = try await feedsyncRedirected(["posts", "--json", "--limit", "600", "--config", config], "> posts.json",
+                                                       setup: "ulimit -f 64", in: folder)
+        #expect(unsignalled.status == 74, "\(unsignalled.stderr)")
 
         let fresh = folder.appendingPathComponent("fresh.jsonl")
         let new = try await feedsyncRedirected(["export", "--config", config, "--output", fresh.path], "", setup: limit, in: folder)
