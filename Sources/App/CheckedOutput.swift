@@ -62,6 +62,12 @@ public final class CheckedOutput: Sendable {
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         try state.withLock { state in
             if let failure = state.failure { throw failure }
+            if bytes.count >= Self.bufferSize {
+                // A large piece (an export's page) goes out as it is, after what is buffered.
+                try drain(&state)
+                try writeAll(bytes, &state)
+                return
+            }
             state.buffer.append(contentsOf: bytes)
             if immediate || state.buffer.count >= Self.bufferSize { try drain(&state) }
         }
@@ -124,10 +130,20 @@ public final class CheckedOutput: Sendable {
     }
 
     private func drain(_ state: inout State) throws {
+        // Taken out of the state while it is written, so no copy is made; its memory is kept.
+        var pending: [UInt8] = []
+        swap(&pending, &state.buffer)
+        defer {
+            pending.removeAll(keepingCapacity: true)
+            state.buffer = pending
+        }
+        try pending.withUnsafeBytes { try writeAll($0, &state) }
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer, _ state: inout State) throws {
         var offset = 0
-        defer { state.buffer.removeAll(keepingCapacity: true) }
-        while offset < state.buffer.count {
-            let written = state.buffer.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written <= 0 {
                 if written < 0 && errno == EINTR { continue }
                 // A write that takes nothing and reports nothing would loop: call it an I/O error.
