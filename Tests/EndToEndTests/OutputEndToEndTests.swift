@@ -37,7 +37,7 @@ import Glibc
         ]
         for redirect in ["> /dev/full", ">&-"] {
             for command in commands {
-                let result = try await feedsyncRedirected(command, redirect)
+                let result = try await feedsyncRedirected(command, redirect, in: scratch.folder)
                 #expect(result.status == 74, "\(command) \(redirect): \(result.status) \(result.stderr)")
                 let lines = result.stderr.split(separator: "\n")
                 #expect(lines.count == 1 && lines[0].hasPrefix("feedsync: writing standard output failed: "),
