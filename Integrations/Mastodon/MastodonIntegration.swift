@@ -13,6 +13,7 @@ public enum MastodonIntegration: PostsIntegration {
         let server = try config.require(config.serverURL(
             "server", insecureHint: "Mastodon servers are reached over https (http is for loopback test servers only)"), "server")
         let token = try config.secret("accessToken")
+        let tokenSource = try config.nonEmptyString("accessTokenEnv").map { "$\($0)" } ?? config.path("accessTokenFile")?.path ?? ""
         let timelineText = try config.require(config.nonEmptyString("timeline"), "timeline")
         guard let timeline = MastodonTimeline(timelineText) else {
             throw config.error("timeline", "\"\(timelineText)\" is not a timeline; use home, list:<id>, account:<id or @acct>, bookmarks, favourites or hashtag:<tag>")
@@ -34,7 +35,9 @@ public enum MastodonIntegration: PostsIntegration {
                                        accounts: AccountLookup(client: client)),
             authentication: MastodonAuthenticationService(client: client, token: token),
             lifecycle: MastodonManager(client: client),
-            identity: "mastodon \(server.absoluteString) timeline \(timelineText)")
+            identity: "mastodon \(server.absoluteString) timeline \(timelineText)",
+            // The token is the account; the key names where it comes from, never the token.
+            account: AccountKey(integration: "mastodon", server: server.absoluteString, account: "token from \(tokenSource)"))
     }
 
 }

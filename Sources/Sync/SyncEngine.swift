@@ -29,15 +29,23 @@ public struct SyncEngine: Sendable {
         /// The posts backend's identity (``Core/FeedBackend/identity``): the feed's cursor and
         /// session are reused only while it stays the same.
         public var backend: String
+        /// The account whose session the feed uses (``Core/FeedBackend/account``); `nil` gives
+        /// the feed a session of its own.
+        public var account: AccountKey?
+        /// Shared by every feed of the process: one renewal of an account's session at a time.
+        public var accountLocks: AccountLocks
 
         public init(authentication: (any AuthenticationService)?, posts: any PostService, videos: any VideoService,
-                    store: any SyncStore, requests: RequestCounter, backend: String = "") {
+                    store: any SyncStore, requests: RequestCounter, backend: String = "", account: AccountKey? = nil,
+                    accountLocks: AccountLocks = AccountLocks()) {
             self.authentication = authentication
             self.posts = posts
             self.videos = videos
             self.store = store
             self.requests = requests
             self.backend = backend
+            self.account = account
+            self.accountLocks = accountLocks
         }
     }
 
@@ -224,27 +232,60 @@ public struct SyncEngine: Sendable {
         return unseen > 0 ? try await services.store.deleteUnseenPosts(of: walk) : 0
     }
 
-    /// The stored session when it is still good, else a refreshed one, else a new login;
-    /// `nil` for a backend without a login.
-    private func currentSession() async throws -> Session? {
-        guard let authentication = services.authentication else { return nil }
-        if let stored = try await services.store.session(ofFeed: feed, backend: services.backend) {
-            if stored.isUsable(at: now(), margin: options.refreshMargin) { return stored }
-            return try await renew(stored, logInAgain: false)
-        }
-        let session = try await withRetries { try await authentication.logIn() }
-        try await services.store.saveSession(session, ofFeed: feed, backend: services.backend)
-        return session
+    /// The account whose session the feed uses; without one named, the feed's own.
+    private var account: AccountKey {
+        services.account ?? AccountKey(integration: "feed", server: services.backend, account: feed)
     }
 
-    /// A fresh session: refreshed (falling back to a login when the refresh is refused), or,
-    /// with `logInAgain`, from a new login.
-    private func renew(_ session: Session, logInAgain: Bool) async throws -> Session {
-        guard let authentication = services.authentication else { return session }
-        var renewed: Session?
-        if !logInAgain, session.refreshToken != nil {
+    /// The account's stored session when it is still good, else a renewed one; `nil` for a
+    /// backend without a login.
+    private func currentSession() async throws -> Session? {
+        guard services.authentication != nil else { return nil }
+        let stored = try await services.store.session(of: account)
+        if let stored, stored.isUsable(at: now(), margin: options.refreshMargin) { return stored }
+        return try await renew(stored, logInAgain: false)
+    }
+
+    /// A good session for the account in place of `seen` (spent, rejected, or none): refreshed
+    /// (falling back to a login when the refresh is refused), or, with `logInAgain`, from a new
+    /// login.
+    ///
+    /// Renewals of one account take turns, in this process (``AccountLocks``) and between
+    /// processes (the store's session lock), and each first reads the stored session again: one
+    /// that another feed or process renewed meanwhile is used as it is. So N feeds of an account
+    /// log in once, and a refresh token that rotates is never spent twice.
+    private func renew(_ seen: Session?, logInAgain: Bool) async throws -> Session {
+        let account = self.account
+        return try await services.accountLocks.withLock(account) {
+            let lock = try await services.store.lockSession(of: account, wait: options.lockWait)
             do {
-                renewed = try await withRetries { try await authentication.refresh(session) }
+                let fresh = try await renewHoldingLocks(seen, logInAgain: logInAgain)
+                await services.store.unlockSession(lock)
+                return fresh
+            } catch {
+                await services.store.unlockSession(lock)
+                throw error
+            }
+        }
+    }
+
+    private func renewHoldingLocks(_ seen: Session?, logInAgain: Bool) async throws -> Session {
+        guard let authentication = services.authentication else {
+            throw ServiceError(.unauthorized, "renewing the session of feed \(feed)", "its backend has no login")
+        }
+        var stored = try await services.store.session(of: account)
+        var former = false
+        if stored == nil, let kept = try await services.store.takeFormerSession(ofFeed: feed, backend: services.backend) {
+            (stored, former) = (kept, true)
+        }
+        if let stored, stored != seen, stored.isUsable(at: now(), margin: options.refreshMargin) {
+            if former { try await services.store.saveSession(stored, of: account) }
+            return stored
+        }
+        var renewed: Session?
+        if let stored, stored.refreshToken != nil, !(logInAgain && stored == seen) {
+            do {
+                renewed = try await withRetries { try await authentication.refresh(stored) }
             } catch let error as ServiceError where error.code == .unauthorized {
                 renewed = nil
             }
@@ -255,7 +296,7 @@ public struct SyncEngine: Sendable {
         } else {
             fresh = try await withRetries { try await authentication.logIn() }
         }
-        try await services.store.saveSession(fresh, ofFeed: feed, backend: services.backend)
+        try await services.store.saveSession(fresh, of: account)
         return fresh
     }
 

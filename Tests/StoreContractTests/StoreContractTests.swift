@@ -74,12 +74,29 @@ func makePage(_ changes: [FeedChange], cursor: String) -> FeedPage {
     }
 
     @Test(arguments: StoreKind.allCases)
-    func sessionsRoundTripForTheirBackendOnly(_ kind: StoreKind) async throws {
-        guard let (store, _) = try await makeStores(kind) else { return }
-        let session = Session(accessToken: Secret("a"), refreshToken: Secret("r"), expiresAt: Date(timeIntervalSince1970: 1_800_000_000))
-        try await store.saveSession(session, ofFeed: "home", backend: "one")
-        #expect(try await store.session(ofFeed: "home", backend: "one") == session)
-        #expect(try await store.session(ofFeed: "home", backend: "two") == nil)
+    func aSessionBelongsToItsAccountAndEveryProcessReadsTheLatest(_ kind: StoreKind) async throws {
+        guard let (store, other) = try await makeStores(kind) else { return }
+        let ada = AccountKey(integration: "httpapi", server: "https://api.example", account: "ada")
+        let bob = AccountKey(integration: "httpapi", server: "https://api.example", account: "bob")
+        let first = Session(accessToken: Secret("a"), refreshToken: Secret("r"), expiresAt: Date(timeIntervalSince1970: 1_800_000_000))
+        let second = Session(accessToken: Secret("a2"), refreshToken: nil, expiresAt: nil)
+        try await store.saveSession(first, of: ada)
+        #expect(try await other.session(of: ada) == first)
+        #expect(try await other.session(of: bob) == nil)
+        try await other.saveSession(second, of: ada)
+        #expect(try await store.session(of: ada) == second)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aSessionLockKeepsOtherProcessesOutUntilReleased(_ kind: StoreKind) async throws {
+        guard let (store, other) = try await makeStores(kind) else { return }
+        let ada = AccountKey(integration: "bluesky", server: "https://pds.example", account: "ada.example")
+        let lock = try await store.lockSession(of: ada, wait: 0)
+        let error = await #expect(throws: ServiceError.self) { _ = try await other.lockSession(of: ada, wait: 0.3) }
+        #expect(error?.code == .locked)
+        await store.unlockSession(lock)
+        let taken = try await other.lockSession(of: ada, wait: 0)
+        await other.unlockSession(taken)
     }
 
     @Test(arguments: StoreKind.allCases)

@@ -80,7 +80,17 @@ final class MockVideos: VideoService {
 actor MockStore: SyncStore {
     let log: CallLog
     var storedCursor: FeedCursor?
-    var storedSession: Session?
+    /// Each account's session.
+    var sessions: [AccountKey: Session] = [:]
+    /// The session of the account a feed `home` of backend `""` uses when none is named.
+    var storedSession: Session? { sessions[MockStore.feedAccount()] }
+    /// Sessions kept per feed by an older version: feed → (backend, session).
+    var formerSessions: [String: (String, Session)] = [:]
+    /// Session locks held now, and the most held at once.
+    var sessionLocks = 0
+    var mostSessionLocks = 0
+    /// Runs while the session lock is taken: lets a test hold a renewal.
+    var onSessionLock: (@Sendable () async -> Void)?
     var posts: [PostID: Post] = [:]
     var videos: [VideoID: Video] = [:]
     var unresolved: Set<VideoID> = []
@@ -94,25 +104,41 @@ actor MockStore: SyncStore {
          beforeCommit: (@Sendable (Int) async -> Void)? = nil) {
         self.log = log
         self.storedCursor = cursor
-        self.storedSession = session
+        if let session { self.sessions[Self.feedAccount()] = session }
         self.failCommitNumber = failCommitNumber
         self.beforeCommit = beforeCommit
     }
 
     func cursor(ofFeed feed: String) -> FeedCursor? { storedCursor }
     var storedBackend: String?
-    var sessionBackend = ""
     func backend(ofFeed feed: String) -> String? { storedBackend }
     func setBackend(_ backend: String, ofFeed feed: String) {
         log.record("setBackend")
         storedBackend = backend
     }
-    func session(ofFeed feed: String, backend: String) -> Session? { sessionBackend == backend ? storedSession : nil }
-    func saveSession(_ session: Session, ofFeed feed: String, backend: String) {
-        log.record("saveSession")
-        storedSession = session
-        sessionBackend = backend
+    /// The account the engine uses for a feed when its backend names none.
+    static func feedAccount(backend: String = "", feed: String = "home") -> AccountKey {
+        AccountKey(integration: "feed", server: backend, account: feed)
     }
+    func session(of account: AccountKey) -> Session? { sessions[account] }
+    func saveSession(_ session: Session, of account: AccountKey) {
+        log.record("saveSession")
+        sessions[account] = session
+    }
+    func takeFormerSession(ofFeed feed: String, backend: String) -> Session? {
+        guard let (issuer, session) = formerSessions.removeValue(forKey: feed) else { return nil }
+        return issuer == backend ? session : nil
+    }
+    func keepFormerSession(_ session: Session, ofFeed feed: String, backend: String) { formerSessions[feed] = (backend, session) }
+    func setSession(_ session: Session, of account: AccountKey) { sessions[account] = session }
+    func setOnSessionLock(_ body: @escaping @Sendable () async -> Void) { onSessionLock = body }
+    func lockSession(of account: AccountKey, wait: TimeInterval) async -> SessionLock {
+        sessionLocks += 1
+        mostSessionLocks = max(mostSessionLocks, sessionLocks)
+        await onSessionLock?()
+        return SessionLock(account: account)
+    }
+    func unlockSession(_ lock: SessionLock) { sessionLocks -= 1 }
 
     func videosToResolve(among ids: [VideoID], inFeed feed: String) -> [VideoID] { ids.filter { videos[$0] == nil } }
     func unresolvedVideoIDs(inFeed feed: String, limit: Int) -> [VideoID] { Array(unresolved.sorted().prefix(limit)) }
@@ -177,7 +203,7 @@ actor MockStore: SyncStore {
     func seed(posts seeded: [Post], backend: String) {
         for post in seeded { posts[post.id] = post }
         storedBackend = backend
-        sessionBackend = backend
+        if let session = sessions.removeValue(forKey: Self.feedAccount()) { sessions[Self.feedAccount(backend: backend)] = session }
     }
     func unseenPosts(of walk: FullWalk) -> (unseen: Int, cached: Int) {
         (posts.keys.filter { !walk.seen.contains($0) }.count, posts.count)

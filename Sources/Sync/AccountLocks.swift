@@ -1,0 +1,87 @@
+import Core
+import Synchronization
+
+/// One session renewal at a time per account, within a process: the feeds of an account that
+/// find its session missing or spent queue here, and each one after the first finds the
+/// session the first one saved.
+///
+/// Build one per process and hand it to every feed's ``SyncEngine/Services``; the store's
+/// session lock does the same between processes.
+///
+///     try await locks.withLock(account) { try await renewTheSession() }
+///
+/// Waiting gives way to cancellation: a cancelled waiter leaves the queue at once.
+public final class AccountLocks: Sendable {
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var held: Set<AccountKey> = []
+        var waiters: [AccountKey: [Waiter]] = [:]
+        var lastID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Runs `body` while no other caller in this process runs one for `account`.
+    ///
+    /// - Throws: what `body` throws, or `CancellationError` when cancelled while waiting.
+    public func withLock<T>(_ account: AccountKey, _ body: () async throws -> T) async throws -> T {
+        try await acquire(account)
+        do {
+            let result = try await body()
+            release(account)
+            return result
+        } catch {
+            release(account)
+            throw error
+        }
+    }
+
+    private func acquire(_ account: AccountKey) async throws {
+        let id: UInt64? = state.withLock { state in
+            guard !state.held.insert(account).inserted else { return nil }
+            state.lastID += 1
+            return state.lastID
+        }
+        guard let id else { return }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                // Under the mutex, so a cancellation either comes before (and is seen here) or
+                // after (and finds the waiter in the queue), and a release either comes before
+                // (and the lock is free here) or after (and hands it to this waiter).
+                let outcome: Result<Void, any Error>? = state.withLock { state in
+                    guard !Task.isCancelled else { return .failure(CancellationError()) }
+                    guard !state.held.insert(account).inserted else { return .success(()) }
+                    state.waiters[account, default: []].append(Waiter(id: id, continuation: continuation))
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.waiters[account]?.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters[account]?.remove(at: index)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Hands the lock to the first waiter, or frees it.
+    private func release(_ account: AccountKey) {
+        let next = state.withLock { state -> Waiter? in
+            guard var queue = state.waiters[account], !queue.isEmpty else {
+                state.held.remove(account)
+                return nil
+            }
+            let next = queue.removeFirst()
+            state.waiters[account] = queue.isEmpty ? nil : queue
+            return next
+        }
+        next?.continuation.resume()
+    }
+}

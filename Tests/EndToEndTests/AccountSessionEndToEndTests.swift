@@ -1,0 +1,73 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// Sessions belong to accounts, against the real fixture servers: the feeds of one account log
+/// in once and share each refresh, and a rotated refresh token is never spent twice.
+@Suite struct AccountSessionEndToEndTests {
+    /// Writes a config of `count` httpapi feeds of the one account at `baseURL`.
+    func writeHTTPAPIConfig(_ scratch: Scratch, baseURL: String, count: Int) throws -> String {
+        let feeds = (0..<count).map { index in
+            """
+            {"name": "f\(index)", "posts": {"integration": "httpapi", "baseURL": "\(baseURL)", "username": "demo",
+             "passwordEnv": "FEEDSYNC_PASSWORD", "pageSize": 50}}
+            """
+        }
+        let json = #"{"store": {"integration": "sqlite", "path": "feedsync.sqlite"}, "feeds": ["# + feeds.joined(separator: ", ") + "]}"
+        let url = scratch.folder.appendingPathComponent("feedsync.json")
+        try Data(json.utf8).write(to: url)
+        return url.path
+    }
+
+    @Test func sixHTTPAPIFeedsOfOneAccountLogInOnceAndNeverSpendARefreshTokenTwice() async throws {
+        // Tokens that last less than the engine's refresh margin: every feed after the first
+        // finds the account's session spent and renews it, all at about the same time.
+        let server = try ReferenceServer(posts: 120, extra: ["--token-ttl", "30"])
+        let scratch = try Scratch()
+        let config = try writeHTTPAPIConfig(scratch, baseURL: server.baseURL, count: 6)
+
+        let pull = try await feedsync(["pull", "--config", config])
+
+        #expect(pull.status == 0, "\(pull.stderr)")
+        let requests = try await server.stats().byPath
+        #expect(requests["POST /v1/auth/login"] == ["200": 1], "one login for the account: \(requests)")
+        #expect(requests["POST /v1/auth/refresh"]?["401"] == nil, "a refresh token spent twice: \(requests)")
+        for index in 0..<6 { #expect(try await postCount(scratch.database, feed: "f\(index)") == 120) }
+        let tokens = try await storedTokens(scratch)
+        #expect(tokens.count == 2, "one session, for the account: \(tokens.count) tokens")
+    }
+
+    @Test func threeBlueskyFeedsOfOnePersonLogInOnceAndShareTheRefresh() async throws {
+        let password = "app-pass-SECRET-3"
+        let server = try ReferenceServer(script: "Fixtures/bluesky/server.py", arguments: ["--posts", "150", "--password", password])
+        let scratch = try Scratch()
+        let feeds = ["home", "likes", "author:@me.test"].enumerated().map { index, timeline in
+            """
+            {"name": "sky\(index)", "posts": {"integration": "bluesky", "service": "\(server.baseURL)", "identifier": "me.test",
+             "appPasswordEnv": "BLUESKY_APP_PASSWORD", "timeline": "\(timeline)"}}
+            """
+        }
+        let json = #"{"store": {"integration": "sqlite", "path": "feedsync.sqlite"}, "feeds": ["# + feeds.joined(separator: ", ") + "]}"
+        let config = scratch.folder.appendingPathComponent("feedsync.json")
+        try Data(json.utf8).write(to: config)
+        let environment = ["BLUESKY_APP_PASSWORD": password]
+        func counts() async throws -> (logins: Int, refreshes: Int, requests: [String: [String: Int]]) {
+            let stats = try await server.control("GET", "/_control/stats")
+            return (stats["logins"] as? Int ?? -1, stats["refreshes"] as? Int ?? -1, stats["requests"] as? [String: [String: Int]] ?? [:])
+        }
+
+        let first = try await feedsync(["pull", "--config", config.path], environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try await counts().logins == 1, "one createSession for three feeds of one person")
+
+        // Every access token lapses: the three feeds share one refresh of the one session.
+        try await server.control("POST", "/_control/expire-tokens")
+        let second = try await feedsync(["pull", "--config", config.path], environment: environment)
+        #expect(second.status == 0, "\(second.stderr)")
+        let after = try await counts()
+        #expect((after.logins, after.refreshes) == (1, 1), "\(after.requests)")
+        #expect(after.requests["POST com.atproto.server.refreshSession"] == ["200": 1], "\(after.requests)")
+    }
+}
