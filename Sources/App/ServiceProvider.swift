@@ -29,6 +29,9 @@ public struct ServiceProvider: Sendable {
     public let store: Managed<any FeedStore>
     /// The feeds built, in config order.
     public let feeds: [FeedServices]
+    /// Each built feed's position in ``feeds``, by name: a daemon with 10,000 feeds looks each
+    /// one up once, and a scan per lookup would cost 10^8 steps.
+    let feedIndex: [String: Int]
     /// Every integration's lifecycle in setup order: the store first, then each feed's.
     public let lifecycles: [any IntegrationLifecycle]
 
@@ -52,7 +55,9 @@ public struct ServiceProvider: Sendable {
         switch selection {
         case .none: chosen = []
         case .all: chosen = config.feeds
-        case .named(let names): chosen = config.feeds.filter { names.contains($0.name) }
+        case .named(let names):
+            let wanted = Set(names)
+            chosen = config.feeds.filter { wanted.contains($0.name) }
         }
         feeds = try chosen.map { feed in
             let context = IntegrationContext(requests: RequestCounter(), hosts: hosts, notice: notice, shared: resources,
@@ -74,6 +79,7 @@ public struct ServiceProvider: Sendable {
         }
         self.store = store
         self.lifecycles = lifecycles
+        feedIndex = Dictionary(feeds.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The integration a section's `"integration"` key names.
