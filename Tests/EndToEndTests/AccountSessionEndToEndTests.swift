@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import PostgresTestSupport
 import Testing
 
 /// Sessions belong to accounts, against the real fixture servers: the feeds of one account log
@@ -37,6 +38,28 @@ import Testing
         for index in 0..<6 { #expect(try await postCount(scratch.database, feed: "f\(index)") == 120) }
         let tokens = try await storedTokens(scratch)
         #expect(tokens.count == 2, "one session, for the account: \(tokens.count) tokens")
+    }
+
+    @Test func twoPullsOnOnePostgreSQLStoreShareTheAccountsSessionAndNeverSpendARefreshTokenTwice() async throws {
+        guard await PostgresServer.folder() != nil else { return }
+        let database = try await PostgresServer.makeDatabase()
+        // As above: every feed's sync finds the session spent and renews it, in two processes
+        // that hold different feeds' leases at the same time.
+        let server = try ReferenceServer(posts: 80, extra: ["--token-ttl", "30"])
+        let scratch = try Scratch()
+        let config = try scratch.writePostgresConfig(database, baseURL: server.baseURL, feeds: 6, pageSize: 20)
+        // Slow answers keep each renewal on the wire while the other process wants one too.
+        try await server.control("POST", "/_control/faults", body: #"{"latency_ms": 150}"#)
+
+        async let first = feedsync(["pull", "--config", config])
+        async let second = feedsync(["pull", "--config", config])
+        let pulls = try await [first, second]
+
+        for pull in pulls { #expect(pull.status == 0, "\(pull.stderr)") }
+        let requests = try await server.stats().byPath
+        #expect(requests["POST /v1/auth/login"] == ["200": 1], "one login for the account: \(requests)")
+        #expect(requests["POST /v1/auth/refresh"]?["401"] == nil, "a refresh token spent twice: \(requests)")
+        #expect(try await psql(database, "SELECT count(*) FROM feedsync_private.account_sessions") == "1")
     }
 
     @Test func threeBlueskyFeedsOfOnePersonLogInOnceAndShareTheRefresh() async throws {

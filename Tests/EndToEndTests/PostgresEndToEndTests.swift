@@ -105,7 +105,7 @@ extension Scratch {
         let config = try scratch.writePostgresConfig(database, baseURL: server.baseURL)
         #expect(try await feedsync(["pull", "--config", config]).status == 0)
 
-        let token = try await psql(database, "SELECT access_token FROM feedsync_private.sessions WHERE feed = 'f00'")
+        let token = try await psql(database, "SELECT access_token FROM feedsync_private.account_sessions WHERE account = 'demo'")
         #expect(token.count > 8, "the session was saved")
         // The grants the README gives a reader.
         let reader = "reader_\(database.name)"
@@ -116,7 +116,7 @@ extension Scratch {
             """)
         #expect(try await psql(database, "SET ROLE \(reader); SELECT count(*) FROM posts") == "120")
         await #expect(throws: (any Error).self) {
-            try await psql(database, "SET ROLE \(reader); SELECT access_token FROM feedsync_private.sessions")
+            try await psql(database, "SET ROLE \(reader); SELECT access_token FROM feedsync_private.account_sessions")
         }
         // Nothing the reader can read holds the token: a dump of the public schema does not.
         let dump = try await run(URL(fileURLWithPath: "/usr/bin/env"),
