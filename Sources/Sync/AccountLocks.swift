@@ -74,12 +74,13 @@ public final class AccountLocks: Sendable {
     /// Hands the lock to the first waiter, or frees it.
     private func release(_ account: AccountKey) {
         let next = state.withLock { state -> Waiter? in
-            guard var queue = state.waiters[account], !queue.isEmpty else {
+            // In place: a copy of the queue per release would cost as much as the queue is long.
+            guard state.waiters[account]?.isEmpty == false else {
                 state.held.remove(account)
                 return nil
             }
-            let next = queue.removeFirst()
-            state.waiters[account] = queue.isEmpty ? nil : queue
+            let next = state.waiters[account]!.removeFirst()
+            if state.waiters[account]!.isEmpty { state.waiters[account] = nil }
             return next
         }
         next?.continuation.resume()
