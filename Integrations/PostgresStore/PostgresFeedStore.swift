@@ -25,6 +25,9 @@ public actor PostgresFeedStore {
     private let process = "\(getpid())"
     private var instance: String?
 
+    /// One renewal at a time per account in this process.
+    private let sessionLocks = AccountLocks()
+
     private let executor = DatabaseExecutor(label: "feedsync.postgres")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -166,19 +169,27 @@ public actor PostgresFeedStore {
             """, [feed]).first.flatMap { row in row.count == 4 && row[3] == backend ? Self.session(row) : nil }
     }
 
-    /// Takes a session-level advisory lock on the account: the server frees it if this process
-    /// dies, and it holds no transaction open while the session is renewed.
+    /// Takes the account's lock in this process (``AccountLocks``: an advisory lock is
+    /// re-entrant on one connection), then a session-level advisory lock on the account: the
+    /// server frees it if this process dies, and it holds no transaction open while the session
+    /// is renewed.
     public func lockSession(of account: AccountKey, wait: TimeInterval) async throws -> SessionLock {
+        try await sessionLocks.lock(account)
         let deadline = Date().addingTimeInterval(wait)
-        while true {
-            let row = try run("locking the session of \(account)", "SELECT pg_try_advisory_lock(\(Self.sessionLockClass), hashtext($1))",
-                              ["\(account.integration) \(account.server) \(account.account)"]).first
-            if row?.first == "t" { return SessionLock(account: account) }
-            guard Date() < deadline else {
-                throw ServiceError(.locked, "waiting for the lock on the session of \(account)",
-                                   "another process is renewing it; gave up after \(Int(wait)) s")
+        do {
+            while true {
+                let row = try run("locking the session of \(account)", "SELECT pg_try_advisory_lock(\(Self.sessionLockClass), hashtext($1))",
+                                  ["\(account.integration) \(account.server) \(account.account)"]).first
+                if row?.first == "t" { return SessionLock(account: account) }
+                guard Date() < deadline else {
+                    throw ServiceError(.locked, "waiting for the lock on the session of \(account)",
+                                       "another process is renewing it; gave up after \(Int(wait)) s")
+                }
+                try await Task.sleep(for: .milliseconds(100))
             }
-            try await Task.sleep(for: .milliseconds(100))
+        } catch {
+            sessionLocks.unlock(account)
+            throw error
         }
     }
 
@@ -186,6 +197,7 @@ public actor PostgresFeedStore {
         let account = lock.account
         _ = try? run("unlocking the session of \(account)", "SELECT pg_advisory_unlock(\(Self.sessionLockClass), hashtext($1))",
                      ["\(account.integration) \(account.server) \(account.account)"])
+        sessionLocks.unlock(account)
     }
 
     /// The first key of every session lock (two-key advisory locks never meet the one-key

@@ -23,6 +23,8 @@ public actor SQLiteFeedStore: FeedStore {
     private let sessions: SessionFile
     /// Every account's tokens: `<database>.sessions.sqlite`.
     let accountSessions: SessionDatabase
+    /// One renewal at a time per account in this process.
+    let sessionLocks = AccountLocks()
 
     /// Told about slow work an operator should see: an upgrade of an existing store.
     private let notice: @Sendable (String) -> Void

@@ -46,7 +46,6 @@ public struct ServiceProvider: Sendable {
                 notice: @escaping @Sendable (String) -> Void = { _ in }) throws {
         let hosts = HostGate(maxInFlightPerHost: config.daemon.maxRequestsPerHost)
         let resources = SharedResources()
-        let accountLocks = AccountLocks()
         let storeSection = config.store
         let store = try shared ?? Self.integration(storeSection, IntegrationRegistry.stores, default: "sqlite")
             .makeStore(storeSection, createIfMissing: createStore, notice: notice)
@@ -74,8 +73,7 @@ public struct ServiceProvider: Sendable {
                                 maxAttempts: feed.maxAttempts,
                                 services: SyncEngine.Services(authentication: backend.authentication, posts: backend.posts,
                                                               videos: videos, store: store.service, requests: context.requests,
-                                                              backend: backend.identity, account: backend.account,
-                                                              accountLocks: accountLocks))
+                                                              backend: backend.identity, account: backend.account))
         }
         self.store = store
         self.lifecycles = lifecycles

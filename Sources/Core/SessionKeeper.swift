@@ -18,11 +18,13 @@ public protocol SessionKeeper: Sendable {
     /// taken, whatever its backend; the caller saves it for the account.
     func takeFormerSession(ofFeed feed: String, backend: String) async throws -> Session?
 
-    /// Takes `account`'s session lock, shared by every process that uses this store, so that
-    /// one process at a time renews the account's session: it re-reads the stored session under
-    /// the lock, and a refresh token is never spent twice.
+    /// Takes `account`'s session lock: one holder at a time, among every caller in this process
+    /// (``AccountLocks``) and every process that uses this store, so that one renewal of the
+    /// account's session runs at a time: it re-reads the stored session under the lock, and a
+    /// refresh token is never spent twice.
     ///
-    /// - Parameter wait: how long to wait for another process to let go.
+    /// - Parameter wait: how long to wait for another process to let go (a holder in this
+    ///   process is waited for as long as it holds the lock).
     /// - Throws: ``ServiceError`` `.locked` when the wait runs out.
     func lockSession(of account: AccountKey, wait: TimeInterval) async throws -> SessionLock
 

@@ -32,12 +32,9 @@ public struct SyncEngine: Sendable {
         /// The account whose session the feed uses (``Core/FeedBackend/account``); `nil` gives
         /// the feed a session of its own.
         public var account: AccountKey?
-        /// Shared by every feed of the process: one renewal of an account's session at a time.
-        public var accountLocks: AccountLocks
 
         public init(authentication: (any AuthenticationService)?, posts: any PostService, videos: any VideoService,
-                    store: any SyncStore, requests: RequestCounter, backend: String = "", account: AccountKey? = nil,
-                    accountLocks: AccountLocks = AccountLocks()) {
+                    store: any SyncStore, requests: RequestCounter, backend: String = "", account: AccountKey? = nil) {
             self.authentication = authentication
             self.posts = posts
             self.videos = videos
@@ -45,7 +42,6 @@ public struct SyncEngine: Sendable {
             self.requests = requests
             self.backend = backend
             self.account = account
-            self.accountLocks = accountLocks
         }
     }
 
@@ -250,26 +246,23 @@ public struct SyncEngine: Sendable {
     /// (falling back to a login when the refresh is refused), or, with `logInAgain`, from a new
     /// login.
     ///
-    /// Renewals of one account take turns, in this process (``AccountLocks``) and between
-    /// processes (the store's session lock), and each first reads the stored session again: one
-    /// that another feed or process renewed meanwhile is used as it is. So N feeds of an account
-    /// log in once, and a refresh token that rotates is never spent twice.
+    /// Renewals of one account take turns under the store's session lock (in this process and
+    /// between processes), and each first reads the stored session again: one that another feed
+    /// or process renewed meanwhile is used as it is. So N feeds of an account log in once, and a
+    /// refresh token that rotates is never spent twice.
     private func renew(_ seen: Session?, logInAgain: Bool) async throws -> Session {
-        let account = self.account
-        return try await services.accountLocks.withLock(account) {
-            let lock = try await services.store.lockSession(of: account, wait: options.lockWait)
-            do {
-                let fresh = try await renewHoldingLocks(seen, logInAgain: logInAgain)
-                await services.store.unlockSession(lock)
-                return fresh
-            } catch {
-                await services.store.unlockSession(lock)
-                throw error
-            }
+        let lock = try await services.store.lockSession(of: account, wait: options.lockWait)
+        do {
+            let fresh = try await renewHoldingLock(seen, logInAgain: logInAgain)
+            await services.store.unlockSession(lock)
+            return fresh
+        } catch {
+            await services.store.unlockSession(lock)
+            throw error
         }
     }
 
-    private func renewHoldingLocks(_ seen: Session?, logInAgain: Bool) async throws -> Session {
+    private func renewHoldingLock(_ seen: Session?, logInAgain: Bool) async throws -> Session {
         guard let authentication = services.authentication else {
             throw ServiceError(.unauthorized, "renewing the session of feed \(feed)", "its backend has no login")
         }

@@ -3,6 +3,7 @@ import Foundation
 @testable import PostgresStore
 import PostgresTestSupport
 import SQLiteCache
+import Synchronization
 import Testing
 
 /// The kinds of store the contract runs against.
@@ -97,6 +98,28 @@ func makePage(_ changes: [FeedChange], cursor: String) -> FeedPage {
         await store.unlockSession(lock)
         let taken = try await other.lockSession(of: ada, wait: 0)
         await other.unlockSession(taken)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aSessionLockIsOneHolderAtATimeWithinAProcessToo(_ kind: StoreKind) async throws {
+        guard let (store, _) = try await makeStores(kind) else { return }
+        let ada = AccountKey(integration: "httpapi", server: "https://api.example", account: "ada")
+        let bob = AccountKey(integration: "httpapi", server: "https://api.example", account: "bob")
+        let lock = try await store.lockSession(of: ada, wait: 0)
+        let bobs = try await store.lockSession(of: bob, wait: 0)
+        let taken = Mutex(false)
+        let second = Task {
+            let held = try await store.lockSession(of: ada, wait: 0)
+            taken.withLock { $0 = true }
+            return held
+        }
+        // Held in this process: the second caller waits, however short its wait for other processes.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!taken.withLock { $0 }, "a second holder of one account in one process")
+        await store.unlockSession(lock)
+        await store.unlockSession(try await second.value)
+        #expect(taken.withLock { $0 })
+        await store.unlockSession(bobs)
     }
 
     @Test(arguments: StoreKind.allCases)

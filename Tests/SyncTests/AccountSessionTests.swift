@@ -73,20 +73,19 @@ import Testing
         }
     }
 
-    func makeEngine(feed: String, auth: any AuthenticationService, posts: any PostService, store: MockStore, locks: AccountLocks) -> SyncEngine {
+    func makeEngine(feed: String, auth: any AuthenticationService, posts: any PostService, store: MockStore) -> SyncEngine {
         let services = SyncEngine.Services(authentication: auth, posts: posts, videos: MockVideos(log: log), store: store,
-                                           requests: RequestCounter(), backend: "httpapi \(feed)", account: account, accountLocks: locks)
+                                           requests: RequestCounter(), backend: "httpapi \(feed)", account: account)
         let now = self.now
         return SyncEngine(feed: feed, services: services, now: { now }, sleep: { _ in })
     }
 
     /// Runs `count` feeds of the account at once and returns the token each one's page was read with.
     func syncFeeds(_ count: Int, auth: RotatingAuthentication, store: MockStore) async throws -> [String] {
-        let locks = AccountLocks()
-        return try await withThrowingTaskGroup(of: String.self) { group in
+        try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<count {
                 let posts = OnePagePosts()
-                let engine = makeEngine(feed: "f\(index)", auth: auth, posts: posts, store: store, locks: locks)
+                let engine = makeEngine(feed: "f\(index)", auth: auth, posts: posts, store: store)
                 group.addTask {
                     _ = try await engine.run()
                     return posts.tokens.withLock { $0.joined(separator: ",") }
@@ -105,7 +104,6 @@ import Testing
         #expect(auth.state.withLock { $0.logIns } == 1)
         #expect(Set(tokens) == ["a1"], "every feed reads with the one session")
         #expect(await store.sessions == [account: Session(accessToken: Secret("a1"), refreshToken: Secret("r1"), expiresAt: now + 3600)])
-        #expect(await store.mostSessionLocks == 1, "one renewal of the account at a time")
     }
 
     @Test func aSpentSessionIsRefreshedOnceForEveryFeedAndNoRefreshTokenIsSpentTwice() async throws {
@@ -133,7 +131,7 @@ import Testing
             throw ServiceError(.unauthorized, "reading the feed", "token \(session?.accessToken.revealed ?? "") expired")
         }
 
-        _ = try await makeEngine(feed: "late", auth: auth, posts: posts, store: store, locks: AccountLocks()).run()
+        _ = try await makeEngine(feed: "late", auth: auth, posts: posts, store: store).run()
 
         #expect(posts.tokens.withLock { $0 } == ["a0", "b1"])
         let state = auth.state.withLock { $0 }

@@ -86,9 +86,8 @@ actor MockStore: SyncStore {
     var storedSession: Session? { sessions[MockStore.feedAccount()] }
     /// Sessions kept per feed by an older version: feed → (backend, session).
     var formerSessions: [String: (String, Session)] = [:]
-    /// Session locks held now, and the most held at once.
+    /// Session locks held now.
     var sessionLocks = 0
-    var mostSessionLocks = 0
     /// Runs while the session lock is taken: lets a test hold a renewal.
     var onSessionLock: (@Sendable () async -> Void)?
     var posts: [PostID: Post] = [:]
@@ -132,13 +131,18 @@ actor MockStore: SyncStore {
     func keepFormerSession(_ session: Session, ofFeed feed: String, backend: String) { formerSessions[feed] = (backend, session) }
     func setSession(_ session: Session, of account: AccountKey) { sessions[account] = session }
     func setOnSessionLock(_ body: @escaping @Sendable () async -> Void) { onSessionLock = body }
-    func lockSession(of account: AccountKey, wait: TimeInterval) async -> SessionLock {
+    /// Exclusive per account, as a store's session lock is.
+    let accountLocks = AccountLocks()
+    func lockSession(of account: AccountKey, wait: TimeInterval) async throws -> SessionLock {
+        try await accountLocks.lock(account)
         sessionLocks += 1
-        mostSessionLocks = max(mostSessionLocks, sessionLocks)
         await onSessionLock?()
         return SessionLock(account: account)
     }
-    func unlockSession(_ lock: SessionLock) { sessionLocks -= 1 }
+    func unlockSession(_ lock: SessionLock) {
+        sessionLocks -= 1
+        accountLocks.unlock(lock.account)
+    }
 
     func videosToResolve(among ids: [VideoID], inFeed feed: String) -> [VideoID] { ids.filter { videos[$0] == nil } }
     func unresolvedVideoIDs(inFeed feed: String, limit: Int) -> [VideoID] { Array(unresolved.sorted().prefix(limit)) }

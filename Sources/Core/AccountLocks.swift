@@ -1,16 +1,17 @@
-import Core
 import Synchronization
 
-/// One session renewal at a time per account, within a process: the feeds of an account that
-/// find its session missing or spent queue here, and each one after the first finds the
-/// session the first one saved.
+/// One holder at a time per account, within a process: a lock table keyed by ``AccountKey``,
+/// for renewing an account's session once however many feeds find it spent.
 ///
-/// Build one per process and hand it to every feed's ``SyncEngine/Services``; the store's
-/// session lock does the same between processes.
+/// A store keeps one and takes it in ``SessionKeeper/lockSession(of:wait:)`` before its lock
+/// between processes, so the feeds of an account in this process queue here, and each one after
+/// the first finds the session the first one saved. It lives as long as the store, so a daemon
+/// that reloads its config (and shares its store) never renews one account twice at once.
 ///
-///     try await locks.withLock(account) { try await renewTheSession() }
+///     try await locks.lock(account)
+///     defer { locks.unlock(account) }
 ///
-/// Waiting gives way to cancellation: a cancelled waiter leaves the queue at once.
+/// Waiters are served in order of arrival; a cancelled waiter leaves the queue at once.
 public final class AccountLocks: Sendable {
     private struct Waiter {
         let id: UInt64
@@ -27,19 +28,31 @@ public final class AccountLocks: Sendable {
 
     public init() {}
 
-    /// Runs `body` while no other caller in this process runs one for `account`.
+    /// Runs `body` holding `account`'s lock.
     ///
     /// - Throws: what `body` throws, or `CancellationError` when cancelled while waiting.
     public func withLock<T>(_ account: AccountKey, _ body: () async throws -> T) async throws -> T {
-        try await acquire(account)
+        try await lock(account)
         do {
             let result = try await body()
-            release(account)
+            unlock(account)
             return result
         } catch {
-            release(account)
+            unlock(account)
             throw error
         }
+    }
+
+    /// Waits until `account`'s lock is free and takes it.
+    ///
+    /// - Throws: `CancellationError` when cancelled while waiting; the lock is then not held.
+    public func lock(_ account: AccountKey) async throws {
+        try await acquire(account)
+    }
+
+    /// Gives `account`'s lock to the next waiter, or frees it. Call it once per ``lock(_:)``.
+    public func unlock(_ account: AccountKey) {
+        release(account)
     }
 
     private func acquire(_ account: AccountKey) async throws {
