@@ -27,6 +27,8 @@ public actor PostgresFeedStore {
 
     /// One renewal at a time per account in this process.
     private let sessionLocks = AccountLocks()
+    /// Whether the per-feed sessions table of older versions may still hold rows.
+    private var formerSessionsLeft = true
 
     private let executor = DatabaseExecutor(label: "feedsync.postgres")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -162,11 +164,18 @@ public actor PostgresFeedStore {
                   session.expiresAt.map { "\(milliseconds($0))" }])
     }
 
-    /// Takes the feed's row of the per-feed table older versions kept.
+    /// Takes the feed's row of the per-feed table older versions kept; once that table is found
+    /// empty, no feed asks the server again.
     public func takeFormerSession(ofFeed feed: String, backend: String) throws -> Session? {
-        try run("reading the former session of feed \(feed)", """
+        guard formerSessionsLeft else { return nil }
+        let rows = try run("reading the former session of feed \(feed)", """
             DELETE FROM feedsync_private.sessions WHERE feed = $1 RETURNING access_token, refresh_token, expires_at, backend
-            """, [feed]).first.flatMap { row in row.count == 4 && row[3] == backend ? Self.session(row) : nil }
+            """, [feed])
+        guard let row = rows.first else {
+            formerSessionsLeft = try run("reading the former sessions", "SELECT EXISTS (SELECT 1 FROM feedsync_private.sessions)").first?.first == "t"
+            return nil
+        }
+        return row.count == 4 && row[3] == backend ? Self.session(row) : nil
     }
 
     /// Takes the account's lock in this process (``AccountLocks``: an advisory lock is

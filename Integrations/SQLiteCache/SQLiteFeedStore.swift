@@ -36,7 +36,8 @@ public actor SQLiteFeedStore: FeedStore {
         self.lock = StoreLockFile(path: path + ".lock")
         self.daemonLock = StoreLockFile(path: path + ".daemon.lock")
         self.sessions = SessionFile(path: path + ".sessions")
-        self.accountSessions = SessionDatabase(path: path == ":memory:" ? ":memory:" : path + ".sessions.sqlite")
+        self.accountSessions = path == ":memory:" ? SessionDatabase(path: ":memory:", former: nil)
+            : SessionDatabase(path: path + ".sessions.sqlite", former: sessions)
     }
 
     /// Opens the database, turns on WAL and applies migrations.
@@ -67,7 +68,6 @@ public actor SQLiteFeedStore: FeedStore {
             }
             return db
         }
-        if path != ":memory:" { try accountSessions.adoptFormerSessions(from: sessions) }
     }
 
     /// Makes sure the database file is a private regular file at `path`, creating it if allowed.

@@ -16,19 +16,29 @@ import Glibc
 /// does not linger in a side file.
 ///
 /// It also holds the sessions an older version kept per feed (`<database>.sessions`, JSON),
-/// moved here when the store opens and taken one by one as feeds ask for them; the old file is
-/// removed once they are safely here.
+/// moved here at the first use of a session and taken one by one as each feed syncs; the old
+/// file is removed once they are safely here. Commands that only read the mirror never touch
+/// either file.
 ///
-/// - Important: Not `Sendable`; the store actor owns it. The file is created at the first save,
-///   so a store that never logs in has none.
+/// - Important: Not `Sendable`; the store actor owns it. The file is created at the first save
+///   (or move), so a store that never logs in has none.
 final class SessionDatabase {
     let path: String
+    /// The older version's file, moved in at first use.
+    private let former: SessionFile?
     private var database: SQLiteDatabase?
+    private var formerMoved = false
+    /// Whether `former_sessions` may still hold rows: once it is found empty, no feed asks SQL again.
+    private var formerSessionsLeft = true
 
-    init(path: String) { self.path = path }
+    init(path: String, former: SessionFile?) {
+        self.path = path
+        self.former = former
+    }
 
     /// The session saved for `account`.
     func session(of account: AccountKey) throws -> Session? {
+        try moveFormerSessionsIn()
         guard let db = try open(create: false) else { return nil }
         return try sqlite("reading the session of \(account)") {
             try db.statement("""
@@ -39,6 +49,7 @@ final class SessionDatabase {
 
     /// Saves `account`'s session: one row, one transaction.
     func save(_ session: Session, of account: AccountKey) throws {
+        try moveFormerSessionsIn()
         guard let db = try open(create: true) else { return }
         try sqlite("saving the session of \(account)") {
             try db.statement("""
@@ -52,12 +63,16 @@ final class SessionDatabase {
     /// The session `feed` kept before sessions belonged to accounts, if `backend` issued it;
     /// removed either way.
     func takeFormerSession(ofFeed feed: String, backend: String) throws -> Session? {
-        guard let db = try open(create: false) else { return nil }
+        try moveFormerSessionsIn()
+        guard formerSessionsLeft, let db = try open(create: false) else { return nil }
         return try sqlite("reading the former session of feed \(feed)") {
             try db.withTransaction {
                 let found = try db.statement("SELECT access_token, refresh_token, expires_at, backend FROM former_sessions WHERE feed = ?1")
                     .query([.text(feed)]) { row in (Self.session(row), row.string(3) ?? "") }.first
-                guard let found else { return nil }
+                guard let found else {
+                    formerSessionsLeft = try db.statement("SELECT EXISTS (SELECT 1 FROM former_sessions)").query { $0.int64(0) }.first == 1
+                    return nil
+                }
                 try db.statement("DELETE FROM former_sessions WHERE feed = ?1").run([.text(feed)])
                 // An entry without a backend predates backend identities: it is the feed's own.
                 return found.1 == backend || found.1.isEmpty ? found.0 : nil
@@ -65,8 +80,15 @@ final class SessionDatabase {
         }
     }
 
-    /// Moves the sessions of an older version's sessions file in, then removes that file.
-    func adoptFormerSessions(from file: SessionFile) throws {
+    /// Moves the sessions of an older version's sessions file in, then removes that file; once
+    /// per store.
+    private func moveFormerSessionsIn() throws {
+        guard !formerMoved else { return }
+        if let former { try adoptFormerSessions(from: former) }
+        formerMoved = true
+    }
+
+    private func adoptFormerSessions(from file: SessionFile) throws {
         let entries = try file.read()
         guard !entries.isEmpty, let db = try open(create: true) else {
             try file.write([:])

@@ -15,7 +15,10 @@ public protocol SessionKeeper: Sendable {
 
     /// The session a feed kept before sessions belonged to accounts (an older version's, kept
     /// through the upgrade), if the backend that issued it is `backend`. It is removed as it is
-    /// taken, whatever its backend; the caller saves it for the account.
+    /// taken, whatever its backend; the caller saves it for the account if the account has none.
+    ///
+    /// - Important: Asked at every sync of a feed with a login, so it costs next to nothing once
+    ///   no former session is left.
     func takeFormerSession(ofFeed feed: String, backend: String) async throws -> Session?
 
     /// Takes `account`'s session lock: one holder at a time, among every caller in this process

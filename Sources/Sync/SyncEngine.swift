@@ -237,9 +237,12 @@ public struct SyncEngine: Sendable {
     /// backend without a login.
     private func currentSession() async throws -> Session? {
         guard services.authentication != nil else { return nil }
+        // The feed's own session from before sessions belonged to accounts, taken at its first
+        // sync: it becomes the account's if the account has none yet.
+        let former = try await services.store.takeFormerSession(ofFeed: feed, backend: services.backend)
         let stored = try await services.store.session(of: account)
         if let stored, stored.isUsable(at: now(), margin: options.refreshMargin) { return stored }
-        return try await renew(stored, logInAgain: false)
+        return try await renew(stored, logInAgain: false, former: former)
     }
 
     /// A good session for the account in place of `seen` (spent, rejected, or none): refreshed
@@ -250,10 +253,10 @@ public struct SyncEngine: Sendable {
     /// between processes), and each first reads the stored session again: one that another feed
     /// or process renewed meanwhile is used as it is. So N feeds of an account log in once, and a
     /// refresh token that rotates is never spent twice.
-    private func renew(_ seen: Session?, logInAgain: Bool) async throws -> Session {
+    private func renew(_ seen: Session?, logInAgain: Bool, former: Session? = nil) async throws -> Session {
         let lock = try await services.store.lockSession(of: account, wait: options.lockWait)
         do {
-            let fresh = try await renewHoldingLock(seen, logInAgain: logInAgain)
+            let fresh = try await renewHoldingLock(seen, logInAgain: logInAgain, former: former)
             await services.store.unlockSession(lock)
             return fresh
         } catch {
@@ -262,17 +265,15 @@ public struct SyncEngine: Sendable {
         }
     }
 
-    private func renewHoldingLock(_ seen: Session?, logInAgain: Bool) async throws -> Session {
+    private func renewHoldingLock(_ seen: Session?, logInAgain: Bool, former: Session?) async throws -> Session {
         guard let authentication = services.authentication else {
             throw ServiceError(.unauthorized, "renewing the session of feed \(feed)", "its backend has no login")
         }
         var stored = try await services.store.session(of: account)
-        var former = false
-        if stored == nil, let kept = try await services.store.takeFormerSession(ofFeed: feed, backend: services.backend) {
-            (stored, former) = (kept, true)
-        }
+        let adopted = stored == nil && former != nil
+        if adopted { stored = former }
         if let stored, stored != seen, stored.isUsable(at: now(), margin: options.refreshMargin) {
-            if former { try await services.store.saveSession(stored, of: account) }
+            if adopted { try await services.store.saveSession(stored, of: account) }
             return stored
         }
         var renewed: Session?

@@ -29,11 +29,15 @@ import Glibc
 
         let store = SQLiteFeedStore(path: path)
         try await store.open()
+        _ = try await store.feedStatuses()
+        #expect(FileManager.default.fileExists(atPath: path + ".sessions"), "opening and reading the store touches no session")
+        #expect(!FileManager.default.fileExists(atPath: path + ".sessions.sqlite"))
+
+        let home = try await store.takeFormerSession(ofFeed: "home", backend: "httpapi https://api.example user ada")
 
         #expect(!FileManager.default.fileExists(atPath: path + ".sessions"))
         let mode = try FileManager.default.attributesOfItem(atPath: path + ".sessions.sqlite")[.posixPermissions] as? Int
         #expect(mode == 0o600)
-        let home = try await store.takeFormerSession(ofFeed: "home", backend: "httpapi https://api.example user ada")
         #expect(home == Session(accessToken: Secret("JSON-ACCESS-1"), refreshToken: Secret("JSON-REFRESH-1"),
                                 expiresAt: Date(timeIntervalSince1970: 1_900_000_000)))
         #expect(try await store.takeFormerSession(ofFeed: "home", backend: "httpapi https://api.example user ada") == nil)

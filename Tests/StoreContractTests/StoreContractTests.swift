@@ -88,6 +88,24 @@ func makePage(_ changes: [FeedChange], cursor: String) -> FeedPage {
         #expect(try await store.session(of: ada) == second)
     }
 
+    @Test func aPostgreSQLStoreHandsEachFeedItsSessionFromBeforeAccountsOnce() async throws {
+        guard let (any, _) = try await makeStores(.postgres), let store = any as? PostgresFeedStore else { return }
+        try await store.run("keeping a session as an older version did", """
+            INSERT INTO feedsync_private.sessions (feed, backend, access_token, refresh_token, expires_at)
+            VALUES ('home', 'httpapi https://api.example user ada', 'OLD-ACCESS', 'OLD-REFRESH', 1900000000000),
+                   ('news', 'httpapi https://api.example user bob', 'OLD-ACCESS-2', NULL, NULL)
+            """)
+
+        let home = try await store.takeFormerSession(ofFeed: "home", backend: "httpapi https://api.example user ada")
+        let news = try await store.takeFormerSession(ofFeed: "news", backend: "httpapi https://api.example user ada")
+
+        #expect(home == Session(accessToken: Secret("OLD-ACCESS"), refreshToken: Secret("OLD-REFRESH"),
+                                expiresAt: Date(timeIntervalSince1970: 1_900_000_000)))
+        #expect(news == nil, "another backend's session is not handed over")
+        #expect(try await store.takeFormerSession(ofFeed: "home", backend: "httpapi https://api.example user ada") == nil)
+        #expect(try await store.run("counting", "SELECT count(*) FROM feedsync_private.sessions").first?.first == "0")
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aSessionLockKeepsOtherProcessesOutUntilReleased(_ kind: StoreKind) async throws {
         guard let (store, other) = try await makeStores(kind) else { return }

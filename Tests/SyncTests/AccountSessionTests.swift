@@ -143,6 +143,7 @@ import Testing
         let store = MockStore(log: log)
         let kept = Session(accessToken: Secret("kept"), refreshToken: Secret("rk"), expiresAt: now + 3600)
         await store.keepFormerSession(kept, ofFeed: "f0", backend: "httpapi f0")
+        await store.keepFormerSession(Session(accessToken: Secret("kept-too")), ofFeed: "f2", backend: "httpapi f2")
 
         let first = try await syncFeeds(1, auth: auth, store: store)
         let then = try await syncFeeds(3, auth: auth, store: store)
@@ -150,7 +151,7 @@ import Testing
         #expect(auth.state.withLock { $0.logIns } == 0)
         #expect(Set(first + then) == ["kept"])
         #expect(await store.sessions[account] == kept)
-        #expect(await store.formerSessions.isEmpty)
+        #expect(await store.formerSessions.isEmpty, "each feed's former session is taken at its first sync, used or not")
     }
 
     @Test func aWaiterCancelledInTheQueueLeavesItAndTheLockStillWorks() async throws {
