@@ -67,7 +67,7 @@ extension Scratch {
         try await server.control("POST", "/_control/append?count=3")
         #expect(try await feedsync(["pull", "--config", config]).status == 0)
         #expect(try await storedPosts(database)["f00"] == server.snapshot())
-        #expect(try await psql(database, "SELECT count(*) FROM schema_migrations") == "1")
+        #expect(try await psql(database, "SELECT count(*) FROM schema_migrations") == "2", "001_schema and 002_account_sessions, once each")
         // post_videos links every video a post lists, in its order.
         let listed = try await psql(database, """
             SELECT string_agg(p.id || ':' || j.ordinality || ':' || j.id, ',' ORDER BY p.id, j.ordinality)
@@ -139,7 +139,7 @@ extension Scratch {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         for result in results { #expect(result.status == 0, "\(result.stderr)") }
-        #expect(try await psql(database, "SELECT count(*) FROM schema_migrations") == "1")
+        #expect(try await psql(database, "SELECT count(*) FROM schema_migrations") == "2", "001_schema and 002_account_sessions, once each")
         #expect(try await psql(database, "SELECT count(DISTINCT feed), count(*) FROM posts") == "6|300")
     }
 
