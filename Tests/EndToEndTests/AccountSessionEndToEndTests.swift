@@ -4,15 +4,18 @@ import FoundationNetworking
 #endif
 import PostgresTestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Sessions belong to accounts, against the real fixture servers: the feeds of one account log
 /// in once and share each refresh, and a rotated refresh token is never spent twice.
 @Suite struct AccountSessionEndToEndTests {
     /// Writes a config of `count` httpapi feeds of the one account at `baseURL`.
-    func writeHTTPAPIConfig(_ scratch: Scratch, baseURL: String, count: Int) throws -> String {
+    func writeHTTPAPIConfig(_ scratch: Scratch, baseURL: String, count: Int, interval: String = "5m") throws -> String {
         let feeds = (0..<count).map { index in
             """
-            {"name": "f\(index)", "posts": {"integration": "httpapi", "baseURL": "\(baseURL)", "username": "demo",
+            {"name": "f\(index)", "interval": "\(interval)", "posts": {"integration": "httpapi", "baseURL": "\(baseURL)", "username": "demo",
              "passwordEnv": "FEEDSYNC_PASSWORD", "pageSize": 50}}
             """
         }
@@ -38,6 +41,29 @@ import Testing
         for index in 0..<6 { #expect(try await postCount(scratch.database, feed: "f\(index)") == 120) }
         let tokens = try await storedTokens(scratch)
         #expect(tokens.count == 2, "one session, for the account: \(tokens.count) tokens")
+    }
+
+    @Test func aDaemonRenewsTheAccountsSessionOneAtATimeAcrossAReload() async throws {
+        // Every sync finds the session spent (tokens last less than the refresh margin) and
+        // renews it; a reload halfway has the old config's syncs and the new one's side by side.
+        let server = try ReferenceServer(posts: 30, extra: ["--token-ttl", "30"])
+        let scratch = try Scratch()
+        let config = try writeHTTPAPIConfig(scratch, baseURL: server.baseURL, count: 20, interval: "1s")
+        let daemon = try DaemonProcess(config: config, in: scratch)
+        func synced() -> Int { daemon.log.components(separatedBy: "event=sync_done").count - 1 }
+
+        #expect(try await eventually(within: 60) { synced() >= 40 }, "\(daemon.log.suffix(2000))")
+        daemon.signal(SIGHUP)
+        let before = synced()
+        #expect(try await eventually(within: 60) { synced() >= before + 40 }, "\(daemon.log.suffix(2000))")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 15))
+
+        #expect(daemon.log.contains("event=reloaded"), "\(daemon.log.suffix(2000))")
+        #expect(!daemon.log.contains("event=sync_failed"), "\(daemon.log.suffix(2000))")
+        let requests = try await server.stats().byPath
+        #expect(requests["POST /v1/auth/login"] == ["200": 1], "one login for the account: \(requests)")
+        #expect(requests["POST /v1/auth/refresh"]?["401"] == nil, "a refresh token spent twice: \(requests)")
     }
 
     @Test func twoPullsOnOnePostgreSQLStoreShareTheAccountsSessionAndNeverSpendARefreshTokenTwice() async throws {
