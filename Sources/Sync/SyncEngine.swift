@@ -90,18 +90,23 @@ public struct SyncEngine: Sendable {
     let options: Options
     let now: @Sendable () -> Date
     let sleep: @Sendable (TimeInterval) async throws -> Void
+    let sleepRenewing: @Sendable (TimeInterval) async throws -> Void
 
     /// - Parameters:
     ///   - now: the clock; injected so tests control expiry.
     ///   - sleep: waits out rate limits; injected so tests do not wait.
+    ///   - sleepRenewing: waits out a rate limit or backoff of a login or refresh, which holds the
+    ///     account's session lock; a plain sleep, so the daemon's slot is kept (see ``renew``).
     public init(feed: String, services: Services, options: Options = Options(),
                 now: @escaping @Sendable () -> Date = Date.init,
-                sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }) {
+                sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
+                sleepRenewing: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }) {
         self.feed = feed
         self.services = services
         self.options = options
         self.now = now
         self.sleep = sleep
+        self.sleepRenewing = sleepRenewing
     }
 
     /// Runs one sync and records its outcome in the store.
@@ -253,6 +258,10 @@ public struct SyncEngine: Sendable {
     /// between processes), and each first reads the stored session again: one that another feed
     /// or process renewed meanwhile is used as it is. So N feeds of an account log in once, and a
     /// refresh token that rotates is never spent twice.
+    ///
+    /// - Important: A wait inside a renewal keeps the daemon's concurrency slot (``sleepRenewing``).
+    ///   Feeds queued on the account's lock hold slots; a renewal that gave its slot back to wait
+    ///   might find them all taken by those feeds when it wanted it again, and wait forever.
     private func renew(_ seen: Session?, logInAgain: Bool, former: Session? = nil) async throws -> Session {
         let lock = try await services.store.lockSession(of: account, wait: options.lockWait)
         do {
@@ -276,10 +285,12 @@ public struct SyncEngine: Sendable {
             if adopted { try await services.store.saveSession(stored, of: account) }
             return stored
         }
+        // The same retries, waiting with ``sleepRenewing``.
+        let holding = SyncEngine(feed: feed, services: services, options: options, now: now, sleep: sleepRenewing, sleepRenewing: sleepRenewing)
         var renewed: Session?
         if let stored, stored.refreshToken != nil, !(logInAgain && stored == seen) {
             do {
-                renewed = try await withRetries { try await authentication.refresh(stored) }
+                renewed = try await holding.withRetries { try await authentication.refresh(stored) }
             } catch let error as ServiceError where error.code == .unauthorized {
                 renewed = nil
             }
@@ -288,7 +299,7 @@ public struct SyncEngine: Sendable {
         if let renewed {
             fresh = renewed
         } else {
-            fresh = try await withRetries { try await authentication.logIn() }
+            fresh = try await holding.withRetries { try await authentication.logIn() }
         }
         try await services.store.saveSession(fresh, of: account)
         return fresh

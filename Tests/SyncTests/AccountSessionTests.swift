@@ -174,3 +174,36 @@ import Testing
         #expect(try await locks.withLock(account) { "free" } == "free")
     }
 }
+
+@Suite struct RenewalWaitTests {
+    /// Fails its first `failures` logins as unavailable, then logs in.
+    final class FlakyLogin: AuthenticationService {
+        let failuresLeft: Mutex<Int>
+        init(failures: Int) { failuresLeft = Mutex(failures) }
+        func logIn() async throws -> Session {
+            let fail = failuresLeft.withLock { left in
+                defer { left -= 1 }
+                return left > 0
+            }
+            if fail { throw ServiceError(.unavailable, "logging in", "503") }
+            return Session(accessToken: Secret("ok"))
+        }
+        func refresh(_ session: Session) async throws -> Session { try await logIn() }
+    }
+
+    @Test func aRenewalWaitsHoldingItsSlotSoFeedsQueuedOnTheAccountCannotStarveIt() async throws {
+        let log = CallLog()
+        let posts = MockPosts(log: log, [.success(makePage([], cursor: "1", hasMore: false))])
+        let services = SyncEngine.Services(authentication: FlakyLogin(failures: 2), posts: posts, videos: MockVideos(log: log),
+                                           store: MockStore(log: log), requests: RequestCounter())
+        let slotReleasingSleeps = SleepRecorder(), renewalSleeps = SleepRecorder()
+        let engine = SyncEngine(feed: "home", services: services, sleep: { slotReleasingSleeps.record($0) },
+                                sleepRenewing: { renewalSleeps.record($0) })
+
+        _ = try await engine.run()
+
+        #expect(slotReleasingSleeps.waits.isEmpty, "a wait under the account's lock gave the daemon's slot back")
+        #expect(renewalSleeps.waits.count == 2)
+        #expect(posts.tokens.withLock { $0 } == ["ok"])
+    }
+}
