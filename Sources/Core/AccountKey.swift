@@ -19,6 +19,9 @@ public struct AccountKey: Hashable, Sendable, CustomStringConvertible {
         self.account = account
     }
 
-    /// `httpapi account demo on https://api.example`: what a message says.
-    public var description: String { "\(integration) account \(account) on \(server)" }
+    /// `httpapi account demo on https://api.example`: what a message says, control characters
+    /// escaped.
+    public var description: String {
+        "\(integration) account \(Terminal.safe(account, limit: 120)) on \(Terminal.safe(server, limit: 200))"
+    }
 }
