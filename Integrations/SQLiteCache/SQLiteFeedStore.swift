@@ -19,7 +19,7 @@ public actor SQLiteFeedStore: FeedStore {
     let lock: StoreLockFile
     /// Held by the one daemon that serves this store, for as long as it runs.
     let daemonLock: StoreLockFile
-    /// An older version's sessions file, `<database>.sessions`: moved into ``accountSessions`` at open.
+    /// An older version's sessions file, `<database>.sessions`: moved into ``accountSessions`` at the first use of a session.
     private let sessions: SessionFile
     /// Every account's tokens: `<database>.sessions.sqlite`.
     let accountSessions: SessionDatabase
