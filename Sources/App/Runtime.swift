@@ -145,7 +145,7 @@ public struct Runtime: Sendable {
     /// - Throws: ``ConfigError`` when the config has no such feed.
     public func engine(forFeed name: String, options: SyncEngine.Options = SyncEngine.Options()) throws -> SyncEngine {
         var options = options
-        guard let feed = provider.feeds.first(where: { $0.name == name }) else {
+        guard let feed = provider.feedIndex[name].map({ provider.feeds[$0] }) else {
             throw ConfigError(file: configName, keyPath: "feeds", message: Self.noSuchFeed(name, among: feedNames))
         }
         options.maxDeletionRatio = feed.maxDeletionRatio

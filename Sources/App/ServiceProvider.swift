@@ -36,6 +36,9 @@ public struct ServiceProvider: Sendable {
     public let slots: SyncSlots
     /// The feeds built, in config order.
     public let feeds: [FeedServices]
+    /// Each built feed's position in ``feeds``, by name: a daemon with 10,000 feeds looks each
+    /// one up once, and a scan per lookup would cost 10^8 steps.
+    let feedIndex: [String: Int]
     /// Every integration's lifecycle in setup order: the store first, then each feed's.
     public let lifecycles: [any IntegrationLifecycle]
 
@@ -59,7 +62,9 @@ public struct ServiceProvider: Sendable {
         switch selection {
         case .none: chosen = []
         case .all: chosen = config.feeds
-        case .named(let names): chosen = config.feeds.filter { names.contains($0.name) }
+        case .named(let names):
+            let wanted = Set(names)
+            chosen = config.feeds.filter { wanted.contains($0.name) }
         }
         feeds = try chosen.map { feed in
             let waiter = Waiter(slots: slots, feed: feed.name)
@@ -77,12 +82,13 @@ public struct ServiceProvider: Sendable {
                                 maxAttempts: feed.maxAttempts,
                                 services: SyncEngine.Services(authentication: backend.authentication, posts: backend.posts,
                                                               videos: videos, store: store.service, requests: context.requests,
-                                                              backend: backend.identity),
+                                                              backend: backend.identity, account: backend.account),
                                 waiter: waiter, live: backend.live)
         }
         self.store = store
         self.slots = slots
         self.lifecycles = lifecycles
+        feedIndex = Dictionary(feeds.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The integration a section's `"integration"` key names.

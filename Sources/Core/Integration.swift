@@ -38,15 +38,20 @@ public struct FeedBackend: Sendable {
     /// (server or fixture, account, timeline), never a secret. A feed's cursor, validator
     /// and session belong to one identity; when it changes, none of them is reused.
     public var identity: String
+    /// The account the backend logs in as; `nil` for one without a login. Every feed of one
+    /// account shares its session (one login, one refresh), whatever else their identities say.
+    public var account: AccountKey?
 
     public init(posts: any PostService, authentication: (any AuthenticationService)?,
-                videos: (any VideoService)? = nil, live: (any LiveSource)? = nil, lifecycle: any IntegrationLifecycle, identity: String) {
+                videos: (any VideoService)? = nil, live: (any LiveSource)? = nil, lifecycle: any IntegrationLifecycle, identity: String,
+                account: AccountKey? = nil) {
         self.posts = posts
         self.live = live
         self.authentication = authentication
         self.videos = videos
         self.lifecycle = lifecycle
         self.identity = identity
+        self.account = account
     }
 }
 
