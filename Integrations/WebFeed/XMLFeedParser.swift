@@ -1,16 +1,13 @@
 import Core
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
-/// Reads RSS 2.0 (and 0.9x), RSS 1.0 (RDF) and Atom 1.0 with Foundation's `XMLParser`.
+/// Reads RSS 2.0 (and 0.9x), RSS 1.0 (RDF) and Atom 1.0 with ``XMLReader`` (libxml2).
 ///
 /// The format is told by the root element and its namespace, not by the URL. Relative URLs
 /// resolve against `xml:base` where the document sets it, else against the feed's own URL.
-/// External entities are never fetched, and a document that declares entities of its own is
-/// refused before parsing, so entity expansion ("billion laughs") cannot grow it.
-final class XMLFeedParser: NSObject, XMLParserDelegate {
+/// The reader's refusals hold: no entity declarations anywhere in the document, no DTD, no
+/// network, a bounded and cancellable parse.
+final class XMLFeedParser: XMLReaderDelegate {
     enum Namespace {
         static let atom = "http://www.w3.org/2005/Atom"
         static let rss1 = "http://purl.org/rss/1.0/"
@@ -43,83 +40,32 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
     private var author: WebFeedAuthor?
     /// Inside Atom `type="xhtml"` text: the depth of its element and the markup so far.
     private var xhtml: (depth: Int, markup: String)?
-    private var failure: WebFeedParseError?
     /// Whether the entry's link so far is only its permalink guid, which a `<link>` replaces.
     private var pendingGuidLink = false
-    private var parser: XMLParser?
 
     private init(feedURL: URL?) { self.feedURL = feedURL }
 
     /// Parses a whole XML feed.
-    /// - Throws: ``WebFeedParseError`` with the line and column where the document stops being well-formed.
-    static func parse(_ data: Data, feedURL: URL?) throws -> WebFeedDocument {
+    /// - Parameter limits: the reader's bounds (tests shrink them).
+    /// - Throws: ``WebFeedParseError`` with the line and column where the document stops being
+    ///   well-formed or was refused; `CancellationError` when the task is cancelled meanwhile.
+    static func parse(_ data: Data, feedURL: URL?, limits: XMLReader.Limits = XMLReader.Limits()) throws -> WebFeedDocument {
         let utf8 = try FeedEncoding.utf8(data)
-        try refuseEntityDeclarations(utf8)
         let reader = XMLFeedParser(feedURL: feedURL)
-        let parser = XMLParser(data: utf8)
-        parser.shouldProcessNamespaces = true
-        parser.shouldReportNamespacePrefixes = false
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = reader
-        reader.parser = parser
-        let ok = parser.parse()
-        if let failure = reader.failure { throw failure }
-        guard ok else {
-            let reason = parser.parserError.map(Self.phrase) ?? "it stops early"
-            throw WebFeedParseError(reason: "the feed is not well-formed XML (\(Self.describe(reason)))",
-                                    line: parser.lineNumber, column: parser.columnNumber)
+        do {
+            try XMLReader.read(utf8, into: reader, limits: limits)
+        } catch var error as WebFeedParseError {
+            error.reason = error.reason.replacingOccurrences(of: "the document is not well-formed", with: "the feed is not well-formed")
+            throw error
         }
         guard let document = reader.document else { throw WebFeedParseError(reason: "the document is empty") }
         return document
     }
 
-    /// What went wrong, in words: XMLParser's own text is a domain and a number.
-    static func phrase(for error: any Error) -> String {
-        // libxml2's error numbers, which XMLParser passes on as its codes.
-        let code = (error as NSError).code
-        switch code {
-        case 76, 85: return "an end tag does not match its start tag"
-        case 5, 77: return "the document ends before its elements are closed"
-        case 26, 23, 27: return "an undeclared entity or a bare '&' (HTML entities such as &nbsp; are not XML)"
-        case 38, 73: return "a bare '<' or unfinished markup"
-        case 9: return "a character that XML does not allow"
-        case 4: return "there is no XML document"
-        case 39, 40, 41: return "a malformed attribute"
-        case 31, 32: return "bytes that are not in the declared encoding"
-        default: return "XML parser error \(code)"
-        }
-    }
+    // MARK: XMLReaderDelegate
 
-    /// Keep a reason short and printable.
-    private static func describe(_ reason: String) -> String {
-        Terminal.safe(reason.trimmingCharacters(in: .whitespacesAndNewlines), limit: 160)
-    }
-
-    /// Refuses a DOCTYPE whose internal subset declares entities: no feed needs one, and
-    /// nested declarations are how a few hundred bytes expand to gigabytes.
-    static func refuseEntityDeclarations(_ data: Data) throws {
-        // Searched in raw bytes: `Data.firstRange(of:)` took a sixth of a cold sync's CPU.
-        let declares = data.prefix(64 * 1024).withUnsafeBytes { head in
-            guard let doctype = FeedText.offset(of: "<!DOCTYPE", in: head, from: 0) else { return false }
-            return FeedText.offset(of: "<!ENTITY", in: head, from: doctype + 9) != nil
-        }
-        if declares {
-            throw WebFeedParseError(reason: "the document declares XML entities of its own, which feedsync does not expand")
-        }
-    }
-
-    private func fail(_ reason: String) {
-        guard failure == nil else { return }
-        failure = WebFeedParseError(reason: reason, line: parser?.lineNumber, column: parser?.columnNumber)
-        parser?.abortParsing()
-    }
-
-    // MARK: XMLParserDelegate
-
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
-        let namespace = namespaceURI ?? ""
-        guard stack.count < Self.maxDepth else { return fail("elements nest more than \(Self.maxDepth) deep") }
+    func reader(_ reader: XMLReader, didStartElement elementName: String, namespace: String, attributes: [String: String]) {
+        guard stack.count < Self.maxDepth else { return reader.stop("elements nest more than \(Self.maxDepth) deep") }
         if var open = xhtml {
             // Markup inside Atom xhtml text is kept as markup, minus namespace prefixes.
             open.markup += "<" + elementName
@@ -143,7 +89,7 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
             case (Namespace.rdf, "RDF"): format = .rss1
             case (Namespace.atom, "feed"): format = .atom
             default:
-                return fail("the document is XML but not a feed: its root element is <\(Terminal.safe(elementName, limit: 40))>"
+                return reader.stop("the document is XML but not a feed: its root element is <\(Terminal.safe(elementName, limit: 40))>"
                             + (namespace.isEmpty ? "" : " in \(Terminal.safe(namespace, limit: 80))"))
             }
             document = WebFeedDocument(format: format!)
@@ -166,17 +112,7 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
         }
     }
 
-    /// libxml2 may recover from an error and carry on; a feed that is not well-formed is refused anyway.
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        let reason = Self.phrase(for: parseError)
-        guard failure == nil else { return }
-        failure = WebFeedParseError(reason: "the feed is not well-formed XML (\(Self.describe(reason)))",
-                                    line: parser.lineNumber, column: parser.columnNumber)
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) { append(string) }
-
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) { append(String(decoding: CDATABlock, as: UTF8.self)) }
+    func reader(_ reader: XMLReader, foundText text: String) { append(text) }
 
     private func append(_ string: String) {
         if var open = xhtml {
@@ -191,7 +127,7 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
         stack[stack.count - 1].text += string.utf8.count <= room ? string : String(decoding: string.utf8.prefix(room), as: UTF8.self)
     }
 
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+    func reader(_ reader: XMLReader, didEndElement elementName: String, namespace: String) {
         guard let frame = stack.popLast() else { return }
         if let open = xhtml {
             if stack.count + 1 > open.depth {
