@@ -29,7 +29,7 @@ public enum OPML {
         }
         let reader = Reader()
         do {
-            try XMLReader.read(try FeedEncoding.utf8(data), into: reader)
+            try XMLReader.read(try FeedEncoding.decode(data).utf8, into: reader)
         } catch let error as WebFeedParseError {
             throw ReadError(description: error.description)
         }

@@ -19,6 +19,9 @@ struct WebFeedDocument: Sendable, Equatable {
     /// Authors named for the whole feed: items without their own inherit them.
     var authors: [WebFeedAuthor] = []
     var entries: [WebFeedEntry] = []
+    /// What reading it took that an operator may want to know, one sentence each: a fallback
+    /// encoding, a recovery from XML that is not well-formed.
+    var notes: [String] = []
 }
 
 /// One item (RSS), entry (Atom) or item (JSON Feed).
@@ -63,6 +66,8 @@ struct WebFeedParseError: Error, Equatable, CustomStringConvertible {
     var reason: String
     var line: Int?
     var column: Int?
+    /// Whether the document is not well-formed (which recovery may mend), rather than refused.
+    var isWellFormedness = false
 
     var description: String {
         guard let line else { return reason }

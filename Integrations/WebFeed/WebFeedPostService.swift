@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import IntegrationKit
+import Synchronization
 
 /// Polls one web feed: one conditional GET per sync, the whole document as one page.
 ///
@@ -13,6 +14,8 @@ struct WebFeedPostService: PostService {
     let url: URL
     let client: WebFeedClient
     let now: @Sendable () -> Date
+    /// Told what reading a document took (a fallback encoding, a recovery), once per kind.
+    var notices = NoticeOnce(notice: { _ in })
 
     func page(after cursor: FeedCursor?, session: Session?) async throws -> FeedPage {
         var state = WebFeedCursor(cursor, configured: url)
@@ -59,11 +62,12 @@ struct WebFeedPostService: PostService {
 
         let document: WebFeedDocument
         do {
-            document = try WebFeedParser.parse(response.body, feedURL: fetched.url)
+            document = try WebFeedParser.parse(response.body, feedURL: fetched.url, contentType: response.header("Content-Type"))
         } catch let error as WebFeedParseError {
             // A retry would read the same bytes: this is not transient.
             throw ServiceError(.contractViolation, operation, error.description)
         }
+        for note in document.notes { notices.say("the feed at \(Terminal.safe(fetched.url.absoluteString, limit: 200)): \(note)") }
         state.etag = response.header("ETag").flatMap { FeedText.clean($0, limit: 1_000) }
         state.lastModified = response.header("Last-Modified").flatMap { FeedText.clean($0, limit: 200) }
         let mapped = WebFeedMapping.changes(document, firstSeen: state.firstSeen, now: now)
@@ -93,5 +97,21 @@ struct WebFeedPostService: PostService {
             notBefore = max(notBefore ?? retry, min(retry, now.addingTimeInterval(86_400)))
         }
         return PollingHint(notBefore: notBefore, location: location(state))
+    }
+}
+
+/// Passes a sentence on the first time its kind is met (the sentence without its digits, so a
+/// recovery at another line is the same kind), so a feed that needs the same help on every
+/// poll says so once in the log.
+final class NoticeOnce: Sendable {
+    private let notice: @Sendable (String) -> Void
+    private let said = Mutex<Set<String>>([])
+
+    init(notice: @escaping @Sendable (String) -> Void) { self.notice = notice }
+
+    func say(_ sentence: String) {
+        let kind = String(sentence.unicodeScalars.filter { !("0"..."9").contains($0) }.map(Character.init))
+        guard said.withLock({ $0.count < 1_000 && $0.insert(kind).inserted }) else { return }
+        notice(sentence)
     }
 }

@@ -45,20 +45,64 @@ final class XMLFeedParser: XMLReaderDelegate {
 
     private init(feedURL: URL?) { self.feedURL = feedURL }
 
-    /// Parses a whole XML feed.
-    /// - Parameter limits: the reader's bounds (tests shrink them).
+    /// Parses a whole XML feed, in any encoding iconv knows, recovering what other readers recover.
+    ///
+    /// A document that is not well-formed XML is read again, when that helps: as windows-1252
+    /// when it claims UTF-8 (or nothing) but is not UTF-8, then with libxml2's recovery after
+    /// white space before the XML declaration, stray control characters and bare `&` are
+    /// mended. The refusals hold throughout. What was done is in ``WebFeedDocument/notes``.
+    /// - Parameters:
+    ///   - httpCharset: the response's `charset`, which comes before the XML declaration.
+    ///   - limits: the reader's bounds (tests shrink them).
     /// - Throws: ``WebFeedParseError`` with the line and column where the document stops being
-    ///   well-formed or was refused; `CancellationError` when the task is cancelled meanwhile.
-    static func parse(_ data: Data, feedURL: URL?, limits: XMLReader.Limits = XMLReader.Limits()) throws -> WebFeedDocument {
-        let utf8 = try FeedEncoding.utf8(data)
+    ///   well-formed (when nothing could be read) or was refused; `CancellationError` when the
+    ///   task is cancelled meanwhile.
+    static func parse(_ data: Data, feedURL: URL?, httpCharset: String? = nil,
+                      limits: XMLReader.Limits = XMLReader.Limits()) throws -> WebFeedDocument {
+        let decoded = try FeedEncoding.decode(data, httpCharset: httpCharset)
+        var notes = decoded.note.map { [$0] } ?? []
+        var utf8 = decoded.utf8
+        let firstError: WebFeedParseError
+        do {
+            return try attempt(utf8, feedURL: feedURL, notes: notes, recovering: false, limits: limits)
+        } catch let error as WebFeedParseError where error.isWellFormedness {
+            firstError = error
+        }
+        if decoded.isUnconvertedUTF8, String(validating: utf8, as: UTF8.self) == nil {
+            utf8 = FeedEncoding.windows1252Fallback(utf8)
+            notes.append("the document is \(decoded.encoding == "utf-8" ? "taken as" : "declared") UTF-8 but is not valid UTF-8; "
+                         + "it was read as windows-1252")
+            do {
+                return try attempt(utf8, feedURL: feedURL, notes: notes, recovering: false, limits: limits)
+            } catch let error as WebFeedParseError where error.isWellFormedness {}
+        }
+        // Recovery counts only when it reads items: a document of which nothing can be read
+        // stays the error the strict parse met.
+        let mended = XMLMending.mend(utf8)
+        let recovered: WebFeedDocument
+        do {
+            recovered = try attempt(mended, feedURL: feedURL, notes: notes + [firstError.description + "; it was read with recovery"],
+                                    recovering: true, limits: limits)
+        } catch let error as WebFeedParseError where error.isWellFormedness || error.reason == emptyReason {
+            throw firstError
+        }
+        guard !recovered.entries.isEmpty else { throw firstError }
+        return recovered
+    }
+
+    private static let emptyReason = "the document is empty"
+
+    private static func attempt(_ utf8: Data, feedURL: URL?, notes: [String], recovering: Bool,
+                                limits: XMLReader.Limits) throws -> WebFeedDocument {
         let reader = XMLFeedParser(feedURL: feedURL)
         do {
-            try XMLReader.read(utf8, into: reader, limits: limits)
+            try XMLReader.read(utf8, into: reader, recovering: recovering, limits: limits)
         } catch var error as WebFeedParseError {
             error.reason = error.reason.replacingOccurrences(of: "the document is not well-formed", with: "the feed is not well-formed")
             throw error
         }
-        guard let document = reader.document else { throw WebFeedParseError(reason: "the document is empty") }
+        guard var document = reader.document else { throw WebFeedParseError(reason: emptyReason) }
+        document.notes = notes
         return document
     }
 

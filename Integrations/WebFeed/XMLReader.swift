@@ -151,7 +151,8 @@ final class XMLReader {
         if context.pointee.wellFormed == 0 {
             let error = firstError ?? (message: "it stops early", line: line, column: column)
             guard recovers else {
-                throw WebFeedParseError(reason: "the document is not well-formed XML (\(error.message))", line: error.line, column: error.column)
+                throw WebFeedParseError(reason: "the document is not well-formed XML (\(error.message))", line: error.line, column: error.column,
+                                        isWellFormedness: true)
             }
             if notes.recovered == nil { notes.recovered = "line \(error.line), column \(error.column): \(error.message)" }
         }
