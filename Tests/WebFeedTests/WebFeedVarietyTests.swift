@@ -94,4 +94,22 @@ import Testing
         let document = try? WebFeedParser.parse(Data(feed.utf8), feedURL: base)
         #expect(document == nil)
     }
+
+    @Test func discoveryFindsFeedLinksInDocumentOrderResolved() throws {
+        let page = """
+        <!doctype html><html><head><base href="https://cdn.example.org/blog/">
+        <link rel="stylesheet" type="text/css" href="s.css">
+        <LINK REL="Alternate" TYPE="application/atom+xml" HREF="atom.xml?a=1&amp;b=2">
+        <link rel=alternate type=application/rss+xml href=/rss>
+        <link rel="alternate nofollow" type="application/feed+json; charset=utf-8" href='//json.example.org/feed.json'>
+        <link rel="alternate" type="text/html" href="other.html"><link rel="alternate" type="application/rss+xml" href="javascript:x">
+        """
+        let links = FeedDiscovery.feedLinks(in: Data(page.utf8), pageURL: URL(string: "https://example.org/")!)
+        #expect(links.map(\.absoluteString) == ["https://cdn.example.org/blog/atom.xml?a=1&b=2", "https://cdn.example.org/rss",
+                                                "https://json.example.org/feed.json"])
+        #expect(FeedDiscovery.isHTML(Data(page.utf8), contentType: nil))
+        #expect(FeedDiscovery.isHTML(Data("<p>hi".utf8), contentType: "text/html; charset=utf-8"))
+        #expect(!FeedDiscovery.isHTML(try fixture("rss2.xml"), contentType: "text/html"), "a feed served as text/html is a feed")
+        #expect(FeedDiscovery.feedLinks(in: Data("<html><head></head></html>".utf8), pageURL: URL(string: "https://example.org/")!).isEmpty)
+    }
 }
