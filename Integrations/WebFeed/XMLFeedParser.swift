@@ -15,6 +15,9 @@ final class XMLFeedParser: XMLReaderDelegate {
         static let content = "http://purl.org/rss/1.0/modules/content/"
         static let dc = "http://purl.org/dc/elements/1.1/"
         static let xml = "http://www.w3.org/XML/1998/namespace"
+        static let media = "http://search.yahoo.com/mrss/"
+        static let itunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
+        static let youTube = "http://www.youtube.com/xml/schemas/2015"
     }
 
     /// The deepest nesting accepted; feeds are shallow, hostile documents need not be.
@@ -23,7 +26,7 @@ final class XMLFeedParser: XMLReaderDelegate {
     static let maxEntries = 10_000
 
     /// One open element.
-    private struct Frame {
+    struct Frame {
         var namespace: String
         var name: String
         var attributes: [String: String]
@@ -36,7 +39,8 @@ final class XMLFeedParser: XMLReaderDelegate {
     private var stack: [Frame] = []
     private var format: WebFeedDocument.Format?
     private var document: WebFeedDocument?
-    private var entry: WebFeedEntry?
+    /// The entry being read (internal for the Media RSS and podcast fields, in their own file).
+    var entry: WebFeedEntry?
     private var author: WebFeedAuthor?
     /// Inside Atom `type="xhtml"` text: the depth of its element and the markup so far.
     private var xhtml: (depth: Int, markup: String)?
@@ -196,7 +200,7 @@ final class XMLFeedParser: XMLReaderDelegate {
     private var currentLanguage: String? { stack.last?.language }
 
     /// Whether the parent element is the item or entry itself (not a nested source or author).
-    private var inEntryDirectly: Bool {
+    var inEntryDirectly: Bool {
         guard entry != nil, let parent = stack.last else { return false }
         return parent.name == "item" || parent.name == "entry"
     }
@@ -233,6 +237,7 @@ final class XMLFeedParser: XMLReaderDelegate {
             return
         }
         if entry != nil {
+            if endMediaField(frame) { return }
             guard inEntryDirectly else { return }
             endEntryField(frame, xhtmlMarkup: xhtmlMarkup)
         } else if inChannelDirectly {
@@ -251,8 +256,10 @@ final class XMLFeedParser: XMLReaderDelegate {
         case (Namespace.atom, "link"):
             let rel = frame.attributes["rel"] ?? "alternate"
             if rel == "alternate", document?.link == nil { document?.link = FeedText.httpURL(frame.attributes["href"], base: frame.base) }
-        case (Namespace.dc, "creator"), ("", "managingEditor"):
+        case (Namespace.dc, "creator"), ("", "managingEditor"), (Namespace.itunes, "author"):
             if let name = FeedText.singleLine(frame.text), document?.authors.isEmpty == true { document?.authors.append(Self.rssAuthor(name)) }
+        case (Namespace.itunes, "image"):
+            document?.podcastImage = FeedText.httpURL(frame.attributes["href"], base: frame.base) ?? document?.podcastImage
         default:
             break
         }
