@@ -28,6 +28,12 @@ import Testing
         #expect(error.line != nil && error.column != nil, "\(error)")
     }
 
+    @Test func theRefusalReadsAsTheREADMEShowsIt() throws {
+        let feed = "<?xml version=\"1.0\"?>\n<!-- a comment -->\n<!DOCTYPE rss [<!ENTITY a \"x\">]>\n<rss version=\"2.0\"/>"
+        let error = try refusal(Data(feed.utf8))
+        #expect(error.description == "line 3, column 30: the document declares the XML entity \"a\"; feedsync reads no document that declares entities")
+    }
+
     @Test func parameterEntitiesAreRefused() throws {
         // §4.1 [69] PEReference, §4.2 [72] PEDecl: a parameter entity that declares a general one.
         let error = try refusal(Self.rss("<!DOCTYPE rss [<!ENTITY % p \"<!ENTITY a 'EXPANDED'>\"> %p;]>", title: "a &a; b"))
