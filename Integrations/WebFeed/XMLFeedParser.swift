@@ -63,12 +63,14 @@ final class XMLFeedParser: XMLReaderDelegate {
     ///   task is cancelled meanwhile.
     static func parse(_ data: Data, feedURL: URL?, httpCharset: String? = nil,
                       limits: XMLReader.Limits = XMLReader.Limits()) throws -> WebFeedDocument {
+        // The CPU bound is the document's, over every read of it: each attempt counts from here.
+        let started = XMLReader.cpuTime()
         let decoded = try FeedEncoding.decode(data, httpCharset: httpCharset)
         var notes = decoded.note.map { [$0] } ?? []
         var utf8 = decoded.utf8
         let firstError: WebFeedParseError
         do {
-            return try attempt(utf8, feedURL: feedURL, notes: notes, recovering: false, limits: limits)
+            return try attempt(utf8, feedURL: feedURL, notes: notes, recovering: false, limits: limits, started: started)
         } catch let error as WebFeedParseError where error.isWellFormedness {
             firstError = error
         }
@@ -77,7 +79,7 @@ final class XMLFeedParser: XMLReaderDelegate {
             notes.append("the document is \(decoded.encoding == "utf-8" ? "taken as" : "declared") UTF-8 but is not valid UTF-8; "
                          + "it was read as windows-1252")
             do {
-                return try attempt(utf8, feedURL: feedURL, notes: notes, recovering: false, limits: limits)
+                return try attempt(utf8, feedURL: feedURL, notes: notes, recovering: false, limits: limits, started: started)
             } catch let error as WebFeedParseError where error.isWellFormedness {}
         }
         // Recovery counts only when it reads items: a document of which nothing can be read
@@ -86,7 +88,7 @@ final class XMLFeedParser: XMLReaderDelegate {
         let recovered: WebFeedDocument
         do {
             recovered = try attempt(mended, feedURL: feedURL, notes: notes + [firstError.description + "; it was read with recovery"],
-                                    recovering: true, limits: limits)
+                                    recovering: true, limits: limits, started: started)
         } catch let error as WebFeedParseError where error.isWellFormedness || error.reason == emptyReason {
             throw firstError
         }
@@ -97,8 +99,10 @@ final class XMLFeedParser: XMLReaderDelegate {
     private static let emptyReason = "the document is empty"
 
     private static func attempt(_ utf8: Data, feedURL: URL?, notes: [String], recovering: Bool,
-                                limits: XMLReader.Limits) throws -> WebFeedDocument {
+                                limits: XMLReader.Limits, started: Double) throws -> WebFeedDocument {
         let reader = XMLFeedParser(feedURL: feedURL)
+        var limits = limits
+        limits.cpuSpent += XMLReader.cpuTime() - started
         do {
             try XMLReader.read(utf8, into: reader, recovering: recovering, limits: limits)
         } catch var error as WebFeedParseError {
