@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import WebFeed
 
@@ -111,5 +112,14 @@ import Testing
         #expect(FeedDiscovery.isHTML(Data("<p>hi".utf8), contentType: "text/html; charset=utf-8"))
         #expect(!FeedDiscovery.isHTML(try fixture("rss2.xml"), contentType: "text/html"), "a feed served as text/html is a feed")
         #expect(FeedDiscovery.feedLinks(in: Data("<html><head></head></html>".utf8), pageURL: URL(string: "https://example.org/")!).isEmpty)
+    }
+
+    @Test func aNoteIsSaidOncePerKind() {
+        let said = Mutex<[String]>([])
+        let notices = NoticeOnce(notice: { sentence in said.withLock { $0.append(sentence) } })
+        notices.say("the feed at http://a/1: line 6, column 38: the feed is not well-formed XML (x); it was read with recovery")
+        notices.say("the feed at http://a/1: line 9, column 2: the feed is not well-formed XML (x); it was read with recovery")
+        notices.say("the feed at http://a/1: the document is declared UTF-8 but is not valid UTF-8; it was read as windows-1252")
+        #expect(said.withLock { $0.count } == 2)
     }
 }
