@@ -15,7 +15,11 @@ enum FeedDiscovery {
         var head = Substring(String(decoding: body.prefix(1024), as: UTF8.self).lowercased())
         if head.hasPrefix("\u{FEFF}") { head = head.dropFirst() }
         head = head.drop(while: { $0.isWhitespace })
-        // Comments before the root say nothing either way.
+        // An XML declaration (XHTML) and comments before the root say nothing either way.
+        if head.hasPrefix("<?xml"), let end = head.range(of: "?>") {
+            let rest = head[end.upperBound...].drop(while: { $0.isWhitespace })
+            if rest.hasPrefix("<!doctype html") || rest.hasPrefix("<html") { return true }
+        }
         while head.hasPrefix("<!--"), let end = head.range(of: "-->") { head = head[end.upperBound...].drop(while: { $0.isWhitespace }) }
         if head.hasPrefix("<!doctype html") || head.hasPrefix("<html") { return true }
         let type = contentType?.lowercased() ?? ""
