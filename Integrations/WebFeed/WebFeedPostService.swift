@@ -1,7 +1,6 @@
 import Core
 import Foundation
 import IntegrationKit
-import Synchronization
 
 /// Polls one web feed: one conditional GET per sync, the whole document as one page.
 ///
@@ -129,21 +128,5 @@ struct WebFeedPostService: PostService {
             notBefore = max(notBefore ?? retry, min(retry, now.addingTimeInterval(86_400)))
         }
         return PollingHint(notBefore: notBefore, location: location(state))
-    }
-}
-
-/// Passes a sentence on the first time its kind is met (the sentence without its digits, so a
-/// recovery at another line is the same kind), so a feed that needs the same help on every
-/// poll says so once in the log.
-final class NoticeOnce: Sendable {
-    private let notice: @Sendable (String) -> Void
-    private let said = Mutex<Set<String>>([])
-
-    init(notice: @escaping @Sendable (String) -> Void) { self.notice = notice }
-
-    func say(_ sentence: String) {
-        let kind = String(sentence.unicodeScalars.filter { !("0"..."9").contains($0) }.map(Character.init))
-        guard said.withLock({ $0.count < 1_000 && $0.insert(kind).inserted }) else { return }
-        notice(sentence)
     }
 }
