@@ -59,7 +59,8 @@ def record(name):
 
 def main():
     os.makedirs(EXPECTED, exist_ok=True)
-    names = sys.argv[1:] or sorted(n for n in os.listdir(FEEDS) if n not in SKIP and not n.endswith(".json"))
+    names = sys.argv[1:] or sorted(n for n in os.listdir(FEEDS) if n not in SKIP and not n.endswith(".json")
+                                   and os.path.isfile(os.path.join(FEEDS, n)))
     for name in names:
         record(name)
 
