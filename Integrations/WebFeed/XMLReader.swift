@@ -88,6 +88,7 @@ final class XMLReader {
     ///   task is cancelled while it reads.
     @discardableResult
     static func read(_ data: Data, into delegate: any XMLReaderDelegate, recovering: Bool = false, limits: Limits = Limits()) throws -> Notes {
+        _ = libraryInitialized
         let reader = XMLReader(delegate: delegate, limits: limits, recovers: recovering)
         var handler = xmlSAXHandler()
         handler.initialized = XML_SAX2_MAGIC
@@ -139,6 +140,11 @@ final class XMLReader {
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
+
+    /// libxml2's global state, set up once before any parse: feeds are parsed on several
+    /// threads at once, and libxml2 2.9 wants `xmlInitParser` called before that happens
+    /// (a `static let` runs its initializer exactly once, thread-safely).
+    private static let libraryInitialized: Void = xmlInitParser()
 
     private static func from(_ user: UnsafeMutableRawPointer?) -> XMLReader {
         Unmanaged<XMLReader>.fromOpaque(user!).takeUnretainedValue()
