@@ -30,12 +30,11 @@ enum WebFeedMapping {
                 if mapped.firstSeen.count < WebFeedCursor.maxFirstSeen { mapped.firstSeen[id] = first }
                 createdAt = Date(timeIntervalSince1970: TimeInterval(first) / 1000)
             }
-            var entry = entry
-            // A YouTube entry's or an episode's text is its media or iTunes description.
-            if entry.html == nil && entry.plainText == nil { entry.plainText = entry.media.description ?? entry.episode.summary }
             let author = (entry.authors.first ?? entry.episode.author.map { WebFeedAuthor(name: $0) }).map { user(for: $0, document: document) }
                 ?? feedAuthor
             var post = Post(entry, id: PostID(id), author: author, createdAt: createdAt!)
+            // A YouTube entry's or an episode's text is its media or iTunes description.
+            if entry.html == nil && entry.plainText == nil, let text = entry.media.description ?? entry.episode.summary { post.text = text }
             for video in media(of: entry, document: document, into: &post) where videos[video.id] == nil { videos[video.id] = video }
             dated.append((post, order))
         }

@@ -50,7 +50,9 @@ final class XMLReader {
         var recovered: String?
     }
 
-    private weak var delegate: (any XMLReaderDelegate)?
+    /// Held strongly: a reader lives only for the call to ``read(_:into:recovering:limits:)``,
+    /// and a weak reference cost a lookup per callback.
+    private let delegate: any XMLReaderDelegate
     private let limits: Limits
     private let recovers: Bool
     private var context: xmlParserCtxtPtr?
@@ -205,7 +207,7 @@ final class XMLReader {
 
     private func start(_ localname: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?, _ uri: UnsafePointer<xmlChar>?,
                        _ count: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
-        guard failure == nil, let localname, let delegate else { return }
+        guard failure == nil, let localname else { return }
         var values: [String: String] = [:]
         if count > 0, let attributes {
             values.reserveCapacity(Int(count))
@@ -221,12 +223,12 @@ final class XMLReader {
     }
 
     private func end(_ localname: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?, _ uri: UnsafePointer<xmlChar>?) {
-        guard failure == nil, let localname, let delegate else { return }
+        guard failure == nil, let localname else { return }
         delegate.reader(self, didEndElement: name(localname), namespace: namespace(uri, prefix: prefix))
     }
 
     private func text(_ bytes: UnsafePointer<xmlChar>?, _ count: Int32) {
-        guard failure == nil, let bytes, count > 0, let delegate else { return }
+        guard failure == nil, let bytes, count > 0 else { return }
         delegate.reader(self, foundText: String(decoding: UnsafeBufferPointer(start: bytes, count: Int(count)), as: UTF8.self))
     }
 
