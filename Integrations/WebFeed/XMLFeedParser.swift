@@ -103,14 +103,17 @@ final class XMLFeedParser: XMLReaderDelegate {
         let reader = XMLFeedParser(feedURL: feedURL)
         var limits = limits
         limits.cpuSpent += XMLReader.cpuTime() - started
+        let read: XMLReader.Notes
         do {
-            try XMLReader.read(utf8, into: reader, recovering: recovering, limits: limits)
+            read = try XMLReader.read(utf8, into: reader, recovering: recovering, limits: limits)
         } catch var error as WebFeedParseError {
             error.reason = error.reason.replacingOccurrences(of: "the document is not well-formed", with: "the feed is not well-formed")
             throw error
         }
         guard var document = reader.document else { throw WebFeedParseError(reason: emptyReason) }
         document.notes = notes
+        // A strict read that still had to mend something (an undeclared prefix) says so too.
+        if !recovering, let mended = read.recovered { document.notes.append(mended + "; it was read with recovery") }
         return document
     }
 

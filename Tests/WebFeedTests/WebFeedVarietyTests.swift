@@ -85,6 +85,7 @@ import Testing
     @Test func anUndeclaredPrefixGetsItsUsualNamespace() throws {
         let document = try WebFeedParser.parse(try fixture("recovery/undeclared-prefix.xml"), feedURL: base)
         #expect(document.entries.first?.authors.map(\.name) == ["Ann Author"], "dc:creator without xmlns:dc")
+        #expect(document.notes == ["line 3: the prefix \"dc\" is used without being declared; it was read with recovery"])
     }
 
     @Test func recoveryKeepsEveryRefusal() throws {
