@@ -24,7 +24,9 @@ protocol XMLReaderDelegate: AnyObject {
 ///   4's 253 named characters (`&nbsp;`, `&eacute;`…) read as their characters; any other name
 ///   stays in the text as written (`&name;`).
 /// - **Bounded and stoppable.** The document is fed ``Limits/chunkBytes`` at a time (so no
-///   single-chunk limit applies: every document up to the response cap is read); between
+///   single-chunk limit applies: every document up to the response cap is read, and
+///   `XML_PARSE_HUGE` lifts libxml2's 10,000,000-byte limit on one text or attribute, which
+///   feedsync's own bounds replace); between
 ///   chunks the task's cancellation and the parse's CPU time are checked. An element with more
 ///   than ``Limits/maxAttributes`` attributes is refused before libxml2 reads it, since its
 ///   duplicate-attribute check takes time quadratic in their number.
@@ -53,7 +55,6 @@ final class XMLReader {
     /// Held strongly: a reader lives only for the call to ``read(_:into:recovering:limits:)``,
     /// and a weak reference cost a lookup per callback.
     private let delegate: any XMLReaderDelegate
-    private let limits: Limits
     private let recovers: Bool
     private var context: xmlParserCtxtPtr?
     private var failure: WebFeedParseError?
@@ -67,9 +68,8 @@ final class XMLReader {
     private var attributeEntities: [String: xmlEntityPtr] = [:]
     private var scan = AttributeScan()
 
-    private init(delegate: any XMLReaderDelegate, limits: Limits, recovers: Bool) {
+    private init(delegate: any XMLReaderDelegate, recovers: Bool) {
         self.delegate = delegate
-        self.limits = limits
         self.recovers = recovers
     }
 
@@ -91,7 +91,7 @@ final class XMLReader {
     @discardableResult
     static func read(_ data: Data, into delegate: any XMLReaderDelegate, recovering: Bool = false, limits: Limits = Limits()) throws -> Notes {
         _ = libraryInitialized
-        let reader = XMLReader(delegate: delegate, limits: limits, recovers: recovering)
+        let reader = XMLReader(delegate: delegate, recovers: recovering)
         var handler = xmlSAXHandler()
         handler.initialized = XML_SAX2_MAGIC
         handler.startElementNs = { user, localname, prefix, uri, _, _, count, _, attributes in
