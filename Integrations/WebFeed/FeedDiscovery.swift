@@ -23,8 +23,8 @@ enum FeedDiscovery {
         while head.hasPrefix("<!--"), let end = head.range(of: "-->") { head = head[end.upperBound...].drop(while: { $0.isWhitespace }) }
         if head.hasPrefix("<!doctype html") || head.hasPrefix("<html") { return true }
         let type = contentType?.lowercased() ?? ""
-        return type.hasPrefix("text/html") && !head.hasPrefix("<?xml") && !head.hasPrefix("<rss") && !head.hasPrefix("<feed")
-            && !head.hasPrefix("<rdf") && !head.hasPrefix("{")
+        // A feed served as text/html (a common misconfiguration) still starts as a feed does.
+        return type.hasPrefix("text/html") && !["<?xml", "<rss", "<feed", "<rdf", "<!doctype", "{"].contains(where: { head.hasPrefix($0) })
     }
 
     /// The feed URLs `html` links to, first first; only absolute http(s) URLs.
