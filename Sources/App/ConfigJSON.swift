@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// Reads a config file's JSON strictly: exactly RFC 8259, with errors that give a line and column.
