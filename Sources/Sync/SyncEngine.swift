@@ -230,21 +230,6 @@ public struct SyncEngine: Sendable {
         }
     }
 
-    /// After a full walk, deletes the cached posts the server no longer has, unless that would
-    /// delete more than ``Options/maxDeletionRatio`` of the feed: a server that suddenly
-    /// answers with an empty feed must not wipe the cache.
-    private func sweepUnseenPosts(of walk: FullWalk) async throws -> Int {
-        let (unseen, cached) = try await services.store.unseenPosts(of: walk)
-        let ratio = cached == 0 ? 0 : Double(unseen) / Double(cached)
-        guard unseen == 0 || ratio <= options.maxDeletionRatio || options.forceDelete else {
-            throw ServiceError(.refused, "finishing the full sync of feed \(feed)",
-                               "it would delete \(unseen) of \(cached) cached posts (\(Int((ratio * 100).rounded()))%), more than the "
-                               + "\(Int((options.maxDeletionRatio * 100).rounded()))% allowed; nothing was deleted. If the server really "
-                               + "lost them, run `feedsync pull --full --force-delete`")
-        }
-        return unseen > 0 ? try await services.store.deleteUnseenPosts(of: walk) : 0
-    }
-
     /// The stored session when it is still good, else a refreshed one, else a new login;
     /// `nil` for a backend without a login.
     private func currentSession() async throws -> Session? {
@@ -328,94 +313,5 @@ public struct SyncEngine: Sendable {
                 session = try await renew(current, logInAgain: renewals == 2)
             }
         }
-    }
-
-    /// Runs a backend call, waiting out rate limits and retrying transient failures
-    /// (unreachable, 5xx, truncated or malformed answers) with exponential backoff and full
-    /// jitter, within the budget of ``Options/maxAttempts``.
-    private func withRetries<T>(_ call: () async throws -> T) async throws -> T {
-        var failures = 0
-        var rateLimitWaits = 0
-        while true {
-            do {
-                return try await call()
-            } catch let error as ServiceError {
-                switch error.code {
-                case .rateLimited(let until) where rateLimitWaits < options.maxRateLimitRetries:
-                    let wait = max(0, until.map { $0.timeIntervalSince(now()) } ?? 1)
-                    guard wait <= options.maxRateLimitWait else { throw error }
-                    rateLimitWaits += 1
-                    logRetry(error, attempt: rateLimitWaits, wait: wait)
-                    if wait >= 1 { options.notice("\(error.operation): rate limited; waiting \(Int(wait.rounded(.up))) s as the server asks") }
-                    try await sleep(wait)
-                case .unavailable, .invalidResponse:
-                    failures += 1
-                    guard failures < options.maxAttempts else {
-                        throw ServiceError(error.code, error.operation, "\(error.reason); gave up after \(failures) attempts")
-                    }
-                    let ceiling = min(options.maxRetryDelay, options.baseRetryDelay * pow(2, Double(failures - 1)))
-                    let wait = Double.random(in: 0...ceiling)
-                    logRetry(error, attempt: failures, wait: wait)
-                    try await sleep(wait)
-                default:
-                    throw error
-                }
-            }
-        }
-    }
-
-    /// Logs a retry at `debug`: which call failed how, the how-manyth retry of its kind this is
-    /// (`attempt` 1 is the first retry) and how long it waits first.
-    private func logRetry(_ error: ServiceError, attempt: Int, wait: TimeInterval) {
-        options.log.debug("retry", ["feed": feed, "operation": error.operation, "attempt": "\(attempt)",
-                                    "wait_ms": "\(Int((wait * 1000).rounded()))", "reason": error.reason])
-    }
-
-    /// Resolves the videos the store does not hold yet. A host failure leaves them unresolved
-    /// (the posts are stored regardless) and they are retried on a later sync.
-    private func resolveVideos(of page: FeedPage, report: inout SyncReport) async throws -> [Video] {
-        let ids = page.referencedVideoIDs
-        guard !ids.isEmpty else { return [] }
-        let unresolved = try await services.store.videosToResolve(among: ids, inFeed: feed)
-        // Videos that came with the page are stored as they came (an unchanged row is not
-        // rewritten); only the others are asked of the video host.
-        let referenced = Set(ids)
-        let carried = page.videos.filter { referenced.contains($0.id) }
-        let carriedIDs = Set(carried.map(\.id))
-        report.videosResolved += unresolved.filter { carriedIDs.contains($0) }.count
-        let wanted = unresolved.filter { !carriedIDs.contains($0) }
-        guard !wanted.isEmpty else { return carried }
-        let found: [Video]
-        do {
-            found = try await services.videos.videos(withIDs: wanted)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            found = []
-        }
-        let wantedSet = Set(wanted)
-        let resolved = found.filter { wantedSet.contains($0.id) }
-        report.videosResolved += resolved.count
-        report.videosUnresolved += wanted.count - resolved.count
-        return carried + resolved
-    }
-
-    /// Gives videos that earlier syncs could not resolve another chance.
-    private func retryUnresolvedVideos() async throws -> Int {
-        let ids = try await services.store.unresolvedVideoIDs(inFeed: feed, limit: options.unresolvedVideoRetryLimit)
-        guard !ids.isEmpty else { return 0 }
-        let found: [Video]
-        do {
-            found = try await services.videos.videos(withIDs: ids)
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            return 0   // still unresolvable; a later sync tries again
-        }
-        guard !found.isEmpty else { return 0 }
-        let wanted = Set(ids)
-        let resolved = found.filter { wanted.contains($0.id) }
-        _ = try await services.store.saveVideos(resolved, inFeed: feed)
-        return resolved.count
     }
 }
