@@ -70,8 +70,12 @@ public struct SyncEngine: Sendable {
         /// wait; what an operator should see while it happens (a wait for a rate limit, a
         /// backend that changed) as a notice.
         public var log: Logger = .disabled
-        /// Told, in one sentence, about what an operator should see while it happens: ``log``'s notices.
-        public var notice: @Sendable (String) -> Void { { [log] in log.notice($0) } }
+        /// Told, in one sentence, about what an operator should see while it happens: ``log``'s
+        /// notices. Setting it sets ``log`` to one that hands it every event from `info` up.
+        public var notice: @Sendable (String) -> Void {
+            get { { [log] in log.notice($0) } }
+            set { log = Logger(sentences: newValue) }
+        }
 
         public init() {}
     }
