@@ -46,17 +46,17 @@ public struct ServiceProvider: Sendable {
     ///   - sharing: a store already built (and maybe open) to use instead of building one: a
     ///     reloading daemon keeps its store.
     ///   - createStore: whether setting the store up may create its file.
-    ///   - notice: where integrations report waits an operator should see.
+    ///   - log: where integrations log; waits an operator should see are its notices.
     /// - Throws: ``ConfigError`` naming the section that names an unknown integration or
     ///   that its integration refuses.
     public init(config: Config, feeds selection: Selection, sharing shared: Managed<any FeedStore>? = nil, createStore: Bool = true,
-                notice: @escaping @Sendable (String) -> Void = { _ in }, traffic: any TrafficObserver = NoTrafficObserver()) throws {
+                log: Logger = .disabled, traffic: any TrafficObserver = NoTrafficObserver()) throws {
         let hosts = HostGate(maxInFlightPerHost: config.daemon.maxRequestsPerHost)
         let resources = SharedResources(traffic: traffic)
         let slots = SyncSlots(limit: config.daemon.concurrency)
         let storeSection = config.store
         let store = try shared ?? Self.integration(storeSection, IntegrationRegistry.stores, default: "sqlite")
-            .makeStore(storeSection, createIfMissing: createStore, notice: notice)
+            .makeStore(storeSection, createIfMissing: createStore, notice: { log.notice($0) })
         var lifecycles: [any IntegrationLifecycle] = [store.lifecycle]
         let chosen: [Config.Feed]
         switch selection {
@@ -68,7 +68,7 @@ public struct ServiceProvider: Sendable {
         }
         feeds = try chosen.map { feed in
             let waiter = Waiter(slots: slots, feed: feed.name)
-            let context = IntegrationContext(requests: RequestCounter(), hosts: hosts, notice: notice, shared: resources,
+            let context = IntegrationContext(requests: RequestCounter(), hosts: hosts, log: log, shared: resources,
                                              userAgent: "feedsync/\(feedsyncVersion)", waiter: waiter)
             let backend = try Self.integration(feed.posts, IntegrationRegistry.posts).makeBackend(feed.posts, context: context)
             lifecycles.append(backend.lifecycle)

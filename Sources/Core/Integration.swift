@@ -61,8 +61,15 @@ public struct IntegrationContext: Sendable {
     public var requests: RequestCounter
     /// Shared by every feed of the process: take a permit per request to a network host.
     public var hosts: HostGate
-    /// Told, in one sentence, about waits an operator should see (a spent rate limit, say).
-    public var notice: @Sendable (String) -> Void
+    /// Where the integration logs: waits an operator should see (a spent rate limit, say) as
+    /// ``Logger/notice(_:)``, retries and other detail at `debug`.
+    public var log: Logger
+    /// Told, in one sentence, about waits an operator should see: ``log``'s notices. Setting it
+    /// sets ``log`` to one that hands it every event from `info` up.
+    public var notice: @Sendable (String) -> Void {
+        get { { [log] in log.notice($0) } }
+        set { log = Logger(sentences: newValue) }
+    }
     /// How this feed waits (a quota, a `Retry-After`): with its sync slot and host permit handed back.
     public var waiter: Waiter
     /// Shared by every feed the process builds together: objects feeds may share (a transport).
@@ -71,14 +78,14 @@ public struct IntegrationContext: Sendable {
     public var userAgent: String
 
     public init(requests: RequestCounter = RequestCounter(), hosts: HostGate = HostGate(),
-                notice: @escaping @Sendable (String) -> Void = { _ in }, shared: SharedResources = SharedResources(),
+                log: Logger = .disabled, shared: SharedResources = SharedResources(),
                 userAgent: String = "feedsync", waiter: Waiter = .plain) {
         self.waiter = waiter
         self.shared = shared
         self.userAgent = userAgent
         self.requests = requests
         self.hosts = hosts
-        self.notice = notice
+        self.log = log
     }
 }
 

@@ -70,9 +70,16 @@ public struct SyncEngine: Sendable {
         public var lockWait: TimeInterval = 30
         /// Who this sync is, for the lease message another process sees.
         public var lockHolder = "feedsync"
-        /// Told, in one sentence, about what an operator should see while it happens: a wait
-        /// for a rate limit, a backend that changed.
-        public var notice: @Sendable (String) -> Void = { _ in }
+        /// Where the sync logs: each retry and rate-limit wait at `debug`, with its attempt and
+        /// wait; what an operator should see while it happens (a wait for a rate limit, a
+        /// backend that changed) as a notice.
+        public var log: Logger = .disabled
+        /// Told, in one sentence, about what an operator should see while it happens: ``log``'s
+        /// notices. Setting it sets ``log`` to one that hands it every event from `info` up.
+        public var notice: @Sendable (String) -> Void {
+            get { { [log] in log.notice($0) } }
+            set { log = Logger(sentences: newValue) }
+        }
 
         public init() {}
     }
@@ -397,6 +404,7 @@ public struct SyncEngine: Sendable {
                     let wait = max(0, until.map { $0.timeIntervalSince(now()) } ?? 1)
                     guard wait <= options.maxRateLimitWait else { throw error }
                     rateLimitWaits += 1
+                    logRetry(error, attempt: rateLimitWaits, wait: wait)
                     if wait >= 1 { options.notice("\(error.operation): rate limited; waiting \(Int(wait.rounded(.up))) s as the server asks") }
                     try await sleep(wait)
                 case .unavailable, .invalidResponse:
@@ -405,12 +413,21 @@ public struct SyncEngine: Sendable {
                         throw ServiceError(error.code, error.operation, "\(error.reason); gave up after \(failures) attempts")
                     }
                     let ceiling = min(options.maxRetryDelay, options.baseRetryDelay * pow(2, Double(failures - 1)))
-                    try await sleep(Double.random(in: 0...ceiling))
+                    let wait = Double.random(in: 0...ceiling)
+                    logRetry(error, attempt: failures, wait: wait)
+                    try await sleep(wait)
                 default:
                     throw error
                 }
             }
         }
+    }
+
+    /// Logs a retry at `debug`: which call failed how, the how-manyth retry of its kind this is
+    /// (`attempt` 1 is the first retry) and how long it waits first.
+    private func logRetry(_ error: ServiceError, attempt: Int, wait: TimeInterval) {
+        options.log.debug("retry", ["feed": feed, "operation": error.operation, "attempt": "\(attempt)",
+                                    "wait_ms": "\(Int((wait * 1000).rounded()))", "reason": error.reason])
     }
 
     /// Resolves the videos the store does not hold yet. A host failure leaves them unresolved
