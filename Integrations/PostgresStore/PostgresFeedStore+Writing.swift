@@ -33,53 +33,25 @@ extension PostgresFeedStore: FeedPageWriter {
                 [feed, "\(limit)"]).map { VideoID($0[0] ?? "") }
     }
 
+    /// Encodes the page's rows on the caller's task, so that work is not on the store's queue.
+    public nonisolated func prepare(_ page: FeedPage) -> any PreparedPage { PostgresPreparedPage(page) }
+
     public func apply(_ prepared: any PreparedPage, videos: [Video], toFeed feed: String) async throws -> PageWriteResult {
         await pageGate(feed)
         let page = prepared.page
+        let rows = (prepared as? PostgresPreparedPage) ?? PostgresPreparedPage(page)
         let operation = "committing a page of feed \(feed)"
         let db = try db(operation)
-        // The page's net effect, in its order: the last change to an id wins (one statement
-        // cannot touch a row twice).
-        var last: [PostID: FeedChange] = [:]
-        var order: [PostID] = []
-        var profiles: [String: PostgresUserRow] = [:]
-        var videoIDs: [String] = []
-        var seenVideos = Set<String>()
-        for change in page.changes {
-            let id: PostID
-            switch change {
-            case .upsert(let post):
-                id = post.id
-                for (user, at) in [(post.author, post.createdAt)] + (post.repost.map { [($0.by, $0.at ?? post.createdAt)] } ?? []) {
-                    let row = PostgresUserRow(id: user.id.rawValue, handle: user.handle, display_name: user.displayName,
-                                              avatar_url: user.avatarURL?.absoluteString, profile_at: milliseconds(at))
-                    if let known = profiles[row.id], known.profile_at >= row.profile_at { continue }
-                    profiles[row.id] = row
-                }
-                for video in post.videoIDs where seenVideos.insert(video.rawValue).inserted { videoIDs.append(video.rawValue) }
-            case .delete(let deleted):
-                id = deleted
-            }
-            if last.updateValue(change, forKey: id) == nil { order.append(id) }
-        }
-        var upserts: [PostgresPostRow] = [], deletions: [String] = []
-        for id in order {
-            switch last[id] {
-            case .upsert(let post): upserts.append(PostgresPostRow(post))
-            case .delete(let id): deletions.append(id.rawValue)
-            case nil: break
-            }
-        }
         return try storage(operation) {
             try db.transaction {
                 try checkLease(feed, operation, in: db)
                 var result = PageWriteResult()
-                if !videoIDs.isEmpty {
+                if let videoIDs = rows.videoIDs {
                     try db.query("""
                         INSERT INTO videos (feed, id) SELECT $1, v FROM unnest($2::text[]) v ON CONFLICT (feed, id) DO NOTHING
-                        """, [feed, pgArray(videoIDs)])
+                        """, [feed, videoIDs])
                 }
-                if !profiles.isEmpty {
+                if let profiles = rows.profiles {
                     // `before` reads the rows as they were when the statement began, so the
                     // renamed authors are told from the ones whose newer post merely moved `profile_at`.
                     let users = try db.query("""
@@ -100,7 +72,7 @@ extension PostgresFeedStore: FeedPageWriter {
                         SELECT w.pk, (w.handle, w.display_name) IS DISTINCT FROM (b.handle, b.display_name)
                         FROM written w JOIN before b ON b.pk = w.pk
                         UNION ALL SELECT NULL, false FROM written w WHERE NOT EXISTS (SELECT 1 FROM before b WHERE b.pk = w.pk)
-                        """, [feed, jsonText(Array(profiles.values))])
+                        """, [feed, profiles])
                     result.rowsWritten += users.count
                     let renamed = users.filter { $0[1] == "t" }.compactMap { $0[0] }
                     if !renamed.isEmpty {
@@ -112,14 +84,11 @@ extension PostgresFeedStore: FeedPageWriter {
                             """, ["{" + renamed.joined(separator: ",") + "}"])
                     }
                 }
-                if !upserts.isEmpty {
+                if rows.upsertCount > 0 {
                     // COPY into a staging table, then one set-based upsert: measured faster than
                     // passing the page as one JSON parameter (see the README's figures).
                     try db.execute(PostgresPostRow.stagingTable)
-                    var lines: [UInt8] = []
-                    lines.reserveCapacity(upserts.count * 400)
-                    for row in upserts { row.appendCopyLine(to: &lines) }
-                    try db.copyIn("COPY page_posts FROM STDIN", lines)
+                    try db.copyIn("COPY page_posts FROM STDIN", rows.copyLines)
                     let changed = try db.query("""
                         INSERT INTO posts (feed, id, author_id, text, created_at, edited_at, reply_to, reply_count, repost_count,
                                            like_count, video_ids, html, content_warning, language, visibility, repost_by, repost_of,
@@ -154,14 +123,14 @@ extension PostgresFeedStore: FeedPageWriter {
                                excluded.quote_count, excluded.labels, excluded.repost_at)
                         RETURNING xmax = 0, pk, id
                         """, [feed])
-                    try linkVideos(of: changed, posts: last, feed: feed, in: db)
+                    try linkVideos(of: changed, videosByPost: rows.videosByPost, feed: feed, in: db)
                     result.inserted = changed.filter { $0[0] == "t" }.count
                     result.updated = changed.count - result.inserted
-                    result.unchanged = upserts.count - changed.count
+                    result.unchanged = rows.upsertCount - changed.count
                     result.rowsWritten += changed.count
                 }
-                if !deletions.isEmpty {
-                    let gone = try db.query("DELETE FROM posts WHERE feed = $1 AND id = ANY($2::text[]) RETURNING 1", [feed, pgArray(deletions)])
+                if let deletions = rows.deletions {
+                    let gone = try db.query("DELETE FROM posts WHERE feed = $1 AND id = ANY($2::text[]) RETURNING 1", [feed, deletions])
                     result.deleted = gone.count
                     result.rowsWritten += gone.count
                 }
@@ -180,15 +149,15 @@ extension PostgresFeedStore: FeedPageWriter {
     /// Keeps `post_videos` in step with the written posts (`pk`, `id` and whether it was an
     /// insert, as the upsert returned them), in one statement for the page: the links come from
     /// the page's own posts, not from reading them back.
-    private func linkVideos(of written: [[String?]], posts: [PostID: FeedChange], feed: String, in db: PostgresConnection) throws {
+    private func linkVideos(of written: [[String?]], videosByPost: [String: [String]], feed: String, in db: PostgresConnection) throws {
         var updated: [String] = [], pks: [String] = [], positions: [String] = [], videoIDs: [String] = []
         for row in written {
-            guard let pk = row[1], let id = row[2], case .upsert(let post)? = posts[PostID(id)] else { continue }
+            guard let pk = row[1], let id = row[2] else { continue }
             if row[0] == "f" { updated.append(pk) }
-            for (position, video) in post.videoIDs.enumerated() {
+            for (position, video) in (videosByPost[id] ?? []).enumerated() {
                 pks.append(pk)
                 positions.append("\(position)")
-                videoIDs.append(video.rawValue)
+                videoIDs.append(video)
             }
         }
         if !updated.isEmpty {
