@@ -66,14 +66,15 @@ extension PostgresFeedStore: FeedPageWriter {
             opening.append(("INSERT INTO videos (feed, id) SELECT $1, v FROM unnest($2::text[]) v ON CONFLICT (feed, id) DO NOTHING",
                             [feed, videoIDs]))
         }
+        let authors = rows.profiles == nil ? nil : opening.count
         if let profiles = rows.profiles { opening.append((Self.upsertUsers, [feed, profiles])) }
         if rows.upsertCount > 0 { opening.append((PostgresPostRow.stagingTable, [])) }
         let opened = try db.pipeline(opening)
         _ = try opened[0].get()
         try leaseKept(try opened[1].get(), operation)
         for answer in opened.dropFirst(2) { _ = try answer.get() }
-        if rows.profiles != nil {
-            let users = try opened[2 + (rows.videoIDs == nil ? 0 : 1)].get()
+        if let authors {
+            let users = try opened[authors].get()
             result.rowsWritten += users.count
             let renamed = users.filter { $0[1] == "t" }.compactMap { $0[0] }
             if !renamed.isEmpty {
