@@ -116,6 +116,7 @@ def cold_syncs(binary, pg, server, posts, page_size, scratch, repeat):
         run = checked(measure([binary, "pull", "--config", sqlite_config], env=env, server=server), "feedsync pull (SQLite)")
         benchkit.verify_count(folder / "feedsync.sqlite", posts, "SQLite cold sync")
         run.server_cpu = 0.0
+        sqlite_wall = run.wall
         if "sqlite" not in best or run.wall < best["sqlite"].wall:
             best["sqlite"] = run
         database = f"cold{round_}"
@@ -130,6 +131,8 @@ def cold_syncs(binary, pg, server, posts, page_size, scratch, repeat):
             raise Broken(f"PostgreSQL cold sync: posts holds {got} rows, expected {posts}")
         if "postgres" not in best or run.wall < best["postgres"].wall:
             best["postgres"] = run
+        note(f"round {round_ + 1}: SQLite {sqlite_wall:.2f} s, PostgreSQL {run.wall:.2f} s ({run.wall / sqlite_wall:.2f}x), "
+             f"load average {os.getloadavg()[0]:.2f}")
         # Gone before the next round, so autovacuum's work on it is not counted against that one.
         pg.tool("dropdb", "-h", pg.folder, "-U", "postgres", "--force", database)
         shutil.rmtree(folder, ignore_errors=True)

@@ -29,6 +29,8 @@ final class PostgresConnection {
     var isClosed: Bool { PQstatus(connection) != CONNECTION_OK }
     /// Every statement sent, when a test asks for them (`[]`); `nil` records nothing.
     var sentForTests: [String]?
+    /// How many times the connection has sent something and waited for the server's answer.
+    private(set) var roundTrips = 0
 
     /// Connects with a libpq connection string or URI (`postgresql://feedsync@db/feedsync`),
     /// passing the password apart so it never sits in a string that could be logged.
@@ -101,15 +103,18 @@ final class PostgresConnection {
             }
         }
         var rows: [[String?]] = []
-        try finish(sql) { result in
-            let count = PQntuples(result), columns = PQnfields(result)
-            rows = (0..<count).map { row in
-                (0..<columns).map { column in
-                    PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
-                }
+        try finish(sql) { result in rows = Self.rows(of: result) }
+        return rows
+    }
+
+    /// A result's rows, each column as text or `nil` for NULL.
+    private static func rows(of result: OpaquePointer?) -> [[String?]] {
+        let count = PQntuples(result), columns = PQnfields(result)
+        return (0..<count).map { row in
+            (0..<columns).map { column in
+                PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
             }
         }
-        return rows
     }
 
     /// Streams `rows` (in COPY's text format) into a table with `COPY … FROM STDIN`.
@@ -148,6 +153,7 @@ final class PostgresConnection {
             if ended == 0 { try flush(sql, until: deadline) }
         } while ended == 0
         try flush(sql, until: deadline)
+        roundTrips += 1
         var failure: PostgresError? = sent == 1 && ended == 1 ? nil
             : PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
         while let result = try nextResult(sql, until: deadline) {
@@ -155,6 +161,68 @@ final class PostgresConnection {
             do { try check(result, sql) } catch let error as PostgresError { failure = failure ?? error }
         }
         if let failure { throw failure }
+    }
+
+    /// One statement of a ``pipeline(_:)``: SQL and its text parameters (`nil` is NULL).
+    typealias Statement = (sql: String, parameters: [String?])
+
+    /// Sends `statements` together in libpq's pipeline mode, then reads their answers: one round
+    /// trip for all of them. A statement after a failed one is not run (its answer is the first
+    /// failure) unless a transaction ended between them.
+    /// - Returns: each statement's rows or failure, in order.
+    func pipeline(_ statements: [Statement]) throws -> [Result<[[String?]], PostgresError>] {
+        let label = statements.first?.sql ?? ""
+        guard !isBroken else { throw dropped(label) }
+        guard PQenterPipelineMode(connection) == 1 else { throw lastError(label) }
+        // Left once every answer has been read; a pipeline abandoned halfway (a send that failed,
+        // an answer that did not come) leaves the connection in a state nothing else expects.
+        defer { if PQexitPipelineMode(connection) != 1 { isBroken = true } }
+        let deadline = Date().addingTimeInterval(answerTimeout)
+        for (sql, parameters) in statements {
+            sentForTests?.append(sql)
+            let copies = parameters.map { $0.map { strdup(withoutNUL($0)) } ?? nil }
+            defer { copies.forEach { free($0) } }
+            let queued = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+                PQsendQueryParams(connection, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
+            }
+            guard queued == 1 else { throw lastError(sql) }
+        }
+        guard PQpipelineSync(connection) == 1 else { throw lastError(label) }
+        roundTrips += 1
+        try flush(label, until: deadline)
+        var answers: [Result<[[String?]], PostgresError>] = []
+        var failure: PostgresError?
+        for (sql, _) in statements {
+            var answer: Result<[[String?]], PostgresError> = .success([])
+            while let result = try nextResult(sql, until: deadline) {
+                defer { PQclear(result) }
+                if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
+                    answer = .failure(failure ?? PostgresError(sqlState: nil, message: "not run: an earlier statement failed", sql: sql))
+                    continue
+                }
+                do {
+                    try check(result, sql)
+                    answer = .success(Self.rows(of: result))
+                } catch let error as PostgresError {
+                    failure = failure ?? error
+                    answer = .failure(error)
+                }
+            }
+            answers.append(answer)
+        }
+        // The sync point's own answer ends the pipeline.
+        guard let sync = try nextResult(label, until: deadline) else { throw lastError(label) }
+        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+        guard synced else { throw lastError(label) }
+        return answers
+    }
+
+    /// Ends the transaction a failed operation left open, if the connection is still usable.
+    func rollbackIfOpen() {
+        let status = PQtransactionStatus(connection)
+        guard !isBroken, status == PQTRANS_INTRANS || status == PQTRANS_INERROR else { return }
+        try? execute("ROLLBACK")
     }
 
     /// Runs `body` in one transaction, rolling back when it throws.
@@ -174,13 +242,10 @@ final class PostgresConnection {
 
     /// Queues a request and sends it whole, within the answer timeout.
     private func send(_ sql: String, _ queue: () -> Int32) throws {
-        guard !isBroken else {
-            throw PostgresError(sqlState: nil, message: "the connection to the PostgreSQL server was dropped after it stopped answering", sql: sql)
-        }
+        guard !isBroken else { throw dropped(sql) }
         sentForTests?.append(sql)
-        guard queue() == 1 else {
-            throw PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
-        }
+        roundTrips += 1
+        guard queue() == 1 else { throw lastError(sql) }
         try flush(sql, until: Date().addingTimeInterval(answerTimeout))
     }
 
@@ -253,6 +318,15 @@ final class PostgresConnection {
                                 + "(statementTimeout plus tcpUserTimeout); the connection is dropped and remade for the next operation",
                                 sql: sql)
         }
+    }
+
+    private func dropped(_ sql: String) -> PostgresError {
+        PostgresError(sqlState: nil, message: "the connection to the PostgreSQL server was dropped after it stopped answering", sql: sql)
+    }
+
+    /// libpq's message for the last failure on the connection.
+    private func lastError(_ sql: String) -> PostgresError {
+        PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
     }
 
     private static func seconds(_ interval: TimeInterval) -> String {

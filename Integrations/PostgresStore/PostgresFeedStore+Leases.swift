@@ -68,13 +68,28 @@ extension PostgresFeedStore {
     ///
     /// - Throws: ``ServiceError`` `.locked`.
     func checkLease(_ feed: String, _ operation: String, in db: PostgresConnection) throws {
+        let renewal = try leaseRenewal(feed, operation)
+        try leaseKept(try db.query(renewal.sql, renewal.parameters), operation)
+    }
+
+    /// The statement of ``checkLease(_:_:in:)``, for a caller that sends it with others: it
+    /// returns a row when the lease is still this worker's, and must be checked with
+    /// ``leaseKept(_:_:)`` before the transaction may commit.
+    ///
+    /// - Throws: ``ServiceError`` `.locked` when this worker holds no lease on the feed.
+    func leaseRenewal(_ feed: String, _ operation: String) throws -> PostgresConnection.Statement {
         guard let token = heldToken(feed) else {
             throw ServiceError(.locked, operation, "this worker does not hold the feed's lease (it was given back or never taken); nothing was kept")
         }
-        let kept = try db.query("""
-            UPDATE feed_leases SET expires_at = \(Self.nowMs) + $3 WHERE feed = $1 AND token = $2 RETURNING 1
-            """, [feed, token, "\(Int64(leasePeriod * 1000))"])
-        guard !kept.isEmpty else {
+        return ("UPDATE feed_leases SET expires_at = \(Self.nowMs) + $3 WHERE feed = $1 AND token = $2 RETURNING 1",
+                [feed, token, "\(Int64(leasePeriod * 1000))"])
+    }
+
+    /// Fails unless ``leaseRenewal(_:_:)`` found the lease still this worker's.
+    ///
+    /// - Throws: ``ServiceError`` `.locked`.
+    func leaseKept(_ renewed: [[String?]], _ operation: String) throws {
+        guard !renewed.isEmpty else {
             throw ServiceError(.locked, operation, "this worker's lease on the feed ran out and another worker took it over; nothing was kept")
         }
     }

@@ -102,6 +102,9 @@ public actor PostgresFeedStore {
     /// The statements sent since ``recordStatementsForTests()``.
     var statementsSentForTests: [String] { connection?.sentForTests ?? [] }
 
+    /// How many times the store has waited for the server's answer on its connection.
+    var roundTripsForTests: Int { connection?.roundTrips ?? 0 }
+
     /// Gives back every lease and closes the connection.
     public func close() {
         renewal?.cancel()

@@ -1,0 +1,61 @@
+import Core
+import Foundation
+@testable import PostgresStore
+import PostgresTestSupport
+import Testing
+
+/// A page's transaction costs a fixed number of round trips to the server, and its pipelines keep
+/// the fence: nothing commits unless the lease is still this worker's.
+@Suite(.needsPostgres)
+struct PostgresPageRoundTripTests {
+    /// Posts by two authors, one reposted by a third, with videos, an edit of a stored post, a
+    /// deletion and resolved videos: every statement a page can need.
+    @Test func aPageCostsFiveRoundTripsWhateverItHolds() async throws {
+        let (store, _) = try await makeWorkers()
+        _ = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        _ = try await store.apply(makePage([.upsert(makePost("old")), .upsert(makePost("gone"))], cursor: "1"),
+                                  videos: [], toFeed: "home")
+        let grace = User(id: "u2", handle: "grace", displayName: "Grace"), alan = User(id: "u3", handle: "alan", displayName: "Alan")
+        let at = Date(timeIntervalSince1970: 1_700_000_100)
+        let posts = [
+            Post(id: "p1", author: grace, text: "one", createdAt: at, videoIDs: ["v1", "v2"]),
+            Post(id: "p2", author: grace, text: "two", createdAt: at, repost: Post.Repost(by: alan, originalID: "o2", at: at)),
+            Post(id: "old", author: grace, text: "edited", createdAt: at, videoIDs: ["v2"]),
+        ]
+        let video = Video(id: "v1", title: "V", duration: 1, streamURL: URL(string: "https://example.com/v1.mp4")!)
+        let page = store.prepare(makePage(posts.map { .upsert($0) } + [.delete("gone")], cursor: "2"))
+        let backend = try await store.run("naming the backend", "SELECT pg_backend_pid()")
+        let before = await store.roundTripsForTests
+        let result = try await store.apply(page, videos: [video], toFeed: "home")
+        // BEGIN with the lease, videos, authors and staging table; COPY's start; its rows; the
+        // upsert; the links, deletion, resolved videos and cursor with COMMIT. It was 14, one per statement.
+        #expect(await store.roundTripsForTests - before == 5)
+        #expect((result.inserted, result.updated, result.deleted) == (2, 1, 1))
+        #expect(try await store.run("naming the backend", "SELECT pg_backend_pid()") == backend, "the pipelines left the connection usable")
+        #expect(try await store.cursor(ofFeed: "home")?.position == "2")
+        let links = try await store.run("reading the links", """
+            SELECT p.id, v.id, v.resolved FROM post_videos l JOIN posts p ON p.pk = l.post_pk JOIN videos v ON v.pk = l.video_pk
+            ORDER BY p.id, l.position
+            """).map { $0.compactMap { $0 } }
+        #expect(links == [["old", "v2", "0"], ["p1", "v1", "1"], ["p1", "v2", "0"]])
+        #expect(try await store.posts(matching: PostQuery(feed: "home")).map(\.post.id).sorted() == ["old", "p1", "p2"])
+    }
+
+    /// The lease was taken over while this worker still holds its token (it stalled): the page's
+    /// first pipeline finds the lease gone, COMMIT is never sent, and the connection goes on.
+    @Test func aPageWhoseLeaseWasTakenOverCommitsNothingAndTheConnectionGoesOn() async throws {
+        let (store, other) = try await makeWorkers()
+        _ = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        try await other.run("taking the lease over", "UPDATE feed_leases SET token = 'another worker' WHERE feed = 'home'")
+        let page = makePage([.upsert(Post(id: "p1", author: User(id: "u2", handle: "grace", displayName: "Grace"), text: "one",
+                                          createdAt: Date(timeIntervalSince1970: 1_700_000_000), videoIDs: ["v1"]))], cursor: "1")
+        let backend = try await store.run("naming the backend", "SELECT pg_backend_pid()")
+        let error = await #expect(throws: ServiceError.self) { try await store.apply(store.prepare(page), videos: [], toFeed: "home") }
+        #expect(error?.code == .locked)
+        #expect(try await store.run("naming the backend", "SELECT pg_backend_pid()") == backend)
+        #expect(try await store.cursor(ofFeed: "home") == nil, "the same connection answers, outside any transaction")
+        #expect(try await store.run("checking", "SELECT count(*) FROM users UNION ALL SELECT count(*) FROM videos")
+                    .map { $0[0] } == ["0", "0"], "the statements sent with the renewal were rolled back")
+        #expect(try await other.posts(matching: PostQuery(feed: "home")).isEmpty)
+    }
+}
