@@ -16,6 +16,8 @@ public struct ServiceProvider: Sendable {
         public var maxDeletionRatio: Double
         public var maxAttempts: Int
         public var services: SyncEngine.Services
+        /// Where the backend pushes the feed's changes, when the feed streams (`"stream": true`).
+        public var live: (any LiveSource)?
     }
 
     /// Which feeds to build.
@@ -68,7 +70,8 @@ public struct ServiceProvider: Sendable {
                                 maxAttempts: feed.maxAttempts,
                                 services: SyncEngine.Services(authentication: backend.authentication, posts: backend.posts,
                                                               videos: videos, store: store.service, requests: context.requests,
-                                                              backend: backend.identity))
+                                                              backend: backend.identity),
+                                live: backend.live)
         }
         self.store = store
         self.lifecycles = lifecycles

@@ -108,13 +108,17 @@ struct Daemon {
         }
         let services = ServiceGroup(parts)
         await services.start()
+        // The live mirror starts after the group and stops before it, like a last service: its
+        // streams write through the scheduler's store.
+        let live = LiveMirror(log: log)
+        let liveService = Task { await LiveMirrorService(mirror: live, scheduler: scheduler).run() }
         log.info("started", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ","),
                              "pid": "\(getpid())"])
         notifier.notify("READY=1\nSTATUS=syncing \(runtime.feedNames.count) feeds")
 
         for await signal in signals {
             if signal == SIGHUP {
-                await reload(scheduler)
+                await reload(scheduler, live: live)
                 continue
             }
             log.info("stopping", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
@@ -127,6 +131,8 @@ struct Daemon {
                     _exit(0)
                 }
             }
+            liveService.cancel()
+            await liveService.value
             await services.stop()
             log.info("stopped")
             return
@@ -147,7 +153,7 @@ struct Daemon {
     /// The new config's feeds share the running store (its connection, its locks), so a
     /// reload never makes the daemon contend with itself. A config that moves the store is
     /// refused: that takes a restart.
-    private func reload(_ scheduler: Scheduler) async {
+    private func reload(_ scheduler: Scheduler, live: LiveMirror) async {
         notifier.notify("RELOADING=1")
         do {
             let running = await scheduler.currentRuntime
@@ -160,6 +166,7 @@ struct Daemon {
             for warning in runtime.warnings { log.warn("config_warning", ["warning": warning]) }
             try await runtime.start()
             await scheduler.apply(runtime)
+            await live.apply(runtime)
             log.info("reloaded", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ",")])
         } catch {
             log.error("reload_failed", ["error": describe(error), "action": "kept the running config"])
