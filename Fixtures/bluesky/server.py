@@ -580,6 +580,11 @@ class Handler(BaseHTTPRequestHandler):
                     status, out = result[0], xrpc_error(result[1], result[2])
                 else:
                     status, out = 200, result
+        elif self.command == "GET" and method == "app.bsky.actor.getProfile":
+            failure = app.sessions.check(self._bearer())
+            actor = params.get("actor", "")
+            did = next((d for d, h in app.store.handles.items() if actor in (d, h)), None)
+            status, out = failure or ((200, encode(app.store.profile(did))) if did else (400, xrpc_error("InvalidRequest", "Profile not found")))
         elif self.command == "GET" and method in ("app.bsky.feed.getPosts", "app.bsky.graph.getFollows", "app.bsky.graph.getList"):
             failure = app.sessions.check(self._bearer())
             if failure:

@@ -12,11 +12,27 @@ extension CurlTransport: WebSocketTransport {
         let outbox = WebSocketOutbox()
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: WebSocketEvent.self, throwing: (any Error).self)
         let connection = CurlWebSocket(request: request, limits: limits, pending: pending, outbox: outbox, continuation: continuation)
-        continuation.onTermination = { _ in connection.cancel() }
+        continuation.onTermination = { _ in
+            connection.cancel()
+            outbox.nudge()
+        }
         Thread.detachNewThread {
+            var pipe: [Int32] = [-1, -1]
+            let piped = Glibc.pipe(&pipe) == 0
+            if piped {
+                _ = fcntl(pipe[0], F_SETFL, O_NONBLOCK)
+                _ = fcntl(pipe[1], F_SETFL, O_NONBLOCK)
+                outbox.attach(wake: pipe[1])
+            }
             let handle = curl_easy_init()
-            defer { curl_easy_cleanup(handle) }
+            connection.wake = piped ? pipe[0] : -1
             connection.run(on: handle)
+            curl_easy_cleanup(handle)
+            outbox.markFinished()
+            if piped {
+                Glibc.close(pipe[0])
+                Glibc.close(pipe[1])
+            }
         }
         return WebSocketStream(base: stream, pending: pending, outbox: outbox)
     }
@@ -37,6 +53,8 @@ final class CurlWebSocket: @unchecked Sendable {
     private let cancelled = Atomic(false)
     private var handle: UnsafeMutableRawPointer?
     private var socket: curl_socket_t = -1
+    /// The read end of the pipe that wakes the loop (a close or a message to send); -1 without one.
+    var wake: Int32 = -1
     private var random = SystemRandomNumberGenerator()
     /// How often the loop wakes to look at the outbox, cancellation and the idle clock.
     static let tick: Int32 = 250
@@ -56,6 +74,8 @@ final class CurlWebSocket: @unchecked Sendable {
 
     func cancel() { cancelled.store(true, ordering: .relaxed) }
 
+    private var isCancelled: Bool { cancelled.load(ordering: .relaxed) || outbox.isClosing }
+
     private func unavailable(_ reason: String) -> Failed { Failed(error: ServiceError(.unavailable, operation, reason)) }
     private func violation(_ reason: String) -> Failed { Failed(error: ServiceError(.contractViolation, operation, reason)) }
 
@@ -73,7 +93,7 @@ final class CurlWebSocket: @unchecked Sendable {
             try relay(leftover)
             continuation.finish()
         } catch let failed as Failed {
-            continuation.finish(throwing: cancelled.load(ordering: .relaxed) ? CancellationError() : failed.error)
+            continuation.finish(throwing: isCancelled ? CancellationError() : failed.error)
         } catch {
             continuation.finish(throwing: error)
         }
@@ -126,7 +146,7 @@ final class CurlWebSocket: @unchecked Sendable {
                 throw violation("the server's answer head is longer than \(WebSocketHandshake.maxHeadBytes) bytes")
             }
             guard Date() < deadline else { throw unavailable("the server did not complete the WebSocket handshake within \(Int(limits.handshakeDeadline)) s") }
-            guard !cancelled.load(ordering: .relaxed) else { throw CancellationError() }
+            guard !isCancelled else { throw CancellationError() }
             guard let bytes = try receive() else { throw unavailable("the server closed the connection during the handshake") }
             if bytes.isEmpty { wait(for: Int16(POLLIN)) } else { head += bytes }
         }
@@ -139,7 +159,7 @@ final class CurlWebSocket: @unchecked Sendable {
         var lastPing = Date()
         var incoming = leftover
         while true {
-            if cancelled.load(ordering: .relaxed) {
+            if isCancelled {
                 try? send(frame: .close(1001, reason: "going away"))
                 throw CancellationError()
             }
@@ -224,9 +244,13 @@ final class CurlWebSocket: @unchecked Sendable {
         }
     }
 
-    /// Waits until the socket is ready for `events` or a tick passes.
+    /// Waits until the socket is ready for `events`, the loop is woken, or a tick passes.
     private func wait(for events: Int16) {
-        var descriptor = pollfd(fd: socket, events: events, revents: 0)
-        _ = poll(&descriptor, 1, Self.tick)
+        var descriptors = [pollfd(fd: socket, events: events, revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        _ = poll(&descriptors, wake >= 0 ? 2 : 1, Self.tick)
+        if descriptors[1].revents != 0 {
+            var drain = [UInt8](repeating: 0, count: 64)
+            while read(wake, &drain, drain.count) > 0 {}
+        }
     }
 }

@@ -1,5 +1,7 @@
 import Core
+import Dispatch
 import Foundation
+import Glibc
 import Synchronization
 
 /// What a WebSocket connection may cost: how soon it must open, how quiet it may go, and how
@@ -71,6 +73,10 @@ public struct WebSocketStream: AsyncSequence, Sendable {
     /// Queues `text` to go to the server as one text message (sent within a fraction of a second).
     public func send(_ text: String) { outbox.append(text) }
 
+    /// Closes the connection with a close frame (1001, going away) and blocks until it is
+    /// closed, for at most `timeout`: for a shutdown that must not exit before the frame is out.
+    public func close(waiting timeout: TimeInterval) { outbox.closeAndWait(timeout) }
+
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncThrowingStream<WebSocketEvent, any Error>.AsyncIterator
         let pending: PendingBytes
@@ -93,13 +99,50 @@ public struct WebSocketStream: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator(), pending: pending) }
 }
 
-/// Text messages waiting to go to the server, shared by the stream's two ends.
+/// Text messages waiting to go to the server, shared by the stream's two ends, and the
+/// connection's close request.
 public final class WebSocketOutbox: Sendable {
     private let messages = Mutex<[String]>([])
+    /// Wakes the connection's thread at once (a close, a message to send): the write end of a pipe it polls.
+    private let wake = Mutex<Int32>(-1)
+    private let closing = Atomic(false)
+    private let done = DispatchSemaphore(value: 0)
+    private let finished = Atomic(false)
 
     public init() {}
 
-    func append(_ text: String) { messages.withLock { $0.append(text) } }
+    /// The connection's thread: the descriptor to write to wake it.
+    func attach(wake descriptor: Int32) { wake.withLock { $0 = descriptor } }
+
+    var isClosing: Bool { closing.load(ordering: .relaxed) }
+
+    /// Wakes the connection's thread.
+    func nudge() {
+        wake.withLock { descriptor in
+            guard descriptor >= 0 else { return }
+            var byte: UInt8 = 1
+            _ = Glibc.write(descriptor, &byte, 1)
+        }
+    }
+
+    /// The connection's thread has ended.
+    func markFinished() {
+        wake.withLock { $0 = -1 }
+        finished.store(true, ordering: .relaxed)
+        done.signal()
+    }
+
+    func closeAndWait(_ timeout: TimeInterval) {
+        closing.store(true, ordering: .relaxed)
+        nudge()
+        guard !finished.load(ordering: .relaxed) else { return }
+        if done.wait(timeout: .now() + timeout) == .success { done.signal() }
+    }
+
+    func append(_ text: String) {
+        messages.withLock { $0.append(text) }
+        nudge()
+    }
 
     /// Everything waiting, in order, and empties the box.
     public func take() -> [String] { messages.withLock { box in defer { box.removeAll() }; return box } }
