@@ -12,6 +12,7 @@ extension CurlTransport: WebSocketTransport {
         let outbox = WebSocketOutbox()
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: WebSocketEvent.self, throwing: (any Error).self)
         let connection = CurlWebSocket(request: request, limits: limits, pending: pending, outbox: outbox, continuation: continuation)
+        outbox.expectConnection()
         continuation.onTermination = { _ in
             connection.cancel()
             outbox.nudge()

@@ -108,8 +108,13 @@ public final class WebSocketOutbox: Sendable {
     private let closing = Atomic(false)
     private let done = DispatchSemaphore(value: 0)
     private let finished = Atomic(false)
+    /// Whether a connection's thread serves this box (a test's stream has none to wait for).
+    private let served = Atomic(false)
 
     public init() {}
+
+    /// A connection's thread will serve this box: ``closeAndWait(_:)`` waits for it.
+    func expectConnection() { served.store(true, ordering: .relaxed) }
 
     /// The connection's thread: the descriptor to write to wake it.
     func attach(wake descriptor: Int32) { wake.withLock { $0 = descriptor } }
@@ -135,7 +140,7 @@ public final class WebSocketOutbox: Sendable {
     func closeAndWait(_ timeout: TimeInterval) {
         closing.store(true, ordering: .relaxed)
         nudge()
-        guard !finished.load(ordering: .relaxed) else { return }
+        guard served.load(ordering: .relaxed), !finished.load(ordering: .relaxed) else { return }
         if done.wait(timeout: .now() + timeout) == .success { done.signal() }
     }
 
