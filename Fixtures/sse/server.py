@@ -13,6 +13,7 @@ The first line on stdout is `listening on 127.0.0.1:PORT`. The path chooses the 
   /garbage         chunked, one good event, then a chunk header that is not hex
   /json            200 application/json
   /unauthorized    401 {"error": "The access token is invalid"}
+  /redirect        302 to http://localhost:<same port>/events (another origin)
 """
 import argparse
 import os
@@ -74,6 +75,10 @@ class Handler(BaseHTTPRequestHandler):
             elif url.path == "/json":
                 self.head(kind="application/json")
                 self.wfile.write(chunk(b"[]") + b"0\r\n\r\n")
+            elif url.path == "/redirect":
+                port = self.server.server_address[1]
+                self.wfile.write(f"HTTP/1.1 302 Found\r\nLocation: http://localhost:{port}/events\r\n"
+                                 "Content-Length: 0\r\nConnection: close\r\n\r\n".encode())
             elif url.path == "/unauthorized":
                 body = b'{"error": "The access token is invalid"}'
                 self.wfile.write(b"HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\n"

@@ -22,6 +22,11 @@ public enum LiveEvent: Hashable, Sendable {
 ///     for try await event in source.events() {
 ///         switch event { case .connected: catchUp(); case .upserted(let post, _): … }
 ///     }
+///
+/// - Note: A source on another protocol plugs in the same way (Bluesky's Jetstream over
+///   WebSocket: it hydrates what arrives itself and yields ready posts, a repost as a post of
+///   its own). A source that can replay from a position of its own (Jetstream's `cursor`) will
+///   need one more event carrying that position, for the writer to commit with the batch.
 public protocol LiveSource: Sendable {
     /// Which connection this is. Feeds whose sources have the same key share one connection
     /// (same server, account and stream). Compared in memory only, never shown: it may hold a

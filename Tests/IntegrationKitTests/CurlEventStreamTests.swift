@@ -102,6 +102,12 @@ import Testing
         #expect(error?.reason.contains("application/json, not text/event-stream") == true, "\(String(describing: error))")
     }
 
+    @Test func aRedirectIsNotFollowedSoTheTokenStaysWithItsOrigin() async {
+        let (opened, _, error) = await drain(stream("/redirect"))
+        #expect(!opened)
+        #expect(error?.code == .contractViolation && error?.reason.contains("302 to http://localhost:") == true, "\(String(describing: error))")
+    }
+
     @Test func aRejectedTokenIsUnauthorizedWithTheServersMessage() async {
         let (_, _, error) = await drain(stream("/unauthorized"))
         #expect(error?.code == .unauthorized && error?.reason.contains("The access token is invalid") == true, "\(String(describing: error))")
