@@ -115,4 +115,32 @@ import Glibc
         daemon.signal(SIGTERM)
         #expect(await daemon.exits(within: 8))
     }
+
+    @Test func manyFollowsGoInAnOptionsUpdateAndANewFollowTakesEffectOnReconnect() async throws {
+        let server = try ReferenceServer(script: "Fixtures/bluesky/jetstream.py", arguments: ["--posts", "20"])
+        for n in 0..<60 { try await server.control("POST", "/_jetstream/follow?did=did:plc:extra\(n)") }
+        let scratch = try Scratch()
+        let daemon = try startDaemon(scratch, server)
+        #expect(try await caughtUp(daemon), "\(daemon.log)")
+        func subscriptions() async throws -> [[String: Any]] {
+            try await server.control("GET", "/_jetstream/subscriptions")["subscriptions"] as? [[String: Any]] ?? []
+        }
+        func lastUpdate() async throws -> Set<String> {
+            let update = try await subscriptions().last { $0["options_update"] != nil }?["options_update"] as? [String: Any]
+            return Set(update?["wantedDids"] as? [String] ?? [])
+        }
+        // 8 authors, 60 more and the account: past the 50 a URL carries, so requireHello and an options_update.
+        let path = try #require(try await subscriptions().last { $0["path"] != nil }?["path"] as? String)
+        #expect(path.contains("requireHello=true") && !path.contains("wantedDids"), "\(path)")
+        #expect(try await lastUpdate().count == 69)
+
+        try await server.control("POST", "/_jetstream/follow?did=did:plc:newcomer&handle=newcomer.test")
+        try await server.control("POST", "/_jetstream/drop")
+        #expect(try await caughtUp(daemon, times: 2), "\(daemon.log)")
+        #expect(try await eventually(within: 10) { try await lastUpdate().contains("did:plc:newcomer") }, "the follow set is read again on reconnect")
+        let post = try await server.control("POST", "/_jetstream/post?did=did:plc:newcomer")
+        #expect(try await eventually(within: 10) { try await storedIDs(scratch).contains(post["uri"] as? String ?? "?") }, "\(daemon.log)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 8))
+    }
 }
