@@ -57,8 +57,9 @@ final class CurlWebSocket: @unchecked Sendable {
     /// The read end of the pipe that wakes the loop (a close or a message to send); -1 without one.
     var wake: Int32 = -1
     private var random = SystemRandomNumberGenerator()
-    /// How often the loop wakes to look at the outbox, cancellation and the idle clock.
-    static let tick: Int32 = 250
+    /// How often an idle loop wakes to look at the idle clock and the ping schedule; a close or
+    /// a message to send wakes it at once through the pipe, so this costs only idle wakeups.
+    static let tick: Int32 = 1000
 
     struct Failed: Error { let error: ServiceError }
 

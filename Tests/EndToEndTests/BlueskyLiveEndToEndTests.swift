@@ -81,6 +81,13 @@ import Glibc
         #expect(try await eventually(within: 10) { try await storedIDs(scratch).contains(marker["uri"] as? String ?? "?") })
         #expect(try await !storedIDs(scratch).contains(foreign["uri"] as? String ?? "?"))
 
+        // An update is hydrated again and replaces the stored version.
+        let markerURI = try #require(marker["uri"] as? String)
+        try await server.control("POST", "/_jetstream/update?uri=\(markerURI)&text=edited%20live")
+        #expect(try await eventually(within: 10) {
+            try await sqlite(scratch.database, "SELECT text FROM posts WHERE id = '\(markerURI)'") == "edited live"
+        }, "\(daemon.log)")
+
         let requests = try await server.control("GET", "/_control/stats")["requests"] as? [String: [String: Int]] ?? [:]
         #expect(requests["GET app.bsky.feed.getTimeline"] == nil, "no poll delivered these: \(requests)")
         #expect(requests["GET app.bsky.feed.getPosts"]?["200"] ?? 0 >= 3, "\(requests)")
