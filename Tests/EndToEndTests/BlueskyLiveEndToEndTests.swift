@@ -150,4 +150,41 @@ import Glibc
         daemon.signal(SIGTERM)
         #expect(await daemon.exits(within: 8))
     }
+
+    @Test func pullIgnoresStreamAndTheConfigRulesForJetstream() async throws {
+        let server = try ReferenceServer(script: "Fixtures/bluesky/jetstream.py", arguments: ["--posts", "20"])
+        let scratch = try Scratch()
+        let environment = ["BLUESKY_APP_PASSWORD": "app-pass-word"]
+        func config(_ timeline: String, _ extra: String) throws -> String {
+            let json = """
+                {"store": {"integration": "sqlite", "path": "feedsync.sqlite"},
+                 "feeds": [{"name": "sky", "interval": "1h", "posts": {"integration": "bluesky", "service": "\(server.baseURL)",
+                  "identifier": "me.test", "appPasswordEnv": "BLUESKY_APP_PASSWORD", "timeline": "\(timeline)", "stream": true\(extra)}}]}
+                """
+            let url = scratch.folder.appendingPathComponent("c\(json.hashValue).json")
+            try Data(json.utf8).write(to: url)
+            return url.path
+        }
+        let pull = try await feedsync(["pull", "--config", try config("home", #", "jetstreamURL": "ws://127.0.0.1:\#(server.port)/subscribe""#)],
+                                      environment: environment)
+        #expect(pull.status == 0, "\(pull.stderr)")
+        let subscriptions = try await server.control("GET", "/_jetstream/subscriptions")["subscriptions"] as? [Any] ?? []
+        #expect(subscriptions.isEmpty, "pull opens no stream")
+
+        let feed = try await feedsync(["config", "check", "--config", try config("feed:at://did:plc:feedmaker00000000000000/app.bsky.feed.generator/cats", "")],
+                                      environment: environment)
+        #expect(feed.status == 0 && (feed.stdout + feed.stderr).contains("has no stream on Jetstream (only home, author: and list: do); the feed is polled"),
+                "\(feed.stdout)\(feed.stderr)")
+
+        let plain = try await feedsync(["config", "check", "--config", try config("home", #", "jetstreamURL": "ws://jetstream.example/subscribe""#)],
+                                       environment: environment)
+        #expect(plain.status == 78 && plain.stderr.contains("is plain ws:// to a host that is not loopback"), "\(plain.stderr)")
+        let allowed = try await feedsync(["config", "check", "--config",
+                                          try config("home", #", "jetstreamURL": "ws://jetstream.example/subscribe", "jetstreamPlaintext": true"#)],
+                                         environment: environment)
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        let https = try await feedsync(["config", "check", "--config", try config("home", #", "jetstreamURL": "https://jetstream.example/subscribe""#)],
+                                       environment: environment)
+        #expect(https.status == 78 && https.stderr.contains("is not a wss:// URL with a host"), "\(https.stderr)")
+    }
 }
