@@ -50,7 +50,8 @@ public enum BlueskyIntegration: PostsIntegration {
             posts: BlueskyPostService(client: client, timeline: timeline, filter: filter, identifier: identifier,
                                       pageSize: pageSize, maxPosts: maxPosts, since: since),
             authentication: BlueskyAuthenticationService(client: client, identifier: identifier, password: password),
-            live: live?.source(client: client, identifier: identifier, password: password, transport: transport, shared: context.shared),
+            live: live?.source(client: client, identifier: identifier, password: password, transport: transport, shared: context.shared,
+                               notice: context.notice),
             lifecycle: BlueskyManager(client: client),
             identity: "bluesky \(service.absoluteString) as \(identifier) timeline \(timelineText)" + (filter.map { " filter \($0)" } ?? ""))
     }

@@ -45,7 +45,8 @@ struct BlueskyLiveConfig {
         limits = WebSocketLimits(idleTimeout: TimeInterval(idle))
     }
 
-    func source(client: BlueskyClient, identifier: String, password: Secret, transport: CurlTransport, shared: SharedResources) -> BlueskyLiveSource {
+    func source(client: BlueskyClient, identifier: String, password: Secret, transport: CurlTransport, shared: SharedResources,
+                notice: @escaping @Sendable (String) -> Void) -> BlueskyLiveSource {
         let accountKey = Self.digest("\(client.service.absoluteString) \(identifier) \(password.revealed)")
         let authentication = BlueskyAuthenticationService(client: client, identifier: identifier, password: password)
         // One session per account for every live feed of the process, and one position per connection.
@@ -53,7 +54,7 @@ struct BlueskyLiveConfig {
         let position = shared.value(for: "bluesky live position \(url.absoluteString) \(accountKey) \(subscription)") { JetstreamPosition() }
         return BlueskyLiveSource(client: client, session: session, identifier: identifier, subscription: subscription, jetstreamURL: url,
                                  transport: transport, limits: limits, refreshInterval: refreshInterval, position: position,
-                                 accountKey: accountKey)
+                                 accountKey: accountKey, notice: notice)
     }
 
     /// FNV-1a, to tell accounts apart in keys without keeping the password there.

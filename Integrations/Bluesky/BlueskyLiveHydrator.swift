@@ -47,7 +47,11 @@ extension BlueskyLiveSource {
                     // The handle shown for this author's reposts from now on; stored posts get it at their next hydration or poll.
                     if let handle, BlueskyIdentifier.isHandle(handle) { profiles.setHandle(handle, of: event.did) }
                     source.position.handled(event.timeMicroseconds)
-                case .account, .other:
+                case .account(let active):
+                    source.notice("Bluesky account \(event.did) is \(active ? "active again" : "deactivated or taken down") (a Jetstream account "
+                                  + "event on \(source.subscription.shown)); its stored posts are kept")
+                    source.position.handled(event.timeMicroseconds)
+                case .other:
                     source.position.handled(event.timeMicroseconds)
                 }
                 if pending.count >= BlueskyLiveSource.hydrationBatch { try await flush() }

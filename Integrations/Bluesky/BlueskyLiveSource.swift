@@ -29,6 +29,8 @@ struct BlueskyLiveSource: LiveSource {
     let position: JetstreamPosition
     /// Identifies the account (a digest of identifier and app password), never shown.
     let accountKey: String
+    /// Told, in one sentence, what the operator should know (an account deactivated).
+    var notice: @Sendable (String) -> Void = { _ in }
 
     /// The most DIDs sent in the URL; more go in an `options_update` after connecting.
     static let urlDIDs = 50

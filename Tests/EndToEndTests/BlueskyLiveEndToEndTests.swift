@@ -88,6 +88,10 @@ import Glibc
             try await sqlite(scratch.database, "SELECT text FROM posts WHERE id = '\(markerURI)'") == "edited live"
         }, "\(daemon.log)")
 
+        // An account event is noted in the log, once.
+        try await server.control("POST", "/_jetstream/account?did=\(Self.grace)&active=0")
+        #expect(try await eventually(within: 10) { daemon.log.contains("Bluesky account \(Self.grace) is deactivated or taken down") }, "\(daemon.log)")
+
         let requests = try await server.control("GET", "/_control/stats")["requests"] as? [String: [String: Int]] ?? [:]
         #expect(requests["GET app.bsky.feed.getTimeline"] == nil, "no poll delivered these: \(requests)")
         #expect(requests["GET app.bsky.feed.getPosts"]?["200"] ?? 0 >= 3, "\(requests)")
