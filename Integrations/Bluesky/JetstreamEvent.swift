@@ -28,10 +28,7 @@ struct JetstreamEvent: Equatable {
     init?(_ text: String) {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return nil }
         guard let did = object["did"] as? String, BlueskyIdentifier.isDID(did),
-              let time = (object["time_us"] as? NSNumber)?.int64Value, time > 0 else {
-            if object["kind"] as? String == "heartbeat" { return nil }
-            return nil
-        }
+              let time = (object["time_us"] as? NSNumber)?.int64Value, time > 0 else { return nil }   // a heartbeat, or not an event
         self.did = did
         timeMicroseconds = time
         switch object["kind"] as? String {
