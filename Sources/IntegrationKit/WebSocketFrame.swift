@@ -17,6 +17,7 @@ public struct WebSocketFrame: Equatable, Sendable {
     public var opcode: WebSocketOpcode
     public var payload: [UInt8]
 
+    /// A frame; `fin` false for every fragment of a message but the last.
     public init(fin: Bool = true, _ opcode: WebSocketOpcode, _ payload: [UInt8] = []) {
         self.fin = fin
         self.opcode = opcode

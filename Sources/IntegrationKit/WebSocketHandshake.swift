@@ -15,6 +15,7 @@ public struct WebSocketHandshake: Sendable {
     /// `Sec-WebSocket-Key`: 16 random bytes in base64, fresh for each connection.
     public let key: String
 
+    /// A handshake with a fresh random key, or `key` (a test of the RFC's example).
     public init(key: String? = nil) {
         var random = SystemRandomNumberGenerator()
         self.key = key ?? Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }).base64EncodedString()

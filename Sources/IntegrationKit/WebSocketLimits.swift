@@ -13,6 +13,7 @@ public struct WebSocketLimits: Sendable, Equatable {
     /// by the consumer: a server that sends faster than the client stores is cut here.
     public var maxPendingBytes = 16 << 20
 
+    /// The limits, each defaulting as documented on its property.
     public init(idleTimeout: TimeInterval = 60, handshakeDeadline: TimeInterval = 30, maxMessageBytes: Int = 1 << 20,
                 maxPendingBytes: Int = 16 << 20) {
         self.idleTimeout = idleTimeout

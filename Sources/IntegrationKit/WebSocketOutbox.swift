@@ -15,6 +15,7 @@ public final class WebSocketOutbox: Sendable {
     /// Whether a connection's thread serves this box (a test's stream has none to wait for).
     private let served = Atomic(false)
 
+    /// An empty box, for a test's ``WebSocketStream``.
     public init() {}
 
     /// A connection's thread will serve this box: ``closeAndWait(_:)`` waits for it.

@@ -19,12 +19,14 @@ public struct WebSocketReader: Sendable {
         public var reason: String
     }
 
+    /// The longest message, fragments joined; a longer one fails with 1009.
     public let maxMessageBytes: Int
     private var buffer: [UInt8] = []
     private var start = 0
     /// The fragmented message being joined: its opcode and bytes so far.
     private var fragments: (opcode: WebSocketOpcode, bytes: [UInt8])?
 
+    /// A reader for a new connection, with a message cap (1 MiB by default).
     public init(maxMessageBytes: Int = 1 << 20) { self.maxMessageBytes = maxMessageBytes }
 
     /// Takes the next bytes from the server and returns every message they complete.

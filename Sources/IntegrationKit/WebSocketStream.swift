@@ -52,6 +52,7 @@ public struct WebSocketStream: AsyncSequence, Sendable {
     /// closed, for at most `timeout`: for a shutdown that must not exit before the frame is out.
     public func close(waiting timeout: TimeInterval) { outbox.closeAndWait(timeout) }
 
+    /// Hands over the messages, counting each one taken off the pending bound.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncThrowingStream<WebSocketEvent, any Error>.AsyncIterator
         let pending: PendingBytes
