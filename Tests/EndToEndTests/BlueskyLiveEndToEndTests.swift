@@ -191,4 +191,23 @@ import Glibc
                                        environment: environment)
         #expect(https.status == 78 && https.stderr.contains("is not a wss:// URL with a host"), "\(https.stderr)")
     }
+
+    @Test func aRefusingJetstreamFallsBackToPollingShownInStatus() async throws {
+        let server = try ReferenceServer(script: "Fixtures/bluesky/jetstream.py", arguments: ["--posts", "20"])
+        try await server.control("POST", "/_jetstream/drop?refuse=600")
+        let scratch = try Scratch()
+        let daemon = try startDaemon(scratch, server)
+        #expect(try await eventually(within: 10) { try await storedIDs(scratch) == timeline(server) }, "the feed is polled meanwhile")
+        let config = scratch.folder.appendingPathComponent("feedsync.json").path
+        // Five failures in a row (backoff 1, 2, 4, 8 s with jitter), then the feed shows polling and why.
+        #expect(try await eventually(within: 40) {
+            let status = try await feedsync(["status", "--config", config, "--json"], environment: ["BLUESKY_APP_PASSWORD": "app-pass-word"])
+            let report = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+            let live = (report?["feeds"] as? [[String: Any]])?.first?["live"] as? String ?? ""
+            return live.hasPrefix("polling: ") && live.contains("503")
+        }, "\(daemon.log)")
+        #expect(daemon.log.components(separatedBy: "event=live_disconnected").count - 1 >= 5)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 8))
+    }
 }
