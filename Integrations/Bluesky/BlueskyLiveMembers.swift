@@ -39,8 +39,8 @@ final class BlueskyLiveSockets: Sendable {
 
     func add(_ more: [WebSocketStream]) { sockets.withLock { $0 += more } }
 
-    /// Closes every socket with a close frame, waiting for each at most `timeout`.
+    /// Closes every socket with a close frame, waiting at most `timeout` in all.
     func closeAll(waiting timeout: TimeInterval) {
-        for socket in sockets.withLock({ $0 }) { socket.close(waiting: timeout) }
+        WebSocketStream.close(sockets.withLock { $0 }, waiting: timeout)
     }
 }

@@ -42,11 +42,16 @@ public final class WebSocketOutbox: Sendable {
         done.signal()
     }
 
-    func closeAndWait(_ timeout: TimeInterval) {
+    /// Asks the connection to close (a close frame, then the end), at once.
+    func requestClose() {
         closing.store(true, ordering: .relaxed)
         nudge()
+    }
+
+    /// Blocks until the connection's thread has ended, or `deadline`.
+    func waitClosed(until deadline: DispatchTime) {
         guard served.load(ordering: .relaxed), !finished.load(ordering: .relaxed) else { return }
-        if done.wait(timeout: .now() + timeout) == .success { done.signal() }
+        if done.wait(timeout: deadline) == .success { done.signal() }
     }
 
     func append(_ text: String) {

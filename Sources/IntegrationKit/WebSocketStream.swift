@@ -1,4 +1,5 @@
 import Core
+import Dispatch
 import Foundation
 
 /// What a WebSocket stream delivers: first that it opened, then the server's data messages.
@@ -48,9 +49,14 @@ public struct WebSocketStream: AsyncSequence, Sendable {
     /// Queues `text` to go to the server as one text message (sent within a fraction of a second).
     public func send(_ text: String) { outbox.append(text) }
 
-    /// Closes the connection with a close frame (1001, going away) and blocks until it is
-    /// closed, for at most `timeout`: for a shutdown that must not exit before the frame is out.
-    public func close(waiting timeout: TimeInterval) { outbox.closeAndWait(timeout) }
+    /// Closes the connections with a close frame (1001, going away) each, and blocks until they
+    /// are closed, for at most `timeout` in all: for a shutdown that must not exit before the
+    /// frames are out. A connection still connecting (TCP, TLS) is left to its own deadline.
+    public static func close(_ streams: [WebSocketStream], waiting timeout: TimeInterval) {
+        streams.forEach { $0.outbox.requestClose() }
+        let deadline = DispatchTime.now() + timeout
+        streams.forEach { $0.outbox.waitClosed(until: deadline) }
+    }
 
     /// Hands over the messages, counting each one taken off the pending bound.
     public struct AsyncIterator: AsyncIteratorProtocol {
