@@ -90,33 +90,65 @@ import Testing
         #expect(source.position.resumeCursor(rewind: BlueskyLiveSource.rewind) == max(1, 201 - BlueskyLiveSource.rewind))
     }
 
+    @Test func aChangedFollowSetGoesOutAsAnOptionsUpdateOnTheOpenConnection() async throws {
+        let (source, http, sockets) = makeSource(follows: 3, keepOpen: true, refresh: 0.05)
+        let consumer = Task {
+            for try await _ in source.events() {}   // until cancelled
+        }
+        // 3 follows and the account: in the URL, nothing sent.
+        for _ in 0..<200 where sockets.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(sockets.requests.count == 1 && sockets.sent.isEmpty)
+        http.follows = 4
+        var update: [String] = []
+        for _ in 0..<500 where update.isEmpty {
+            try await Task.sleep(for: .milliseconds(10))
+            for text in sockets.sent {
+                let payload = (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?["payload"] as? [String: Any]
+                update = payload?["wantedDids"] as? [String] ?? []
+            }
+        }
+        consumer.cancel()
+        #expect(Set(update) == Set((0..<4).map(Self.follow) + [Self.owner]), "the new follow, on the same connection")
+        #expect(sockets.requests.count == 1, "no reconnect")
+    }
+
+    @Test func aFloodPastTheQueueEndsTheConnection() throws {
+        let queue = BlueskyLiveQueue()
+        for _ in 0..<BlueskyLiveQueue.capacity { try queue.push(.connected, "following home") }
+        #expect(throws: ServiceError.self) { try queue.push(.connected, "following home") }
+    }
+
     // MARK: Helpers
 
     static func postEvent(did: String, rkey: String, time: Int64, operation: String = "create") -> String {
         #"{"did":"\#(did)","time_us":\#(time),"kind":"commit","commit":{"rev":"r","operation":"\#(operation)","collection":"app.bsky.feed.post","rkey":"\#(rkey)","record":{"text":"hi"},"cid":"c"}}"#
     }
 
-    func makeSource(follows: Int) -> (BlueskyLiveSource, MockXRPC, MockSockets) {
+    func makeSource(follows: Int, keepOpen: Bool = false, refresh: TimeInterval = 3600) -> (BlueskyLiveSource, MockXRPC, MockSockets) {
         let http = MockXRPC(follows: follows)
-        let sockets = MockSockets()
+        let sockets = MockSockets(keepOpen: keepOpen)
         let client = BlueskyClient(service: URL(string: "https://pds.example")!, transport: http, requests: RequestCounter(), gate: HostGate(),
                                    pacer: RateLimitPacer(notice: { _ in }), sessionPacer: RateLimitPacer(notice: { _ in }))
         let session = BlueskyLiveSession(BlueskyAuthenticationService(client: client, identifier: "me.test", password: Secret("pw")))
         let source = BlueskyLiveSource(client: client, session: session, identifier: "me.test", subscription: .follows,
                                        jetstreamURL: URL(string: "wss://jetstream.example/subscribe")!, transport: sockets,
-                                       limits: WebSocketLimits(), refreshInterval: 3600, position: JetstreamPosition(), accountKey: "k")
+                                       limits: WebSocketLimits(), refreshInterval: refresh, position: JetstreamPosition(), accountKey: "k")
         return (source, http, sockets)
     }
 }
 
 /// A PDS: createSession, getFollows (pages of 100), getPosts (a plain view per URI asked).
 final class MockXRPC: HTTPTransport, Sendable {
-    let follows: Int
+    private let count: Mutex<Int>
+    var follows: Int {
+        get { count.withLock { $0 } }
+        set { count.withLock { $0 = newValue } }
+    }
     private let log = Mutex<[String]>([])
     var calls: [String] { log.withLock { $0 } }
     var traffic: (any TrafficObserver)? { nil }
 
-    init(follows: Int) { self.follows = follows }
+    init(follows: Int) { count = Mutex(follows) }
 
     func close() async {}
 
@@ -131,6 +163,7 @@ final class MockXRPC: HTTPTransport, Sendable {
         }
         if target.contains("getFollows") {
             let start = Int(query.first { $0.name == "cursor" }?.value ?? "0") ?? 0
+            let follows = self.follows
             let page = (start..<min(start + 100, follows)).map { #"{"did":"\#(BlueskyLiveTests.follow($0))","handle":"f\#($0).test"}"# }
             let cursor = start + 100 < follows ? #","cursor":"\#(start + 100)""# : ""
             return HTTPResponse(status: 200, body: Data(#"{"follows":[\#(page.joined(separator: ","))]\#(cursor)}"#.utf8))
@@ -149,6 +182,10 @@ final class MockXRPC: HTTPTransport, Sendable {
 /// Jetstream: opens, sends its script, then ends; records the requests and what was sent on it.
 final class MockSockets: WebSocketTransport, Sendable {
     private let state = Mutex<(script: [String], requests: [HTTPRequest], outboxes: [WebSocketOutbox])>(([], [], []))
+    /// Whether a stream stays open after its script (as a quiet Jetstream does).
+    let keepOpen: Bool
+
+    init(keepOpen: Bool = false) { self.keepOpen = keepOpen }
     var script: [String] {
         get { state.withLock { $0.script } }
         set { state.withLock { $0.script = newValue } }
@@ -166,7 +203,7 @@ final class MockSockets: WebSocketTransport, Sendable {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: WebSocketEvent.self, throwing: (any Error).self)
         continuation.yield(.opened)
         for text in script { continuation.yield(.text(text)) }
-        continuation.finish()
+        if !keepOpen { continuation.finish() }
         return WebSocketStream(stream, outbox: outbox)
     }
 }
