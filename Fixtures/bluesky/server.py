@@ -93,12 +93,14 @@ class Store:
         self.handles = {did: handle for did, handle, _ in AUTHORS}
         self.handles[OWNER_DID] = "me.test"
         self.likes = set()
+        self.follows = [did for did, _, _ in AUTHORS]     # whom the owner follows, oldest first
+        self.list_members = [AUTHORS[0][0], AUTHORS[1][0], AUTHORS[3][0]]
         self.append_posts(n)
 
     # Generation
 
     def profile(self, did):
-        name = next((n for d, _, n in AUTHORS if d == did), "Me")
+        name = next((n for d, _, n in AUTHORS if d == did), "Me" if did == OWNER_DID else "")
         out = {"did": did, "handle": self.handles[did], "labels": [], "createdAt": "2023-04-01T00:00:00.000Z"}
         if name:
             out["displayName"] = name
@@ -159,9 +161,9 @@ class Store:
                         {"thumb": f"{CDN}/t/{key}.jpg", "fullsize": f"{CDN}/f/{key}.jpg", "alt": "screenshot"}]}}
         return None
 
-    def _new_post(self, sort_us, r):
+    def _new_post(self, sort_us, r, did=None):
         self.counter += 1
-        did = r.choice(AUTHORS)[0]
+        did = did or r.choice(AUTHORS)[0]
         key = rkey(self.counter)
         uri = f"at://{did}/app.bsky.feed.post/{key}"
         text, facets = self._text(r)
@@ -297,7 +299,7 @@ class Store:
         if name == "getListFeed":
             if params.get("list") != LIST_URI:
                 return 400, "UnknownList", "Unknown list"
-            members = {AUTHORS[0][0], AUTHORS[1][0], AUTHORS[3][0]}
+            members = set(self.list_members)
             return [e for e in self.entries if e[3] is None and e[2] in self.posts and self.posts[e[2]]["_did"] in members]
         if name == "getActorLikes":
             if params.get("actor") not in (viewer, self.handles.get(viewer)):
@@ -343,6 +345,45 @@ class Store:
                 body += b',"cursor":' + encode(f"{chosen[-1][0]}::{chosen[-1][1]}")
             if bare:
                 body += b',"hitsTotal":' + str(len(entries)).encode()
+            return body + b"}"
+
+    def get_posts(self, uris):
+        """app.bsky.feed.getPosts: the views of up to 25 URIs; unknown ones are left out."""
+        if not 1 <= len(uris) <= 25:
+            return 400, "InvalidRequest", "Error: uris must have between 1 and 25 items"
+        with self.lock:
+            return b'{"posts":[' + b",".join(self.post_bytes(u) for u in uris if u in self.posts) + b"]}"
+
+    def graph_page(self, name, params):
+        """app.bsky.graph.getFollows (the owner's follows) and getList (the list's members), paged."""
+        with self.lock:
+            if name == "getFollows":
+                if params.get("actor") not in (OWNER_DID, self.handles[OWNER_DID]):
+                    return 400, "InvalidRequest", "Profile not found"
+                dids, key = list(self.follows), "follows"
+                head = b'"subject":' + encode(self.profile(OWNER_DID))
+            else:
+                if params.get("list") != LIST_URI:
+                    return 400, "InvalidRequest", "List not found"
+                dids, key = list(self.list_members), "items"
+                head = b'"list":' + encode({"uri": LIST_URI, "cid": "bafylist", "name": "Friends", "purpose": "app.bsky.graph.defs#curatelist",
+                                             "creator": self.profile(OWNER_DID), "indexedAt": iso(T0 * 1_000_000)})
+            limit_text = params.get("limit", str(DEFAULT_LIMIT))
+            if not limit_text.isdigit() or not 1 <= int(limit_text) <= MAX_LIMIT:
+                return 400, "InvalidRequest", "Error: limit must be an integer between 1 and 100"
+            cursor = params.get("cursor") or "0"
+            if not cursor.isdigit():
+                return 400, "InvalidRequest", "Malformed cursor"
+            start, limit = int(cursor), int(limit_text)
+            chosen = dids[start:start + limit]
+            if name == "getFollows":
+                items = [encode(self.profile(d)) for d in chosen]
+            else:
+                items = [encode({"uri": f"at://{OWNER_DID}/app.bsky.graph.listitem/{rkey(start + i)}", "subject": self.profile(d)})
+                         for i, d in enumerate(chosen)]
+            body = b"{" + head + b',"' + key.encode() + b'":[' + b",".join(items) + b"]"
+            if start + limit < len(dids):
+                body += b',"cursor":' + encode(str(start + limit))
             return body + b"}"
 
     def entry_ids(self, name, params, viewer):
@@ -545,6 +586,21 @@ class Handler(BaseHTTPRequestHandler):
                     status, out = result[0], xrpc_error(result[1], result[2])
                 else:
                     status, out = 200, result
+        elif self.command == "GET" and method == "app.bsky.actor.getProfile":
+            failure = app.sessions.check(self._bearer())
+            actor = params.get("actor", "")
+            did = next((d for d, h in app.store.handles.items() if actor in (d, h)), None)
+            status, out = failure or ((200, encode(app.store.profile(did))) if did else (400, xrpc_error("InvalidRequest", "Profile not found")))
+        elif self.command == "GET" and method in ("app.bsky.feed.getPosts", "app.bsky.graph.getFollows", "app.bsky.graph.getList"):
+            failure = app.sessions.check(self._bearer())
+            if failure:
+                status, out = failure
+            else:
+                if method == "app.bsky.feed.getPosts":
+                    result = app.store.get_posts(parse_qs(urlsplit(self.path).query).get("uris", []))
+                else:
+                    result = app.store.graph_page(method[15:], params)
+                status, out = (result[0], xrpc_error(result[1], result[2])) if isinstance(result, tuple) else (200, result)
         else:
             status, out = 501, xrpc_error("MethodNotImplemented", "Method Not Implemented")
         app.count(key, status)

@@ -8,7 +8,8 @@ import IntegrationKit
 ///     {"integration": "bluesky", "service": "https://bsky.social", "identifier": "me.bsky.social",
 ///      "appPasswordEnv": "BLUESKY_APP_PASSWORD", "timeline": "home", "maxPosts": 2000, "since": "2026-01-01"}
 ///
-/// It serves posts; their videos come with them, on the same pages.
+/// It serves posts; their videos come with them, on the same pages. With `"stream": true` the
+/// daemon also follows the timeline live through Jetstream (``BlueskyLiveSource``).
 public enum BlueskyIntegration: PostsIntegration {
     public static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend {
         let service = try config.require(config.serverURL(
@@ -38,9 +39,11 @@ public enum BlueskyIntegration: PostsIntegration {
             guard since != nil else { throw config.error("since", "\"\(Terminal.safe(text, limit: 80))\" is not a date; write 2026-01-31 or 2026-01-31T12:00:00Z") }
         }
         let limits = try HTTPLimits(config)
+        let live = try BlueskyLiveConfig(config, timeline: timeline, timelineText: timelineText)
         try config.finish(alsoKnown: ["integration"])
 
-        let client = BlueskyClient(service: service, transport: CurlTransport.shared(limits, in: context.shared), requests: context.requests,
+        let transport = CurlTransport.shared(limits, in: context.shared)
+        let client = BlueskyClient(service: service, transport: transport, requests: context.requests,
                                    gate: context.hosts,
                                    pacer: RateLimitPacer.shared(for: service, account: "\(identifier) reads", in: context.shared,
                                                                 notice: context.notice),
@@ -51,6 +54,8 @@ public enum BlueskyIntegration: PostsIntegration {
             posts: BlueskyPostService(client: client, timeline: timeline, filter: filter, identifier: identifier,
                                       pageSize: pageSize, maxPosts: maxPosts, since: since),
             authentication: BlueskyAuthenticationService(client: client, identifier: identifier, password: password),
+            live: live?.source(client: client, identifier: identifier, password: password, transport: transport, shared: context.shared,
+                               notice: context.notice),
             lifecycle: BlueskyManager(client: client),
             identity: "bluesky \(service.absoluteString) as \(identifier) timeline \(timelineText)" + (filter.map { " filter \($0)" } ?? ""),
             // Every timeline read as one person shares a session: a PDS allows about 30 logins

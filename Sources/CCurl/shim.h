@@ -36,3 +36,8 @@ static inline CURLcode feedsync_setopt_progress_callback(CURL *handle, feedsync_
 static inline CURLcode feedsync_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+
+// The socket of a CURLOPT_CONNECT_ONLY connection, to wait on with poll(2) (a WebSocket).
+static inline CURLcode feedsync_getinfo_socket(CURL *handle, curl_socket_t *value) {
+    return curl_easy_getinfo(handle, CURLINFO_ACTIVESOCKET, value);
+}

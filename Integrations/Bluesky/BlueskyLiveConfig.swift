@@ -1,0 +1,66 @@
+import Core
+import Foundation
+import IntegrationKit
+
+/// A Bluesky feed's live settings: `stream` (default false), `jetstreamURL` (default
+/// ``defaultURL``; `ws://` only to a loopback host or with `"jetstreamPlaintext": true`),
+/// `subscriptionRefreshSeconds` (how often the follow set is read again, 60–86400, default 900)
+/// and `streamIdleSeconds` (5–3600, default 60).
+struct BlueskyLiveConfig {
+    static let defaultURL = URL(string: "wss://jetstream2.us-east.bsky.network/subscribe")!
+
+    var subscription: BlueskySubscription
+    var url: URL
+    var refreshInterval: TimeInterval
+    var limits: WebSocketLimits
+
+    /// `nil` when the feed does not stream (or its timeline has no stream: a warning says so).
+    init?(_ config: ConfigSection, timeline: BlueskyTimeline, timelineText: String) throws {
+        let stream = try config.bool("stream") ?? false
+        let text = try config.nonEmptyString("jetstreamURL")
+        let plaintext = try config.bool("jetstreamPlaintext") ?? false
+        let refresh = try config.int("subscriptionRefreshSeconds", in: 60...86_400) ?? 900
+        let idle = try config.int("streamIdleSeconds", in: 5...3600) ?? 60
+        var url = Self.defaultURL
+        if let text {
+            guard let parsed = URLComponents(string: text), let scheme = parsed.scheme?.lowercased(), scheme == "wss" || scheme == "ws",
+                  let host = parsed.host, !host.isEmpty, parsed.user == nil, parsed.password == nil, let built = parsed.url else {
+                throw config.error("jetstreamURL", "\"\(Terminal.safe(text, limit: 200))\" is not a wss:// URL with a host")
+            }
+            guard scheme == "wss" || ConfigSection.isLoopback(host) || plaintext else {
+                throw config.error("jetstreamURL", "\"\(Terminal.safe(text, limit: 200))\" is plain ws:// to a host that is not loopback; "
+                                   + "use wss://, or set \"jetstreamPlaintext\": true to accept it")
+            }
+            url = built
+        }
+        guard stream else { return nil }
+        guard let subscription = BlueskySubscription(timeline) else {
+            config.context.warnings.add("\(config.context.fileName): \(config.keyPath("stream")): the \(timelineText) timeline has no stream "
+                                        + "on Jetstream (only home, author: and list: do); the feed is polled")
+            return nil
+        }
+        self.subscription = subscription
+        self.url = url
+        refreshInterval = TimeInterval(refresh)
+        limits = WebSocketLimits(idleTimeout: TimeInterval(idle))
+    }
+
+    func source(client: BlueskyClient, identifier: String, password: Secret, transport: CurlTransport, shared: SharedResources,
+                notice: @escaping @Sendable (String) -> Void) -> BlueskyLiveSource {
+        let accountKey = Self.digest("\(client.service.absoluteString) \(identifier) \(password.revealed)")
+        let authentication = BlueskyAuthenticationService(client: client, identifier: identifier, password: password)
+        // One session per account for every live feed of the process, and one position per connection.
+        let session = shared.value(for: "bluesky live session \(accountKey)") { BlueskyLiveSession(authentication) }
+        let position = shared.value(for: "bluesky live position \(url.absoluteString) \(accountKey) \(subscription)") { JetstreamPosition() }
+        return BlueskyLiveSource(client: client, session: session, identifier: identifier, subscription: subscription, jetstreamURL: url,
+                                 transport: transport, limits: limits, refreshInterval: refreshInterval, position: position,
+                                 accountKey: accountKey, notice: notice)
+    }
+
+    /// FNV-1a, to tell accounts apart in keys without keeping the password there.
+    static func digest(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return String(hash, radix: 16)
+    }
+}

@@ -1,0 +1,92 @@
+import Core
+import Foundation
+import IntegrationKit
+
+extension BlueskyLiveSource {
+    /// Turns Jetstream events into changes of the feed, in their order: creates and updates are
+    /// hydrated with `getPosts` (up to 25 URIs a call) and mapped as a polled page's items,
+    /// deletes are passed on once the hydrations before them are out.
+    struct Hydrator {
+        let source: BlueskyLiveSource
+        let out: AsyncThrowingStream<LiveEvent, any Error>.Continuation
+        /// The reposts seen on the stream, by the post they repost: deleting the post deletes them.
+        private var repostsOf: [String: Set<String>] = [:]
+        private var pending: [(subject: String, repost: BlueskyRepostReason?, time: Int64)] = []
+
+        init(source: BlueskyLiveSource, out: AsyncThrowingStream<LiveEvent, any Error>.Continuation) {
+            self.source = source
+            self.out = out
+        }
+
+        mutating func handle(_ items: [BlueskyLiveQueue.Item], profiles: BlueskyLiveMembers) async throws {
+            for item in items {
+                guard case .event(let event) = item else {
+                    try await flush()
+                    out.yield(.connected)
+                    continue
+                }
+                switch event.change {
+                case .post(let uri):
+                    pending.append((uri, nil, event.timeMicroseconds))
+                case .repost(let uri, let subject, let at):
+                    let by = profiles.profile(event.did) ?? BlueskyProfile(did: event.did, handle: "handle.invalid")
+                    let indexedAt = at.flatMap { RFC3339.date(from: $0) != nil ? $0 : nil }
+                        ?? Date(timeIntervalSince1970: Double(event.timeMicroseconds) / 1_000_000).formatted(.iso8601)
+                    pending.append((subject, BlueskyRepostReason(by: by, uri: uri, indexedAt: indexedAt), event.timeMicroseconds))
+                    repostsOf[subject, default: []].insert(uri)
+                case .postDeleted(let uri):
+                    try await flush()
+                    out.yield(.deleted(PostID(uri)))
+                    for repost in repostsOf.removeValue(forKey: uri) ?? [] { out.yield(.deleted(PostID(repost))) }
+                    source.position.handled(event.timeMicroseconds)
+                case .repostDeleted(let uri):
+                    try await flush()
+                    out.yield(.deleted(PostID(uri)))
+                    source.position.handled(event.timeMicroseconds)
+                case .identity(let handle):
+                    // The handle shown for this author's reposts from now on; stored posts get it at their next hydration or poll.
+                    if let handle, BlueskyIdentifier.isHandle(handle) { profiles.setHandle(handle, of: event.did) }
+                    source.position.handled(event.timeMicroseconds)
+                case .account(let active):
+                    source.notice("Bluesky account \(event.did) is \(active ? "active again" : "deactivated or taken down") (a Jetstream account "
+                                  + "event on \(source.subscription.shown)); its stored posts are kept")
+                    source.position.handled(event.timeMicroseconds)
+                case .other:
+                    source.position.handled(event.timeMicroseconds)
+                }
+                if pending.count >= BlueskyLiveSource.hydrationBatch { try await flush() }
+            }
+            try await flush()
+        }
+
+        /// Hydrates what is pending and yields it, oldest first.
+        private mutating func flush() async throws {
+            while !pending.isEmpty {
+                let batch = Array(pending.prefix(BlueskyLiveSource.hydrationBatch))
+                pending.removeFirst(batch.count)
+                var uris: [String] = []
+                for item in batch where !uris.contains(item.subject) { uris.append(item.subject) }
+                let response = try await source.session.query(source.client, "app.bsky.feed.getPosts",
+                                                              uris.map { URLQueryItem(name: "uris", value: $0) },
+                                                              "hydrating \(uris.count) live posts from")
+                let page: BlueskyFeedResponse
+                do { page = try BlueskyFeedResponse(body: response.body, barePosts: true) } catch {
+                    throw ServiceError(.invalidResponse, "hydrating live posts from \(source.client.origin.host)", "the getPosts answer cannot be read")
+                }
+                var views: [String: BlueskyPostView] = [:]
+                for case .item(let item) in page.entries { views[item.post.uri] = item.post }
+                var authors: [BlueskyProfile: User] = [:]
+                for item in batch {
+                    // A post deleted (or hidden) before it was hydrated is not there: nothing to store.
+                    guard let view = views[item.subject] else { continue }
+                    let feedItem = BlueskyFeedItem(post: view, repost: item.repost)
+                    if let post = try? Post(feedItem, authors: &authors) {
+                        let video = (try? view.embed?.video()) ?? nil
+                        out.yield(.upserted(post, videos: video.map { [$0] } ?? []))
+                    }
+                }
+                if let newest = batch.map(\.time).max() { source.position.handled(newest) }
+            }
+        }
+    }
+}

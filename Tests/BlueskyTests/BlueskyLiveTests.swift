@@ -1,0 +1,209 @@
+@testable import Bluesky
+import Core
+import Foundation
+import IntegrationKit
+import Synchronization
+import Testing
+
+/// The Bluesky live source over mocks that record their calls: Jetstream messages as its README
+/// shows them, the subscribe request, and the source's handling of a stream (hydration batches,
+/// order, DIDs outside the subscription, the options_update path).
+@Suite struct BlueskyLiveTests {
+    static let owner = "did:plc:owner000000000000000000"
+    static func follow(_ n: Int) -> String { "did:plc:follow\(String(format: "%018d", n))" }
+
+    // MARK: Events, from the README's examples
+
+    @Test func readmeExamplesAndOurCollections() throws {
+        let like = #"{"did":"did:plc:eygmaihciaxprqvxpfvl6flk","time_us":1725911162329308,"kind":"commit","commit":{"rev":"3l3qo2vutsw2b","operation":"create","collection":"app.bsky.feed.like","rkey":"3l3qo2vuowo2b","record":{"$type":"app.bsky.feed.like","createdAt":"2024-09-09T19:46:02.102Z","subject":{"cid":"bafyreidc6sydkkbchcyg62v77wbhzvb2mvytlmsychqgwf2xojjtirmzj4","uri":"at://did:plc:wa7b35aakoll7hugkrjtf3xf/app.bsky.feed.post/3l3pte3p2e325"}},"cid":"bafyreidwaivazkwu67xztlmuobx35hs2lnfh3kolmgfmucldvhd3sgzcqi"}}"#
+        let read = try #require(JetstreamEvent(like))
+        #expect(read.did == "did:plc:eygmaihciaxprqvxpfvl6flk" && read.timeMicroseconds == 1725911162329308 && read.change == .other)
+        let identity = #"{"did":"did:plc:ufbl4k27gp6kzas5glhz7fim","time_us":1725516665234703,"kind":"identity","identity":{"did":"did:plc:ufbl4k27gp6kzas5glhz7fim","handle":"yohenrique.bsky.social","seq":1409752997,"time":"2024-09-05T06:11:04.870Z"}}"#
+        #expect(JetstreamEvent(identity)?.change == .identity(handle: "yohenrique.bsky.social"))
+        let account = #"{"did":"did:plc:ufbl4k27gp6kzas5glhz7fim","time_us":1725516665333808,"kind":"account","account":{"active":false,"did":"did:plc:ufbl4k27gp6kzas5glhz7fim","seq":1409753013,"time":"2024-09-05T06:11:04.870Z"}}"#
+        #expect(JetstreamEvent(account)?.change == .account(active: false))
+        #expect(JetstreamEvent(#"{"kind":"heartbeat","payload":""}"#) == nil)
+
+        let post = #"{"did":"did:plc:a","time_us":5,"kind":"commit","commit":{"rev":"r","operation":"create","collection":"app.bsky.feed.post","rkey":"3k1","record":{"text":"hi"},"cid":"c"}}"#
+        #expect(JetstreamEvent(post)?.change == .post(uri: "at://did:plc:a/app.bsky.feed.post/3k1"))
+        #expect(JetstreamEvent(post.replacingOccurrences(of: "create", with: "update"))?.change == .post(uri: "at://did:plc:a/app.bsky.feed.post/3k1"))
+        #expect(JetstreamEvent(post.replacingOccurrences(of: "create", with: "delete"))?.change == .postDeleted(uri: "at://did:plc:a/app.bsky.feed.post/3k1"))
+        let repost = #"{"did":"did:plc:a","time_us":6,"kind":"commit","commit":{"operation":"create","collection":"app.bsky.feed.repost","rkey":"3r","record":{"subject":{"uri":"at://did:plc:b/app.bsky.feed.post/3p","cid":"c"},"createdAt":"2026-01-01T00:00:00Z"}}}"#
+        #expect(JetstreamEvent(repost)?.change == .repost(uri: "at://did:plc:a/app.bsky.feed.repost/3r", subject: "at://did:plc:b/app.bsky.feed.post/3p",
+                                                           at: "2026-01-01T00:00:00Z"))
+        // Hostile: a subject that is not a post, a record key with a slash, a DID that is not one, no time.
+        #expect(JetstreamEvent(repost.replacingOccurrences(of: "app.bsky.feed.post/3p", with: "app.bsky.graph.follow/3p"))?.change == .other)
+        #expect(JetstreamEvent(post.replacingOccurrences(of: #""rkey":"3k1""#, with: #""rkey":"../x""#))?.change == .other)
+        #expect(JetstreamEvent(post.replacingOccurrences(of: "did:plc:a", with: "not-a-did")) == nil)
+        #expect(JetstreamEvent(post.replacingOccurrences(of: #""time_us":5,"#, with: "")) == nil)
+        #expect(JetstreamEvent("not json") == nil)
+    }
+
+    // MARK: The subscribe request
+
+    @Test func theRequestCarriesCollectionsDidsAndCursorButNoToken() throws {
+        let (source, _, _) = makeSource(follows: 3)
+        let request = source.request(for: [Self.follow(1), Self.follow(2)], cursor: 1_700_000_000_000_000)
+        let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(query.filter { $0.name == "wantedCollections" }.compactMap(\.value) == ["app.bsky.feed.post", "app.bsky.feed.repost"])
+        #expect(query.filter { $0.name == "wantedDids" }.compactMap(\.value) == [Self.follow(1), Self.follow(2)])
+        #expect(query.first { $0.name == "cursor" }?.value == "1700000000000000")
+        #expect(request.headers.isEmpty && !request.followsRedirects)
+        let many = source.request(for: (0..<51).map(Self.follow), cursor: nil)
+        let manyQuery = URLComponents(url: many.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(manyQuery.contains(URLQueryItem(name: "requireHello", value: "true")) && !manyQuery.contains { $0.name == "wantedDids" || $0.name == "cursor" })
+    }
+
+    @Test func tenThousandDidsPerConnection() {
+        let chunks = BlueskyLiveSource.chunks((0..<20_001).map(Self.follow))
+        #expect(chunks.map(\.count) == [10_000, 10_000, 1])
+        #expect(Set(chunks.joined()).count == 20_001)
+    }
+
+    // MARK: The source over mocks
+
+    @Test func eventsAreHydratedInBatchesInOrderAndStrangersAreIgnored() async throws {
+        let (source, http, sockets) = makeSource(follows: 120)
+        var messages = (0..<30).map { Self.postEvent(did: Self.follow($0 % 5), rkey: "p\($0)", time: 100 + Int64($0)) }
+        messages.append(Self.postEvent(did: "did:plc:stranger", rkey: "x", time: 200))
+        messages.append(Self.postEvent(did: Self.follow(1), rkey: "p1", time: 201, operation: "delete"))
+        sockets.script = messages
+        var events: [LiveEvent] = []
+        do {
+            for try await event in source.events() { events.append(event) }
+        } catch {}
+        #expect(events.first == .connected)
+        let upserted = events.compactMap { event -> String? in if case .upserted(let post, _) = event { return post.id.rawValue } else { return nil } }
+        #expect(upserted == (0..<30).map { "at://\(Self.follow($0 % 5))/app.bsky.feed.post/p\($0)" }, "every post once, in order")
+        #expect(events.last == .deleted(PostID("at://\(Self.follow(1))/app.bsky.feed.post/p1")), "the delete after the hydrations before it")
+        let hydrations = http.calls.filter { $0.contains("getPosts") }
+        #expect(hydrations.allSatisfy { $0.components(separatedBy: "uris=").count - 1 <= 25 } && hydrations.count >= 2)
+        #expect(!hydrations.joined().contains("stranger"))
+        // 121 DIDs (the follows over two pages, and the account): past the URL's 50, in an options_update.
+        #expect(http.calls.filter { $0.contains("getFollows") }.count == 2)
+        let sent = try #require(sockets.sent.first)
+        let update = try JSONSerialization.jsonObject(with: Data(sent.utf8)) as? [String: Any]
+        #expect(update?["type"] as? String == "options_update")
+        #expect(((update?["payload"] as? [String: Any])?["wantedDids"] as? [String])?.count == 121)
+        #expect(sockets.requests.allSatisfy { $0.headers["Authorization"] == nil })
+        // The position moved: a reconnect resumes from the last event, rewound.
+        #expect(source.position.resumeCursor(rewind: BlueskyLiveSource.rewind) == max(1, 201 - BlueskyLiveSource.rewind))
+    }
+
+    @Test func aChangedFollowSetGoesOutAsAnOptionsUpdateOnTheOpenConnection() async throws {
+        let (source, http, sockets) = makeSource(follows: 3, keepOpen: true, refresh: 0.05)
+        let consumer = Task {
+            for try await _ in source.events() {}   // until cancelled
+        }
+        // 3 follows and the account: in the URL, nothing sent.
+        for _ in 0..<200 where sockets.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(sockets.requests.count == 1 && sockets.sent.isEmpty)
+        http.follows = 4
+        var update: [String] = []
+        for _ in 0..<500 where update.isEmpty {
+            try await Task.sleep(for: .milliseconds(10))
+            for text in sockets.sent {
+                let payload = (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?["payload"] as? [String: Any]
+                update = payload?["wantedDids"] as? [String] ?? []
+            }
+        }
+        consumer.cancel()
+        #expect(Set(update) == Set((0..<4).map(Self.follow) + [Self.owner]), "the new follow, on the same connection")
+        #expect(sockets.requests.count == 1, "no reconnect")
+    }
+
+    @Test func aFloodPastTheQueueEndsTheConnection() throws {
+        let queue = BlueskyLiveQueue()
+        for _ in 0..<BlueskyLiveQueue.capacity { try queue.push(.connected, "following home") }
+        #expect(throws: ServiceError.self) { try queue.push(.connected, "following home") }
+    }
+
+    // MARK: Helpers
+
+    static func postEvent(did: String, rkey: String, time: Int64, operation: String = "create") -> String {
+        #"{"did":"\#(did)","time_us":\#(time),"kind":"commit","commit":{"rev":"r","operation":"\#(operation)","collection":"app.bsky.feed.post","rkey":"\#(rkey)","record":{"text":"hi"},"cid":"c"}}"#
+    }
+
+    func makeSource(follows: Int, keepOpen: Bool = false, refresh: TimeInterval = 3600) -> (BlueskyLiveSource, MockXRPC, MockSockets) {
+        let http = MockXRPC(follows: follows)
+        let sockets = MockSockets(keepOpen: keepOpen)
+        let client = BlueskyClient(service: URL(string: "https://pds.example")!, transport: http, requests: RequestCounter(), gate: HostGate(),
+                                   pacer: RateLimitPacer(notice: { _ in }), sessionPacer: RateLimitPacer(notice: { _ in }))
+        let session = BlueskyLiveSession(BlueskyAuthenticationService(client: client, identifier: "me.test", password: Secret("pw")))
+        let source = BlueskyLiveSource(client: client, session: session, identifier: "me.test", subscription: .follows,
+                                       jetstreamURL: URL(string: "wss://jetstream.example/subscribe")!, transport: sockets,
+                                       limits: WebSocketLimits(), refreshInterval: refresh, position: JetstreamPosition(), accountKey: "k")
+        return (source, http, sockets)
+    }
+}
+
+/// A PDS: createSession, getFollows (pages of 100), getPosts (a plain view per URI asked).
+final class MockXRPC: HTTPTransport, Sendable {
+    private let count: Mutex<Int>
+    var follows: Int {
+        get { count.withLock { $0 } }
+        set { count.withLock { $0 = newValue } }
+    }
+    private let log = Mutex<[String]>([])
+    var calls: [String] { log.withLock { $0 } }
+    var traffic: (any TrafficObserver)? { nil }
+
+    init(follows: Int) { count = Mutex(follows) }
+
+    func close() async {}
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let target = request.target
+        log.withLock { $0.append(target) }
+        let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        if target.contains("createSession") {
+            let payload = Data(#"{"sub":"\#(BlueskyLiveTests.owner)","exp":4102444800}"#.utf8).base64EncodedString()
+                .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            return HTTPResponse(status: 200, body: Data(#"{"accessJwt":"e30.\#(payload).sig","refreshJwt":"r.e30.s","did":"\#(BlueskyLiveTests.owner)"}"#.utf8))
+        }
+        if target.contains("getFollows") {
+            let start = Int(query.first { $0.name == "cursor" }?.value ?? "0") ?? 0
+            let follows = self.follows
+            let page = (start..<min(start + 100, follows)).map { #"{"did":"\#(BlueskyLiveTests.follow($0))","handle":"f\#($0).test"}"# }
+            let cursor = start + 100 < follows ? #","cursor":"\#(start + 100)""# : ""
+            return HTTPResponse(status: 200, body: Data(#"{"follows":[\#(page.joined(separator: ","))]\#(cursor)}"#.utf8))
+        }
+        if target.contains("getPosts") {
+            let views = query.filter { $0.name == "uris" }.compactMap(\.value).map { uri in
+                let did = uri.dropFirst(5).split(separator: "/")[0]
+                return #"{"uri":"\#(uri)","cid":"bafy","author":{"did":"\#(did)","handle":"a.test"},"record":{"text":"hi","createdAt":"2026-02-01T00:00:00Z"},"indexedAt":"2026-02-01T00:00:00Z"}"#
+            }
+            return HTTPResponse(status: 200, body: Data(#"{"posts":[\#(views.joined(separator: ","))]}"#.utf8))
+        }
+        return HTTPResponse(status: 501, body: Data(#"{"error":"MethodNotImplemented"}"#.utf8))
+    }
+}
+
+/// Jetstream: opens, sends its script, then ends; records the requests and what was sent on it.
+final class MockSockets: WebSocketTransport, Sendable {
+    private let state = Mutex<(script: [String], requests: [HTTPRequest], outboxes: [WebSocketOutbox])>(([], [], []))
+    /// Whether a stream stays open after its script (as a quiet Jetstream does).
+    let keepOpen: Bool
+
+    init(keepOpen: Bool = false) { self.keepOpen = keepOpen }
+    var script: [String] {
+        get { state.withLock { $0.script } }
+        set { state.withLock { $0.script = newValue } }
+    }
+    var requests: [HTTPRequest] { state.withLock { $0.requests } }
+    var sent: [String] { state.withLock { $0.outboxes.flatMap { $0.take() } } }
+
+    func webSocket(_ request: HTTPRequest, limits: WebSocketLimits) -> WebSocketStream {
+        let outbox = WebSocketOutbox()
+        let script = state.withLock { state in
+            state.requests.append(request)
+            state.outboxes.append(outbox)
+            return state.script
+        }
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: WebSocketEvent.self, throwing: (any Error).self)
+        continuation.yield(.opened)
+        for text in script { continuation.yield(.text(text)) }
+        if !keepOpen { continuation.finish() }
+        return WebSocketStream(stream, outbox: outbox)
+    }
+}
