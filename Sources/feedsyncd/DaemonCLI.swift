@@ -55,7 +55,7 @@ enum DaemonCLI {
         let signals = SignalStream.watch([SIGTERM, SIGINT, SIGHUP])
         let daemon = Daemon(configPath: parsed["--config"], log: log)
         let runtime: Runtime
-        let listener: MetricsListener?
+        let listener: HTTPListener?
         do {
             runtime = try Runtime.load(configPath: parsed["--config"], daemon.loadOptions(sharing: nil))
             for warning in runtime.warnings { log.warn("config_warning", ["warning": warning]) }
@@ -63,7 +63,7 @@ enum DaemonCLI {
             // Bound before the store opens, so a port in use is a config error and nothing else happened.
             listener = try runtime.metricsListen.map { address in
                 do {
-                    return try MetricsListener(address: address, handler: MetricsService.handler(daemon.metrics))
+                    return try HTTPListener(address: address, handler: MetricsService.handler(daemon.metrics))
                 } catch let error as ListenError {
                     throw ConfigError(file: runtime.configName, keyPath: "metrics.listen", message: error.description)
                 }
@@ -97,7 +97,7 @@ struct Daemon {
     /// Counts syncs and requests whether or not the config asks for a listener (it is cheap).
     let metrics = MetricsRegistry(version: feedsyncVersion)
 
-    func run(_ runtime: Runtime, as instance: DaemonInstance, signals: AsyncStream<Int32>, listener: MetricsListener?) async {
+    func run(_ runtime: Runtime, as instance: DaemonInstance, signals: AsyncStream<Int32>, listener: HTTPListener?) async {
         let scheduler = Scheduler(runtime: runtime, log: log, metrics: metrics)
         var parts: [any Service] = [
             SchedulerService(scheduler: scheduler),

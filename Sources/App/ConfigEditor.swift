@@ -1,0 +1,313 @@
+import Core
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Changes the config file the way `feedsync add`, `remove`, `login` and `logout` do: the text
+/// is edited in place (the rest of the file, its order, spacing and `$comment`s, stays as the
+/// operator wrote it), the new file is checked exactly as `config check` checks it, and only
+/// then replaces the old one, atomically, keeping its mode.
+///
+///     var editor = try ConfigEditor(configPath: options["--config"])
+///     try editor.addFeed(name: "blog", fields: [("interval", .string("1h")), ("posts", .object([...]))])
+///     try editor.save()
+public struct ConfigEditor {
+    /// An ordered JSON value for the feed objects the editor writes.
+    public indirect enum Value {
+        case string(String)
+        case number(Int)
+        case bool(Bool)
+        case object([(String, Value)])
+    }
+
+    public let url: URL
+    /// The path as the operator would name it.
+    public let displayName: String
+    /// Whether the file existed before (otherwise ``save()`` creates it, mode 0600).
+    public let existed: Bool
+    public private(set) var text: String
+
+    /// Finds the config as every command does (`--config`, `./feedsync.json`, `$FEEDSYNC_CONFIG`);
+    /// with none anywhere, a new `./feedsync.json` with a SQLite store beside it.
+    public init(configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        let located: (URL, String)
+        if let found = try? Runtime.locateConfig(configPath, environment: environment) {
+            located = found
+        } else {
+            located = (URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("feedsync.json"), "feedsync.json")
+        }
+        (url, displayName) = located
+        if FileManager.default.fileExists(atPath: url.path) {
+            guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8) else {
+                throw ConfigError(file: displayName, keyPath: "", message: "cannot be read")
+            }
+            // The file must check out before it is changed: an edit never hides an older fault.
+            _ = try Config.load(from: url, displayName: displayName, environment: environment)
+            self.text = text
+            existed = true
+        } else {
+            text = """
+                {
+                  "store": {"integration": "sqlite", "path": "feedsync.sqlite"},
+                  "feeds": [
+                  ]
+                }
+
+                """
+            existed = false
+        }
+    }
+
+    /// The feeds' entries as written (`name`, or `nil` for an OPML entry, which expands to several).
+    public func entries() throws -> [(name: String?, opml: String?, range: Range<Int>)] {
+        let bytes = Array(text.utf8)
+        let scanner = JSONSpans(bytes)
+        guard let feeds = try scanner.member("feeds", ofObjectAt: scanner.skipSpace(0)) else { return [] }
+        return try scanner.elements(ofArrayAt: feeds.value.lowerBound).map { range in
+            let object = String(decoding: bytes[range], as: UTF8.self)
+            guard case .object(let fields) = try ConfigJSON.parse(Data(object.utf8)) else { return (nil, nil, range) }
+            var name: String?, opml: String?
+            if case .string(let value) = fields["name"] { name = value }
+            if case .string(let value) = fields["opml"] { opml = value }
+            return (name, opml, range)
+        }
+    }
+
+    /// Appends a feed to `feeds`.
+    ///
+    /// - Throws: ``UsageError`` when a feed of the config (an OPML file's included) has the name.
+    public mutating func addFeed(name: String, fields: [(String, Value)], usage: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        if existed, try existingNames(environment).contains(name) {
+            throw UsageError("\(displayName) already has a feed named \"\(Terminal.safe(name, limit: 80))\"; choose another with --name", usage: usage)
+        }
+        let bytes = Array(text.utf8)
+        let scanner = JSONSpans(bytes)
+        let root = scanner.skipSpace(0)
+        guard let feeds = try scanner.member("feeds", ofObjectAt: root) else {
+            throw ConfigError(file: displayName, keyPath: "feeds", message: "is missing")
+        }
+        let elements = try scanner.elements(ofArrayAt: feeds.value.lowerBound)
+        let indent = elements.first.map { Self.column(of: $0.lowerBound, in: bytes) } ?? (Self.column(of: feeds.key.lowerBound, in: bytes) + 2)
+        let entry = Self.render(.object([("name", .string(name))] + fields), indent: indent)
+        var edited = bytes
+        if let last = elements.last {
+            edited.insert(contentsOf: Array(",\n\(String(repeating: " ", count: indent))\(entry)".utf8), at: last.upperBound)
+        } else {
+            // `[` then whatever space: the entry goes on a line of its own before `]`.
+            let open = feeds.value.lowerBound
+            let close = feeds.value.upperBound - 1
+            let closing = "\n" + String(repeating: " ", count: max(0, indent - 2))
+            edited.replaceSubrange((open + 1)..<close, with: Array("\n\(String(repeating: " ", count: indent))\(entry)\(closing)".utf8))
+        }
+        text = String(decoding: edited, as: UTF8.self)
+    }
+
+    /// Takes the feed named `name` out of `feeds` and returns its entry's fields.
+    ///
+    /// - Throws: ``UsageError`` when no entry has the name (or it comes from an OPML file).
+    @discardableResult
+    public mutating func removeFeed(named name: String, usage: String) throws -> ConfigValue {
+        let all = try entries()
+        guard let index = all.firstIndex(where: { $0.name == name }) else {
+            if let opml = all.first(where: { $0.opml != nil })?.opml {
+                throw UsageError("\(displayName) has no feed entry named \"\(Terminal.safe(name, limit: 80))\"; a feed expanded from \(Terminal.safe(opml, limit: 200)) is removed from that OPML file", usage: usage)
+            }
+            throw UsageError("\(displayName) has no feed named \"\(Terminal.safe(name, limit: 80))\"", usage: usage)
+        }
+        var bytes = Array(text.utf8)
+        let entry = try ConfigJSON.parse(Data(bytes[all[index].range]))
+        // With the comma and space that joined it to its neighbour.
+        let cut: Range<Int>
+        if index > 0 {
+            cut = all[index - 1].range.upperBound..<all[index].range.upperBound
+        } else if all.count > 1 {
+            cut = all[index].range.lowerBound..<all[index + 1].range.lowerBound
+        } else {
+            // The last feed: the check in save() refuses a config without feeds, so this is never written.
+            cut = all[index].range
+        }
+        bytes.removeSubrange(cut)
+        text = String(decoding: bytes, as: UTF8.self)
+        return entry
+    }
+
+    /// Writes the new text beside the old file, checks it as `config check` would, and moves it
+    /// into place; the old file's mode is kept (a new file gets 0600).
+    ///
+    /// - Throws: ``ConfigError`` (the new file does not check out: nothing was changed), or a
+    ///   ``ServiceError`` `.storage` when the folder cannot be written.
+    public func save(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        let folder = url.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).new")
+        var mode: mode_t = 0o600
+        var info = stat()
+        if lstat(url.path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw ConfigError(file: displayName, keyPath: "", message: "is not a regular file; feedsync changes only a regular config file")
+            }
+            mode = info.st_mode & 0o7777
+        }
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard fd >= 0 else {
+            throw ServiceError(.storage, "writing \(displayName)", "cannot create \(temporary.path): \(String(cString: strerror(errno)))")
+        }
+        var removeTemporary = true
+        defer { if removeTemporary { unlink(temporary.path) } }
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            guard n > 0 else {
+                let reason = String(cString: strerror(errno))
+                close(fd)
+                throw ServiceError(.storage, "writing \(displayName)", "cannot write \(temporary.path): \(reason)")
+            }
+            written += n
+        }
+        fchmod(fd, mode)
+        guard fsync(fd) == 0, close(fd) == 0 else {
+            throw ServiceError(.storage, "writing \(displayName)", "cannot write \(temporary.path): \(String(cString: strerror(errno)))")
+        }
+        // The check `config check` makes, secrets deferred: a missing one is not the edit's fault.
+        var options = Runtime.Options(feeds: .all, createStore: false)
+        options.deferMissingSecrets = true
+        do {
+            _ = try Runtime.load(configPath: temporary.path, environment: environment, options)
+        } catch let error as ConfigError {
+            throw ConfigError(file: displayName, keyPath: error.keyPath,
+                              message: "\(error.message) (the change was not written; \(displayName) is as it was)")
+        }
+        guard rename(temporary.path, url.path) == 0 else {
+            throw ServiceError(.storage, "writing \(displayName)", "cannot replace it: \(String(cString: strerror(errno)))")
+        }
+        removeTemporary = false
+    }
+
+    /// Every feed name the config has now, OPML-expanded ones included.
+    private func existingNames(_ environment: [String: String]) throws -> Set<String> {
+        var options = Runtime.Options(feeds: .none, createStore: false)
+        options.deferMissingSecrets = true
+        return Set(try Runtime.load(configPath: url.path, environment: environment, options).feedNames)
+    }
+
+    static func column(of offset: Int, in bytes: [UInt8]) -> Int {
+        var start = offset
+        while start > 0, bytes[start - 1] != 0x0A { start -= 1 }
+        return offset - start
+    }
+
+    /// A feed object, one key a line for the top level and nested objects on one line.
+    static func render(_ value: Value, indent: Int, nested: Bool = false) -> String {
+        switch value {
+        case .string(let text): return quote(text)
+        case .number(let number): return String(number)
+        case .bool(let flag): return flag ? "true" : "false"
+        case .object(let fields):
+            if nested || fields.count <= 1 {
+                return "{" + fields.map { "\(quote($0.0)): \(render($0.1, indent: 0, nested: true))" }.joined(separator: ", ") + "}"
+            }
+            let pad = String(repeating: " ", count: indent + 2)
+            return "{\n" + fields.map { "\(pad)\(quote($0.0)): \(render($0.1, indent: indent + 2, nested: true))" }.joined(separator: ",\n")
+                + "\n" + String(repeating: " ", count: indent) + "}"
+        }
+    }
+
+    /// A JSON string literal (RFC 8259 §7): quote, backslash and control characters escaped.
+    public static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029:
+                out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Where values start and end in JSON text already known to be valid, so an edit can touch
+/// one value and leave every other byte as it was.
+struct JSONSpans {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    struct Malformed: Error {}
+
+    func skipSpace(_ start: Int) -> Int {
+        var i = start
+        while i < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[i]) { i += 1 }
+        return i
+    }
+
+    /// The end (exclusive) of the value starting at `start`.
+    func end(ofValueAt start: Int) throws -> Int {
+        guard start < bytes.count else { throw Malformed() }
+        switch bytes[start] {
+        case UInt8(ascii: "\""):
+            var i = start + 1
+            while i < bytes.count {
+                if bytes[i] == UInt8(ascii: "\\") { i += 2; continue }
+                if bytes[i] == UInt8(ascii: "\"") { return i + 1 }
+                i += 1
+            }
+            throw Malformed()
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var i = start
+            while i < bytes.count {
+                switch bytes[i] {
+                case UInt8(ascii: "\""): i = try end(ofValueAt: i); continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return i + 1 }
+                default: break
+                }
+                i += 1
+            }
+            throw Malformed()
+        default:
+            var i = start
+            while i < bytes.count, !([0x20, 0x0A, 0x0D, 0x09, UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[i])) { i += 1 }
+            return i
+        }
+    }
+
+    /// The member `key` of the object at `start`: where its key and its value are.
+    func member(_ key: String, ofObjectAt start: Int) throws -> (key: Range<Int>, value: Range<Int>)? {
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "{") else { throw Malformed() }
+        var i = skipSpace(start + 1)
+        while i < bytes.count, bytes[i] != UInt8(ascii: "}") {
+            let keyEnd = try end(ofValueAt: i)
+            let name = try ConfigJSON.parse(Data(bytes[i..<keyEnd]))
+            let valueStart = skipSpace(skipSpace(keyEnd) + 1)
+            let valueEnd = try end(ofValueAt: valueStart)
+            if case .string(let text) = name, text == key { return (i..<keyEnd, valueStart..<valueEnd) }
+            i = skipSpace(valueEnd)
+            if i < bytes.count, bytes[i] == UInt8(ascii: ",") { i = skipSpace(i + 1) }
+        }
+        return nil
+    }
+
+    /// The elements of the array at `start`.
+    func elements(ofArrayAt start: Int) throws -> [Range<Int>] {
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "[") else { throw Malformed() }
+        var found: [Range<Int>] = []
+        var i = skipSpace(start + 1)
+        while i < bytes.count, bytes[i] != UInt8(ascii: "]") {
+            let end = try end(ofValueAt: i)
+            found.append(i..<end)
+            i = skipSpace(end)
+            if i < bytes.count, bytes[i] == UInt8(ascii: ",") { i = skipSpace(i + 1) }
+        }
+        return found
+    }
+}
