@@ -61,6 +61,8 @@ let package = Package(
         .testTarget(name: "WebFeedTests", dependencies: ["WebFeed", "IntegrationKit", "Core"], path: "Tests/WebFeedTests"),
         .testTarget(name: "BlueskyTests", dependencies: ["Bluesky", "IntegrationKit", "Core"], path: "Tests/BlueskyTests"),
         .testTarget(name: "AppTests", dependencies: ["App", "Core"], path: "Tests/AppTests"),
+        // The daemon's own parts (its service group), tested in-process.
+        .testTarget(name: "FeedsyncdTests", dependencies: ["feedsyncd", "App", "Core"], path: "Tests/FeedsyncdTests"),
         .testTarget(name: "ReliabilityTests", dependencies: ["Sync", "SQLiteCache", "Core"], path: "Tests/ReliabilityTests"),
         // A PostgreSQL server of the tests' own, for the store contract and the end-to-end runs.
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),

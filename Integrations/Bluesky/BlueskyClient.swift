@@ -18,9 +18,11 @@ struct BlueskyClient: Sendable {
     /// The session methods have quotas of their own (createSession: 30 per 5 minutes), which
     /// must not slow the reads down, nor the reads spend them.
     private let sessionPacer: RateLimitPacer
+    /// How a wait for a quota hands back the feed's permits.
+    private let waiter: Waiter
 
     init(service: URL, transport: any HTTPTransport, requests: RequestCounter, gate: HostGate,
-         pacer: RateLimitPacer, sessionPacer: RateLimitPacer) {
+         pacer: RateLimitPacer, sessionPacer: RateLimitPacer, waiter: Waiter = .plain) {
         self.service = service
         // The config only accepts http(s) URLs with a host, so this cannot fail.
         self.origin = Origin(service)!
@@ -29,6 +31,7 @@ struct BlueskyClient: Sendable {
         self.gate = gate
         self.pacer = pacer
         self.sessionPacer = sessionPacer
+        self.waiter = waiter
     }
 
     func close() async { await transport.close() }
@@ -65,7 +68,7 @@ struct BlueskyClient: Sendable {
     ///   400s: an unknown feed, list or actor), `.unavailable` (5xx), `.contractViolation`.
     private func send(_ request: HTTPRequest, _ operation: String, pacer: RateLimitPacer) async throws -> HTTPResponse {
         let operation = "\(operation) \(origin.host)"
-        let response = try await transport.sendPaced(request, gate: gate, pacer: pacer, requests: requests, operation: operation,
+        let response = try await transport.sendPaced(request, gate: gate, pacer: pacer, waiter: waiter, requests: requests, operation: operation,
                                                       adjust: { Self.withRelativeReset($0) })
         if let error = Self.error(for: response, operation) { throw error }
         return response

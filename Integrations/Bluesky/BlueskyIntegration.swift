@@ -41,8 +41,12 @@ public enum BlueskyIntegration: PostsIntegration {
         try config.finish(alsoKnown: ["integration"])
 
         let client = BlueskyClient(service: service, transport: CurlTransport.shared(limits, in: context.shared), requests: context.requests,
-                                   gate: context.hosts, pacer: RateLimitPacer(notice: context.notice),
-                                   sessionPacer: RateLimitPacer(notice: context.notice))
+                                   gate: context.hosts,
+                                   pacer: RateLimitPacer.shared(for: service, account: "\(identifier) reads", in: context.shared,
+                                                                notice: context.notice),
+                                   sessionPacer: RateLimitPacer.shared(for: service, account: "\(identifier) sessions", in: context.shared,
+                                                                       notice: context.notice),
+                                   waiter: context.waiter)
         return FeedBackend(
             posts: BlueskyPostService(client: client, timeline: timeline, filter: filter, identifier: identifier,
                                       pageSize: pageSize, maxPosts: maxPosts, since: since),

@@ -12,15 +12,18 @@ struct HTTPAPIClient: Sendable {
     let requests: RequestCounter
     let gate: HostGate
     let pacer: RateLimitPacer
+    /// How a wait for the quota hands back the feed's permits.
+    let waiter: Waiter
 
     init(transport: any HTTPTransport, baseURL: URL, server: String, requests: RequestCounter, gate: HostGate,
-         pacer: RateLimitPacer = RateLimitPacer()) {
+         pacer: RateLimitPacer = RateLimitPacer(), waiter: Waiter = .plain) {
         self.transport = transport
         self.baseURL = baseURL
         self.server = server
         self.requests = requests
         self.gate = gate
         self.pacer = pacer
+        self.waiter = waiter
     }
 
     /// A request for `path` on the server, its query sorted by name so equal requests look equal.
@@ -43,7 +46,7 @@ struct HTTPAPIClient: Sendable {
     ///   `.invalidRequest` (400, 422), `.contractViolation` (a redirect elsewhere, a body too large).
     func send(_ request: HTTPRequest, _ operation: String) async throws -> HTTPResponse {
         let operation = "\(operation) \(server)"
-        let response = try await transport.sendPaced(request, gate: gate, pacer: pacer, requests: requests, operation: operation)
+        let response = try await transport.sendPaced(request, gate: gate, pacer: pacer, waiter: waiter, requests: requests, operation: operation)
         if (200..<300).contains(response.status) || response.status == 304 { return response }
         // Only an error's body is read as an error message: decoding every page that way cost
         // as much as reading its posts.

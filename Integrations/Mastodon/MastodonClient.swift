@@ -19,8 +19,11 @@ struct MastodonClient: Sendable {
     private let requests: RequestCounter
     private let gate: HostGate
     private let pacer: RateLimitPacer
+    /// How a wait for the quota hands back the feed's permits.
+    private let waiter: Waiter
 
-    init(server: URL, token: Secret, transport: any HTTPTransport, requests: RequestCounter, gate: HostGate, pacer: RateLimitPacer) {
+    init(server: URL, token: Secret, transport: any HTTPTransport, requests: RequestCounter, gate: HostGate, pacer: RateLimitPacer,
+         waiter: Waiter = .plain) {
         self.server = server
         // The config only accepts http(s) URLs with a host, so this cannot fail.
         self.origin = Origin(server)!
@@ -29,6 +32,7 @@ struct MastodonClient: Sendable {
         self.requests = requests
         self.gate = gate
         self.pacer = pacer
+        self.waiter = waiter
     }
 
     func close() async { await transport.close() }
@@ -53,7 +57,7 @@ struct MastodonClient: Sendable {
                                + "not to \(origin); the token is sent only to the configured server")
         }
         let request = HTTPRequest(url: url, headers: ["Authorization": "Bearer \(token.revealed)", "Accept": "application/json"])
-        let response = try await transport.sendPaced(request, gate: gate, pacer: pacer, requests: requests, operation: operation)
+        let response = try await transport.sendPaced(request, gate: gate, pacer: pacer, waiter: waiter, requests: requests, operation: operation)
         // Only an error's body is read for its message: a timeline page is an array, and decoding
         // one as an error body first cost as much as reading its statuses.
         let isError = !(200..<300).contains(response.status) && response.status != 304

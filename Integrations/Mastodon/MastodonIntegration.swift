@@ -28,7 +28,12 @@ public enum MastodonIntegration: PostsIntegration {
         try config.finish(alsoKnown: ["integration"])
 
         let client = MastodonClient(server: server, token: token, transport: CurlTransport.shared(limits, in: context.shared),
-                                    requests: context.requests, gate: context.hosts, pacer: RateLimitPacer(notice: context.notice))
+                                    requests: context.requests, gate: context.hosts,
+                                    // Mastodon counts a quota per access token (its account); the token's hash
+                                    // tells tokens apart without keeping its text in another place.
+                                    pacer: RateLimitPacer.shared(for: server, account: "token \(token.hashValue)", in: context.shared,
+                                                                 notice: context.notice),
+                                    waiter: context.waiter)
         return FeedBackend(
             posts: MastodonPostService(client: client, timeline: timeline, pageSize: pageSize, maxPosts: maxPosts, since: since,
                                        accounts: AccountLookup(client: client)),

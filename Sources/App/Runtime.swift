@@ -125,13 +125,16 @@ public struct Runtime: Sendable {
     /// The feeds whose backends were built.
     public var builtFeedNames: [String] { provider.feeds.map(\.name) }
 
+    /// The sync slots of the built feeds: `daemon.concurrency` of them. Run each sync in one
+    /// (``Core/SyncSlots/run(feed:_:)``), so the feed's waits hand it back to the others.
+    public var slots: SyncSlots { provider.slots }
+
     /// The sync engine of a configured feed, with the feed's own limits applied to `options`.
     ///
-    /// - Parameter sleep: how the engine waits out a rate limit or a retry's backoff (the daemon
-    ///   hands back the feed's concurrency slot meanwhile); a plain sleep by default.
+    /// It waits out a rate limit or a retry's backoff with the feed's sync slot handed back
+    /// (when it runs in one of ``slots``).
     /// - Throws: ``ConfigError`` when the config has no such feed.
-    public func engine(forFeed name: String, options: SyncEngine.Options = SyncEngine.Options(),
-                       sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }) throws -> SyncEngine {
+    public func engine(forFeed name: String, options: SyncEngine.Options = SyncEngine.Options()) throws -> SyncEngine {
         var options = options
         guard let feed = provider.feeds.first(where: { $0.name == name }) else {
             throw ConfigError(file: configName, keyPath: "feeds", message: Self.noSuchFeed(name, among: feedNames))
@@ -139,7 +142,8 @@ public struct Runtime: Sendable {
         options.maxDeletionRatio = feed.maxDeletionRatio
         options.maxAttempts = feed.maxAttempts
         options.notice = notice
-        return SyncEngine(feed: feed.name, services: feed.services, options: options, sleep: sleep)
+        return SyncEngine(feed: feed.name, services: feed.services, options: options, sleep: { [waiter = feed.waiter] in try await waiter.wait($0) },
+                          waiter: feed.waiter)
     }
 
     /// `has no feed named "x" (it has "a", "b")`, the same sentence for every command.

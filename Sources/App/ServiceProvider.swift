@@ -16,6 +16,8 @@ public struct ServiceProvider: Sendable {
         public var maxDeletionRatio: Double
         public var maxAttempts: Int
         public var services: SyncEngine.Services
+        /// How the feed waits: its slot of ``ServiceProvider/slots`` and its host permits handed back.
+        public var waiter: Waiter
     }
 
     /// Which feeds to build.
@@ -27,6 +29,9 @@ public struct ServiceProvider: Sendable {
     }
 
     public let store: Managed<any FeedStore>
+    /// The sync slots of these feeds (`daemon.concurrency`): a sync holds one while it works,
+    /// and each feed's ``FeedServices/waiter`` hands it back while the sync waits.
+    public let slots: SyncSlots
     /// The feeds built, in config order.
     public let feeds: [FeedServices]
     /// Every integration's lifecycle in setup order: the store first, then each feed's.
@@ -43,6 +48,7 @@ public struct ServiceProvider: Sendable {
                 notice: @escaping @Sendable (String) -> Void = { _ in }, traffic: any TrafficObserver = NoTrafficObserver()) throws {
         let hosts = HostGate(maxInFlightPerHost: config.daemon.maxRequestsPerHost)
         let resources = SharedResources(traffic: traffic)
+        let slots = SyncSlots(limit: config.daemon.concurrency)
         let storeSection = config.store
         let store = try shared ?? Self.integration(storeSection, IntegrationRegistry.stores, default: "sqlite")
             .makeStore(storeSection, createIfMissing: createStore, notice: notice)
@@ -54,8 +60,9 @@ public struct ServiceProvider: Sendable {
         case .named(let names): chosen = config.feeds.filter { names.contains($0.name) }
         }
         feeds = try chosen.map { feed in
+            let waiter = Waiter(slots: slots, feed: feed.name)
             let context = IntegrationContext(requests: RequestCounter(), hosts: hosts, notice: notice, shared: resources,
-                                             userAgent: "feedsync/\(feedsyncVersion)")
+                                             userAgent: "feedsync/\(feedsyncVersion)", waiter: waiter)
             let backend = try Self.integration(feed.posts, IntegrationRegistry.posts).makeBackend(feed.posts, context: context)
             lifecycles.append(backend.lifecycle)
             var videos: any VideoService = backend.videos ?? NoVideoHost()
@@ -68,9 +75,11 @@ public struct ServiceProvider: Sendable {
                                 maxAttempts: feed.maxAttempts,
                                 services: SyncEngine.Services(authentication: backend.authentication, posts: backend.posts,
                                                               videos: videos, store: store.service, requests: context.requests,
-                                                              backend: backend.identity))
+                                                              backend: backend.identity),
+                                waiter: waiter)
         }
         self.store = store
+        self.slots = slots
         self.lifecycles = lifecycles
     }
 

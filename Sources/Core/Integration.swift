@@ -54,6 +54,8 @@ public struct IntegrationContext: Sendable {
     public var hosts: HostGate
     /// Told, in one sentence, about waits an operator should see (a spent rate limit, say).
     public var notice: @Sendable (String) -> Void
+    /// How this feed waits (a quota, a `Retry-After`): with its sync slot and host permit handed back.
+    public var waiter: Waiter
     /// Shared by every feed the process builds together: objects feeds may share (a transport).
     public var shared: SharedResources
     /// What requests call the client: `feedsync/0.1.0`.
@@ -61,7 +63,8 @@ public struct IntegrationContext: Sendable {
 
     public init(requests: RequestCounter = RequestCounter(), hosts: HostGate = HostGate(),
                 notice: @escaping @Sendable (String) -> Void = { _ in }, shared: SharedResources = SharedResources(),
-                userAgent: String = "feedsync") {
+                userAgent: String = "feedsync", waiter: Waiter = .plain) {
+        self.waiter = waiter
         self.shared = shared
         self.userAgent = userAgent
         self.requests = requests

@@ -1,8 +1,8 @@
 import Core
 import Foundation
 
-/// Paces one server's requests by the quota it announces, so a sync slows down before the
-/// quota runs out instead of drawing `429`s.
+/// Paces the requests of one account on one server by the quota the server announces, so a
+/// sync slows down before the quota runs out instead of drawing `429`s.
 ///
 /// It reads either form a server may send:
 /// - `X-RateLimit-Limit/Remaining/Reset`, as Mastodon and the custom API send them (the reset
@@ -10,54 +10,76 @@ import Foundation
 /// - the IETF `RateLimit-Limit/Remaining/Reset` fields, as Bluesky sends them (the reset in
 ///   seconds from now), or the combined `RateLimit: limit=…, remaining=…, reset=…`.
 ///
-/// With the quota spent it waits for the reset; in the last tenth of the quota it spreads
-/// what is left over the time left. A wait longer than ``maxWait`` fails as rate limited.
+/// With the quota spent a request's turn is the reset; in the last tenth of the quota the
+/// turns spread what is left over the time left. A turn further than ``maxWait`` away fails as
+/// rate limited. The pacer only hands out turns: the caller waits for its turn with its
+/// permits handed back (``HTTPTransport/sendPaced(_:gate:pacer:waiter:requests:operation:adjust:)``).
+///
+/// A server counts its quota per account, so every feed of that account on that server shares
+/// one pacer (``shared(for:account:in:notice:)``) and sees the requests of the others.
 public actor RateLimitPacer {
     private var limit: Int?
     private var remaining: Int?
     private var resetAt: Date?
+    /// The last turn handed out, so turns of feeds sharing the pacer are spread, not bunched.
+    private var lastTurn: Date?
     /// The longest it waits for a reset.
     public let maxWait: TimeInterval
     private let notice: @Sendable (String) -> Void
-    private let sleep: @Sendable (TimeInterval) async throws -> Void
 
     /// - Parameters:
     ///   - maxWait: the longest wait; the default covers Mastodon's 5-minute window.
     ///   - notice: told, in one sentence, whenever a wait of a second or more begins.
-    public init(maxWait: TimeInterval = 900, notice: @escaping @Sendable (String) -> Void = { _ in },
-                sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }) {
+    public init(maxWait: TimeInterval = 900, notice: @escaping @Sendable (String) -> Void = { _ in }) {
         self.maxWait = maxWait
         self.notice = notice
-        self.sleep = sleep
     }
 
-    /// Waits until the quota allows a request.
-    /// - Returns: how many seconds it waited (0 when the quota allowed the request at once).
-    /// - Throws: ``Core/ServiceError`` `.rateLimited` when the reset is further away than ``maxWait``.
-    @discardableResult
-    public func waitForQuota(_ operation: String, now: Date = Date()) async throws -> TimeInterval {
-        guard let remaining, let resetAt else { return 0 }
+    /// The one pacer of `account` on `server`'s origin among the feeds that share `resources`:
+    /// the one place a pacer's key is made, so feeds of one account always meet at one pacer.
+    ///
+    ///     let pacer = RateLimitPacer.shared(for: server, account: username, in: context.shared, notice: context.notice)
+    ///
+    /// - Parameter account: who the server counts the quota for (a user name, a handle, an
+    ///   access token), plus what else splits the server's count (`"… sessions"` for a login
+    ///   endpoint with a quota of its own). It only keys memory: it is never printed.
+    public static func shared(for server: URL, account: String, in resources: SharedResources,
+                              notice: @escaping @Sendable (String) -> Void) -> RateLimitPacer {
+        let origin = Origin(server)?.gateKey ?? server.absoluteString
+        return resources.value(for: "rate-limit pacer \(origin) \(account)") { RateLimitPacer(notice: notice) }
+    }
+
+    /// Takes the next request's turn: the time it may be sent, `now` when the quota allows it.
+    ///
+    /// The request counts against the quota from here on, so every feed sharing the pacer
+    /// sees it before the server's answer says so.
+    /// - Throws: ``Core/ServiceError`` `.rateLimited` when the turn is further away than ``maxWait``.
+    public func turn(_ operation: String, now: Date = Date()) throws -> Date {
+        guard let remaining, let resetAt else { return now }
         let untilReset = resetAt.timeIntervalSince(now)
         guard untilReset > 0 else {
+            // The window is over; what is left of the new one is known from the next answer.
             self.remaining = nil
-            return 0
+            return now
         }
-        let wait: TimeInterval
+        let turn: Date
         if remaining <= 0 {
-            wait = untilReset
+            turn = resetAt
         } else if let limit, remaining * 10 < limit {
-            wait = untilReset / Double(remaining + 1)
+            turn = max(now, lastTurn ?? now).addingTimeInterval(untilReset / Double(remaining + 1))
         } else {
-            return 0
+            self.remaining = remaining - 1
+            return now
         }
+        let wait = turn.timeIntervalSince(now)
         guard wait <= maxWait else {
             throw ServiceError(.rateLimited(until: resetAt), operation,
                                "the request quota is spent until \(resetAt.formatted(.iso8601)), more than \(Int(maxWait)) s away")
         }
         if wait >= 1 { notice("\(operation): the server's request quota is \(remaining <= 0 ? "spent" : "nearly spent"); waiting \(Int(wait.rounded(.up))) s") }
-        try await sleep(wait)
-        if remaining <= 0 { self.remaining = nil } else { self.remaining = remaining - 1 }
-        return wait
+        if remaining > 0 { self.remaining = remaining - 1 }
+        lastTurn = turn
+        return turn
     }
 
     /// Notes the quota a response reports, if it reports one.

@@ -86,18 +86,23 @@ public struct SyncEngine: Sendable {
     let options: Options
     let now: @Sendable () -> Date
     let sleep: @Sendable (TimeInterval) async throws -> Void
+    let waiter: Waiter
 
     /// - Parameters:
     ///   - now: the clock; injected so tests control expiry.
-    ///   - sleep: waits out rate limits; injected so tests do not wait.
+    ///   - sleep: waits out rate limits and backoff; injected so tests do not wait.
+    ///   - waiter: hands the feed's sync slot back while the engine waits for a lease that
+    ///     another process holds.
     public init(feed: String, services: Services, options: Options = Options(),
                 now: @escaping @Sendable () -> Date = Date.init,
-                sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }) {
+                sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
+                waiter: Waiter = .plain) {
         self.feed = feed
         self.services = services
         self.options = options
         self.now = now
         self.sleep = sleep
+        self.waiter = waiter
     }
 
     /// Runs one sync and records its outcome in the store.
@@ -127,8 +132,7 @@ public struct SyncEngine: Sendable {
 
     private func run(full: Bool, onlyIfDue: Bool, progress: @Sendable (Progress) -> Void) async throws -> SyncReport? {
         // Nothing is recorded when the lease cannot be had: the feed belongs to another process.
-        guard let lease = try await services.store.acquireLease(onFeed: feed, holder: options.lockHolder, wait: options.lockWait,
-                                                                 onlyIfDue: onlyIfDue) else { return nil }
+        guard let lease = try await acquireLease(onlyIfDue: onlyIfDue) else { return nil }
         let result: Result<SyncReport, any Error>
         do {
             result = .success(try await sync(full: full, progress: progress))
@@ -139,6 +143,19 @@ public struct SyncEngine: Sendable {
         var report = try result.get()
         report.tookOverLeaseFrom = lease.tookOverFrom
         return report
+    }
+
+    /// The feed's lease, at once if it is free; else waited for (up to ``Options/lockWait``)
+    /// with the feed's sync slot handed back, as any other wait.
+    private func acquireLease(onlyIfDue: Bool) async throws -> FeedLease? {
+        let (store, feed, holder) = (services.store, feed, options.lockHolder)
+        do {
+            return try await store.acquireLease(onFeed: feed, holder: holder, wait: 0, onlyIfDue: onlyIfDue)
+        } catch let error as ServiceError where error.code == .locked && options.lockWait > 0 {
+            return try await waiter.handingBack { [wait = options.lockWait] in
+                try await store.acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: onlyIfDue)
+            }
+        }
     }
 
     /// One sync under the feed's lease, its outcome recorded.

@@ -67,10 +67,14 @@ enum PullCommand: Command {
             let feeds = runtime.builtFeedNames
             let json = options.has("--json")
             let full = options.has("--full")
-            // Feeds sync `daemon.concurrency` at a time, as in the daemon; the shared transports
-            // and host gate keep `maxRequestsPerHost`. One feed alone streams its lines and its
-            // progress as before; several hold theirs back to print them in config order.
-            let width = feeds.count > 1 ? runtime.daemon.concurrency : 1
+            // Feeds sync `daemon.concurrency` at a time (the runtime's sync slots), as in the
+            // daemon; the shared transports and host gate keep `maxRequestsPerHost`. A feed that
+            // waits out a quota hands its slot to a feed queued behind it, so more feeds are
+            // under way than there are slots: up to eight per slot may wait at once without
+            // idling one, and the queue stays small for thousands of feeds. One feed alone
+            // streams its lines and its progress as before; several hold theirs back to print
+            // them in config order.
+            let width = feeds.count > 1 ? min(feeds.count, max(32, runtime.daemon.concurrency * 8)) : 1
             let tally = width > 1 ? Tally(feeds: feeds.count) : nil
             let engineOptions = engineOptions
             let results = await inOrder(feeds.indices, width: width, run: { index in
@@ -105,7 +109,8 @@ enum PullCommand: Command {
         var result: FeedResult
         do {
             let engine = try runtime.engine(forFeed: feed, options: options)
-            let sync = try await engine.run(full: full, progress: progress(feed, tally: tally, report: report))
+            let progress = progress(feed, tally: tally, report: report)
+            let sync = try await runtime.slots.run(feed: feed) { try await engine.run(full: full, progress: progress) }
             result = FeedResult(summary: summary(sync), outcome: Outcome(sync))
             if let holder = sync.tookOverLeaseFrom {
                 report("feedsync: took over the store lock left behind by \(holder), which no longer held it")

@@ -52,7 +52,10 @@ enum DaemonCLI {
             return .ok
         }
         // Watch signals before anything slow, so an early SIGTERM is not lost.
-        let signals = SignalStream.watch([SIGTERM, SIGINT, SIGHUP])
+        // A test hook stretches the stop deadline, so a test of the second signal cannot pass by the deadline.
+        let deadline = ProcessInfo.processInfo.environment["FEEDSYNC_TEST_STOP_DEADLINE_SECONDS"].flatMap(Int.init)
+            .flatMap { (1...600).contains($0) ? Duration.seconds($0) : nil }
+        let signals = SignalWatcher.start(log: log, deadline: deadline ?? SignalWatcher.stopDeadline)
         let daemon = Daemon(configPath: parsed["--config"], log: log)
         let runtime: Runtime
         let listener: HTTPListener?
@@ -97,40 +100,54 @@ struct Daemon {
     /// Counts syncs and requests whether or not the config asks for a listener (it is cheap).
     let metrics = MetricsRegistry(version: feedsyncVersion)
 
-    func run(_ runtime: Runtime, as instance: DaemonInstance, signals: AsyncStream<Int32>, listener: HTTPListener?) async {
-        let scheduler = Scheduler(runtime: runtime, log: log, metrics: metrics)
-        var parts: [any Service] = [
-            SchedulerService(scheduler: scheduler),
-            HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),
-        ]
-        if let listener {
-            parts.append(MetricsService(scheduler: scheduler, registry: metrics, listener: listener, log: log))
+    func run(_ runtime: Runtime, as instance: DaemonInstance, signals: SignalWatcher, listener: HTTPListener?) async {
+        let scheduler = Scheduler(runtime: runtime, log: log, busySeconds: busySyncSeconds, metrics: metrics)
+        let services: ServiceGroup
+        do {
+            services = try ServiceGroup(makeServices(scheduler, as: instance, listener: listener))
+        } catch {
+            log.error("services_invalid", ["error": "\(error)"])
+            await scheduler.close()
+            return
         }
-        let services = ServiceGroup(parts)
         await services.start()
         log.info("started", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ","),
                              "pid": "\(getpid())"])
         notifier.notify("READY=1\nSTATUS=syncing \(runtime.feedNames.count) feeds")
 
-        for await signal in signals {
+        for await signal in signals.events {
             if signal == SIGHUP {
                 await reload(scheduler)
                 continue
             }
-            log.info("stopping", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
+            // The watcher has logged `stopping` and set the deadline; a second stop signal, or the
+            // deadline, ends the process from the watcher's own thread.
             notifier.notify("STOPPING=1")
-            // A second stop signal ends the process at once; the store stays consistent because
-            // an unfinished page transaction is simply never committed.
-            Task.detached {
-                for await _ in SignalStream.watch([SIGTERM, SIGINT]) {
-                    log.warn("stopped_immediately")
-                    _exit(0)
-                }
-            }
             await services.stop()
             log.info("stopped")
             return
         }
+    }
+
+    /// The daemon's services. The order each starts and stops in follows from their
+    /// `dependencies`, not from this list: the scheduler depends on the heartbeat (its syncs
+    /// write under the leases the daemon's record holds), which depends on the runtime (the
+    /// store). Stopping runs the other way round. A new service names what it uses.
+    func makeServices(_ scheduler: Scheduler, as instance: DaemonInstance, listener: HTTPListener? = nil) -> [any Service] {
+        var services: [any Service] = [
+            SchedulerService(scheduler: scheduler),
+            HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),
+            RuntimeService(scheduler: scheduler),
+        ]
+        if let listener {
+            services.append(MetricsService(scheduler: scheduler, registry: metrics, listener: listener, log: log))
+        }
+        return services
+    }
+
+    /// The test hook `FEEDSYNC_TEST_BUSY_SYNC_SECONDS`: every sync first keeps a thread busy this long.
+    private var busySyncSeconds: Double? {
+        ProcessInfo.processInfo.environment["FEEDSYNC_TEST_BUSY_SYNC_SECONDS"].flatMap(Double.init).flatMap { (0...600).contains($0) ? $0 : nil }
     }
 
     /// What a daemon builds from its config: every feed, waits logged; on reload, the store it has.

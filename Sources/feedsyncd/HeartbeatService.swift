@@ -5,7 +5,8 @@ import Foundation
 import Glibc
 #endif
 
-/// Records in the store that the daemon is alive, and pets systemd's watchdog.
+/// Records in the store that the daemon is alive, and pets systemd's watchdog; when it stops,
+/// removes the daemon's record and releases its leases.
 ///
 /// It wakes on a timer only (every `daemon.heartbeat`, or half the watchdog interval when that
 /// is shorter), so an idle daemon uses no CPU between beats.
@@ -16,11 +17,14 @@ struct HeartbeatService: Service {
 
     var name: String { "heartbeat" }
 
+    /// The record lives in the store, which stays open until every user of it has stopped.
+    var dependencies: [String] { ["runtime"] }
+
     /// This daemon as the store recorded it when it joined.
     let daemon: DaemonInstance
 
-    func run() async {
-        while !Task.isCancelled {
+    func run(until shutdown: GracefulShutdown) async {
+        while !shutdown.isRequested {
             let store = await scheduler.store
             do {
                 try await store.beat(daemon)
@@ -30,10 +34,11 @@ struct HeartbeatService: Service {
             notifier.notify("WATCHDOG=1")
             var wait = Duration.seconds(await scheduler.heartbeatInterval)
             if let watchdog = notifier.watchdogInterval, watchdog < wait { wait = watchdog }
-            do { try await Task.sleep(for: wait) } catch { break }
+            if await shutdown.requested(within: wait) { break }
         }
-        // Stopping services runs in reverse, so the store is still open here: the record goes
-        // with the daemon (DaemonCLI leaves again after the store closes, for the lock alone).
+        // The scheduler depends on this service, so its syncs have ended here: no page commits
+        // after the leases go (DaemonCLI leaves again after the store closes, for the lock alone).
         await scheduler.store.leave(daemon)
+        log.info("left", ["daemon": daemon.id])
     }
 }

@@ -19,6 +19,8 @@ struct MetricsService: Service {
     static let answerBound: Duration = .seconds(5)
 
     var name: String { "metrics" }
+    /// It reads the scheduler's runtime and store: it stops first, saying `stopping` meanwhile.
+    var dependencies: [String] { ["scheduler", "runtime"] }
 
     /// The handler the listener calls for each `GET`: the registry's numbers, or the health.
     static func handler(_ registry: MetricsRegistry) -> @Sendable (HTTPListener.Request) -> HTTPListener.Response {
@@ -35,12 +37,12 @@ struct MetricsService: Service {
         }
     }
 
-    func run() async {
+    func run(until shutdown: GracefulShutdown) async {
         listener.start()
         log.info("metrics_listening", ["address": "\(listener.address.isIPv6 ? "[\(listener.address.host)]" : listener.address.host):\(listener.port)"])
-        while !Task.isCancelled {
+        while !shutdown.isRequested && !Task.isCancelled {
             await refresh()
-            do { try await Task.sleep(for: Self.refreshInterval) } catch { break }
+            if await shutdown.requested(within: Self.refreshInterval) { break }
         }
         registry.setHealth(ok: false, reason: "stopping")
         listener.stop()

@@ -4,7 +4,7 @@ import Foundation
 import Sync
 
 /// Runs every feed of the current config on its own schedule, at most `daemon.concurrency` at a
-/// time, and swaps in a reloaded config without a restart.
+/// time (the runtime's ``Core/SyncSlots``), and swaps in a reloaded config without a restart.
 ///
 /// Each feed has a task that sleeps until the feed is due, syncs, and picks its next time from
 /// its ``RetrySchedule``. Sleeping is a timer, so an idle daemon uses no CPU. Feed tasks are
@@ -29,17 +29,24 @@ actor Scheduler {
     /// Syncs under way per generation, so a replaced runtime is torn down only when idle.
     private var running: [Int: Int] = [:]
     private var generation = 0
-    private var slots: HostGate
     private var random = SystemRandomNumberGenerator()
+    /// Set by ``stop()``: no sync starts any more.
+    private var stopping = false
+    /// The feeds whose `next_attempt_at` this daemon wrote last, as far as it knows: the only
+    /// schedules it clears when it stops (other daemons sharing the store keep theirs).
+    private var scheduledHere: Set<String> = []
+    /// A test hook (`FEEDSYNC_TEST_BUSY_SYNC_SECONDS`): each sync first spins the CPU this long
+    /// without looking at cancellation, as a long parse does, so tests can stop a busy daemon.
+    private let busySeconds: Double?
 
     /// Told when each sync starts and ends.
     private let metrics: MetricsRegistry?
 
-    init(runtime: Runtime, log: Logger, metrics: MetricsRegistry? = nil) {
+    init(runtime: Runtime, log: Logger, busySeconds: Double? = nil, metrics: MetricsRegistry? = nil) {
         self.log = log
+        self.busySeconds = busySeconds
         self.metrics = metrics
         runtimes[0] = runtime
-        slots = HostGate(maxInFlightPerHost: runtime.daemon.concurrency)
     }
 
     private var current: Runtime { runtimes[generation]! }
@@ -52,6 +59,9 @@ actor Scheduler {
 
     var heartbeatInterval: TimeInterval { current.daemon.heartbeat }
 
+    /// When a feed runs next, as this daemon plans it; for tests.
+    func nextRun(of name: String) -> Date? { feeds[name]?.nextAt }
+
     /// Starts every feed, resuming the failure counts the store remembers.
     func start() async {
         let failures = Dictionary((try? await current.store.feedStatuses())?.map { ($0.feed, $0.consecutiveFailures) } ?? [],
@@ -61,14 +71,24 @@ actor Scheduler {
         }
     }
 
-    /// Cancels every feed and waits for each to stop; a page being committed finishes first
-    /// (its transaction either commits or rolls back). Then tears every runtime down.
+    /// The graceful stop: starts no sync any more, cancels the syncs under way and waits for
+    /// each to end; a page being committed finishes first (its transaction either commits or
+    /// rolls back). The store stays open, for what stops after the scheduler (``close()``).
     func stop() async {
+        stopping = true
         let tasks = feeds.values.compactMap(\.task)
         tasks.forEach { $0.cancel() }
         for task in tasks { await task.value }
-        for name in feeds.keys { try? await current.store.setNextAttempt(nil, ofFeed: name) }
+        // TODO(stores): clear only where the store still holds this daemon's own schedule
+        // (a store operation scoped to this worker); until then, only the feeds it scheduled last.
+        for name in scheduledHere.sorted() { try? await current.store.setNextAttempt(nil, ofFeed: name) }
+        scheduledHere.removeAll()
         feeds.removeAll()
+    }
+
+    /// Tears every runtime down, the store last: after ``stop()``, once nothing uses the store.
+    func close() async {
+        guard !runtimes.isEmpty else { return }
         // Every generation shares one store: close it once, with the current runtime.
         for (id, runtime) in runtimes where id != generation { await runtime.stop(keepingStore: true) }
         await current.stop()
@@ -78,14 +98,14 @@ actor Scheduler {
     /// Switches to a reloaded (already started) runtime: added feeds start, removed feeds stop,
     /// and every other feed continues with the new settings.
     func apply(_ runtime: Runtime) async {
+        guard !stopping else { return await runtime.stop(keepingStore: true) }
         generation += 1
         runtimes[generation] = runtime
-        slots = HostGate(maxInFlightPerHost: runtime.daemon.concurrency)
         let configured = Set(runtime.provider.feeds.map(\.name))
         for (name, feed) in feeds where !configured.contains(name) {
             feed.task?.cancel()
             feeds[name] = nil
-            try? await runtime.store.setNextAttempt(nil, ofFeed: name)
+            if scheduledHere.remove(name) != nil { try? await runtime.store.setNextAttempt(nil, ofFeed: name) }
             log.info("feed_removed", ["feed": name])
         }
         for feedServices in runtime.provider.feeds {
@@ -131,39 +151,27 @@ actor Scheduler {
         var options = SyncEngine.Options()
         options.lockHolder = "feedsyncd"
         options.lockWait = runtime.daemon.lockWait
-        // The feed comes from this runtime's own list, so the lookup cannot fail.
-        return try! runtime.engine(forFeed: name, options: options, sleep: Self.sleepOutsideSlot)
-    }
-
-    /// The concurrency slot the current sync holds, and the gate it came from.
-    @TaskLocal private static var heldSlot: HostGate?
-    private static let slotKey = "sync"
-
-    /// How a sync waits out a rate limit (`429` with `Retry-After`) or a retry's backoff: with
-    /// its concurrency slot handed back, so a feed that waits never delays the others; it
-    /// queues for a slot again when the wait is over.
-    @Sendable private static func sleepOutsideSlot(_ seconds: TimeInterval) async throws {
-        guard let gate = heldSlot else { return try await Task.sleep(for: .seconds(seconds)) }
-        try await gate.withoutPermit(for: slotKey) { try await Task.sleep(for: .seconds(seconds)) }
+        // The feed comes from this runtime's own list, so the lookup cannot fail. The engine
+        // waits out rate limits and backoff with the feed's slot of `runtime.slots` handed back.
+        return try! runtime.engine(forFeed: name, options: options)
     }
 
     /// One feed's life: sleep until due, sync (when a slot is free), schedule the next run.
     private func loop(_ name: String) async {
-        while !Task.isCancelled, let due = feeds[name]?.nextAt {
+        while !Task.isCancelled, !stopping, let due = feeds[name]?.nextAt {
             let wait = due.timeIntervalSinceNow
             if wait > 0 {
                 do { try await Task.sleep(for: .seconds(wait)) } catch { return }
             }
-            let gate = slots
+            // The slots of the runtime that built the feed's engine, whose waiter hands them back.
+            guard !stopping, let generation = feeds[name]?.generation, let slots = runtimes[generation]?.slots else { return }
             do {
                 // The sync runs in a child task: a task keeps the memory its frames grew into until
                 // it ends, and this loop lives as long as the feed. Run here, each of 10,000 feeds
                 // kept ~17 KB after its first sync; in a child, it is freed when the sync returns.
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        try await gate.withPermit(for: Self.slotKey) {
-                            try await Self.$heldSlot.withValue(gate) { try await self.syncOnce(name) }
-                        }
+                        try await slots.run(feed: name) { try await self.syncOnce(name) }
                     }
                     try await group.waitForAll()
                 }
@@ -174,7 +182,7 @@ actor Scheduler {
     }
 
     private func syncOnce(_ name: String) async throws {
-        guard let feed = feeds[name] else { throw CancellationError() }
+        guard let feed = feeds[name], !stopping else { throw CancellationError() }
         try Task.checkCancellation()
         feeds[name]?.syncing = true
         running[feed.generation, default: 0] += 1
@@ -183,6 +191,8 @@ actor Scheduler {
         let began = Date()
         let result: Result<SyncReport, any Error>
         do {
+            // Off the actor, as the sync's own work is: a busy sync keeps one thread, not the scheduler.
+            if let busySeconds { await Self.spin(busySeconds) }
             // Another daemon sharing the store may have synced the feed since this one scheduled it.
             if let report = try await feed.engine.runIfDue(progress: { [log] progress in
                 for item in progress.skipped {
@@ -224,6 +234,7 @@ actor Scheduler {
             // this one looks again after one interval, without counting a failure.
             latest.nextAt = Date().addingTimeInterval(latest.schedule.interval)
             feeds[name] = latest
+            scheduledHere.remove(name)
             log.debug("sync_skipped", ["feed": name, "reason": "another daemon synced or holds it"])
             return
         case .failure:
@@ -235,6 +246,7 @@ actor Scheduler {
         if case .success(let report) = result, let stopped = report.polling?.stopped {
             latest.stopped = stopped
             feeds[name] = latest
+            scheduledHere.remove(name)
             try? await current.store.setNextAttempt(nil, ofFeed: name)
             log.warn("feed_stopped", ["feed": name, "reason": stopped])
             throw CancellationError()
@@ -245,8 +257,17 @@ actor Scheduler {
                                       "next_attempt": latest.nextAt.formatted(.iso8601)])
         }
         feeds[name] = latest
-        try? await current.store.setNextAttempt(latest.nextAt, ofFeed: name)
+        if (try? await current.store.setNextAttempt(latest.nextAt, ofFeed: name)) != nil { scheduledHere.insert(name) }
         log.debug("sync_scheduled", ["feed": name, "in_s": String(format: "%.1f", delay)])
+    }
+
+    /// Keeps this thread busy for `seconds`, deaf to cancellation: the test hook's stand-in
+    /// for a long synchronous parse.
+    @concurrent private static func spin(_ seconds: Double) async {
+        let end = ContinuousClock.now + .seconds(seconds)
+        var turns = 0
+        while ContinuousClock.now < end { turns &+= 1 }
+        withExtendedLifetime(turns) {}
     }
 
     /// A feed that another daemon synced since this one scheduled it.
@@ -273,19 +294,5 @@ actor Scheduler {
             runtimes[id] = nil
             await runtime.stop(keepingStore: true)
         }
-    }
-}
-
-/// Runs the scheduler as a service: starts the feeds, and stops them when cancelled.
-struct SchedulerService: Service {
-    let scheduler: Scheduler
-
-    var name: String { "scheduler" }
-
-    func run() async {
-        await scheduler.start()
-        // Wait for cancellation on a timer that never fires, rather than polling.
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(86_400)) }
-        await scheduler.stop()
     }
 }

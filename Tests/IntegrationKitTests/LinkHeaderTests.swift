@@ -61,19 +61,17 @@ import Testing
     }
 
     @Test func waitsForTheResetAndSaysSo() async throws {
-        let sleeps = SleepLog()
         let notices = SleepLog()
-        let pacer = RateLimitPacer(notice: { _ in notices.add(1) }, sleep: { sleeps.add($0) })
+        let pacer = RateLimitPacer(notice: { _ in notices.add(1) })
         await pacer.record(HTTPResponse(status: 200, headers: ["X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "240"]), now: now)
-        try await pacer.waitForQuota("reading", now: now)
-        #expect(sleeps.all == [240])
+        #expect(try await pacer.turn("reading", now: now) == now.addingTimeInterval(240))
         #expect(notices.all.count == 1)
     }
 
     @Test func aResetPastTheCapIsRateLimitedNotASleep() async {
-        let pacer = RateLimitPacer(maxWait: 60, sleep: { _ in Issue.record("must not sleep") })
+        let pacer = RateLimitPacer(maxWait: 60)
         await pacer.record(HTTPResponse(status: 200, headers: ["RateLimit-Remaining": "0", "RateLimit-Reset": "3600"]), now: now)
-        await #expect(throws: Error.self) { try await pacer.waitForQuota("reading", now: now) }
+        await #expect(throws: Error.self) { try await pacer.turn("reading", now: now) }
     }
 
     @Test func retryAfterTakesSecondsOrAnHTTPDateWithinADay() {
@@ -113,24 +111,22 @@ import Testing
 
 @Suite struct RateLimitPacerWaitTests {
     @Test func aSpentQuotaWaitsForTheResetBeforeTheNextRequest() async throws {
-        let sleeps = Mutex<[TimeInterval]>([])
-        let pacer = RateLimitPacer(sleep: { seconds in sleeps.withLock { $0.append(seconds) } })
-        let reset = Int(Date().timeIntervalSince1970) + 30
-        await pacer.record(HTTPResponse(status: 200, headers: ["X-RateLimit-Remaining": "5", "X-RateLimit-Reset": "\(reset)"]))
-        try await pacer.waitForQuota("op")
-        #expect(sleeps.withLock { $0 }.isEmpty, "quota left: no wait")
+        let now = Date()
+        let pacer = RateLimitPacer()
+        let reset = Int(now.timeIntervalSince1970) + 30
+        await pacer.record(HTTPResponse(status: 200, headers: ["X-RateLimit-Remaining": "5", "X-RateLimit-Reset": "\(reset)"]), now: now)
+        #expect(try await pacer.turn("op", now: now) == now, "quota left: no wait")
 
-        await pacer.record(HTTPResponse(status: 200, headers: ["X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "\(reset)"]))
-        try await pacer.waitForQuota("op")
+        await pacer.record(HTTPResponse(status: 200, headers: ["X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "\(reset)"]), now: now)
+        let waited = try await pacer.turn("op", now: now).timeIntervalSince(now)
 
-        let waited = try #require(sleeps.withLock { $0 }.first)
         #expect((25...31).contains(waited))
     }
 
     @Test func aResetTooFarAwayFailsAsRateLimited() async throws {
-        let pacer = RateLimitPacer(maxWait: 60, sleep: { _ in Issue.record("must not sleep") })
+        let pacer = RateLimitPacer(maxWait: 60)
         await pacer.record(HTTPResponse(status: 200, headers: ["X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "3600"]))
-        let error = await #expect(throws: ServiceError.self) { try await pacer.waitForQuota("op") }
+        let error = await #expect(throws: ServiceError.self) { try await pacer.turn("op") }
         guard case .rateLimited(let until)? = error?.code else { Issue.record("got \(String(describing: error))"); return }
         #expect(until != nil)
     }

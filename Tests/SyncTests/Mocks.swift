@@ -161,10 +161,17 @@ actor MockStore: SyncStore {
     /// What the lease answers a daemon's claim: `false` when another daemon synced the feed.
     var due = true
     func setLockError(_ error: ServiceError) { lockError = error }
+    /// With a lock error: a lease that comes free only to a caller that waits for it, after `probe` ran.
+    var freedForWaiters: (@Sendable () async -> Void)?
+    func freeLockForWaiters(after probe: @escaping @Sendable () async -> Void) { freedForWaiters = probe }
     func setDue(_ due: Bool) { self.due = due }
-    func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, onlyIfDue: Bool) throws -> FeedLease? {
+    func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, onlyIfDue: Bool) async throws -> FeedLease? {
         log.record("lock")
-        if let lockError { throw lockError }
+        if let probe = freedForWaiters, wait > 0 {
+            await probe()
+        } else if let lockError {
+            throw lockError
+        }
         if onlyIfDue && !due { return nil }
         lockHolds += 1
         return FeedLease(feed: feed, token: "mock")

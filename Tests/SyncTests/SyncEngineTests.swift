@@ -265,7 +265,26 @@ import Testing
         let error = await #expect(throws: ServiceError.self) { try await makeEngine(posts: posts, store: store).run() }
 
         #expect(error?.code == .locked)
-        #expect(log.all == ["lock"])
+        // A try at once, then the wait for it (up to lockWait): nothing else.
+        #expect(log.all == ["lock", "lock"])
+    }
+
+    @Test func waitingForAnotherProcessesLeaseHandsTheSyncSlotBack() async throws {
+        let slots = SyncSlots(limit: 1)
+        let store = MockStore(log: log)
+        await store.setLockError(ServiceError(.locked, "waiting for the lease on feed home", "worker 2 holds it"))
+        let slotsInUseWhileWaiting = Mutex<Int?>(nil)
+        await store.freeLockForWaiters { let inUse = await slots.inUse; slotsInUseWhileWaiting.withLock { $0 = inUse } }
+        let posts = MockPosts(log: log, [.success(makePage([makePost("p1")], cursor: "1", hasMore: false))])
+        let services = SyncEngine.Services(authentication: MockAuthentication(log: log), posts: posts, videos: MockVideos(log: log),
+                                           store: store, requests: RequestCounter())
+        let engine = SyncEngine(feed: "home", services: services, waiter: Waiter(slots: slots, feed: "home"))
+
+        let report = try await slots.run(feed: "home") { try await engine.run() }
+
+        #expect(report.newPosts == 1)
+        #expect(slotsInUseWhileWaiting.withLock { $0 } == 0, "the slot went back while the lease was waited for")
+        #expect(await slots.inUse == 0)
     }
 
     @Test func aFeedAnotherDaemonSyncedMeanwhileIsNeitherFetchedNorRecorded() async throws {
