@@ -13,8 +13,9 @@ struct PageRows {
     static let userWidth = 5
 
     enum Step {
-        /// Upsert the post whose values start at this index.
-        case upsert(Int)
+        /// Upsert the post whose values start at `start`, written by the author of ``users``
+        /// slot `author` (and reposted by the one of slot `reposter`).
+        case upsert(start: Int, author: Int, reposter: Int?)
         /// Delete the post whose id is the value at this index.
         case delete(Int)
     }
@@ -22,7 +23,7 @@ struct PageRows {
     private(set) var buffer: RowBuffer
     /// The page's changes in order, so an upsert and a delete of one id keep their order.
     private(set) var steps: [Step] = []
-    /// Where each distinct author's row starts.
+    /// Where each distinct author's row starts, by slot.
     private(set) var users: [Int] = []
     /// Where each distinct referenced video id is.
     private(set) var videoIDs: [Int] = []
@@ -32,24 +33,27 @@ struct PageRows {
         steps.reserveCapacity(changes.count)
         // Each author once, with the profile of their newest post on the page: a profile is
         // only as fresh as the post that carried it.
-        var profiles: [UserID: (user: User, at: Date)] = [:]
-        var order: [UserID] = []
-        func note(_ user: User, at date: Date) {
-            if let known = profiles[user.id] {
-                if date > known.at { profiles[user.id] = (user, date) }
-            } else {
-                profiles[user.id] = (user, date)
-                order.append(user.id)
+        var slots: [UserID: Int] = [:]
+        var profiles: [(user: User, at: Date)] = []
+        /// The author's slot in ``users``.
+        func note(_ user: User, at date: Date) -> Int {
+            if let slot = slots[user.id] {
+                if date > profiles[slot].at { profiles[slot] = (user, date) }
+                return slot
             }
+            slots[user.id] = profiles.count
+            profiles.append((user, date))
+            return profiles.count - 1
         }
         var seenVideos = Set<VideoID>()
         for change in changes {
             switch change {
             case .upsert(let post):
-                steps.append(.upsert(buffer.end))
+                let start = buffer.end
                 appendPost(post)
-                note(post.author, at: post.createdAt)
-                if let repost = post.repost { note(repost.by, at: repost.at ?? post.createdAt) }
+                let author = note(post.author, at: post.createdAt)
+                let reposter = post.repost.map { note($0.by, at: $0.at ?? post.createdAt) }
+                steps.append(.upsert(start: start, author: author, reposter: reposter))
                 for id in post.videoIDs where seenVideos.insert(id).inserted {
                     videoIDs.append(buffer.end)
                     buffer.append(id.rawValue)
@@ -59,9 +63,7 @@ struct PageRows {
                 buffer.append(id.rawValue)
             }
         }
-        for id in order {
-            if let profile = profiles[id] { appendUser(profile.user, at: profile.at) }
-        }
+        for profile in profiles { appendUser(profile.user, at: profile.at) }
     }
 
     private mutating func appendPost(_ post: Post) {

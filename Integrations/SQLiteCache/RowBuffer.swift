@@ -28,6 +28,13 @@ struct RowBuffer {
         values.append(.text(offset: offset, count: bytes.count - offset))
     }
 
+    /// Appends text given as UTF-8 bytes (from an SQLite column, say) without making a `String`.
+    mutating func append(utf8 text: UnsafeBufferPointer<UInt8>) {
+        let offset = bytes.count
+        bytes.append(contentsOf: text)
+        values.append(.text(offset: offset, count: text.count))
+    }
+
     mutating func append(_ text: String?) {
         if let text { append(text) } else { values.append(.null) }
     }

@@ -118,14 +118,72 @@ struct AttachmentRow: Codable {
     var width: Int?
     var height: Int?
 
+    /// The attachments as a JSON array, byte for byte what `JSONEncoder` with `.sortedKeys` and
+    /// `.withoutEscapingSlashes` makes of `[AttachmentRow]` (absent values left out), so rows
+    /// written before compare equal; written by hand because `JSONEncoder` cost more than the
+    /// rest of a Bluesky post's row (`perf record`, Benchmarks/README.md).
     static func encode(_ attachments: [Post.Attachment]) -> String {
         guard !attachments.isEmpty else { return "[]" }
-        let rows = attachments.map { AttachmentRow(kind: $0.kind, url: $0.url.absoluteString, preview_url: $0.previewURL?.absoluteString,
-                                                   description: $0.description, title: $0.title, mime_type: $0.mimeType,
-                                                   size_bytes: $0.sizeBytes, width: $0.width, height: $0.height) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(rows)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        var json: [UInt8] = []
+        json.reserveCapacity(attachments.count * 160)
+        json.append(UInt8(ascii: "["))
+        for (index, attachment) in attachments.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            var first = true
+            func key(_ name: StaticString) {
+                json.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+                first = false
+                json.append(UInt8(ascii: "\""))
+                json.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+                json.append(contentsOf: "\":".utf8)
+            }
+            func string(_ name: StaticString, _ value: String?) {
+                guard let value else { return }
+                key(name)
+                appendJSONString(value, to: &json)
+            }
+            func number(_ name: StaticString, _ value: (some BinaryInteger)?) {
+                guard let value else { return }
+                key(name)
+                json.append(contentsOf: String(value).utf8)
+            }
+            // In sorted key order.
+            string("description", attachment.description)
+            number("height", attachment.height)
+            string("kind", attachment.kind)
+            string("mime_type", attachment.mimeType)
+            string("preview_url", attachment.previewURL?.absoluteString)
+            number("size_bytes", attachment.sizeBytes)
+            string("title", attachment.title)
+            string("url", attachment.url.absoluteString)
+            number("width", attachment.width)
+            json.append(UInt8(ascii: "}"))
+        }
+        json.append(UInt8(ascii: "]"))
+        return String(decoding: json, as: UTF8.self)
+    }
+
+    /// Appends `text` as a JSON string, escaped as `JSONEncoder` escapes it without slashes.
+    private static func appendJSONString(_ text: String, to json: inout [UInt8]) {
+        json.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): json.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\\"): json.append(contentsOf: "\\\\".utf8)
+            case 0x08: json.append(contentsOf: "\\b".utf8)
+            case 0x0C: json.append(contentsOf: "\\f".utf8)
+            case UInt8(ascii: "\n"): json.append(contentsOf: "\\n".utf8)
+            case UInt8(ascii: "\r"): json.append(contentsOf: "\\r".utf8)
+            case UInt8(ascii: "\t"): json.append(contentsOf: "\\t".utf8)
+            case 0x00 ..< 0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                json.append(contentsOf: "\\u00".utf8)
+                json.append(hex[Int(byte >> 4)])
+                json.append(hex[Int(byte & 0x0F)])
+            default: json.append(byte)
+            }
+        }
+        json.append(UInt8(ascii: "\""))
     }
 
     static func decode(_ json: String) -> [Post.Attachment] {

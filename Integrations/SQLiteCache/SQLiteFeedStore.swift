@@ -228,26 +228,58 @@ public actor SQLiteFeedStore: FeedStore {
             try statements.insertVideoID.execute()
             result.rowsWritten += db.changes
         }
+        // Each author's key, handle and name as stored (a stored profile newer than the page's
+        // stays), looked up once per page and bound to every post of theirs: 3 values per slot.
+        var authors = RowBuffer(reservingValues: rows.users.count * 3, bytes: rows.users.count * 32)
         for user in rows.users {
             try statements.upsertUser.bind(user ..< user + PageRows.userWidth, of: pinned, from: 2)
             try statements.upsertUser.execute()
             result.rowsWritten += db.changes
+            try statements.selectUser.bind(user ..< user + 1, of: pinned, from: 2)
+            defer { statements.selectUser.reset() }
+            if try statements.selectUser.step() {
+                statements.selectUser.appendColumns(0 ..< 3, to: &authors)
+            } else {
+                for _ in 0 ..< 3 { authors.append(nil as Int64?) }
+            }
         }
+        return try authors.withPinned { authorValues in
+            defer { statements.insertPost.clearBindings() }
+            return try writePosts(rows, pinned: pinned, authors: authorValues, with: statements, in: db, result: result)
+        }
+    }
+
+    private func writePosts(_ rows: PageRows, pinned: PinnedRows, authors: PinnedRows, with statements: PageStatements,
+                            in db: SQLiteDatabase, result: PageWriteResult) throws -> PageWriteResult {
+        var result = result
         // Keys of the posts inserted and not yet in the search index. They are indexed in one
         // statement, before any update or deletion (whose triggers unindex the old text) and at
-        // the end of the page.
+        // the end of the page. New rows take consecutive keys, so the statement is most often
+        // over a range of keys rather than a list.
         var unindexed: [Int64] = []
         func index() throws {
-            guard !unindexed.isEmpty else { return }
-            try statements.indexPosts.bind(JSONStringArray.encode(unindexed.map(String.init)), at: 1)
-            try statements.indexPosts.execute()
+            guard let first = unindexed.first, let last = unindexed.last else { return }
+            if last - first + 1 == Int64(unindexed.count), zip(unindexed, unindexed.dropFirst()).allSatisfy({ $1 == $0 + 1 }) {
+                try statements.indexPostRange.bind(first, at: 1)
+                try statements.indexPostRange.bind(last, at: 2)
+                try statements.indexPostRange.execute()
+            } else {
+                try statements.indexPosts.bind(JSONStringArray.encode(unindexed.map(String.init)), at: 1)
+                try statements.indexPosts.execute()
+            }
             unindexed.removeAll(keepingCapacity: true)
         }
         for step in rows.steps {
             switch step {
-            case .upsert(let start):
+            case .upsert(let start, let author, let reposter):
                 let values = start ..< start + PageRows.postWidth
                 try statements.insertPost.bind(values, of: pinned, from: 2)
+                try statements.insertPost.bind(author * 3 ..< author * 3 + 3, of: authors, from: 25)
+                if let reposter {
+                    try statements.insertPost.bind(reposter * 3 ..< reposter * 3 + 1, of: authors, from: 28)
+                } else {
+                    try statements.insertPost.bindNull(at: 28)
+                }
                 try statements.insertPost.execute()
                 if db.changes == 1 {
                     result.inserted += 1
@@ -273,23 +305,24 @@ public actor SQLiteFeedStore: FeedStore {
 
     /// The statements a page commit runs for each row. Parameter 1 is always the feed.
     private struct PageStatements {
-        let insertPost, updatePost, upsertUser, insertVideoID, deletePost: SQLiteStatement
+        let insertPost, updatePost, upsertUser, selectUser, insertVideoID, deletePost: SQLiteStatement
         /// Adds the posts whose keys are in a JSON array (parameter 1) to the search index.
         let indexPosts: SQLiteStatement
+        /// Adds the posts with keys from parameter 1 to parameter 2 to the search index.
+        let indexPostRange: SQLiteStatement
 
         init(_ db: SQLiteDatabase) throws {
-            // The author's key, handle and name come from the users row written just before, so a
-            // post links to its author and the search index sees the author's current profile.
+            // The author's key, handle and name (?25…?27) and the reposter's key (?28) come from
+            // the users rows written just before, so a post links to its author and the search
+            // index sees the author's current profile.
             insertPost = try db.statement("""
                 INSERT INTO posts (feed, id, author_id, text, created_at, edited_at, reply_to,
                                    reply_count, repost_count, like_count, video_ids, html, content_warning,
                                    language, visibility, repost_by, repost_of, attachments,
                                    title, url, quote_of, quote_count, labels, repost_at,
                                    author_pk, author_handle, author_name, repost_by_pk)
-                SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                       ?19, ?20, ?21, ?22, ?23, ?24, u.pk, u.handle, u.display_name,
-                       (SELECT r.pk FROM users r WHERE r.feed = ?1 AND r.id = ?16)
-                FROM (SELECT 1) LEFT JOIN users u ON u.feed = ?1 AND u.id = ?3 WHERE true
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
+                        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)
                 ON CONFLICT (feed, id) DO NOTHING
                 """)
             updatePost = try db.statement("""
@@ -319,6 +352,7 @@ public actor SQLiteFeedStore: FeedStore {
                 WHERE ?6 >= coalesce(users.profile_at, ?6) AND (?6 > coalesce(users.profile_at, ?6)
                     OR users.handle IS NOT ?3 OR users.display_name IS NOT ?4 OR users.avatar_url IS NOT ?5)
                 """)
+            selectUser = try db.statement("SELECT pk, handle, display_name FROM users WHERE feed = ?1 AND id = ?2")
             insertVideoID = try db.statement("INSERT INTO videos (feed, id) VALUES (?1, ?2) ON CONFLICT (feed, id) DO NOTHING")
             deletePost = try db.statement("DELETE FROM posts WHERE feed = ?1 AND id = ?2")
             indexPosts = try db.statement("""
@@ -326,9 +360,13 @@ public actor SQLiteFeedStore: FeedStore {
                 SELECT pk, text, title, content_warning, author_handle, author_name FROM posts
                 WHERE pk IN (SELECT value FROM json_each(?1))
                 """)
+            indexPostRange = try db.statement("""
+                INSERT INTO posts_fts (rowid, text, title, content_warning, author_handle, author_name)
+                SELECT pk, text, title, content_warning, author_handle, author_name FROM posts WHERE pk BETWEEN ?1 AND ?2
+                """)
         }
 
-        private var all: [SQLiteStatement] { [insertPost, updatePost, upsertUser, insertVideoID, deletePost] }
+        private var all: [SQLiteStatement] { [insertPost, updatePost, upsertUser, selectUser, insertVideoID, deletePost] }
 
         func bindFeed(_ feed: String) throws {
             for statement in all { try statement.bind(feed, at: 1) }

@@ -1,28 +1,37 @@
-/// The hand-over between a sync's page fetcher and its committing side: a queue of at most
-/// `capacity` fetched pages.
+/// The hand-over between a sync's page fetcher and its committing side, holding at most
+/// `capacity` decoded pages at a time, the one committing included.
 ///
-/// The fetcher waits while the queue is full, so memory stays flat however fast the network
-/// is; the committer waits while it is empty. A fetch failure is handed over in the page's
-/// place. Both waits end with `CancellationError` when their task is cancelled.
+/// The fetcher ``reserve()``s a place before it fetches and decodes a page, and the committer
+/// gives it back with ``committed()`` once the page is in the store; so with a capacity of 2,
+/// page N+1 is fetched and decoded while page N commits, and page N+2 waits for that commit.
+/// Memory stays flat however fast the network is. A fetch failure is handed over in the page's
+/// place. Every wait ends with `CancellationError` when its task is cancelled.
 actor PagePipeline {
     private let capacity: Int
+    /// Pages reserved and not yet committed: fetching, decoded and waiting, or committing.
+    private var held = 0
     private var pages: [SyncEngine.Fetched] = []
     private var failure: (any Error)?
     private var taker: CheckedContinuation<SyncEngine.Fetched, any Error>?
-    private var putter: CheckedContinuation<Void, any Error>?
+    private var reserver: CheckedContinuation<Void, any Error>?
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
-    /// Adds a page, first waiting for room.
-    func put(_ page: SyncEngine.Fetched) async throws {
-        while pages.count >= capacity {
+    /// Waits until one more decoded page may be held, and counts it.
+    func reserve() async throws {
+        while held >= capacity {
             try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { putter = $0 }
+                try await withCheckedThrowingContinuation { reserver = $0 }
             } onCancel: {
                 Task { await self.cancelWaits() }
             }
         }
         try Task.checkCancellation()
+        held += 1
+    }
+
+    /// Hands a page fetched under an earlier ``reserve()`` to the committing side.
+    func put(_ page: SyncEngine.Fetched) {
         if let taker {
             self.taker = nil
             taker.resume(returning: page)
@@ -43,14 +52,7 @@ actor PagePipeline {
 
     /// The next page, in order, waiting for it if need be.
     func take() async throws -> SyncEngine.Fetched {
-        if !pages.isEmpty {
-            let page = pages.removeFirst()
-            if let putter {
-                self.putter = nil
-                putter.resume()
-            }
-            return page
-        }
+        if !pages.isEmpty { return pages.removeFirst() }
         if let failure { throw failure }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { taker = $0 }
@@ -59,10 +61,19 @@ actor PagePipeline {
         }
     }
 
+    /// Gives back the place of the page just committed, letting the fetcher decode another.
+    func committed() {
+        held = max(0, held - 1)
+        if let reserver {
+            self.reserver = nil
+            reserver.resume()
+        }
+    }
+
     private func cancelWaits() {
         taker?.resume(throwing: CancellationError())
         taker = nil
-        putter?.resume(throwing: CancellationError())
-        putter = nil
+        reserver?.resume(throwing: CancellationError())
+        reserver = nil
     }
 }

@@ -180,12 +180,12 @@ public struct SyncEngine: Sendable {
             var walk = fromStart ? FullWalk(feed: feed) : nil
             // The requests this walk has made: one met again means the backend goes in circles.
             var requested: Set<String> = cursor.map { [$0.position] } ?? []
-            // Pages ahead of the one committing are fetched meanwhile by a child task, each from
-            // the cursor of the one before it, so the feed is still read in order, one request at a
-            // time. A page is applied only after the one before it has committed. The fetcher is
-            // a child of this call: it ends with it, before the feed's lease is given back.
+            // The next page is fetched and decoded meanwhile by a child task, from the cursor of
+            // the one before it, so the feed is still read in order, one request at a time. A page
+            // is applied only after the one before it has committed. The fetcher is a child of
+            // this call: it ends with it, before the feed's lease is given back.
             let sweep = try await withThrowingTaskGroup(of: Void.self) { group in
-                let pipeline = PagePipeline(capacity: Self.pagesAhead - 1)
+                let pipeline = PagePipeline(capacity: Self.decodedPagesHeld)
                 group.addTask { await fetchPages(from: cursor, session: session, into: pipeline) }
                 defer { group.cancelAll() }
                 while true {
@@ -194,6 +194,7 @@ public struct SyncEngine: Sendable {
                     let page = fetched.page
                     let videos = try await resolveVideos(of: page, report: &report)
                     report.add(try await services.store.apply(fetched.prepared, videos: videos, toFeed: feed))
+                    await pipeline.committed()
                     walk?.note(page)
                     report.pages += 1
                     report.skippedItems += page.skipped.count
@@ -283,10 +284,10 @@ public struct SyncEngine: Sendable {
         var page: FeedPage { prepared.page }
     }
 
-    /// How many pages are fetched ahead of the one being committed: enough to keep both the
-    /// network and the store busy when either one is briefly the slower, few enough to keep
-    /// memory flat.
-    static let pagesAhead = 2
+    /// How many decoded pages a sync holds at most, the one committing included: the one
+    /// committing and the next, fetched and decoded meanwhile. Enough to keep the network and
+    /// the store busy at once, few enough to keep memory flat.
+    static let decodedPagesHeld = 2
 
     /// The fetcher: fetches and prepares pages from `cursor` on, in order, handing each to
     /// `pipeline`, until a page says it is the last, the pipeline is cancelled, or a fetch
@@ -296,8 +297,9 @@ public struct SyncEngine: Sendable {
         var session = session
         do {
             while true {
+                try await pipeline.reserve()
                 let fetched = try await fetchPage(after: cursor, session: session)
-                try await pipeline.put(fetched)
+                await pipeline.put(fetched)
                 guard fetched.page.hasMore else { return }
                 (cursor, session) = (fetched.page.nextCursor, fetched.session)
             }

@@ -38,22 +38,27 @@ import Testing
         #expect(await Set(store.posts.keys) == ["p2", "p3"])
     }
 
-    @Test func twoPagesAreFetchedAheadOfASlowCommitInOrderAndNoMore() async throws {
+    @Test func theNextPageIsFetchedWhileOneCommitsAndNoMoreThanTwoDecodedPagesAreHeld() async throws {
         let posts = MockPosts(log: log, (1...5).map { .success(makePage([makePost("p\($0)")], cursor: "\($0)", hasMore: $0 < 5)) })
         let log = self.log
-        let seenDuringFirstCommit = Mutex<[String]>([])
+        let seenDuringCommit = Mutex<[Int: [String]]>([:])
         let store = MockStore(log: log, beforeCommit: { number in
-            guard number == 1 else { return }
-            // Hold the first commit until the second page ahead has been asked for (or 5 s passed).
-            for _ in 0..<5_000 where !log.all.contains("page(after: 2)") { try? await Task.sleep(for: .milliseconds(1)) }
-            seenDuringFirstCommit.withLock { $0 = log.all }
+            // Hold commits 1 and 3 until page n+1 has been asked for (bounded: 5 s), then give the
+            // fetcher time to overreach: a fetch of page n+2 now would be a third decoded page.
+            func requested(_ cursor: Int) -> Bool { log.all.contains("page(after: \(cursor))") }
+            if number == 1 || number == 3 {
+                for _ in 0..<5_000 where !requested(number) { try? await Task.sleep(for: .milliseconds(1)) }
+                for _ in 0..<200 where !requested(number + 1) { try? await Task.sleep(for: .milliseconds(1)) }
+            }
+            seenDuringCommit.withLock { $0[number] = log.all.filter { $0.hasPrefix("page") } }
         })
 
         let report = try await makeEngine(posts: posts, store: store).run()
 
-        let seen = seenDuringFirstCommit.withLock { $0 }
-        #expect(seen.filter { $0.hasPrefix("page") } == ["page(after: start)", "page(after: 1)", "page(after: 2)"],
-                "two pages ahead of the first commit, each from the cursor before it, and not a third")
+        let seen = seenDuringCommit.withLock { $0 }
+        #expect(seen[1] == ["page(after: start)", "page(after: 1)"],
+                "page 2 is requested before page 1 commits, page 3 only after it has")
+        #expect(seen[3] == ["page(after: start)", "page(after: 1)", "page(after: 2)", "page(after: 3)"])
         #expect(log.all.filter { $0.hasPrefix("apply") } == (1...5).map { "apply(\($0))" })
         #expect(report.pages == 5 && report.newPosts == 5)
         #expect(await store.storedCursor == FeedCursor(position: "5"))

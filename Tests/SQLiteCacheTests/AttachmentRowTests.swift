@@ -1,0 +1,67 @@
+import Core
+import Foundation
+@testable import SQLiteCache
+import Testing
+
+/// `posts.attachments` is written by hand for speed; it must stay byte for byte what
+/// `JSONEncoder` wrote before, or every stored post with attachments would look changed.
+@Suite struct AttachmentRowTests {
+    /// What the store wrote before: `JSONEncoder`, sorted keys, slashes unescaped.
+    func encodedByJSONEncoder(_ attachments: [Post.Attachment]) throws -> String {
+        let rows = attachments.map { AttachmentRow(kind: $0.kind, url: $0.url.absoluteString, preview_url: $0.previewURL?.absoluteString,
+                                                   description: $0.description, title: $0.title, mime_type: $0.mimeType,
+                                                   size_bytes: $0.sizeBytes, width: $0.width, height: $0.height) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(rows), as: UTF8.self)
+    }
+
+    /// Every ASCII character, the escapes JSON has, and characters beyond ASCII.
+    static let awkwardTexts: [String] = [
+        "", "plain", "a/b\\c\"d", String((0 ..< 128).map { Character(Unicode.Scalar(UInt8($0))) }),
+        "tab\there\nline\r\u{8}\u{C}", "é 猫 🎞️ \u{2028}\u{2029}\u{FEFF}", "</script>&amp;'",
+    ]
+
+    @Test func awkwardTextsAndEveryFieldEncodeAsJSONEncoderDid() throws {
+        let url = URL(string: "https://media.example/a/b.png?x=1&y=%20")!
+        for text in Self.awkwardTexts {
+            let full = Post.Attachment(kind: text.isEmpty ? "image" : text, url: url, previewURL: URL(string: "https://x.example/p/q.jpg"),
+                                       description: text, title: text, mimeType: text, sizeBytes: -9_000_000_000_000,
+                                       width: Int.max, height: 0)
+            let bare = Post.Attachment(kind: "link", url: url)
+            for attachments in [[full], [bare], [bare, full, bare]] {
+                #expect(AttachmentRow.encode(attachments) == (try encodedByJSONEncoder(attachments)), "\(text.debugDescription)")
+            }
+        }
+        #expect(AttachmentRow.encode([]) == "[]")
+    }
+
+    @Test func randomAttachmentsEncodeAsJSONEncoderDid() throws {
+        var random = SeededRandom(seed: 21)
+        let pieces = Self.awkwardTexts + ["", "x"]
+        for _ in 0 ..< 300 {
+            func text() -> String? { Bool.random(using: &random) ? nil : pieces.randomElement(using: &random)! }
+            func int() -> Int? { Bool.random(using: &random) ? nil : Int.random(in: -5 ... 1 << 40, using: &random) }
+            let attachments = (0 ..< Int.random(in: 1 ... 4, using: &random)).map { n in
+                Post.Attachment(kind: text() ?? "image", url: URL(string: "https://e.example/\(n)")!,
+                                previewURL: Bool.random(using: &random) ? URL(string: "http://p.example/\(n)?a=b") : nil,
+                                description: text(), title: text(), mimeType: text(), sizeBytes: int().map(Int64.init),
+                                width: int(), height: int())
+            }
+            #expect(AttachmentRow.encode(attachments) == (try encodedByJSONEncoder(attachments)))
+        }
+    }
+}
+
+/// SplitMix64: the same sequence on every run.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
