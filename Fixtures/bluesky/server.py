@@ -387,6 +387,8 @@ class Sessions:
         self.access_ttl, self.refresh_ttl = access_ttl, refresh_ttl
         self.access, self.refresh = {}, {}     # token -> expiry (Unix seconds)
         self.logins = self.refreshes = 0
+        # Appended to every token issued from now on (/_control/token-suffix): a hostile PDS.
+        self.access_suffix = self.refresh_suffix = ""
 
     def _jwt(self, scope, ttl):
         now = time.time()
@@ -397,6 +399,7 @@ class Sessions:
     def issue(self):
         access, access_exp = self._jwt("com.atproto.access", self.access_ttl)
         refresh, refresh_exp = self._jwt("com.atproto.refresh", self.refresh_ttl)
+        access, refresh = access + self.access_suffix, refresh + self.refresh_suffix
         self.access[access], self.refresh[refresh] = access_exp, refresh_exp
         return {"accessJwt": access, "refreshJwt": refresh, "handle": "me.test", "did": OWNER_DID, "active": True}
 
@@ -515,6 +518,9 @@ class Handler(BaseHTTPRequestHandler):
     def _xrpc(self, method, params, body):
         app = self.server.app
         key = f"{self.command} {method}"
+        if self.headers.get("X-Injected") is not None:
+            with app.stats_lock:
+                app.injected += 1
         if method == "com.atproto.server.createSession":
             allowed, headers = app.login_rate.hit()
         else:
@@ -570,6 +576,12 @@ class Handler(BaseHTTPRequestHandler):
             result = {"changed": store.set_counts(params.get("uri", ""), int(params.get("count", "0")))}
         elif route == ("POST", "/_control/handle"):
             result = {"changed": store.set_handle(params.get("did", ""), params.get("handle", ""))}
+        elif route == ("POST", "/_control/token-suffix"):
+            settings = json.loads(body or b"{}")
+            with app.sessions.lock:
+                app.sessions.access_suffix = str(settings.get("access", ""))
+                app.sessions.refresh_suffix = str(settings.get("refresh", ""))
+            result = {"access": app.sessions.access_suffix, "refresh": app.sessions.refresh_suffix}
         elif route == ("POST", "/_control/expire-tokens"):
             app.sessions.expire_all(refresh_too=params.get("refresh") == "1")
             result = {"expired": True}
@@ -591,8 +603,9 @@ class Handler(BaseHTTPRequestHandler):
         elif route == ("GET", "/_control/stats"):
             with app.stats_lock:
                 requests = {k: dict(v) for k, v in app.stats.items()}
+                injected = app.injected
             result = {"total_requests": sum(sum(v.values()) for v in requests.values()), "requests": requests,
-                      "logins": app.sessions.logins, "refreshes": app.sessions.refreshes}
+                      "logins": app.sessions.logins, "refreshes": app.sessions.refreshes, "injected_headers": injected}
         elif route == ("POST", "/_control/reset-stats"):
             with app.stats_lock:
                 app.stats = {}
@@ -615,6 +628,7 @@ class App:
         self.rate = RateLimit(args.rate_limit, args.rate_window)
         self.login_rate = RateLimit(args.login_limit, 300)
         self.stats, self.stats_lock = {}, threading.Lock()
+        self.injected = 0       # requests that arrived with an X-Injected header
 
     def count(self, key, status):
         with self.stats_lock:

@@ -844,6 +844,23 @@ class ControlChars(Normal):
         return items
 
 
+@mode("deep-json", "valid JSON nested 2,000 deep in an unknown field of post 2 and of the newest status")
+class DeepJSON(Normal):
+    DEEP = raw("[" * 2000 + "]" * 2000)
+
+    def api_post(self, i):
+        post = api_post(i)
+        if i == 2:
+            post["extra"] = self.DEEP
+        return post
+
+    def masto_status(self, i):
+        status = masto_status(i)
+        if i == self.n:
+            status["extra"] = self.DEEP
+        return status
+
+
 @mode("big-numbers", "expires_in 1e16, counts 1e300/-5, 2026-02-30, media duration 1e300/-10, a numeric status id")
 class BigNumbers(Normal):
     def token_body(self, expires_in=EXPIRES_IN):

@@ -599,6 +599,17 @@ class Store:
                         self._invalidate(r["original"])
             return 200, {"deleted": [str(g) for g in gone]}
 
+    def corrupt(self, sid, field, value):
+        """Set one top-level field of a status to the string `value`, as a server with a bad
+        record sends it; the status stays where it is in every timeline."""
+        with self.lock:
+            rec = self.statuses.get(sid)
+            if rec is None or field not in rec["json"]:
+                return 404, {"error": "Record not found"}
+            rec["json"][field] = value
+            self._invalidate(sid)
+            return 200, {"corrupted": str(sid), "field": field}
+
     def mark(self, kind, sid):
         with self.lock:
             rec = self.statuses.get(sid)
@@ -881,6 +892,8 @@ class Handler(BaseHTTPRequestHandler):
             status, result = store.edit(status_id())
         elif route == ("POST", "/_control/delete"):
             status, result = store.delete(status_id())
+        elif route == ("POST", "/_control/corrupt"):
+            status, result = store.corrupt(status_id(), params.get("field", ""), params.get("value", ""))
         elif route in {("POST", "/_control/bookmark"), ("POST", "/_control/favourite")}:
             status, result = store.mark(path.rsplit("/", 1)[1], status_id())
         elif path == "/_control/oauth":

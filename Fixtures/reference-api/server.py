@@ -195,6 +195,24 @@ class Feed:
                     self.pages_bytes -= len(self.pages.popitem(last=False)[1][0])
             return body, next_cursor
 
+    def corrupt(self, i, field, value):
+        """Rewrite the first `field` (a string, number or null) of post i's live change to `value`,
+        in place: the server still lists the post where it was, as a bad record. None if there is
+        no such live post or field."""
+        with self.lock:
+            if not 1 <= i <= self.max_id or i in self.deleted:
+                return None
+            chunk = self._chunk(i >> CHUNK_BITS)
+            name = re.escape(field.encode())
+            new, n = re.subn(rb'"' + name + rb'":("(?:[^"\\]|\\.)*"|null|-?[0-9.eE+-]+)',
+                             lambda _: b'"' + field.encode() + b'":' + _json(value).encode(), chunk[i & CHUNK_MASK], count=1)
+            if n == 0:
+                return None
+            chunk[i & CHUNK_MASK] = new
+            self.pages.clear()
+            self.pages_bytes = 0
+            return self.head
+
     def _move_to_head(self, i, change):
         """Record a new latest change for post i (lock held); returns the new head."""
         self.chunks[i >> CHUNK_BITS][i & CHUNK_MASK] = change
@@ -530,6 +548,12 @@ class Handler(BaseHTTPRequestHandler):
             if head is None:
                 return self._send(404, [], error_body("not_found", f"No live post {params.get('id')!r}."))
             result = {("edited" if path.endswith("edit") else "deleted"): params["id"], "head": head}
+        elif route == ("POST", "/_control/corrupt"):
+            m = re.fullmatch(r"p([0-9]{7,})", params.get("id", ""))
+            i = int(m.group(1)) if m and post_id(int(m.group(1))) == params["id"] else 0
+            if feed.corrupt(i, params.get("field", ""), params.get("value", "")) is None:
+                return self._send(404, [], error_body("not_found", f"No live post {params.get('id')!r} with that field."))
+            result = {"corrupted": params["id"], "field": params.get("field")}
         elif route == ("POST", "/_control/append"):
             raw = params.get("count", "1")
             if not re.fullmatch(r"[0-9]{1,8}", raw):

@@ -39,13 +39,53 @@ struct BlueskyAuthenticationService: AuthenticationService {
         }
     }
 
+    /// The session an answer holds. Its tokens go into `Authorization` headers, so each passes
+    /// ``HeaderValue`` here, before the engine stores the session.
     private func session(from response: HTTPResponse) throws -> Session {
-        guard let dto = try? JSONDecoder().decode(BlueskySessionResponse.self, from: response.body),
-              (1...16_384).contains(dto.accessJwt.utf8.count), (1...16_384).contains(dto.refreshJwt.utf8.count) else {
-            throw ServiceError(.invalidResponse, "logging in to \(client.origin.host)", "the answer holds no accessJwt and refreshJwt")
+        let operation = "logging in to \(client.origin.host)"
+        let dto: BlueskySessionResponse
+        do {
+            dto = try BlueskySessionResponse(body: response.body)
+        } catch let error as JSONReader.TooDeepError {
+            throw ServiceError(.contractViolation, operation, error.reason)
+        } catch {
+            throw ServiceError(.invalidResponse, operation, "the answer holds no accessJwt and refreshJwt")
+        }
+        for (name, token) in [("accessJwt", dto.accessJwt), ("refreshJwt", dto.refreshJwt)] {
+            guard token.utf8.count <= 16_384 else {
+                throw ServiceError(.invalidResponse, operation, "the \(name) is \(token.utf8.count) bytes long, more than 16384")
+            }
+            try HeaderValue.check(token, name, operation)
         }
         return Session(accessToken: Secret(dto.accessJwt), refreshToken: Secret(dto.refreshJwt),
                        expiresAt: BlueskyJWT.expiry(of: dto.accessJwt))
+    }
+}
+
+extension BlueskySessionResponse {
+    /// Reads `createSession`'s or `refreshSession`'s answer with the one JSON reader.
+    ///
+    /// - Throws: `JSONReader.SyntaxError` or `TooDeepError` when the body is not JSON feedsync
+    ///   reads, `JSONReader.FieldError` when it lacks a token or mistypes one.
+    init(body: Data) throws {
+        (accessJwt, refreshJwt, did) = try body.withUnsafeBytes { raw in
+            var reader = JSONReader(raw.bindMemory(to: UInt8.self))
+            var access: String?, refresh: String?, did: String?
+            guard try reader.peek() == UInt8(ascii: "{") else { throw JSONReader.FieldError(reason: "the answer is not an object") }
+            try reader.readObject { reader, key in
+                switch key {
+                case "accessJwt": access = try reader.string("accessJwt")
+                case "refreshJwt": refresh = try reader.string("refreshJwt")
+                case "did":
+                    // Kept only when it is a string; the tokens are what a session needs.
+                    do { did = try reader.optionalString("did") } catch is JSONReader.FieldError { did = nil }
+                default: try reader.skipValue()
+                }
+            }
+            guard reader.isAtEnd else { throw JSONReader.SyntaxError(offset: reader.offset, reason: "data follows the answer") }
+            guard let access, let refresh else { throw JSONReader.FieldError(reason: "accessJwt or refreshJwt is missing") }
+            return (access, refresh, did)
+        }
     }
 }
 
@@ -58,24 +98,37 @@ enum BlueskyJWT {
     /// When the token lapses: its `exp`, at most ``maxLifetime`` from now; `nil` when it has
     /// no readable `exp` (the server's `ExpiredToken` then says when).
     static func expiry(of token: String, now: Date = Date()) -> Date? {
-        guard let exp = claims(of: token)?["exp"] as? NSNumber else { return nil }
-        let seconds = exp.doubleValue
+        guard let seconds = claims(of: token)?.exp else { return nil }
         guard seconds.isFinite, seconds > 0, seconds < 100_000_000_000 else { return nil }
         return min(Date(timeIntervalSince1970: seconds), now.addingTimeInterval(maxLifetime))
     }
 
     /// The account's DID, from the token's `sub`.
     static func subject(of token: String) -> String? {
-        guard let sub = claims(of: token)?["sub"] as? String, BlueskyIdentifier.isDID(sub) else { return nil }
+        guard let sub = claims(of: token)?.sub, BlueskyIdentifier.isDID(sub) else { return nil }
         return sub
     }
 
-    private static func claims(of token: String) -> [String: Any]? {
+    /// The payload's `exp` and `sub`, each `nil` when missing or of another type; `nil` when the
+    /// token has no payload that is a JSON object.
+    private static func claims(of token: String) -> (exp: Double?, sub: String?)? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[1].utf8.count <= 8_192 else { return nil }
         var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
         guard let data = Data(base64Encoded: base64) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        return try? data.withUnsafeBytes { raw in
+            var reader = JSONReader(raw.bindMemory(to: UInt8.self))
+            var claims: (exp: Double?, sub: String?) = (nil, nil)
+            guard try reader.peek() == UInt8(ascii: "{") else { return nil }
+            try reader.readObject { reader, key in
+                switch key {
+                case "exp": claims.exp = try? reader.optionalDouble("exp")
+                case "sub": claims.sub = try? reader.optionalString("sub")
+                default: try reader.skipValue()
+                }
+            }
+            return reader.isAtEnd ? claims : nil
+        }
     }
 }

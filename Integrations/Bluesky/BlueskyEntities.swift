@@ -1,3 +1,4 @@
+import Core
 /// The AppView's answers as the lexicons describe them (`app.bsky.feed.defs`,
 /// `app.bsky.embed.*`, `app.bsky.richtext.facet`, `com.atproto.label.defs`), keeping only the
 /// fields feedsync maps. Strings stay as the server sent them; ``Post/init(_:)`` checks them.
@@ -115,6 +116,19 @@ struct BlueskyFeedItem: Hashable {
     var repost: BlueskyRepostReason?
     /// A `reasonPin`: the author's pinned post, shown on top out of time order.
     var pinned = false
+
+    /// The id the item is stored under: its post's URI; for a repost, the repost record's URI
+    /// when that is a repost in the reposter's repository, else the post's URI and the reposter.
+    static func postID(uri: String, repostURI: String?, reposter: String?) -> PostID {
+        guard let reposter else { return PostID(uri) }
+        if let repostURI, let parsed = BlueskyIdentifier.atURI(repostURI, collection: "app.bsky.feed.repost"), parsed.authority == reposter {
+            return PostID(repostURI)
+        }
+        return PostID("\(uri)#repost-by-\(reposter)")
+    }
+
+    /// The id this item is stored under (see ``postID(uri:repostURI:reposter:)``).
+    var postID: PostID { Self.postID(uri: post.uri, repostURI: repost?.uri, reposter: repost?.by.did) }
 }
 
 /// The body of an XRPC error: `{"error": "ExpiredToken", "message": "…"}`.
@@ -124,7 +138,7 @@ struct BlueskyError: Decodable {
 }
 
 /// `com.atproto.server.createSession` and `refreshSession` output (the fields kept).
-struct BlueskySessionResponse: Decodable {
+struct BlueskySessionResponse {
     var accessJwt: String
     var refreshJwt: String
     var did: String?

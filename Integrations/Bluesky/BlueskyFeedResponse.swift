@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import IntegrationKit
 
@@ -9,7 +10,8 @@ import IntegrationKit
 struct BlueskyFeedResponse {
     enum Entry {
         case item(BlueskyFeedItem)
-        case unreadable(id: String?, reason: String)
+        /// `postID`: the id the item would be stored under, when it says it exactly.
+        case unreadable(id: String?, postID: PostID?, reason: String)
     }
 
     var entries: [Entry]
@@ -57,11 +59,64 @@ struct BlueskyFeedResponse {
             if barePost { return .item(BlueskyFeedItem(post: try post(&reader, path: "post", uri: &seenURI))) }
             return .item(try feedItem(&reader, uri: &seenURI))
         } catch let error as JSONReader.FieldError {
-            // Skip the rest of this item as plain JSON; a syntax error there fails the page.
+            // Read the item again as plain JSON, for the id it is stored under; a syntax error
+            // there fails the page.
             reader.rewind(to: start)
-            try reader.skipValue()
-            return .unreadable(id: seenURI, reason: error.reason)
+            return .unreadable(id: seenURI, postID: try listedID(&reader, barePost: barePost), reason: error.reason)
         }
+    }
+
+    /// The id an item that could not be read would be stored under
+    /// (``BlueskyFeedItem/postID(uri:repostURI:reposter:)``), read as plain JSON from the item's
+    /// `post.uri` and repost reason; `nil` when the item does not say it exactly. Consumes the item.
+    private static func listedID(_ reader: inout JSONReader, barePost: Bool) throws -> PostID? {
+        /// The string under `key` of the object that comes next; `nil` for anything else.
+        func field(_ key: String, of reader: inout JSONReader) throws -> String? {
+            guard try reader.peek() == UInt8(ascii: "{") else {
+                try reader.skipValue()
+                return nil
+            }
+            var found: String?
+            try reader.readObject { reader, name in
+                guard name == key else { return try reader.skipValue() }
+                do { found = try reader.string(key) } catch is JSONReader.FieldError { found = nil }
+            }
+            return found
+        }
+        if barePost { return try field("uri", of: &reader).map { PostID($0) } }
+        guard try reader.peek() == UInt8(ascii: "{") else {
+            try reader.skipValue()
+            return nil
+        }
+        var uri: String?, reason: (type: String?, uri: String?, by: String?)?, readable = true
+        try reader.readObject { reader, key in
+            switch key {
+            case "post": uri = try field("uri", of: &reader)
+            case "reason":
+                if try reader.readNull() { return }
+                guard try reader.peek() == UInt8(ascii: "{") else {
+                    readable = false
+                    return try reader.skipValue()
+                }
+                var read: (type: String?, uri: String?, by: String?) = (nil, nil, nil)
+                try reader.readObject { reader, key in
+                    switch key {
+                    case "$type":
+                        do { read.type = try reader.string(key) } catch is JSONReader.FieldError { readable = false }
+                    case "uri":
+                        do { read.uri = try reader.optionalString(key) } catch is JSONReader.FieldError { readable = false }
+                    case "by": read.by = try field("did", of: &reader)
+                    default: try reader.skipValue()
+                    }
+                }
+                reason = read
+            default: try reader.skipValue()
+            }
+        }
+        guard readable, let uri else { return nil }
+        guard reason?.type == "app.bsky.feed.defs#reasonRepost" else { return PostID(uri) }
+        guard let reposter = reason?.by else { return nil }
+        return BlueskyFeedItem.postID(uri: uri, repostURI: reason?.uri, reposter: reposter)
     }
 
     // MARK: Items
@@ -162,7 +217,19 @@ struct BlueskyFeedResponse {
             case "text": record.text = try reader.string("\(path).text")
             case "createdAt": record.createdAt = try reader.string("\(path).createdAt")
             case "langs": record.langs = try list(&reader, "\(path).langs") { try $0.string("\(path).langs[]") }
-            case "facets": record.facets = try list(&reader, "\(path).facets") { try facet(&$0, path: "\(path).facets[]") }
+            case "facets":
+                // A malformed facet (an index past Int, a missing byteEnd) costs only the facet: the
+                // text stands without its link.
+                record.facets = try list(&reader, "\(path).facets") { reader -> BlueskyFacet? in
+                    let start = reader.offset
+                    do {
+                        return try facet(&reader, path: "\(path).facets[]")
+                    } catch is JSONReader.FieldError {
+                        reader.rewind(to: start)
+                        try reader.skipValue()
+                        return nil
+                    }
+                }.compactMap { $0 }
             case "reply":
                 try expectObject(&reader, "\(path).reply")
                 try reader.readObject { reader, key in

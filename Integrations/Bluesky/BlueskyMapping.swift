@@ -138,7 +138,7 @@ extension Post {
         }
 
         var repost: Repost?
-        var id = PostID(view.uri)
+        let id = dto.postID
         if let reposted = dto.repost {
             let by: User
             do { by = try Self.user(reposted.by, &authors) } catch { throw invalid("the reposter: \(Self.reason(error))") }
@@ -146,12 +146,6 @@ extension Post {
                 throw invalid("reason.indexedAt \"\(Terminal.safe(reposted.indexedAt, limit: 40))\" is not an RFC 3339 time")
             }
             repost = Repost(by: by, originalID: PostID(view.uri), at: at)
-            if let repostURI = reposted.uri, let parsed = BlueskyIdentifier.atURI(repostURI, collection: "app.bsky.feed.repost"),
-               parsed.authority == reposted.by.did {
-                id = PostID(repostURI)
-            } else {
-                id = PostID("\(view.uri)#repost-by-\(reposted.by.did)")
-            }
         }
 
         let attachments: [Attachment]

@@ -47,6 +47,8 @@ struct BlueskyPostService: PostService {
             page = try BlueskyFeedResponse(body: response.body, barePosts: timeline.listsBarePosts)
         } catch let error as JSONReader.FieldError {
             throw ServiceError(.invalidResponse, "\(operation) \(client.origin.host)", error.reason)
+        } catch let error as JSONReader.TooDeepError {
+            throw ServiceError(.contractViolation, "\(operation) \(client.origin.host)", error.reason)
         } catch {
             throw ServiceError(.invalidResponse, "\(operation) \(client.origin.host)", "the body is not JSON")
         }
@@ -116,8 +118,8 @@ struct BlueskyPostService: PostService {
         var authors: [BlueskyProfile: User] = [:]
         for entry in page.entries {
             switch entry {
-            case .unreadable(let id, let reason):
-                read.skipped.append((SkippedItem(id: id, reason: reason), nil))
+            case .unreadable(let id, let postID, let reason):
+                read.skipped.append((SkippedItem(id: id, reason: reason, postID: postID), nil))
             case .item(let item):
                 let time = sortTime(item)
                 if let time, !item.pinned { read.newest = max(read.newest ?? .min, BlueskyCursor.microseconds(time)) }
@@ -128,9 +130,9 @@ struct BlueskyPostService: PostService {
                     // A pinned post sits on top out of time order; it is kept, but never moves the watermark.
                     read.entries.append((post, video, item.pinned ? .distantPast : time))
                 } catch let error as ServiceError {
-                    read.skipped.append((SkippedItem(id: item.post.uri, reason: error.reason), time))
+                    read.skipped.append((SkippedItem(id: item.post.uri, reason: error.reason, postID: item.postID), time))
                 } catch {
-                    read.skipped.append((SkippedItem(id: item.post.uri, reason: "it cannot be read"), time))
+                    read.skipped.append((SkippedItem(id: item.post.uri, reason: "it cannot be read", postID: item.postID), time))
                 }
             }
         }

@@ -107,6 +107,8 @@ extension FeedPage {
         guard dto.next_cursor.utf8.count <= 1_024 else {
             throw ServiceError(.contractViolation, "reading a feed page", "next_cursor is \(dto.next_cursor.utf8.count) bytes long, more than 1024")
         }
+        // The ETag comes back in If-None-Match: one that could split a header is neither stored nor sent.
+        let validator = try validator.map { try HeaderValue.check($0, "ETag", "reading a feed page", allowsSpace: true) }
         var changes: [FeedChange] = []
         var skipped: [SkippedItem] = []
         var authors: [APIPost.Author: User] = [:]
@@ -117,14 +119,17 @@ extension FeedPage {
                 do {
                     changes.append(.upsert(try Post(post, authors: &authors)))
                 } catch let error as ServiceError {
-                    skipped.append(SkippedItem(id: post.id.isEmpty ? nil : post.id, reason: error.reason))
+                    skipped.append(SkippedItem(id: post.id.isEmpty ? nil : post.id, reason: error.reason,
+                                               postID: post.id.isEmpty ? nil : PostID(post.id)))
                 }
             case .delete(let id) where id.isEmpty:
+                // Without its id, a full walk cannot tell which post this change concerns, so it sweeps nothing.
                 skipped.append(SkippedItem(id: nil, reason: "a delete has an empty id"))
             case .delete(let id):
                 changes.append(.delete(PostID(id)))
             case .unreadable(let id, let reason):
-                skipped.append(SkippedItem(id: id, reason: reason))
+                // The id a change names counts as listed, whatever its op: a walk keeps that post rather than guess.
+                skipped.append(SkippedItem(id: id, reason: reason, postID: id.flatMap { $0.isEmpty ? nil : PostID($0) }))
             }
         }
         self.init(changes: changes, skipped: skipped,

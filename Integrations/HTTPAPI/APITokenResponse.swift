@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import IntegrationKit
 
 /// The body of `POST /v1/auth/login` and `/v1/auth/refresh`.
 struct APITokenResponse: Decodable {
@@ -37,6 +38,9 @@ extension Session {
         if let type = dto.token_type, type.lowercased() != "bearer" {
             throw ServiceError(.invalidResponse, "reading the login response", "token_type \"\(type)\" is not Bearer")
         }
+        // Each token goes into an Authorization header: one that could split it is never stored.
+        try HeaderValue.check(dto.access_token, "access_token", "reading the login response")
+        if let refresh = dto.refresh_token, !refresh.isEmpty { try HeaderValue.check(refresh, "refresh_token", "reading the login response") }
         // A lifetime beyond ten years (or not a finite number) is no lifetime a server means.
         if let seconds = dto.expires_in, !(seconds.isFinite && (0...315_360_000).contains(seconds)) {
             throw ServiceError(.contractViolation, "reading the login response", "expires_in \(seconds) is not a number of seconds up to ten years")

@@ -29,6 +29,8 @@ struct HTTPAPIPostService: PostService {
             return try FeedPage(APIFeedResponse(body: response.body), validator: response.header("ETag"))
         } catch let error as ServiceError {
             throw ServiceError(error.code, "\(operation) \(client.server)", error.reason)
+        } catch let error as JSONReader.TooDeepError {
+            throw ServiceError(.contractViolation, "\(operation) \(client.server)", error.reason)
         } catch let error as JSONReader.SyntaxError {
             throw ServiceError(.invalidResponse, "\(operation) \(client.server)",
                                "the response body is not JSON (\(error.reason) at byte \(error.offset))")

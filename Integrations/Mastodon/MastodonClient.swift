@@ -56,6 +56,7 @@ struct MastodonClient: Sendable {
             throw ServiceError(.contractViolation, operation, "a pagination link points to \(Origin(url)?.description ?? "a URL that is not http(s)"), "
                                + "not to \(origin); the token is sent only to the configured server")
         }
+        try HeaderValue.check(token.revealed, "access token", operation)
         let request = HTTPRequest(url: url, headers: ["Authorization": "Bearer \(token.revealed)", "Accept": "application/json"])
         let response = try await transport.sendPaced(request, gate: gate, pacer: pacer, waiter: waiter, requests: requests, operation: operation)
         // Only an error's body is read for its message: a timeline page is an array, and decoding

@@ -1,5 +1,6 @@
 /// Renders the HTML of a status as plain text for search and the terminal: paragraphs become
-/// blank lines, `<br>` a line break, other tags vanish, and character references are decoded.
+/// blank lines, `<br>` a line break, `script` and `style` elements vanish with their contents,
+/// other tags vanish, and character references are decoded (`&#0;` as U+FFFD: no NUL is stored).
 ///
 /// It works on the UTF-8 bytes: every status of every page goes through it, and walking
 /// `Character`s (grapheme breaking) cost more than decoding the JSON around it. Tags and
@@ -30,6 +31,11 @@ enum MastodonHTML {
                 let byte = b[i]
                 if byte == UInt8(ascii: "<"), let close = index(of: UInt8(ascii: ">"), in: b, from: i + 1) {
                     let tag = close - i - 1
+                    if let name = rawTextElement(in: b, at: i) {
+                        // Raw text up to its end tag is code, never text (HTML's script and style).
+                        i = endOfRawText(name, in: b, from: close + 1)
+                        continue
+                    }
                     if tag >= 2, b[i + 1] | 0x20 == UInt8(ascii: "b"), b[i + 2] | 0x20 == UInt8(ascii: "r") {
                         out[length] = UInt8(ascii: "\n")
                         length += 1
@@ -81,6 +87,39 @@ enum MastodonHTML {
         return (scalar, UTF8.width(scalar))
     }
 
+    /// `"script"` or `"style"` when a start tag of that element begins at `start`.
+    private static func rawTextElement(in b: UnsafeBufferPointer<UInt8>, at start: Int) -> StaticString? {
+        for name: StaticString in ["script", "style"] where matches(name, in: b, at: start + 1) {
+            let after = start + 1 + name.utf8CodeUnitCount
+            guard after < b.count else { return nil }
+            switch b[after] {
+            case UInt8(ascii: ">"), UInt8(ascii: "/"), 0x20, 0x09, 0x0A, 0x0C, 0x0D: return name
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    /// The index after the `>` of the first `</name` from `start`; the end of the text when none comes.
+    private static func endOfRawText(_ name: StaticString, in b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var i = start
+        while let open = index(of: UInt8(ascii: "<"), in: b, from: i) {
+            if open + 1 < b.count, b[open + 1] == UInt8(ascii: "/"), matches(name, in: b, at: open + 2) {
+                return index(of: UInt8(ascii: ">"), in: b, from: open + 2).map { $0 + 1 } ?? b.count
+            }
+            i = open + 1
+        }
+        return b.count
+    }
+
+    /// Whether the ASCII letters of `name` come at `start`, in any case.
+    private static func matches(_ name: StaticString, in b: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        let count = name.utf8CodeUnitCount
+        guard start + count <= b.count else { return false }
+        for k in 0..<count where b[start + k] | 0x20 != name.utf8Start[k] { return false }
+        return true
+    }
+
     private static func index(of byte: UInt8, in b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         var i = start
         while i < b.count {
@@ -115,8 +154,9 @@ enum MastodonHTML {
         if named("nbsp") { return "\u{00A0}" }
         guard name.first == UInt8(ascii: "#") else { return nil }
         let digits = String(decoding: UnsafeBufferPointer(rebasing: name.dropFirst()), as: UTF8.self)
-        let value = digits.first == "x" || digits.first == "X" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
-        return value.flatMap(Unicode.Scalar.init)
+        guard let value = digits.first == "x" || digits.first == "X" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits) else { return nil }
+        // As HTML reads them: NUL, a surrogate or a number past U+10FFFF is U+FFFD.
+        return value == 0 ? "\u{FFFD}" : Unicode.Scalar(value) ?? "\u{FFFD}"
     }
 
     private static func isSpace(_ scalar: Unicode.Scalar) -> Bool {

@@ -13,6 +13,9 @@ public enum MastodonIntegration: PostsIntegration {
         let server = try config.require(config.serverURL(
             "server", insecureHint: "Mastodon servers are reached over https (http is for loopback test servers only)"), "server")
         let token = try config.secret("accessToken")
+        guard HeaderValue.isValid(token.revealed) else {
+            throw config.error("accessToken", "the token holds a space, a control character or a byte outside visible ASCII, which an Authorization header cannot carry")
+        }
         let timelineText = try config.require(config.nonEmptyString("timeline"), "timeline")
         guard let timeline = MastodonTimeline(timelineText) else {
             throw config.error("timeline", "\"\(timelineText)\" is not a timeline; use home, list:<id>, account:<id or @acct>, bookmarks, favourites or hashtag:<tag>")

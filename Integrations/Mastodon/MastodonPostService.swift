@@ -33,6 +33,8 @@ struct MastodonPostService: PostService {
         let page: MastodonTimelineResponse
         do {
             page = try MastodonTimelineResponse(body: response.body)
+        } catch let error as JSONReader.TooDeepError {
+            throw ServiceError(.contractViolation, "reading the timeline from \(client.server.host ?? "")", error.reason)
         } catch let error as JSONReader.SyntaxError {
             throw ServiceError(.invalidResponse, "reading the timeline from \(client.server.host ?? "")",
                                "the body is not JSON (\(error.reason) at byte \(error.offset))")

@@ -63,19 +63,25 @@ extension MastodonTimelineResponse {
         for item in items {
             switch item {
             case .unreadable(let id, let reason):
-                skipped.append(SkippedItem(id: id, reason: reason))
+                skipped.append(SkippedItem(id: id, reason: reason, postID: id.flatMap { $0.isEmpty ? nil : PostID($0) }))
             case .status(let status):
                 do {
                     statusVideos.removeAll(keepingCapacity: true)
                     posts.append(try Post(status, avatars: &avatars, videos: &statusVideos))
                     for video in statusVideos { videos[video.id] = video }
                 } catch let error as ServiceError {
-                    skipped.append(SkippedItem(id: status.id.isEmpty ? nil : status.id, reason: error.reason))
+                    skipped.append(SkippedItem(id: status.id.isEmpty ? nil : status.id, reason: error.reason, postID: status.postID))
                 } catch {
-                    skipped.append(SkippedItem(id: status.id.isEmpty ? nil : status.id, reason: "it cannot be mapped"))
+                    skipped.append(SkippedItem(id: status.id.isEmpty ? nil : status.id, reason: "it cannot be mapped", postID: status.postID))
                 }
             }
         }
         return (posts, skipped, videos)
     }
+}
+
+extension MastodonStatus {
+    /// The id the status is stored under (a reblog's own id, its place in the timeline); `nil`
+    /// when it is empty.
+    var postID: PostID? { id.isEmpty ? nil : PostID(id) }
 }

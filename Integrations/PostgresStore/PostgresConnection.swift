@@ -13,16 +13,30 @@ struct PostgresError: Error, CustomStringConvertible {
 
 /// One libpq connection: text parameters in, text columns out, and transactions that roll back on throw.
 ///
+/// Every request is sent and every answer awaited with a deadline (``PostgresLiveness/answerTimeout``):
+/// the socket is non-blocking and waited on with `poll`, so a server or link that went silent
+/// fails the operation in bounded time instead of blocking the store's thread for good. A
+/// connection that missed a deadline is broken: nothing more is sent on it until it is remade.
+///
 /// - Important: Not `Sendable`; the store actor owns it.
 final class PostgresConnection {
     private let connection: OpaquePointer
+    private var answerTimeout: TimeInterval
+    /// Set when an answer did not come in time: the connection's state is unknown, so nothing
+    /// more is sent on it (not even a ROLLBACK) until ``reconnectIfBroken()`` remakes it.
+    private(set) var isBroken = false
+    /// The server closed the connection (libpq sees it only once it is used).
+    var isClosed: Bool { PQstatus(connection) != CONNECTION_OK }
+    /// Every statement sent, when a test asks for them (`[]`); `nil` records nothing.
+    var sentForTests: [String]?
 
     /// Connects with a libpq connection string or URI (`postgresql://feedsync@db/feedsync`),
     /// passing the password apart so it never sits in a string that could be logged.
-    init(_ conninfo: String, password: String?) throws {
+    init(_ conninfo: String, password: String?, liveness: PostgresLiveness = PostgresLiveness()) throws {
         // The session's settings travel with the connection, so a reconnect keeps them; they come
         // before `dbname`, whose expansion may override them (`?options=…` in the URL).
-        var keys = ["options", "dbname"], values = [Self.sessionOptions, conninfo]
+        var keys = ["options"] + liveness.connectionOptions.map(\.0) + ["dbname"]
+        var values = [Self.sessionOptions + " " + liveness.sessionSettings] + liveness.connectionOptions.map(\.1) + [conninfo]
         if let password { keys.append("password"); values.append(password) }
         let keyCopies = keys.map { strdup($0) } + [nil], valueCopies = values.map { strdup($0) } + [nil]
         defer { (keyCopies + valueCopies).forEach { free($0) } }
@@ -37,27 +51,42 @@ final class PostgresConnection {
             PQfinish(connection)
             throw PostgresError(sqlState: nil, message: message, sql: "")
         }
+        PQsetnonblocking(connection, 1)
         self.connection = connection
+        self.answerTimeout = liveness.answerTimeout
     }
 
     deinit { PQfinish(connection) }
 
     /// Commits need not wait for the disk, as SQLite's WAL with `synchronous=NORMAL`: a crash of
     /// the database machine may lose the last pages committed, with their cursor (they are
-    /// fetched again), and never tears one. Notices ("already exists, skipping") stay quiet.
+    /// fetched again), and never tears one. What cannot be fetched again (read marks) and
+    /// deletions turn it back on for their own transaction (`SET LOCAL synchronous_commit = on`).
+    /// Notices ("already exists, skipping") stay quiet.
     static let sessionOptions = "-c synchronous_commit=off -c client_min_messages=warning"
 
     /// Reconnects when the server closed the connection (a restart, a failover, an idle
-    /// timeout); the next statement then runs on the new one.
+    /// timeout) or an answer did not come in time; the next statement then runs on the new one.
+    /// Waits at most the URL's `connect_timeout`.
     func reconnectIfBroken() {
-        if PQstatus(connection) != CONNECTION_OK { PQreset(connection) }
+        guard isBroken || PQstatus(connection) != CONNECTION_OK else { return }
+        PQreset(connection)
+        PQsetnonblocking(connection, 1)
+        isBroken = PQstatus(connection) != CONNECTION_OK
+    }
+
+    /// Runs `body` with a longer deadline for each answer (a migration), then restores it.
+    func withAnswerTimeout<T>(_ seconds: TimeInterval, _ body: () throws -> T) rethrows -> T {
+        let usual = answerTimeout
+        answerTimeout = seconds
+        defer { answerTimeout = usual }
+        return try body()
     }
 
     /// Runs one or more statements without parameters.
     func execute(_ sql: String) throws {
-        let result = PQexec(connection, sql)
-        defer { PQclear(result) }
-        try check(result, sql)
+        try send(sql) { PQsendQuery(connection, sql) }
+        try finish(sql) { _ in }
     }
 
     /// Runs one statement with text parameters (`nil` is NULL).
@@ -66,46 +95,62 @@ final class PostgresConnection {
     func query(_ sql: String, _ parameters: [String?] = []) throws -> [[String?]] {
         let copies = parameters.map { $0.map { strdup(withoutNUL($0)) } ?? nil }
         defer { copies.forEach { free($0) } }
-        let result = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
-            PQexecParams(connection, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
-        }
-        defer { PQclear(result) }
-        try check(result, sql)
-        let rows = PQntuples(result), columns = PQnfields(result)
-        return (0..<rows).map { row in
-            (0..<columns).map { column in
-                PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+        try send(sql) {
+            copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+                PQsendQueryParams(connection, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
             }
         }
+        var rows: [[String?]] = []
+        try finish(sql) { result in
+            let count = PQntuples(result), columns = PQnfields(result)
+            rows = (0..<count).map { row in
+                (0..<columns).map { column in
+                    PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+                }
+            }
+        }
+        return rows
     }
 
     /// Streams `rows` (in COPY's text format) into a table with `COPY … FROM STDIN`.
     func copyIn(_ sql: String, _ rows: [UInt8]) throws {
-        let started = PQexec(connection, sql)
+        let deadline = Date().addingTimeInterval(answerTimeout)
+        try send(sql) { PQsendQuery(connection, sql) }
+        guard let started = try nextResult(sql, until: deadline) else {
+            throw PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
+        }
         let status = PQresultStatus(started)
         PQclear(started)
         guard status == PGRES_COPY_IN else {
+            try? finish(sql) { _ in }
             throw PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
         }
-        // In chunks of 1 MiB: libpq takes an Int32 length, and any page fits that way.
+        // In chunks of 1 MiB: libpq takes an Int32 length, and any page fits that way. A chunk
+        // libpq cannot queue yet (0) waits for the socket to drain.
         var sent: Int32 = 1
-        rows.withUnsafeBufferPointer { buffer in
+        try rows.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
-            base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { bytes in
+            try base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { bytes in
                 var offset = 0
                 while offset < buffer.count, sent == 1 {
                     let length = min(1 << 20, buffer.count - offset)
                     sent = PQputCopyData(connection, bytes + offset, Int32(length))
+                    if sent == 0 { try flush(sql, until: deadline); sent = 1; continue }
                     offset += length
                 }
             }
         }
         // Ended either way, so the connection leaves COPY mode: a failed send aborts the COPY
         // (and with it the transaction) instead of leaving every later statement refused.
-        let ended = PQputCopyEnd(connection, sent == 1 ? nil : "feedsync could not send the rows")
+        var ended: Int32 = 0
+        repeat {
+            ended = PQputCopyEnd(connection, sent == 1 ? nil : "feedsync could not send the rows")
+            if ended == 0 { try flush(sql, until: deadline) }
+        } while ended == 0
+        try flush(sql, until: deadline)
         var failure: PostgresError? = sent == 1 && ended == 1 ? nil
             : PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
-        while let result = PQgetResult(connection) {
+        while let result = try nextResult(sql, until: deadline) {
             defer { PQclear(result) }
             do { try check(result, sql) } catch let error as PostgresError { failure = failure ?? error }
         }
@@ -120,9 +165,98 @@ final class PostgresConnection {
             try execute("COMMIT")
             return value
         } catch {
-            try? execute("ROLLBACK")
+            if !isBroken { try? execute("ROLLBACK") }
             throw error
         }
+    }
+
+    // MARK: Sending and waiting, with a deadline
+
+    /// Queues a request and sends it whole, within the answer timeout.
+    private func send(_ sql: String, _ queue: () -> Int32) throws {
+        guard !isBroken else {
+            throw PostgresError(sqlState: nil, message: "the connection to the PostgreSQL server was dropped after it stopped answering", sql: sql)
+        }
+        sentForTests?.append(sql)
+        guard queue() == 1 else {
+            throw PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
+        }
+        try flush(sql, until: Date().addingTimeInterval(answerTimeout))
+    }
+
+    /// Reads every result of the request sent last, giving each successful one to `body`;
+    /// throws the first failure once all have been read.
+    private func finish(_ sql: String, _ body: (OpaquePointer?) throws -> Void) throws {
+        let deadline = Date().addingTimeInterval(answerTimeout)
+        var failure: PostgresError?
+        while let result = try nextResult(sql, until: deadline) {
+            defer { PQclear(result) }
+            do {
+                try check(result, sql)
+                if failure == nil { try body(result) }
+            } catch let error as PostgresError {
+                failure = failure ?? error
+            }
+            // COPY results never end on their own; nothing here starts one.
+            let status = PQresultStatus(result)
+            if status == PGRES_COPY_IN || status == PGRES_COPY_OUT { break }
+        }
+        if let failure { throw failure }
+    }
+
+    /// The next result of the request in flight, `nil` when there are no more.
+    private func nextResult(_ sql: String, until deadline: Date) throws -> OpaquePointer? {
+        while PQisBusy(connection) == 1 {
+            try wait(forWriting: false, sql, until: deadline)
+            guard PQconsumeInput(connection) == 1 else {
+                throw PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
+            }
+        }
+        return PQgetResult(connection)
+    }
+
+    /// Sends what libpq has queued, reading meanwhile so the server is never stuck writing to us.
+    private func flush(_ sql: String, until deadline: Date) throws {
+        while true {
+            let flushed = PQflush(connection)
+            if flushed == 0 { return }
+            guard flushed == 1 else {
+                throw PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
+            }
+            try wait(forWriting: true, sql, until: deadline)
+            guard PQconsumeInput(connection) == 1 else {
+                throw PostgresError(sqlState: nil, message: String(cString: PQerrorMessage(connection)), sql: sql)
+            }
+        }
+    }
+
+    /// Waits until the socket is readable (or, `forWriting`, writable or readable), or the
+    /// deadline passes: then the connection is marked broken and the operation fails.
+    private func wait(forWriting: Bool, _ sql: String, until deadline: Date) throws {
+        let events = Int16(POLLIN) | (forWriting ? Int16(POLLOUT) : 0)
+        let socket = PQsocket(connection)
+        guard socket >= 0 else {
+            throw PostgresError(sqlState: nil, message: "the connection to the PostgreSQL server is closed", sql: sql)
+        }
+        var descriptor = pollfd(fd: socket, events: events, revents: 0)
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            let ready = left > 0 ? poll(&descriptor, 1, Int32(min(left * 1000, 60_000).rounded(.up))) : 0
+            if ready > 0 { return }
+            if ready < 0 && errno == EINTR { continue }
+            if ready < 0 {
+                throw PostgresError(sqlState: nil, message: String(cString: strerror(errno)), sql: sql)
+            }
+            if deadline.timeIntervalSinceNow > 0 { continue }
+            isBroken = true
+            throw PostgresError(sqlState: nil, message: "the PostgreSQL server did not answer within \(Self.seconds(answerTimeout)) "
+                                + "(statementTimeout plus tcpUserTimeout); the connection is dropped and remade for the next operation",
+                                sql: sql)
+        }
+    }
+
+    private static func seconds(_ interval: TimeInterval) -> String {
+        interval == interval.rounded() ? "\(Int(interval)) s" : String(format: "%.1f s", interval)
     }
 
     private func check(_ result: OpaquePointer?, _ sql: String) throws {

@@ -19,14 +19,16 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
         try run("reading feed status", """
             SELECT f.name, f.cursor, f.cursor_validator, f.last_success_at, f.last_error_at, f.last_error, f.consecutive_failures,
                    f.next_attempt_at, (SELECT COUNT(*) FROM posts p WHERE p.feed = f.name), f.location, f.polling_stopped,
-                   (SELECT l.holder FROM feed_leases l WHERE l.feed = f.name AND l.token IS NOT NULL AND l.expires_at > \(Self.nowMs))
+                   (SELECT l.holder FROM feed_leases l WHERE l.feed = f.name AND l.token IS NOT NULL AND l.expires_at > \(Self.nowMs)),
+                   f.sweep_withheld
             FROM feeds f ORDER BY f.name
             """).map { row in
             FeedStatus(feed: row[0] ?? "", cursor: row[1].map { FeedCursor(position: $0, validator: row[2]) },
                        lastSuccessAt: row[3].map { Date(pgMilliseconds: $0) }, lastErrorAt: row[4].map { Date(pgMilliseconds: $0) },
                        lastError: row[5], consecutiveFailures: Int(row[6] ?? "0") ?? 0,
                        nextAttemptAt: row[7].map { Date(pgMilliseconds: $0) }, postCount: Int(row[8] ?? "0") ?? 0,
-                       location: row[9], pollingStopped: row[10], leaseHolder: row[11])
+                       location: row[9], pollingStopped: row[10], leaseHolder: row[11],
+                       sweepWithheld: row[12])
         }
     }
 
@@ -43,8 +45,10 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
                 SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
                 WHERE p.feed = $1 AND ($2::bigint IS NULL OR p.created_at >= $2)
                     AND ($3::bigint IS NULL OR p.created_at < $3 OR (p.created_at = $3 AND p.id > $4))
+                    AND (NOT $6::boolean OR s.read_at IS NULL)
                 ORDER BY p.created_at DESC, p.id LIMIT $5
-                """, [query.feed, since, after.map { "\(milliseconds($0.createdAt))" }, after?.id.rawValue, "\(query.limit)"])
+                """, [query.feed, since, after.map { "\(milliseconds($0.createdAt))" }, after?.id.rawValue, "\(query.limit)",
+                      query.unreadOnly ? "t" : "f"])
         } else {
             rows = try run("reading posts", """
                 SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
@@ -57,16 +61,35 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
     }
 
     public func search(_ query: SearchQuery) throws -> [SearchHit] {
-        let rows = try run("searching posts", """
+        let db = try db("searching posts")
+        let rows: [[String?]]
+        do {
+            rows = try searchRows(query, in: db)
+        } catch let error as PostgresError {
+            // websearch_to_tsquery reads any text, but a query can still be too large or too
+            // deeply nested for it: a fault of the query, not of the store.
+            guard let state = error.sqlState, state == "42601" || state.hasPrefix("22") || state.hasPrefix("54") else {
+                throw ServiceError(.storage, "searching posts", error.description)
+            }
+            let reason = error.description.split(whereSeparator: \.isNewline).first.map(String.init)?
+                .replacingOccurrences(of: "ERROR:  ", with: "") ?? "refused"
+            throw ServiceError(.invalidRequest, "searching for \(Terminal.safe(query.text, limit: 80))",
+                               "the search query \"\(Terminal.safe(query.text, limit: 80))\" is more than PostgreSQL's text search "
+                               + "can take (\(Terminal.safe(reason, limit: 120))); use fewer words, quotes or brackets")
+        }
+        let stored = try withVideos(rows.map(storedPost))
+        return zip(stored, rows).map { SearchHit(stored: $0, snippet: $1[31] ?? "", rank: Double($1[32] ?? "0") ?? 0) }
+    }
+
+    private func searchRows(_ query: SearchQuery, in db: PostgresConnection) throws -> [[String?]] {
+        try db.query("""
             SELECT \(Self.postColumns),
                    ts_headline('simple', p.text, q, 'StartSel=' || chr(57344) || ', StopSel=' || chr(57345) || ', MaxFragments=1'),
                    -ts_rank(p.search, q)
             FROM posts p \(Self.postJoins), websearch_to_tsquery('simple', $1) q
             WHERE p.search @@ q AND ($2::text IS NULL OR p.feed = $2) AND ($3::bigint IS NULL OR p.created_at >= $3)
-            ORDER BY 33, p.created_at DESC LIMIT $4
+            ORDER BY 33, p.created_at DESC, p.feed, p.id LIMIT $4
             """, [query.text, query.feed, query.since.map { "\(milliseconds($0))" }, "\(query.limit)"])
-        let stored = try withVideos(rows.map(storedPost))
-        return zip(stored, rows).map { SearchHit(stored: $0, snippet: $1[31] ?? "", rank: Double($1[32] ?? "0") ?? 0) }
     }
 
     public func daemons() throws -> [DaemonInstance] {
@@ -80,6 +103,8 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
         let db = try db("marking post \(postID)")
         return try storage("marking post \(postID)") {
             try db.transaction {
+                // A read mark exists nowhere else: it waits for the disk, unlike a page.
+                try db.execute("SET LOCAL synchronous_commit = on")
                 let feeds = try db.query("SELECT feed FROM posts WHERE id = $1 AND ($2::text IS NULL OR feed = $2) ORDER BY feed",
                                          [postID.rawValue, feed]).compactMap { $0[0] }
                 guard feeds.count == 1 else { return feeds }
@@ -97,12 +122,14 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
     }
 
     private func storedPost(_ row: [String?]) -> StoredPost {
-        func user(_ id: String?, _ handle: Int) -> User? {
-            id.map { User(id: UserID($0), handle: row[handle] ?? "", displayName: row[handle + 1] ?? "",
-                          avatarURL: row[handle + 2].flatMap(URL.init(string:))) }
+        // A user without a stored profile shows their id as handle and name, as in the SQLite store.
+        func user(_ id: String, _ handle: Int) -> User {
+            let shown = row[handle] ?? id
+            return User(id: UserID(id), handle: shown, displayName: row[handle + 1] ?? shown,
+                        avatarURL: row[handle + 2].flatMap(URL.init(string:)))
         }
-        let author = user(row[2], 11) ?? User(id: UserID(row[2] ?? ""), handle: "", displayName: "")
-        let repostBy = user(row[19], 22)
+        let author = user(row[2] ?? "", 11)
+        let repostBy = row[19].map { user($0, 22) }
         let post = Post(id: PostID(row[1] ?? ""), author: author, text: row[3] ?? "", createdAt: Date(pgMilliseconds: row[4]),
                         editedAt: row[5].map { Date(pgMilliseconds: $0) }, replyTo: row[6].map { PostID($0) },
                         counts: Post.Counts(replies: Int(row[7] ?? "0") ?? 0, reposts: Int(row[8] ?? "0") ?? 0,

@@ -13,10 +13,12 @@ extension PostgresFeedStore: FeedPageWriter {
     }
 
     public func setBackend(_ backend: String, ofFeed feed: String) throws {
-        try run("recording the backend of feed \(feed)", """
-            INSERT INTO feeds (name, backend) VALUES ($1, $2)
-            ON CONFLICT (name) DO UPDATE SET backend = $2 WHERE feeds.backend IS DISTINCT FROM $2
-            """, [feed, backend])
+        try fenced(feed, "recording the backend of feed \(feed)") { db in
+            try db.query("""
+                INSERT INTO feeds (name, backend) VALUES ($1, $2)
+                ON CONFLICT (name) DO UPDATE SET backend = $2 WHERE feeds.backend IS DISTINCT FROM $2
+                """, [feed, backend])
+        }
     }
 
     public func videosToResolve(among ids: [VideoID], inFeed feed: String) throws -> [VideoID] {
@@ -31,7 +33,8 @@ extension PostgresFeedStore: FeedPageWriter {
                 [feed, "\(limit)"]).map { VideoID($0[0] ?? "") }
     }
 
-    public func apply(_ prepared: any PreparedPage, videos: [Video], toFeed feed: String) throws -> PageWriteResult {
+    public func apply(_ prepared: any PreparedPage, videos: [Video], toFeed feed: String) async throws -> PageWriteResult {
+        await pageGate(feed)
         let page = prepared.page
         let operation = "committing a page of feed \(feed)"
         let db = try db(operation)
@@ -174,19 +177,6 @@ extension PostgresFeedStore: FeedPageWriter {
         }
     }
 
-    /// Renews the feed's lease, and proves it is still this worker's, inside the caller's
-    /// transaction: a worker that stalled past its lease while another took the feed over
-    /// commits nothing more (a fence).
-    private func checkLease(_ feed: String, _ operation: String, in db: PostgresConnection) throws {
-        guard let token = heldToken(feed) else { return }
-        let kept = try db.query("""
-            UPDATE feed_leases SET expires_at = \(Self.nowMs) + $3 WHERE feed = $1 AND token = $2 RETURNING 1
-            """, [feed, token, "\(Int64(leasePeriod * 1000))"])
-        guard !kept.isEmpty else {
-            throw ServiceError(.locked, operation, "this worker's lease on the feed ran out and another worker took it over; nothing was kept")
-        }
-    }
-
     /// Keeps `post_videos` in step with the written posts (`pk`, `id` and whether it was an
     /// insert, as the upsert returned them), in one statement for the page: the links come from
     /// the page's own posts, not from reading them back.
@@ -243,6 +233,8 @@ extension PostgresFeedStore: FeedPageWriter {
         return try storage(operation) {
             try db.transaction {
                 try checkLease(walk.feed, operation, in: db)
+                // What a sweep deletes is not fetched again: it waits for the disk, unlike a page.
+                try db.execute("SET LOCAL synchronous_commit = on")
                 return try db.query("DELETE FROM posts WHERE feed = $1 AND NOT (id = ANY($2::text[])) RETURNING 1",
                                     [walk.feed, pgArray(walk.seen.map(\.rawValue))]).count
             }
@@ -251,8 +243,7 @@ extension PostgresFeedStore: FeedPageWriter {
 
     public func saveVideos(_ videos: [Video], inFeed feed: String) throws -> Int {
         guard !videos.isEmpty else { return 0 }
-        let db = try db("saving videos of feed \(feed)")
-        return try storage("saving videos of feed \(feed)") { try upsertVideos(videos, feed: feed, in: db) }
+        return try fenced(feed, "saving videos of feed \(feed)") { db in try upsertVideos(videos, feed: feed, in: db) }
     }
 
     public func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) throws {
@@ -278,10 +269,13 @@ extension PostgresFeedStore: FeedPageWriter {
                             consecutive_failures = feeds.consecutive_failures + 1
                         """, [feed, finished, error])
                 } else {
+                    // Only a walk that would sweep says anything new about the sweep.
                     try db.query("""
-                        INSERT INTO feeds (name, last_success_at, location, polling_stopped) VALUES ($1, $2, $3, $4)
-                        ON CONFLICT (name) DO UPDATE SET last_success_at = $2, consecutive_failures = 0, location = $3, polling_stopped = $4
-                        """, [feed, finished, report?.polling?.location, report?.polling?.stopped])
+                        INSERT INTO feeds (name, last_success_at, location, polling_stopped, sweep_withheld) VALUES ($1, $2, $3, $4, $6)
+                        ON CONFLICT (name) DO UPDATE SET last_success_at = $2, consecutive_failures = 0, location = $3, polling_stopped = $4,
+                            sweep_withheld = CASE WHEN $5::boolean THEN $6 ELSE feeds.sweep_withheld END
+                        """, [feed, finished, report?.polling?.location, report?.polling?.stopped,
+                              report?.walkedToSweep == true ? "true" : "false", report?.sweepWithheld])
                 }
             }
         }

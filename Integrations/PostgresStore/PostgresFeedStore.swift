@@ -8,47 +8,64 @@ import Glibc
 ///
 /// Each page is one transaction with its cursor, written set-based (the posts through COPY into
 /// a staging table, then one upsert per table). A feed's lease is a row in `feed_leases` with an
-/// expiry; the store renews its leases while it holds them and every page commit checks its
-/// lease is still its own, so a worker that stalls past its lease commits nothing more.
+/// expiry; the store renews its leases while it holds them. It fails closed: every write to one
+/// feed (a page, a sweep, a run record, the backend, videos, the session, the schedule) checks in
+/// its own transaction that this worker holds the feed's lease and that it is still its own, so
+/// a worker that never held it, gave it back, or stalled past it commits nothing (`.locked`).
 public actor PostgresFeedStore {
     /// The libpq connection string, without the password (that goes in the environment).
     public nonisolated let conninfo: String
     /// How long a lease lasts unless renewed; a dead worker's feeds are free after this.
     public nonisolated let leasePeriod: TimeInterval
+    /// How long the store waits on the server and the network before it calls the connection dead.
+    public nonisolated let liveness: PostgresLiveness
     private let password: String?
-    private var connection: PostgresConnection?
+    private(set) var connection: PostgresConnection?
     /// The leases this process holds: feed → token.
-    private var held: [String: String] = [:]
+    var held: [String: String] = [:]
     private var renewal: Task<Void, Never>?
     /// Who this process is, in the lease and daemon rows.
-    private let host = ProcessInfo.processInfo.hostName
-    private let process = "\(getpid())"
-    private var instance: String?
+    let host = ProcessInfo.processInfo.hostName
+    let process = "\(getpid())"
+    private(set) var instance: String?
 
     private let executor = DatabaseExecutor(label: "feedsync.postgres")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    public init(conninfo: String, password: String? = nil, leasePeriod: TimeInterval = 30) {
+    /// Where a test holds a page before its transaction begins (``holdPageCommitsForTests(_:)``).
+    private var pageGateForTests: (@Sendable (String) async -> Void)?
+
+    public init(conninfo: String, password: String? = nil, leasePeriod: TimeInterval = 30,
+                liveness: PostgresLiveness = PostgresLiveness()) {
         self.conninfo = conninfo
         self.password = password
         self.leasePeriod = leasePeriod
+        self.liveness = liveness
     }
+
+    /// A store dropped without ``close()`` stops renewing: its leases run out as a dead worker's.
+    deinit { renewal?.cancel() }
 
     /// Connects and applies migrations (under an advisory lock); starts renewing held leases.
     ///
     /// - Throws: ``ServiceError`` `.storage` naming the server and the reason.
     public func open() throws {
         guard connection == nil else { return }
-        let db = try storage("connecting to the PostgreSQL store") { try PostgresConnection(conninfo, password: password) }
+        let db = try storage("connecting to the PostgreSQL store") {
+            try PostgresConnection(conninfo, password: password, liveness: liveness)
+        }
         try storage("migrating the PostgreSQL store") {
             try PostgresMigration.migrate(db, now: milliseconds(Date()))
         }
         connection = db
         let every = max(0.2, leasePeriod / 3)
+        // Weak, and ended when the store is gone: the task must not keep a dropped store alive,
+        // nor loop on without one.
         renewal = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(every))
-                await self?.renewLeases()
+                guard let store = self else { return }
+                await store.renewLeases()
             }
         }
     }
@@ -58,6 +75,27 @@ public actor PostgresFeedStore {
         renewal?.cancel()
         renewal = nil
     }
+
+    /// The task that renews the leases, for a test that it ends with the store.
+    var renewalForTests: Task<Void, Never>? { renewal }
+
+    /// Holds every page of ``apply(_:videos:toFeed:)`` in `gate` (given the feed) after the call
+    /// reached the store and before its transaction begins, as the store's queue may hold one
+    /// while other calls (a release at shutdown) run first: for tests of the fence.
+    func holdPageCommitsForTests(_ gate: (@Sendable (String) async -> Void)?) {
+        pageGateForTests = gate
+    }
+
+    /// Waits in the test's gate, if one is set.
+    func pageGate(_ feed: String) async {
+        if let gate = pageGateForTests { await gate(feed) }
+    }
+
+    /// Starts recording the statements sent (again from none), for tests of what a write sends.
+    func recordStatementsForTests() { connection?.sentForTests = [] }
+
+    /// The statements sent since ``recordStatementsForTests()``.
+    var statementsSentForTests: [String] { connection?.sentForTests ?? [] }
 
     /// Gives back every lease and closes the connection.
     public func close() {
@@ -96,51 +134,6 @@ public actor PostgresFeedStore {
     /// workers' clocks need not agree.
     static let nowMs = "(extract(epoch from clock_timestamp()) * 1000)::bigint"
 
-    // MARK: Leases
-
-    func renewLeases() {
-        guard let connection, !held.isEmpty else { return }
-        let tokens = Array(held.values)
-        // A lease another worker took over meanwhile matches no row. Its token stays in `held`
-        // until the sync gives it back, so the sync's next commit meets the fence and fails,
-        // rather than finding no lease to check and committing as if it had one.
-        _ = try? connection.query("""
-            UPDATE feed_leases SET expires_at = \(Self.nowMs) + $2 WHERE token = ANY($1::text[])
-            """, [pgArray(tokens), "\(Int64(leasePeriod * 1000))"])
-    }
-
-    private func describeHolder(_ holder: String) -> String { "\(holder) on \(host), process \(process)" }
-
-    /// Claims the lease row, once; the outcome for ``acquireLease(onFeed:holder:wait:onlyIfDue:)``.
-    private enum Claim { case held(FeedLease), busy(String), notDue }
-
-    private func claim(_ feed: String, holder: String, onlyIfDue: Bool) throws -> Claim {
-        let db = try db("taking the lease on feed \(feed)")
-        return try storage("taking the lease on feed \(feed)") {
-            try db.transaction {
-                try db.query("INSERT INTO feed_leases (feed) VALUES ($1) ON CONFLICT DO NOTHING", [feed])
-                // SKIP LOCKED: a row another worker is claiming at this instant is that worker's.
-                guard let row = try db.query("""
-                    SELECT holder, token IS NOT NULL AND expires_at > \(Self.nowMs),
-                           token IS NOT NULL AND expires_at <= \(Self.nowMs),
-                           (SELECT f.next_attempt_at > \(Self.nowMs) + 1000 FROM feeds f WHERE f.name = $1)
-                    FROM feed_leases WHERE feed = $1 FOR UPDATE SKIP LOCKED
-                    """, [feed]).first, row.count == 4 else { return .busy("another worker") }
-                if row[1] == "t" { return .busy(row[0] ?? "another worker") }
-                if onlyIfDue, row[3] == "t" { return .notDue }
-                let stale = row[2] == "t" ? row[0] : nil
-                let token = UUID().uuidString
-                try db.query("""
-                    UPDATE feed_leases SET holder = $2, instance = $3, token = $4, expires_at = \(Self.nowMs) + $5 WHERE feed = $1
-                    """, [feed, describeHolder(holder), instance, token, "\(Int64(leasePeriod * 1000))"])
-                return .held(FeedLease(feed: feed, token: token, tookOverFrom: stale))
-            }
-        }
-    }
-
-    /// The lease this process holds on `feed`, if any: page commits check it is still theirs.
-    func heldToken(_ feed: String) -> String? { held[feed] }
-
     // MARK: Sessions
 
     public func session(ofFeed feed: String, backend: String) throws -> Session? {
@@ -153,10 +146,12 @@ public actor PostgresFeedStore {
     }
 
     public func saveSession(_ session: Session, ofFeed feed: String, backend: String) throws {
-        try run("saving the session of feed \(feed)", """
-            INSERT INTO feedsync_private.sessions (feed, backend, access_token, refresh_token, expires_at) VALUES ($1, $2, $3, $4, $5)
-            ON CONFLICT (feed) DO UPDATE SET backend = $2, access_token = $3, refresh_token = $4, expires_at = $5
-            """, [feed, backend, session.accessToken.revealed, session.refreshToken?.revealed, session.expiresAt.map { "\(milliseconds($0))" }])
+        try fenced(feed, "saving the session of feed \(feed)") { db in
+            try db.query("""
+                INSERT INTO feedsync_private.sessions (feed, backend, access_token, refresh_token, expires_at) VALUES ($1, $2, $3, $4, $5)
+                ON CONFLICT (feed) DO UPDATE SET backend = $2, access_token = $3, refresh_token = $4, expires_at = $5
+                """, [feed, backend, session.accessToken.revealed, session.refreshToken?.revealed, session.expiresAt.map { "\(milliseconds($0))" }])
+        }
     }
 
     // MARK: Daemon presence
@@ -186,40 +181,45 @@ public actor PostgresFeedStore {
         held = [:]
     }
 
+    /// Records when this daemon will next sync the feed, and that this daemon set it.
+    ///
+    /// The daemon schedules a feed after its sync has given the lease back, so this write is
+    /// fenced by the lease row rather than a held token: it fails (`.locked`) while another
+    /// worker holds the feed, and, while this worker holds it, unless the lease is still its own.
+    /// Clearing (`nil`) clears only a schedule this daemon recorded (see ``unschedule(_:)``).
     public func setNextAttempt(_ date: Date?, ofFeed feed: String) throws {
-        try run("scheduling feed \(feed)", """
-            INSERT INTO feeds (name, next_attempt_at) VALUES ($1, $2)
-            ON CONFLICT (name) DO UPDATE SET next_attempt_at = $2 WHERE feeds.next_attempt_at IS DISTINCT FROM $2::bigint
-            """, [feed, date.map { "\(milliseconds($0))" }])
-    }
-}
-
-extension PostgresFeedStore: FeedLeases {
-    public func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, onlyIfDue: Bool) async throws -> FeedLease? {
-        let deadline = Date().addingTimeInterval(wait)
-        while true {
-            switch try claim(feed, holder: holder, onlyIfDue: onlyIfDue) {
-            case .held(let lease):
-                held[feed] = lease.token
-                return lease
-            case .notDue:
-                return nil
-            case .busy(let current):
-                // A daemon leaves a feed another worker holds to that worker.
-                if onlyIfDue { return nil }
-                guard Date() < deadline else {
-                    throw ServiceError(.locked, "waiting for the lease on feed \(feed)", "\(current) holds it; gave up after \(Int(wait)) s")
+        let operation = "scheduling feed \(feed)"
+        let db = try db(operation)
+        try storage(operation) {
+            try db.transaction {
+                try checkNoOtherHolder(feed, operation, in: db)
+                if let date {
+                    try db.query("""
+                        INSERT INTO feeds (name, next_attempt_at, scheduled_by) VALUES ($1, $2, $3)
+                        ON CONFLICT (name) DO UPDATE SET next_attempt_at = $2, scheduled_by = $3
+                        WHERE (feeds.next_attempt_at, feeds.scheduled_by) IS DISTINCT FROM ($2::bigint, $3::text)
+                        """, [feed, "\(milliseconds(date))", instance])
+                } else {
+                    try db.query("""
+                        UPDATE feeds SET next_attempt_at = NULL, scheduled_by = NULL
+                        WHERE name = $1 AND next_attempt_at IS NOT NULL AND scheduled_by IS NOT DISTINCT FROM $2
+                        """, [feed, instance])
                 }
-                try await Task.sleep(for: .milliseconds(200))
             }
         }
     }
 
-    public func release(_ lease: FeedLease) {
-        held[lease.feed] = nil
-        _ = try? run("releasing the lease on feed \(lease.feed)", """
-            UPDATE feed_leases SET token = NULL, holder = NULL, instance = NULL, expires_at = NULL WHERE feed = $1 AND token = $2
-            """, [lease.feed, lease.token])
+    /// Clears the schedule this daemon recorded for `feeds`, for a daemon that stops: another
+    /// daemon serving the same feeds may sync them when due, without waiting out this one's
+    /// plan. A feed another daemon scheduled since, or holds the lease on now, is left as it is.
+    public func unschedule(_ feeds: [String]) throws {
+        guard !feeds.isEmpty else { return }
+        try run("clearing the schedule of this daemon's feeds", """
+            UPDATE feeds f SET next_attempt_at = NULL, scheduled_by = NULL
+            WHERE f.name = ANY($1::text[]) AND f.next_attempt_at IS NOT NULL AND f.scheduled_by IS NOT DISTINCT FROM $2
+                AND NOT EXISTS (SELECT 1 FROM feed_leases l WHERE l.feed = f.name AND l.token IS NOT NULL
+                                AND l.expires_at > \(Self.nowMs))
+            """, [pgArray(feeds), instance])
     }
 }
 

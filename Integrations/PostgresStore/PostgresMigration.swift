@@ -1,3 +1,5 @@
+import Foundation
+
 /// The schema, as named migrations recorded in `schema_migrations`, applied under an advisory
 /// lock so that workers starting together take turns.
 ///
@@ -143,11 +145,31 @@ struct PostgresMigration {
                 expires_at BIGINT
             );
             """),
+        // Which daemon recorded a feed's next attempt, so a daemon that stops clears only its own.
+        PostgresMigration(name: "002_feeds_scheduled_by", sql: "ALTER TABLE feeds ADD COLUMN scheduled_by TEXT"),
+        // Why the last walk from the start deleted nothing, for `feedsync status`.
+        PostgresMigration(name: "003_sweep_withheld", sql: """
+            ALTER TABLE feeds ADD COLUMN sweep_withheld TEXT;
+            """),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.
+    ///
+    /// A migration may rewrite a large table, and a worker starting meanwhile waits for it: the
+    /// store's statement and lock timeouts are lifted in this transaction, and the answer is
+    /// awaited for up to ``migrationTimeout``.
     static func migrate(_ connection: PostgresConnection, now: Int64) throws {
+        try connection.withAnswerTimeout(migrationTimeout) {
+            try migrateUnderLock(connection, now: now)
+        }
+    }
+
+    /// How long a worker waits for the migrations (its own, or another worker's it queues behind).
+    static let migrationTimeout: TimeInterval = 900
+
+    private static func migrateUnderLock(_ connection: PostgresConnection, now: Int64) throws {
         try connection.transaction {
+            try connection.execute("SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0")
             try connection.query("SELECT pg_advisory_xact_lock(\(lockKey))")
             try connection.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
             let applied = Set(try connection.query("SELECT name FROM schema_migrations").compactMap { $0[0] })

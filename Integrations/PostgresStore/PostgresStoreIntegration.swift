@@ -8,6 +8,9 @@ import Foundation
 /// server reached over the network must use TLS: `sslmode=verify-full` is added when the URL
 /// names none, and a weaker one is refused unless `"requireTLS": false`. The password is
 /// optional (`passwordEnv` or `passwordFile`); `lease` (default `"30s"`) bounds a lease.
+/// `keepalives` (default `true`), `keepalivesIdle` (`"15s"`), `tcpUserTimeout` (`"20s"`),
+/// `statementTimeout` (`"30s"`) and `lockTimeout` (`"10s"`) bound how long a silent server or
+/// link can hold the store up (``PostgresLiveness``).
 public enum PostgresStoreIntegration: StoreIntegration {
     public static func makeStore(_ config: ConfigSection, createIfMissing: Bool,
                                  notice: @escaping @Sendable (String) -> Void) throws -> Managed<any FeedStore> {
@@ -23,6 +26,12 @@ public enum PostgresStoreIntegration: StoreIntegration {
         }
         let requireTLS = try config.bool("requireTLS") ?? true
         let lease = try config.duration("lease", in: 1...3_600) ?? 30
+        let defaults = PostgresLiveness()
+        let liveness = PostgresLiveness(keepalives: try config.bool("keepalives") ?? defaults.keepalives,
+                                        keepalivesIdle: try config.duration("keepalivesIdle", in: 1...3_600) ?? defaults.keepalivesIdle,
+                                        tcpUserTimeout: try config.duration("tcpUserTimeout", in: 1...3_600) ?? defaults.tcpUserTimeout,
+                                        statementTimeout: try config.duration("statementTimeout", in: 1...86_400) ?? defaults.statementTimeout,
+                                        lockTimeout: try config.duration("lockTimeout", in: 1...86_400) ?? defaults.lockTimeout)
         let password = config.has("passwordEnv") || config.has("passwordFile") ? try config.secret("password").revealed : nil
         try config.finish(alsoKnown: ["integration"])
         let socketHost = components.queryItems?.first { $0.name == "host" }?.value
@@ -41,7 +50,7 @@ public enum PostgresStoreIntegration: StoreIntegration {
         if components.queryItems?.contains(where: { $0.name == "connect_timeout" }) != true {
             conninfo += (conninfo.contains("?") ? "&" : "?") + "connect_timeout=10"
         }
-        let store = PostgresFeedStore(conninfo: conninfo, password: password, leasePeriod: lease)
+        let store = PostgresFeedStore(conninfo: conninfo, password: password, leasePeriod: lease, liveness: liveness)
         return Managed(store, lifecycle: PostgresStoreManager(store: store, name: "postgres store \(redacted(components))"))
     }
 

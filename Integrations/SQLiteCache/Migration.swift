@@ -271,6 +271,10 @@ struct Migration: Sendable {
                 beat_at INTEGER NOT NULL
             );
             """),
+        // Why the last walk from the start deleted nothing, for `feedsync status`.
+        Migration(name: "010_sweep_withheld", sql: """
+            ALTER TABLE feeds ADD COLUMN sweep_withheld TEXT;
+            """),
     ]
 
     /// Moves the tokens of the `sessions` table into the private sessions file, before the

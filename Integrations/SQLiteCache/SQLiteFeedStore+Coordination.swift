@@ -90,6 +90,18 @@ extension SQLiteFeedStore {
         daemonLock.release()
     }
 
+    /// Clears the next attempts of `feeds`: one daemon serves a SQLite store, so every schedule
+    /// in it is this daemon's.
+    public func unschedule(_ feeds: [String]) throws {
+        let db = try db("clearing the schedule of this daemon's feeds")
+        try storage("clearing the schedule of this daemon's feeds") {
+            try db.withTransaction {
+                let clear = try db.statement("UPDATE feeds SET next_attempt_at = NULL WHERE name = ? AND next_attempt_at IS NOT NULL")
+                for feed in feeds { try clear.run([.text(feed)]) }
+            }
+        }
+    }
+
     public func daemons() throws -> [DaemonInstance] {
         let db = try db("reading the daemon heartbeat")
         return try storage("reading the daemon heartbeat") {

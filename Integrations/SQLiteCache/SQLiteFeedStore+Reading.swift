@@ -44,7 +44,7 @@ extension SQLiteFeedStore {
                 stored = try db.statement("""
                     SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
                     WHERE (?1 IS NULL OR p.feed = ?1) AND (?2 IS NULL OR p.created_at >= ?2) AND (?3 = 0 OR s.read_at IS NULL)
-                    ORDER BY p.created_at DESC, p.id DESC LIMIT ?4
+                    ORDER BY p.created_at DESC, p.feed, p.id LIMIT ?4
                     """).query([.text(query.feed), .integer(since), .integer(query.unreadOnly ? 1 : 0), .integer(query.limit)], storedPost)
             }
             try attachVideos(to: &stored, in: db)
@@ -61,27 +61,31 @@ extension SQLiteFeedStore {
 
     public func search(_ query: SearchQuery) throws -> [SearchHit] {
         let db = try db("searching posts")
+        // Prepared apart: a failure here is the store's, never the query's.
+        let statement = try storage("searching posts") {
+            try db.statement("""
+                SELECT \(Self.postColumns),
+                       snippet(posts_fts, -1, char(57344), char(57345), '…', 16), bm25(posts_fts)
+                FROM posts_fts JOIN posts p ON p.pk = posts_fts.rowid \(Self.postJoins)
+                WHERE posts_fts MATCH ?1 AND (?2 IS NULL OR p.feed = ?2) AND (?3 IS NULL OR p.created_at >= ?3)
+                ORDER BY bm25(posts_fts), p.created_at DESC, p.feed, p.id LIMIT ?4
+                """)
+        }
         do {
             var hits: [(StoredPost, String, Double)] = []
             try db.withReadTransaction {
-                hits = try db.statement("""
-                    SELECT \(Self.postColumns),
-                           snippet(posts_fts, -1, char(57344), char(57345), '…', 16), bm25(posts_fts)
-                    FROM posts_fts JOIN posts p ON p.pk = posts_fts.rowid \(Self.postJoins)
-                    WHERE posts_fts MATCH ?1 AND (?2 IS NULL OR p.feed = ?2) AND (?3 IS NULL OR p.created_at >= ?3)
-                    ORDER BY bm25(posts_fts), p.created_at DESC LIMIT ?4
-                    """).query([.text(query.text), .text(query.feed), .integer(query.since.map(millisecondsSince1970)),
-                                .integer(query.limit)]) { row in
+                hits = try statement.query([.text(query.text), .text(query.feed), .integer(query.since.map(millisecondsSince1970)),
+                                            .integer(query.limit)]) { row in
                     (try storedPost(row), row.string(Self.postColumnCount) ?? "", row.optionalDouble(Self.postColumnCount + 1) ?? 0)
                 }
             }
             var stored = hits.map(\.0)
             try attachVideos(to: &stored, in: db)
             return zip(stored, hits).map { SearchHit(stored: $0, snippet: $1.1, rank: $1.2) }
-        } catch let error as SQLiteError where error.message.hasPrefix("fts5:") || error.message.contains("syntax error") {
-            throw ServiceError(.invalidRequest, "searching for \(query.text)",
-                               "the query is not valid search syntax (\(error.message)); quote words with \" for a phrase")
         } catch let error as SQLiteError {
+            if let reason = SearchSyntax.reason(for: error, query: query.text) {
+                throw ServiceError(.invalidRequest, "searching for \(Terminal.safe(query.text, limit: 80))", reason)
+            }
             throw ServiceError(.storage, "searching posts", error.description)
         }
     }

@@ -24,6 +24,10 @@ public actor SQLiteFeedStore: FeedStore {
     /// Told about slow work an operator should see: an upgrade of an existing store.
     private let notice: @Sendable (String) -> Void
 
+    /// The store's jobs run on a queue of their own, never on the cooperative pool's threads.
+    private let executor = DatabaseExecutor(label: "feedsync.sqlite")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     public init(path: String, busyTimeoutMilliseconds: Int32 = 5_000, notice: @escaping @Sendable (String) -> Void = { _ in }) {
         self.path = path
         self.notice = notice
@@ -455,11 +459,13 @@ public actor SQLiteFeedStore: FeedStore {
                         """).run([.text(feed), .integer(finished), .text(error)])
                 } else {
                     let polling = report?.polling
+                    // Only a walk that would sweep says anything new about the sweep.
                     try db.statement("""
-                        INSERT INTO feeds (name, last_success_at, location, polling_stopped) VALUES (?1, ?2, ?3, ?4)
+                        INSERT INTO feeds (name, last_success_at, location, polling_stopped, sweep_withheld) VALUES (?1, ?2, ?3, ?4, ?6)
                         ON CONFLICT (name) DO UPDATE SET last_success_at = ?2, consecutive_failures = 0,
-                            location = ?3, polling_stopped = ?4
-                        """).run([.text(feed), .integer(finished), .text(polling?.location), .text(polling?.stopped)])
+                            location = ?3, polling_stopped = ?4, sweep_withheld = CASE WHEN ?5 THEN ?6 ELSE sweep_withheld END
+                        """).run([.text(feed), .integer(finished), .text(polling?.location), .text(polling?.stopped),
+                                  .integer(report?.walkedToSweep == true ? 1 : 0), .text(report?.sweepWithheld)])
                 }
             }
         }
@@ -471,7 +477,7 @@ public actor SQLiteFeedStore: FeedStore {
             try db.statement("""
                 SELECT f.name, f.cursor, f.cursor_validator, f.last_success_at, f.last_error_at, f.last_error,
                        f.consecutive_failures, f.next_attempt_at, (SELECT COUNT(*) FROM posts p WHERE p.feed = f.name),
-                       f.location, f.polling_stopped
+                       f.location, f.polling_stopped, f.sweep_withheld
                 FROM feeds f ORDER BY f.name
                 """).query { row in
                 FeedStatus(feed: row.string(0) ?? "", cursor: row.string(1).map { FeedCursor(position: $0, validator: row.string(2)) },
@@ -479,7 +485,7 @@ public actor SQLiteFeedStore: FeedStore {
                            lastErrorAt: row.optionalInt64(4).map(Date.init(milliseconds:)),
                            lastError: row.string(5), consecutiveFailures: Int(row.int64(6)),
                            nextAttemptAt: row.optionalInt64(7).map(Date.init(milliseconds:)), postCount: Int(row.int64(8)),
-                           location: row.string(9), pollingStopped: row.string(10))
+                           location: row.string(9), pollingStopped: row.string(10), sweepWithheld: row.string(11))
             }
         }
     }

@@ -166,8 +166,9 @@ enum HTMLText {
             guard name.hasPrefix("#") else { return nil }
             let digits = name.dropFirst()
             let value = digits.first == "x" || digits.first == "X" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
-            guard let value, value != 0 else { return nil }
-            return Unicode.Scalar(value)
+            guard let value else { return nil }
+            // As HTML reads them: NUL, a surrogate or a number past U+10FFFF is U+FFFD (no NUL is stored).
+            return value == 0 ? "\u{FFFD}" : Unicode.Scalar(value) ?? "\u{FFFD}"
         }
     }
 }

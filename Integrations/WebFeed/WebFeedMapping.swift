@@ -22,7 +22,8 @@ enum WebFeedMapping {
         for (order, entry) in document.entries.enumerated() {
             let id = identity(of: entry)
             guard seen.insert(id).inserted else {
-                mapped.skipped.append(SkippedItem(id: Terminal.safe(id, limit: 120), reason: "the feed lists this item twice; the first is kept"))
+                mapped.skipped.append(SkippedItem(id: Terminal.safe(id, limit: 120), reason: "the feed lists this item twice; the first is kept",
+                                                  postID: PostID(id)))
                 continue
             }
             var createdAt = entry.published ?? entry.updated
@@ -45,6 +46,11 @@ enum WebFeedMapping {
                 }
             }
             dated.append((post, order))
+        }
+        // The parser reads no more than its limit of entries: the rest are listed but unread, so
+        // a walk over this document must not sweep (a skipped item without an id says so).
+        if document.entries.count >= XMLFeedParser.maxEntries {
+            mapped.skipped.append(SkippedItem(id: nil, reason: "the feed lists \(XMLFeedParser.maxEntries) items or more, as many as are read; any after them are not"))
         }
         // Oldest first, as a page wants; among equal times, the feed's later item is the older.
         dated.sort { $0.post.createdAt != $1.post.createdAt ? $0.post.createdAt < $1.post.createdAt : $0.order > $1.order }

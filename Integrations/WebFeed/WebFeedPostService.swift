@@ -39,7 +39,7 @@ struct WebFeedPostService: PostService {
         let now = now()
         switch response.status {
         case 304:
-            if let etag = response.header("ETag") { state.etag = FeedText.clean(etag, limit: 1_000) }
+            if let etag = response.header("ETag") { state.etag = Self.validator(etag, limit: 1_000) }
             return FeedPage(changes: [], nextCursor: state.feedCursor, hasMore: false, missingMeansDeleted: false,
                             polling: hint(response, state, now: now))
         case 410:
@@ -64,8 +64,8 @@ struct WebFeedPostService: PostService {
             // A retry would read the same bytes: this is not transient.
             throw ServiceError(.contractViolation, operation, error.description)
         }
-        state.etag = response.header("ETag").flatMap { FeedText.clean($0, limit: 1_000) }
-        state.lastModified = response.header("Last-Modified").flatMap { FeedText.clean($0, limit: 200) }
+        state.etag = response.header("ETag").flatMap { Self.validator($0, limit: 1_000) }
+        state.lastModified = response.header("Last-Modified").flatMap { Self.validator($0, limit: 200) }
         let mapped = WebFeedMapping.changes(document, firstSeen: state.firstSeen, now: now)
         state.firstSeen = mapped.firstSeen
         return FeedPage(changes: mapped.posts.map(FeedChange.upsert), skipped: mapped.skipped, nextCursor: state.feedCursor,
@@ -93,5 +93,12 @@ struct WebFeedPostService: PostService {
             notBefore = max(notBefore ?? retry, min(retry, now.addingTimeInterval(86_400)))
         }
         return PollingHint(notBefore: notBefore, location: location(state))
+    }
+
+    /// A validator to send back in `If-None-Match` or `If-Modified-Since`; `nil` (the next poll
+    /// is unconditional) for one that ``HeaderValue`` refuses: it is neither stored nor sent.
+    static func validator(_ value: String, limit: Int) -> String? {
+        guard let cleaned = FeedText.clean(value, limit: limit), HeaderValue.isValid(cleaned, allowsSpace: true) else { return nil }
+        return cleaned
     }
 }

@@ -14,8 +14,16 @@ public protocol DaemonPresence: Sendable {
     /// Removes the daemon's record and gives back what it held.
     func leave(_ daemon: DaemonInstance) async
 
-    /// Records when a daemon will next sync a feed (`nil`: not scheduled).
+    /// Records when this daemon will next sync a feed (`nil`: not scheduled).
+    ///
+    /// - Throws: ``ServiceError`` `.locked` from a shared store while another worker holds the
+    ///   feed's lease, or when this worker's lease on it was taken over.
     func setNextAttempt(_ date: Date?, ofFeed feed: String) async throws
+
+    /// Clears the next attempts this daemon recorded for `feeds`, when it stops: the daemon's
+    /// own schedule only. On a shared store a feed another daemon scheduled since, or holds the
+    /// lease on, keeps its schedule, so stopping one daemon never reschedules the others' work.
+    func unschedule(_ feeds: [String]) async throws
 }
 
 /// One running daemon, as the store records it.

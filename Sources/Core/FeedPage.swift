@@ -7,14 +7,22 @@ public enum FeedChange: Hashable, Sendable {
 }
 
 /// An item of a page that could not be read and was dropped, with the reason.
+///
+/// The server still lists a skipped item, so a walk from the start counts its ``postID`` as
+/// seen and keeps the stored copy; a walk that skipped an item with no `postID` deletes nothing
+/// (``FullWalk/unidentified``).
 public struct SkippedItem: Hashable, Sendable, CustomStringConvertible {
-    /// The item's id when it could be read at all.
+    /// The item's id when it could be read at all, for the person reading the report.
     public var id: String?
     public var reason: String
+    /// The id the item's post would be stored under, when the item says it exactly; `nil`
+    /// when it carries none that can be trusted (missing, empty, or of an unknown kind).
+    public var postID: PostID?
 
-    public init(id: String?, reason: String) {
+    public init(id: String?, reason: String, postID: PostID? = nil) {
         self.id = id
         self.reason = reason
+        self.postID = postID
     }
 
     public var description: String { "\(id ?? "item without id"): \(reason)" }

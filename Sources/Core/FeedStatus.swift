@@ -18,10 +18,14 @@ public struct FeedStatus: Hashable, Sendable {
     /// Who holds the feed's lease now, in words (`"feedsyncd on db1, process 4242"`), if anyone
     /// does that the store can tell apart from the others.
     public var leaseHolder: String?
+    /// Why the last walk from the start deleted nothing as gone (``SyncReport/sweepWithheld``),
+    /// until a later walk sweeps.
+    public var sweepWithheld: String?
 
     public init(feed: String, cursor: FeedCursor? = nil, lastSuccessAt: Date? = nil, lastErrorAt: Date? = nil,
                 lastError: String? = nil, consecutiveFailures: Int = 0, nextAttemptAt: Date? = nil, postCount: Int = 0,
-                location: String? = nil, pollingStopped: String? = nil, leaseHolder: String? = nil) {
+                location: String? = nil, pollingStopped: String? = nil, leaseHolder: String? = nil, sweepWithheld: String? = nil) {
+        self.sweepWithheld = sweepWithheld
         self.leaseHolder = leaseHolder
         self.location = location
         self.pollingStopped = pollingStopped

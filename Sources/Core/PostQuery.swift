@@ -1,6 +1,9 @@
 import Foundation
 
 /// Which posts to read back.
+///
+/// Every store lists posts newest first; posts of the same instant by feed, then id (ascending).
+/// `unreadOnly` holds in both listings, the newest-first one and the stable walk.
 public struct PostQuery: Hashable, Sendable {
     public var feed: String?
     public var limit: Int

@@ -34,7 +34,9 @@ public struct SearchHit: Hashable, Sendable {
     public var stored: StoredPost
     /// The best-matching stretch of the post, each matching term between U+E000 and U+E001.
     public var snippet: String
-    /// The relevance (bm25); smaller is better.
+    /// The relevance: smaller is better, and a search's hits come in this order. The scale is
+    /// the store's own (SQLite's bm25, PostgreSQL's `ts_rank` negated), so compare ranks within
+    /// one search only.
     public var rank: Double
 
     public init(stored: StoredPost, snippet: String, rank: Double) {

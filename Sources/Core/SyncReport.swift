@@ -41,6 +41,13 @@ public struct SyncReport: Hashable, Sendable {
     public var tookOverLeaseFrom: String?
     /// What the backend asked of the next poll, from the last page that said.
     public var polling: PollingHint?
+    /// Whether this sync walked the feed from the start to delete the posts the server no
+    /// longer lists (a full sync, or the first after a backend swap).
+    public var walkedToSweep = false
+    /// On such a walk, why nothing was deleted, as a sentence: an item was skipped without an
+    /// id, so the walk cannot tell which stored posts the server still lists. `nil` when the
+    /// sweep ran.
+    public var sweepWithheld: String?
 
     public init(feed: String) { self.feed = feed }
 

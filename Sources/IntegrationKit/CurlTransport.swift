@@ -92,6 +92,14 @@ public final class CurlTransport: HTTPTransport {
 
     /// One request and its answer, whatever the status.
     private func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
+        // The last gate, whatever built the request: nothing goes on the wire that could end the
+        // request line or split a header (the integrations check each value before storing it).
+        let operation = "\(request.method) \(Origin(request.url)?.description ?? "?")"
+        try HeaderValue.check(request.url.absoluteString, "request URL", operation)
+        for (name, value) in request.headers {
+            try HeaderValue.check(name, "name of a header", operation)
+            try HeaderValue.check(value, "\(Terminal.safe(name, limit: 40)) header", operation, allowsSpace: true)
+        }
         let transfer = CurlTransfer(request: request, limits: limits)
         let box = idle.withLock { $0.popLast() } ?? HandleBox(handle: curl_easy_init())
         return try await withTaskCancellationHandler {

@@ -15,16 +15,6 @@ public enum HTTPDate {
     }
 
     /// Parses the preferred IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) and the two obsolete
-    /// forms (RFC 850 and asctime) that recipients must still accept.
-    public static func date(from text: String) -> Date? {
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.isLenient = false
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
-    }
+    /// forms (RFC 850 and asctime) that recipients must still accept, with ``InternetDate``.
+    public static func date(from text: String) -> Date? { InternetDate.rfc822(text) }
 }

@@ -26,9 +26,22 @@ public struct JSONReader {
         public init(reason: String) { self.reason = reason }
     }
 
+    /// Valid JSON that nests deeper than ``maxDepth``: feedsync does not read it, and since the
+    /// same body will nest as deeply when asked again, a caller reports it as a broken contract
+    /// rather than a transient fault worth a retry.
+    public struct TooDeepError: Error {
+        public var offset: Int
+
+        public init(offset: Int) { self.offset = offset }
+
+        /// What is wrong, as a phrase.
+        public var reason: String { "the body nests values more than \(JSONReader.maxDepth) deep (at byte \(offset)), deeper than feedsync reads" }
+    }
+
     private let bytes: UnsafeBufferPointer<UInt8>
     public private(set) var offset = 0
-    private static let maxDepth = 512
+    /// How deep the values a reader skips may nest.
+    public static let maxDepth = 512
 
     public init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -188,8 +201,15 @@ public struct JSONReader {
     }
 
     /// Skips the value that comes next, checking its syntax.
+    ///
+    /// - Throws: `SyntaxError` when it is not JSON, `TooDeepError` when it nests deeper than ``maxDepth``.
     public mutating func skipValue(depth: Int = 0) throws {
-        guard depth < Self.maxDepth else { throw SyntaxError(offset: offset, reason: "values nest too deeply") }
+        guard depth < Self.maxDepth else {
+            // Only JSON that is valid is too deep: a body cut short is broken, and worth another try.
+            let start = offset
+            try skipValueWithoutRecursion()
+            throw TooDeepError(offset: start)
+        }
         switch try peek() {
         case UInt8(ascii: "{"): try readObject { reader, _ in try reader.skipValue(depth: depth + 1) }
         case UInt8(ascii: "["): try readArray { reader in try reader.skipValue(depth: depth + 1) }
@@ -198,6 +218,46 @@ public struct JSONReader {
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")
         default: _ = try readNumberSyntax()
+        }
+    }
+
+    /// Checks the syntax of the value that comes next as ``skipValue(depth:)`` does, with a
+    /// stack of its open containers instead of recursion, so that any depth is checked.
+    private mutating func skipValueWithoutRecursion() throws {
+        var open: [UInt8] = []
+        value: while true {
+            switch try peek() {
+            case UInt8(ascii: "{"):
+                offset += 1
+                if try consumeIf(UInt8(ascii: "}")) { break }
+                open.append(UInt8(ascii: "}"))
+                try skipStringSyntax()
+                try expect(UInt8(ascii: ":"))
+                continue value
+            case UInt8(ascii: "["):
+                offset += 1
+                if try consumeIf(UInt8(ascii: "]")) { break }
+                open.append(UInt8(ascii: "]"))
+                continue value
+            case UInt8(ascii: "\""): try skipStringSyntax()
+            case UInt8(ascii: "t"): try literal("true")
+            case UInt8(ascii: "f"): try literal("false")
+            case UInt8(ascii: "n"): try literal("null")
+            default: _ = try readNumberSyntax()
+            }
+            // A value ended: close the containers it ends, until one goes on with another value.
+            while let close = open.last {
+                if try consumeIf(UInt8(ascii: ",")) {
+                    if close == UInt8(ascii: "}") {
+                        try skipStringSyntax()
+                        try expect(UInt8(ascii: ":"))
+                    }
+                    continue value
+                }
+                try expect(close)
+                open.removeLast()
+            }
+            return
         }
     }
 
@@ -279,7 +339,13 @@ public struct JSONReader {
             return offset - from
         }
         if offset < bytes.count, bytes[offset] == UInt8(ascii: "-") { offset += 1 }
-        guard digits() > 0 else { throw SyntaxError(offset: start, reason: "expected a value") }
+        let integerStart = offset
+        let integerDigits = digits()
+        guard integerDigits > 0 else { throw SyntaxError(offset: start, reason: "expected a value") }
+        // `int = zero / ( digit1-9 *DIGIT )`: `012` and `-01` are not numbers (RFC 8259 §6).
+        guard integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else {
+            throw SyntaxError(offset: integerStart, reason: "a number has a leading zero")
+        }
         if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
             offset += 1
             guard digits() > 0 else { throw SyntaxError(offset: offset, reason: "a number has no digits after '.'") }
@@ -388,15 +454,22 @@ public struct JSONReader {
                 case UInt8(ascii: "r"): put(0x0D)
                 case UInt8(ascii: "t"): put(0x09)
                 case UInt8(ascii: "u"):
-                    var scalar = hex4(at: i)
+                    let unit = hex4(at: i)
                     i += 4
-                    if (0xD800...0xDBFF).contains(scalar), i + 1 < end, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
-                        let low = hex4(at: i + 2)
-                        i += 6
-                        scalar = (0xDC00...0xDFFF).contains(low) ? 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD
+                    // A lone surrogate is not a scalar, and NUL is text nobody stores: each reads as
+                    // one U+FFFD. A high surrogate takes the escape after it only when that is its
+                    // low half; anything else there is read on its own (RFC 8259 §7, Unicode §3.9).
+                    var scalar: Unicode.Scalar = "\u{FFFD}"
+                    if (0xD800...0xDBFF).contains(unit) {
+                        if i + 1 < end, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u"),
+                           case let low = hex4(at: i + 2), (0xDC00...0xDFFF).contains(low) {
+                            scalar = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))!
+                            i += 6
+                        }
+                    } else if unit != 0, let plain = Unicode.Scalar(unit) {
+                        scalar = plain
                     }
-                    // A lone surrogate is not a scalar: it reads as U+FFFD.
-                    for unit in UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")! { put(unit) }
+                    for byte in UTF8.encode(scalar)! { put(byte) }
                 default: put(escape)        // ", \ and /, the only others skipStringSyntax lets through
                 }
             }

@@ -210,7 +210,16 @@ public struct SyncEngine: Sendable {
                 }
             }
             if sweep, let walk {
-                report.deletedPosts += try await sweepUnseenPosts(of: walk)
+                report.walkedToSweep = true
+                if let item = walk.unidentified {
+                    // The skipped item may be a stored post the server still lists: delete nothing.
+                    let withheld = "nothing was deleted as gone, since an item was skipped without an id "
+                        + "(\(Terminal.safe(item.reason, limit: 120))), so the walk cannot tell which posts the server still lists"
+                    report.sweepWithheld = withheld
+                    options.notice("feed \(feed): \(withheld)")
+                } else {
+                    report.deletedPosts += try await sweepUnseenPosts(of: walk)
+                }
             }
             if previousBackend != services.backend { try await services.store.setBackend(services.backend, ofFeed: feed) }
             report.requests = services.requests.value - requestsBefore

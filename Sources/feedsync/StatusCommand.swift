@@ -46,6 +46,8 @@ enum StatusCommand: Command {
         var pollingStopped: String?
         /// The daemon or command that holds the feed's lease now, if the store tells.
         var leaseHolder: String?
+        /// Why the last walk from the start deleted nothing as gone, until a later one sweeps.
+        var sweepWithheld: String?
     }
 
     static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
@@ -59,7 +61,8 @@ enum StatusCommand: Command {
                            lastSuccessAt: status.lastSuccessAt, lastErrorAt: status.lastErrorAt,
                            lastError: status.lastError, consecutiveFailures: status.consecutiveFailures,
                            nextAttemptAt: status.nextAttemptAt, postCount: status.postCount,
-                           location: status.location, pollingStopped: status.pollingStopped, leaseHolder: status.leaseHolder)
+                           location: status.location, pollingStopped: status.pollingStopped, leaseHolder: status.leaseHolder,
+                           sweepWithheld: status.sweepWithheld)
             }
             let here = ProcessInfo.processInfo.hostName
             let daemons = try await runtime.store.daemons().map { beat in
@@ -93,6 +96,7 @@ enum StatusCommand: Command {
             if let holder = row.leaseHolder { print("  syncing now:  \(Terminal.safe(holder, limit: 200))") }
             if let location = row.location { print("  moved to:     \(Terminal.safe(location, limit: 300)) (the server moved it permanently)") }
             if let stopped = row.pollingStopped { print("  stopped:      \(Terminal.safe(stopped, limit: 1_000))") }
+            if let withheld = row.sweepWithheld { print("  no sweep:     \(Terminal.safe(withheld, limit: 1_000))") }
         }
         return .ok
     }

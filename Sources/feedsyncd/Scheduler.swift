@@ -79,9 +79,9 @@ actor Scheduler {
         let tasks = feeds.values.compactMap(\.task)
         tasks.forEach { $0.cancel() }
         for task in tasks { await task.value }
-        // TODO(stores): clear only where the store still holds this daemon's own schedule
-        // (a store operation scoped to this worker); until then, only the feeds it scheduled last.
-        for name in scheduledHere.sorted() { try? await current.store.setNextAttempt(nil, ofFeed: name) }
+        // Only the schedules this daemon wrote last, and of those only where the store still holds
+        // this daemon's own (another daemon sharing the store may have scheduled the feed since).
+        try? await current.store.unschedule(scheduledHere.sorted())
         scheduledHere.removeAll()
         feeds.removeAll()
     }
@@ -105,7 +105,7 @@ actor Scheduler {
         for (name, feed) in feeds where !configured.contains(name) {
             feed.task?.cancel()
             feeds[name] = nil
-            if scheduledHere.remove(name) != nil { try? await runtime.store.setNextAttempt(nil, ofFeed: name) }
+            if scheduledHere.remove(name) != nil { try? await runtime.store.unschedule([name]) }
             log.info("feed_removed", ["feed": name])
         }
         for feedServices in runtime.provider.feeds {

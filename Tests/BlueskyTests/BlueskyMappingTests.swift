@@ -37,7 +37,7 @@ import Testing
 
     func skipReason(_ extra: String, record: String = "", reason: String = "") throws -> String? {
         switch try mapOne(extra, record: record, reason: reason) {
-        case .unreadable(_, let reason): return reason
+        case .unreadable(_, _, let reason): return reason
         case .item(let item):
             do { _ = try Post(item); _ = try item.post.embed?.video(); return nil } catch let error as ServiceError { return error.reason }
         }
@@ -78,6 +78,21 @@ import Testing
         #expect(BlueskyRichText.html(text, facets: facets) == "<p>é &lt;b&gt; x</p>")
         let overlapping = [BlueskyFacet(byteStart: 0, byteEnd: 5, features: [.tag("a")]), BlueskyFacet(byteStart: 3, byteEnd: 9, features: [.tag("b")])]
         #expect(BlueskyRichText.html(text, facets: overlapping) == "<p><a href=\"https://bsky.app/hashtag/a\">é &lt;b</a>&gt; x</p>")
+    }
+
+    @Test func aMalformedFacetCostsOnlyTheFacetNotThePost() throws {
+        let link = #"{"$type": "app.bsky.richtext.facet#link", "uri": "https://a.example"}"#
+        let bad = [#"{"byteStart": 0, "byteEnd": 18446744073709551616}"#, #"{"byteStart": 2, "byteEnd": 1}"#, #"{"byteStart": 0, "byteEnd": 99}"#,
+                   #"{"byteStart": -1, "byteEnd": 1}"#, #"{"byteStart": 0.5, "byteEnd": 1}"#, #"{"byteStart": 0}"#, #""0-2""#, "null"]
+        for index in bad {
+            let facets = #", "facets": [{"index": \#(index), "features": [\#(link)]}, {"index": {"byteStart": 0, "byteEnd": 2}, "features": [\#(link)]}]"#
+            let entry = try mapOne("", record: facets)
+            guard case .item(let item) = entry else { Issue.record("the post was skipped for \(index)"); continue }
+            #expect(try Post(item).html == "<p><a href=\"https://a.example\">hi</a></p>", "\(index)")
+        }
+        let notAFacet = try mapOne("", record: #", "facets": [7, {"index": {"byteStart": 0, "byteEnd": 2}, "features": [\#(link)]}]"#)
+        guard case .item(let item) = notAFacet else { Issue.record("skipped"); return }
+        #expect(try Post(item).html == "<p><a href=\"https://a.example\">hi</a></p>")
     }
 
     @Test func aVideoBecomesACoreVideoWithPlaylistThumbnailAltAndAspectRatio() throws {
@@ -127,6 +142,29 @@ import Testing
         #expect(try Post(item).id.rawValue == "at://\(Self.bob)/app.bsky.feed.post/3kx#repost-by-did:plc:carol")
     }
 
+    /// An item the reader refuses still names the id it is stored under, so a walk from the start keeps its stored copy.
+    @Test func anUnreadableItemCarriesTheIDItIsStoredUnder() throws {
+        let post = "at://\(Self.bob)/app.bsky.feed.post/3kx"
+        let repostURI = "at://did:plc:carol/app.bsky.feed.repost/3kr"
+        func listed(_ extra: String, reason: String = "") throws -> PostID?? {
+            guard case .unreadable(_, let postID, _) = try mapOne(extra, reason: reason) else { return .none }
+            return .some(postID)
+        }
+        let unreadable = #", "likeCount": "many""#
+        #expect(try listed(unreadable) == .some(PostID(post)))
+        #expect(try listed(unreadable, reason: #", "reason": {"$type": "app.bsky.feed.defs#reasonRepost", "uri": "\#(repostURI)", "by": {"did": "did:plc:carol"}}"#)
+                == .some(PostID(repostURI)))
+        #expect(try listed(unreadable, reason: #", "reason": {"by": {"did": "did:plc:carol"}, "$type": "app.bsky.feed.defs#reasonRepost"}"#)
+                == .some(PostID("\(post)#repost-by-did:plc:carol")))
+        // A repost whose reposter cannot be read does not say its id.
+        #expect(try listed(unreadable, reason: #", "reason": {"$type": "app.bsky.feed.defs#reasonRepost", "by": 5}"#) == .some(nil))
+        #expect(try listed(unreadable, reason: #", "reason": {"$type": 7}"#) == .some(nil))
+        // The same id as the item would have had, read whole.
+        let whole = try mapOne("", reason: #", "reason": {"$type": "app.bsky.feed.defs#reasonRepost", "uri": "\#(repostURI)", "indexedAt": "2026-03-01T00:00:00Z", "by": {"did": "did:plc:carol", "handle": "carol.test"}}"#)
+        guard case .item(let item) = whole else { Issue.record("unreadable"); return }
+        #expect(try Post(item).id.rawValue == repostURI)
+    }
+
     @Test func missingOptionalFieldsMapToNothing() throws {
         let post = try post("3kminimal0001")
         #expect(post.author.avatarURL == nil && post.language == nil && post.labels.isEmpty && post.attachments.isEmpty)
@@ -163,8 +201,9 @@ import Testing
         let read = BlueskyPostService.read(try BlueskyFeedResponse(body: Data(json.utf8), barePosts: false))
         #expect(read.entries.isEmpty)
         #expect(read.skipped.map(\.item) == [
-            SkippedItem(id: "at://did:plc:someoneelse/app.bsky.feed.post/3kx", reason: "the post's repository did:plc:someoneelse is not its author's, did:plc:bob"),
-            SkippedItem(id: "at://did:plc:bob/app.bsky.feed.post/3ky", reason: "post.author is missing"),
+            SkippedItem(id: "at://did:plc:someoneelse/app.bsky.feed.post/3kx", reason: "the post's repository did:plc:someoneelse is not its author's, did:plc:bob",
+                        postID: "at://did:plc:someoneelse/app.bsky.feed.post/3kx"),
+            SkippedItem(id: "at://did:plc:bob/app.bsky.feed.post/3ky", reason: "post.author is missing", postID: "at://did:plc:bob/app.bsky.feed.post/3ky"),
         ])
     }
 
@@ -195,6 +234,21 @@ import Testing
         #expect(BlueskyJWT.expiry(of: "not.a-jwt", now: now) == nil)
         #expect(BlueskyJWT.subject(of: jwt(#"{"sub": "did:plc:me"}"#)) == "did:plc:me")
         #expect(BlueskyJWT.subject(of: jwt(#"{"sub": "../../etc"}"#)) == nil)
+        #expect(BlueskyJWT.expiry(of: jwt(#"{"sub": 5, "exp": 1800007200, "x": [[{}]]}"#), now: now) == Date(timeIntervalSince1970: 1_800_007_200))
+        #expect(BlueskyJWT.expiry(of: jwt(#"{"exp": 1800007200} trailing"#), now: now) == nil, "a payload that is not one JSON object")
+        #expect(BlueskyJWT.expiry(of: jwt(#"{"exp": 01800007200}"#), now: now) == nil, "RFC 8259: no leading zeros")
+    }
+
+    @Test func aSessionAnswerIsReadWithTheOneJSONReader() throws {
+        let session = try BlueskySessionResponse(body: Data(#"{"accessJwt": "a.b.c", "refreshJwt": "r.s.t", "handle": "me.test", "did": 7, "x": {"y": [1]}}"#.utf8))
+        #expect(session.accessJwt == "a.b.c" && session.refreshJwt == "r.s.t" && session.did == nil)
+        #expect(throws: JSONReader.FieldError.self) { try BlueskySessionResponse(body: Data(#"{"accessJwt": "a.b.c"}"#.utf8)) }
+        #expect(throws: JSONReader.FieldError.self) { try BlueskySessionResponse(body: Data(#"{"accessJwt": 5, "refreshJwt": "r"}"#.utf8)) }
+        #expect(throws: JSONReader.SyntaxError.self) { try BlueskySessionResponse(body: Data(#"{"accessJwt": "a", "refreshJwt": "r"} {}"#.utf8)) }
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        #expect(throws: JSONReader.TooDeepError.self) {
+            try BlueskySessionResponse(body: Data(#"{"accessJwt": "a", "refreshJwt": "r", "x": \#(deep)}"#.utf8))
+        }
     }
 
     @Test func rateLimitResetsAsUnixTimesOrPolicyWindowsBecomeSecondsFromNow() {

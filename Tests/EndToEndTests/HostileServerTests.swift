@@ -74,6 +74,20 @@ import Glibc
         }
     }
 
+    @Test func validJSONNestedTooDeepIsReportedAsTooDeepAndNotRetried() async throws {
+        let server = try hostileServer("deep-json", ["--posts", "5"])
+        let scratch = try Scratch()
+        for (config, path) in [(try scratch.writeConfig(baseURL: server.baseURL), "GET /v1/feed"),
+                               (try scratch.writeMastodonConfig(server: server.baseURL, name: "m.json"), "GET /api/v1/timelines/home")] {
+            _ = try await server.control("POST", "/_control/reset-stats")
+            let result = try await feedsync(["pull", "--config", config], environment: ["FEEDSYNC_PASSWORD": "demo"].merging(mastodonToken) { a, _ in a })
+            #expect(result.status == 69, "\(result.stderr)")
+            #expect(result.stderr.contains("the body nests values more than 512 deep"), "\(result.stderr)")
+            #expect(!result.stderr.contains("not JSON") && !result.stderr.contains("gave up after"), "\(result.stderr)")
+            #expect(try await server.hostileStats().requests[path] == 1, "asked once: the same body cannot become readable")
+        }
+    }
+
     @Test func aServerThatDripsBytesHitsTheDeadline() async throws {
         let server = try hostileServer("slow-drip")
         let scratch = try Scratch()

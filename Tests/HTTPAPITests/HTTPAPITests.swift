@@ -80,6 +80,18 @@ let session = Session(accessToken: Secret("tok-1"))
         #expect(page.changes.isEmpty && page.nextCursor == cursor && !page.hasMore)
     }
 
+    @Test func aPageNestedDeeperThanTheReaderGoesIsTooDeepNotBrokenSoItIsNotRetried() async throws {
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        let item = #"{"op": "upsert", "extra": \#(deep), "post": \#(validPost)}"#
+        let (posts, _, _) = makeService(ScriptedTransport([makeJSON(200, feedBody([item]))]))
+
+        let error = await #expect(throws: ServiceError.self) { try await posts.page(after: nil, session: session) }
+
+        // The sync retries .invalidResponse; a contract violation it reports at once.
+        #expect(error?.code == .contractViolation)
+        #expect(error?.reason.contains("nests values more than 512 deep") == true)
+    }
+
     @Test(arguments: [
         (#"{"op": "upsert", "post": {"author": {"id": "u1", "handle": "a"}, "text": "", "created_at": "2026-01-01T00:00:00Z"}}"#, nil as String?, "post.id is missing"),
         (#"{"op": "upsert", "post": \#(validPost.replacingOccurrences(of: "2026-01-01T00:00:37Z", with: "yesterday"))}"#, "p1", "created_at \"yesterday\" is not an RFC 3339 time"),
@@ -95,7 +107,7 @@ let session = Session(accessToken: Secret("tok-1"))
         let page = try await posts.page(after: nil, session: session)
 
         #expect(page.changes.count == 1)
-        #expect(page.skipped == [SkippedItem(id: id, reason: reason)])
+        #expect(page.skipped == [SkippedItem(id: id, reason: reason, postID: id.map { PostID($0) })])
     }
 
     @Test(arguments: ["not json", #"{"changes": []}"#, #"{"changes": [], "next_cursor": "", "has_more": false}"#, ""])
@@ -161,6 +173,30 @@ let session = Session(accessToken: Secret("tok-1"))
         #expect(body == ["username": "demo", "password": "s3cret-pw"])
         #expect(session.accessToken.revealed == "A" && session.refreshToken?.revealed == "R")
         #expect(session.expiresAt == Date(timeIntervalSince1970: 1_800_000_900))
+    }
+
+    @Test func aTokenThatCouldSplitAHeaderIsRefusedAtLoginAndRefresh() async throws {
+        for body in [#"{"access_token": "A\r\nX-Injected: 1", "refresh_token": "R"}"#, #"{"access_token": "A", "refresh_token": "R\nX: 1"}"#,
+                     #"{"access_token": "A B", "refresh_token": "R"}"#, #"{"access_token": "caf\u00e9", "refresh_token": "R"}"#] {
+            let (_, auth, _) = makeService(ScriptedTransport([makeJSON(200, body), makeJSON(200, body)]))
+            let login = await #expect(throws: ServiceError.self, "\(body)") { try await auth.logIn() }
+            #expect(login?.code == .contractViolation && login?.reason.hasSuffix("it is neither sent nor stored") == true)
+            await #expect(throws: ServiceError.self) { try await auth.refresh(Session(accessToken: Secret("A"), refreshToken: Secret("R"))) }
+        }
+    }
+
+    @Test func anETagThatCouldSplitAHeaderIsNeitherStoredNorSent() async throws {
+        let body = feedBody([#"{"op": "upsert", "post": \#(validPost)}"#])
+        let (posts, _, _) = makeService(ScriptedTransport([makeJSON(200, body, headers: ["ETag": "\"v7\"\r\nX-Injected: 1"])]))
+        let error = await #expect(throws: ServiceError.self) { try await posts.page(after: nil, session: session) }
+        #expect(error?.code == .contractViolation && error?.reason.contains("the ETag holds byte 0xD") == true)
+    }
+
+    @Test func aCursorGoesIntoTheQueryPercentEncoded() async throws {
+        let transport = ScriptedTransport([makeJSON(200, feedBody([]))])
+        let (posts, _, _) = makeService(transport)
+        _ = try await posts.page(after: FeedCursor(position: "a b&c=d#e\r\nX: 1"), session: session)
+        #expect(transport.sent.first?.url.query(percentEncoded: true) == "cursor=a%20b%26c%3Dd%23e%0D%0AX:%201&limit=50")
     }
 
     @Test func refreshSendsTheRefreshToken() async throws {
@@ -305,6 +341,9 @@ let session = Session(accessToken: Secret("tok-1"))
     }
 
     @Test func deepNestingIsRefusedRatherThanOverflowingTheStack() {
+        #expect(throws: JSONReader.TooDeepError.self) {
+            try read(String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)) { try $0.skipValue() }
+        }
         #expect(throws: JSONReader.SyntaxError.self) { try read(String(repeating: "[", count: 100_000)) { try $0.skipValue() } }
     }
 }

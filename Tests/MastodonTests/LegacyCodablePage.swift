@@ -208,7 +208,8 @@ enum LegacyCodablePage {
             guard name.hasPrefix("#") else { return nil }
             let digits = name.dropFirst()
             let value = digits.first == "x" || digits.first == "X" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
-            return value.flatMap(Unicode.Scalar.init)
+            // Since issue 28: NUL, a surrogate or a number past U+10FFFF reads as U+FFFD, as HTML reads it.
+            return value.map { $0 == 0 ? "\u{FFFD}" : Unicode.Scalar($0) ?? "\u{FFFD}" }
         }
     }
 }

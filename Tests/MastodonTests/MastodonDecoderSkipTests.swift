@@ -46,7 +46,7 @@ import Testing
     ])
     func aBadFieldSkipsItsStatusWithAReasonNamingItsPath(fields: String, reason: String) throws {
         let item = try #require(try skipped(fields))
-        #expect(item == SkippedItem(id: "7", reason: reason))
+        #expect(item == SkippedItem(id: "7", reason: reason, postID: "7"))
     }
 
     @Test func anIDThatIsNotAStringIsReportedWithoutOne() throws {
@@ -64,7 +64,7 @@ import Testing
 
     @Test func theIDOfABadStatusIsFoundWhereverItStands() throws {
         let body = page([#"{"account": {"id": "1"}, "created_at": "2026-11-20T10:15:30.000Z", "id": "77"}"#])
-        #expect(try mapPage(body).skipped == [SkippedItem(id: "77", reason: "account.acct is missing")])
+        #expect(try mapPage(body).skipped == [SkippedItem(id: "77", reason: "account.acct is missing", postID: "77")])
     }
 
     @Test func urlsOtherThanHTTPAreDroppedNotStored() throws {
@@ -77,10 +77,10 @@ import Testing
     @Test func controlCharactersAndLoneSurrogatesAreKeptAsDataOrReplaced() throws {
         let fields = #""content": "<p>\u001b[31mred\u0000</p>", "spoiler_text": "\ud800", "account": {"id": "1", "acct": "ada", "display_name": "\u001b]0;title\u0007"}"#
         let post = try #require(try mapPage(page([status("7", fields)])).posts.first)
-        // The mirror keeps what the server sent; every printer escapes it (Terminal.safe).
-        #expect(post.text == "\u{1B}[31mred\u{0}" && post.author.displayName == "\u{1B}]0;title\u{7}")
+        // The mirror keeps what the server sent, but for NUL (U+FFFD); every printer escapes it (Terminal.safe).
+        #expect(post.text == "\u{1B}[31mred\u{FFFD}" && post.author.displayName == "\u{1B}]0;title\u{7}")
         #expect(post.contentWarning == "\u{FFFD}")
-        #expect(Terminal.safe(post.text) == "\\u{1b}[31mred\\u{0}")
+        #expect(Terminal.safe(post.text) == "\\u{1b}[31mred\u{FFFD}")
     }
 
     @Test func aRawControlCharacterOrBrokenJSONFailsThePage() async throws {
@@ -99,7 +99,7 @@ import Testing
 
         let ids: [PostID] = result.changes.compactMap { if case .upsert(let post) = $0 { post.id } else { nil } }
         #expect(ids == ["1", "3"], "oldest first")
-        #expect(result.skipped == [SkippedItem(id: "2", reason: "account.acct is missing")])
+        #expect(result.skipped == [SkippedItem(id: "2", reason: "account.acct is missing", postID: "2")])
         #expect(result.hasMore)
     }
 }

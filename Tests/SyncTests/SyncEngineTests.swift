@@ -356,6 +356,39 @@ import Testing
         #expect(await store.posts.keys.sorted() == ["p1"])
     }
 
+    @Test func aFullSyncKeepsAPostTheServerListsButTheMappingSkipped() async throws {
+        let store = try await storeHolding(["p1", "p2", "p3", "p4"])
+        var page = makePage([makePost("p1"), makePost("p2"), makePost("p3")], cursor: "3", hasMore: false)
+        page.skipped = [SkippedItem(id: "p4", reason: "created_at \"not-a-date\" is not an ISO 8601 time", postID: "p4")]
+        let posts = MockPosts(log: log, [.success(page)])
+
+        let report = try await makeEngine(posts: posts, store: store).run(full: true)
+
+        #expect(report.deletedPosts == 0 && report.walkedToSweep && report.sweepWithheld == nil)
+        #expect(await store.posts.keys.sorted() == ["p1", "p2", "p3", "p4"])
+    }
+
+    @Test func aFullSyncThatSkippedAnItemWithoutAnIdDeletesNothingAndSaysWhy() async throws {
+        let store = try await storeHolding(["p1", "p2", "p3", "p4"])
+        let first = makePage([makePost("p1")], cursor: "1", hasMore: true)
+        var last = makePage([makePost("p2")], cursor: "2", hasMore: false)
+        last.skipped = [SkippedItem(id: nil, reason: "op is missing")]
+        let posts = MockPosts(log: log, [.success(first), .success(last)])
+        let notices = Mutex<[String]>([])
+        var options = SyncEngine.Options()
+        options.notice = { line in notices.withLock { $0.append(line) } }
+        let services = SyncEngine.Services(authentication: MockAuthentication(log: log), posts: posts, videos: MockVideos(log: log),
+                                           store: store, requests: RequestCounter())
+
+        let report = try await SyncEngine(feed: "home", services: services, options: options, sleep: { _ in }).run(full: true)
+
+        #expect(report.deletedPosts == 0)
+        #expect(report.sweepWithheld?.contains("an item was skipped without an id (op is missing)") == true)
+        #expect(await store.posts.keys.sorted() == ["p1", "p2", "p3", "p4"])
+        #expect(!log.all.contains("deleteUnseenPosts"))
+        #expect(notices.withLock { $0 } == ["feed home: \(report.sweepWithheld ?? "")"])
+    }
+
     @Test func fullSyncStartsFromTheBeginningWhateverTheStoredCursor() async throws {
         let store = MockStore(log: log, cursor: FeedCursor(position: "50"))
         let posts = MockPosts(log: log, [.success(makePage([], cursor: "50", hasMore: false))])
@@ -423,6 +456,19 @@ final class SleepRecorder: Sendable {
         #expect(log.count("logIn") == 1, "the old backend's session is not reused")
         #expect(report.deletedPosts == 1 && report.newPosts == 1)
         #expect(await store.storedBackend == "new backend")
+    }
+
+    @Test func aSwapKeepsAPostTheNewBackendListsButSkipped() async throws {
+        var page = makePage([makePost("new")], cursor: "1", hasMore: false)
+        page.skipped = [SkippedItem(id: "kept", reason: "it cannot be read", postID: "kept")]
+        let posts = MockPosts(log: log, [.success(page)])
+        let store = MockStore(log: log, cursor: FeedCursor(position: "old-cursor"), session: makeSession("old"))
+        await store.seed(posts: [makePost("old-1"), makePost("kept")], backend: "old backend")
+
+        let report = try await makeEngine(authenticated: true, posts: posts, store: store, backend: "new backend").run()
+
+        #expect(report.deletedPosts == 1)
+        #expect(await store.posts.keys.sorted() == ["kept", "new"])
     }
 
     @Test func aCursorMetTwiceStopsTheSyncAndNoFetchOutlivesIt() async throws {

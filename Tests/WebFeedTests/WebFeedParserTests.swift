@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import IntegrationKit
 import Testing
 @testable import WebFeed
 
@@ -15,7 +16,7 @@ import Testing
         let second = document.entries[0], first = document.entries[1]
         #expect(second.id == "2" && second.title == "Second post")
         #expect(second.html?.contains("<a href=\"https://json.example.com/\">") == true)
-        #expect(second.published == FeedDate.iso8601("2026-02-02T12:00:00Z") && second.updated == FeedDate.iso8601("2026-02-03T12:00:00Z"))
+        #expect(second.published == InternetDate.rfc3339("2026-02-02T12:00:00Z") && second.updated == InternetDate.rfc3339("2026-02-03T12:00:00Z"))
         #expect(second.authors.map(\.name) == ["Guest Writer"])
         #expect(second.language == "en-GB")
         #expect(second.enclosures.map(\.type) == ["audio/x-m4a", "video/mp4"] && second.enclosures[0].length == 89_970_236)
@@ -67,7 +68,7 @@ import Testing
     }
 
     @Test func datesInTheFormsFeedsWrite() {
-        let expected = FeedDate.iso8601("2026-02-03T14:30:00Z")
+        let expected = InternetDate.rfc3339("2026-02-03T14:30:00Z")
         #expect(FeedDate.date(from: "Tue, 03 Feb 2026 09:30:00 EST") == expected)
         #expect(FeedDate.date(from: "3 Feb 2026 14:30 GMT") == expected, "no weekday, single-digit day, no seconds")
         #expect(FeedDate.date(from: "Tue, 03 Feb 26 15:30:00 +0100") == expected, "two-digit year")
@@ -76,6 +77,14 @@ import Testing
         #expect(FeedDate.date(from: "2026-02-03t14:30z") == expected)
         #expect(FeedDate.date(from: "Tue, 30 Feb 2026 09:30:00 EST") == nil, "no 30 February")
         #expect(FeedDate.date(from: "yesterday") == nil)
+        #expect(HTMLText.plainText("x&#0;y<script>alert(1)</script>z") == "x\u{FFFD}yz", "no NUL, no script")
+        #expect(HTMLText.plainText("caf\u{E9}&#x0;<style>p{}</style>!") == "caf\u{E9}\u{FFFD}!")
+        for impossible in ["Tue, 03 Feb 2026 09:30:00 +2500", "Tue, 03 Feb 2026 09:30:00 -9999", "Tue, 03 Feb 2026 09:30:00 +25:00",
+                           "Tue, 03 Feb 2026 09:30:00 +0060", "2026-02-03T14:30:00+25:00", "2026-02-03T14:30:00-9999"] {
+            #expect(FeedDate.date(from: impossible) == nil, "no zone is more than 23:59 away: \(impossible)")
+        }
+        #expect(FeedDate.date(from: "Tue, 03 Feb 1 14:30:00 GMT") == nil, "a one-digit year is no year")
+        #expect(FeedDate.date(from: "Tue, 03 Feb 126 14:30:00 GMT") == FeedDate.date(from: "3 Feb 2026 14:30 GMT"), "RFC 2822 §4.3: a three-digit year adds 1900")
         #expect(FeedDate.date(from: String(repeating: "9", count: 10_000)) == nil)
     }
 
@@ -92,6 +101,21 @@ import Testing
         #expect(episode.text == "We talk about caching & ETags.\n\nSecond paragraph\nwith a break.")
         #expect(episode.author.displayName == "Jane Doe" && episode.url?.absoluteString == "https://example.org/episodes/12")
         #expect(mapped.posts.map(\.createdAt) == mapped.posts.map(\.createdAt).sorted(), "oldest first")
+    }
+
+    @Test func aFeedWithMoreItemsThanAreReadSaysSoSoThatNoWalkSweeps() throws {
+        let items = (0...XMLFeedParser.maxEntries).map { "<item><guid>g\($0)</guid><title>t</title></item>" }.joined()
+        let document = try WebFeedParser.parse(Data("<rss version=\"2.0\"><channel><title>big</title>\(items)</channel></rss>".utf8), feedURL: base)
+        let mapped = WebFeedMapping.changes(document, firstSeen: [:], now: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(mapped.posts.count == XMLFeedParser.maxEntries)
+        #expect(mapped.skipped.contains { $0.postID == nil && $0.reason.contains("\(XMLFeedParser.maxEntries) items or more") })
+        var walk = FullWalk(feed: "news")
+        walk.note(FeedPage(changes: mapped.posts.map(FeedChange.upsert), skipped: mapped.skipped, nextCursor: FeedCursor(position: "x"), hasMore: false))
+        #expect(!walk.canSweep)
+        let duplicate = WebFeedMapping.changes(try WebFeedParser.parse(Data(
+            "<rss version=\"2.0\"><channel><item><guid>a</guid></item><item><guid>a</guid></item></channel></rss>".utf8), feedURL: base),
+            firstSeen: [:], now: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(duplicate.skipped.map(\.postID) == ["a"], "a listed twice is listed: it counts as seen")
     }
 
     @Test func anItemWithoutADateKeepsItsFirstSeenTime() throws {

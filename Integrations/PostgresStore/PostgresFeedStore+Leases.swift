@@ -1,0 +1,136 @@
+import Core
+import Foundation
+
+/// Leases: claiming, renewing and checking a feed's row in `feed_leases`, and the fence every
+/// feed-scoped write passes.
+extension PostgresFeedStore {
+    /// Pushes back the expiry of every lease this worker holds, on a remade connection if the
+    /// server dropped the last one: a restart or failover must not cost the leases.
+    func renewLeases() {
+        guard let connection, !held.isEmpty else { return }
+        let tokens = Array(held.values), period = "\(Int64(leasePeriod * 1000))"
+        // A lease another worker took over meanwhile matches no row. Its token stays in `held`
+        // until the sync gives it back, so the sync's next commit meets the fence and fails,
+        // rather than finding no lease to check and committing as if it had one.
+        let renew = { () throws -> Void in
+            connection.reconnectIfBroken()
+            try connection.query("""
+                UPDATE feed_leases SET expires_at = \(Self.nowMs) + $2 WHERE token = ANY($1::text[])
+                """, [pgArray(tokens), period])
+        }
+        do {
+            try renew()
+        } catch {
+            // A connection the server closed shows only when used: remade, the renewal is tried
+            // once more. One that stopped answering is remade at the next renewal instead, so
+            // one renewal never waits twice.
+            if !connection.isBroken && connection.isClosed { try? renew() }
+        }
+    }
+
+    func describeHolder(_ holder: String) -> String { "\(holder) on \(host), process \(process)" }
+
+    /// Claims the lease row, once; the outcome for ``acquireLease(onFeed:holder:wait:onlyIfDue:)``.
+    enum Claim { case held(FeedLease), busy(String), notDue }
+
+    func claim(_ feed: String, holder: String, onlyIfDue: Bool) throws -> Claim {
+        let db = try db("taking the lease on feed \(feed)")
+        return try storage("taking the lease on feed \(feed)") {
+            try db.transaction {
+                try db.query("INSERT INTO feed_leases (feed) VALUES ($1) ON CONFLICT DO NOTHING", [feed])
+                // SKIP LOCKED: a row another worker is claiming at this instant is that worker's.
+                guard let row = try db.query("""
+                    SELECT holder, token IS NOT NULL AND expires_at > \(Self.nowMs),
+                           token IS NOT NULL AND expires_at <= \(Self.nowMs),
+                           (SELECT f.next_attempt_at > \(Self.nowMs) + 1000 FROM feeds f WHERE f.name = $1)
+                    FROM feed_leases WHERE feed = $1 FOR UPDATE SKIP LOCKED
+                    """, [feed]).first, row.count == 4 else { return .busy("another worker") }
+                if row[1] == "t" { return .busy(row[0] ?? "another worker") }
+                if onlyIfDue, row[3] == "t" { return .notDue }
+                let stale = row[2] == "t" ? row[0] : nil
+                let token = UUID().uuidString
+                try db.query("""
+                    UPDATE feed_leases SET holder = $2, instance = $3, token = $4, expires_at = \(Self.nowMs) + $5 WHERE feed = $1
+                    """, [feed, describeHolder(holder), instance, token, "\(Int64(leasePeriod * 1000))"])
+                return .held(FeedLease(feed: feed, token: token, tookOverFrom: stale))
+            }
+        }
+    }
+
+    /// The lease this process holds on `feed`, if any: page commits check it is still theirs.
+    func heldToken(_ feed: String) -> String? { held[feed] }
+
+    /// Proves, inside the caller's transaction, that this worker holds the feed's lease and that
+    /// it is still its own, and renews it: a worker that never took the lease, gave it back (a
+    /// daemon stopping), or stalled past it while another took the feed over commits nothing.
+    /// The renewal locks the lease row until the transaction ends, so no other worker can take
+    /// the feed between the check and the commit.
+    ///
+    /// - Throws: ``ServiceError`` `.locked`.
+    func checkLease(_ feed: String, _ operation: String, in db: PostgresConnection) throws {
+        guard let token = heldToken(feed) else {
+            throw ServiceError(.locked, operation, "this worker does not hold the feed's lease (it was given back or never taken); nothing was kept")
+        }
+        let kept = try db.query("""
+            UPDATE feed_leases SET expires_at = \(Self.nowMs) + $3 WHERE feed = $1 AND token = $2 RETURNING 1
+            """, [feed, token, "\(Int64(leasePeriod * 1000))"])
+        guard !kept.isEmpty else {
+            throw ServiceError(.locked, operation, "this worker's lease on the feed ran out and another worker took it over; nothing was kept")
+        }
+    }
+
+    /// For the writes a worker makes outside a sync (the schedule): the lease row must not be
+    /// another worker's live lease; while this worker holds one, it must still be its own.
+    /// Locks the lease row until the transaction ends.
+    func checkNoOtherHolder(_ feed: String, _ operation: String, in db: PostgresConnection) throws {
+        if heldToken(feed) != nil { return try checkLease(feed, operation, in: db) }
+        let other = try db.query("""
+            SELECT holder FROM feed_leases WHERE feed = $1 AND token IS NOT NULL AND expires_at > \(Self.nowMs) FOR UPDATE
+            """, [feed])
+        if let row = other.first {
+            throw ServiceError(.locked, operation, "\(row[0] ?? "another worker") holds the feed's lease; nothing was kept")
+        }
+    }
+
+    /// Runs `body` in one transaction behind the feed's lease (``checkLease(_:_:in:)``).
+    @discardableResult
+    func fenced<T>(_ feed: String, _ operation: @autoclosure () -> String, _ body: (PostgresConnection) throws -> T) throws -> T {
+        let operation = operation()
+        let db = try db(operation)
+        return try storage(operation) {
+            try db.transaction {
+                try checkLease(feed, operation, in: db)
+                return try body(db)
+            }
+        }
+    }
+}
+
+extension PostgresFeedStore: FeedLeases {
+    public func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, onlyIfDue: Bool) async throws -> FeedLease? {
+        let deadline = Date().addingTimeInterval(wait)
+        while true {
+            switch try claim(feed, holder: holder, onlyIfDue: onlyIfDue) {
+            case .held(let lease):
+                held[feed] = lease.token
+                return lease
+            case .notDue:
+                return nil
+            case .busy(let current):
+                // A daemon leaves a feed another worker holds to that worker.
+                if onlyIfDue { return nil }
+                guard Date() < deadline else {
+                    throw ServiceError(.locked, "waiting for the lease on feed \(feed)", "\(current) holds it; gave up after \(Int(wait)) s")
+                }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
+    public func release(_ lease: FeedLease) {
+        held[lease.feed] = nil
+        _ = try? run("releasing the lease on feed \(lease.feed)", """
+            UPDATE feed_leases SET token = NULL, holder = NULL, instance = NULL, expires_at = NULL WHERE feed = $1 AND token = $2
+            """, [lease.feed, lease.token])
+    }
+}
