@@ -485,6 +485,8 @@ class Store:
         if name.startswith("account:"):
             k = self.account_by_id.get(name[8:])
             return None if k is None else (self.by_account[k], None)
+        if name in ("public", "public:local"):      # home's public statuses (by local authors)
+            return [sid for sid in self.home if name in stream_keys(self, sid)], None
         if name in ("bookmarks", "favourites"):
             records = getattr(self, name)
             return records.keys, records.status_of.__getitem__
@@ -714,6 +716,76 @@ def ruby_to_i(text):
     return int(m.group(1)) if m else 0
 
 
+class Streams:
+    """The streaming API (docs.joinmastodon.org/methods/streaming): server-sent events on
+    /api/v1/streaming/<stream>, `event: update|delete|status.update` with `data:` a status JSON
+    (or the deleted id), and `:thump` comments to keep the connection alive."""
+
+    NAMES = {"user", "public", "public:local", "hashtag", "list"}
+
+    def __init__(self, thump):
+        self.lock = threading.Lock()
+        self.subscribers = []          # (stream key, queue)
+        self.connects = []             # {"t", "stream", "status"}: every stream request, for tests
+        self.thump = thump             # seconds between :thump comments
+        self.announce = None           # None: announce this server's own ws:// URL; "": announce nothing
+        self.refuse = 0                # a status to answer every stream request with (0: accept)
+        self.announce_v2 = True        # whether /api/v2/instance exists
+
+    def subscribe(self, key):
+        import queue
+        q = queue.Queue()
+        with self.lock:
+            self.subscribers.append((key, q))
+        return q
+
+    def unsubscribe(self, q):
+        with self.lock:
+            self.subscribers = [(k, s) for k, s in self.subscribers if s is not q]
+
+    def record(self, stream, status):
+        with self.lock:
+            self.connects.append({"t": time.time(), "stream": stream, "status": status})
+
+    def publish(self, keys, event, data):
+        """Sends one event to every open stream whose key is in `keys` (None: every stream)."""
+        frame = f"event: {event}\ndata: ".encode() + data + b"\n\n"
+        with self.lock:
+            for key, q in self.subscribers:
+                if keys is None or key in keys:
+                    q.put(("frame", frame))
+            return sum(1 for key, _ in self.subscribers if keys is None or key in keys)
+
+    def broadcast(self, kind, payload=None):
+        """`drop` closes every open stream; `raw` writes bytes as they are (hostile tests)."""
+        with self.lock:
+            for _, q in self.subscribers:
+                q.put((kind, payload))
+            return len(self.subscribers)
+
+    def open_count(self):
+        with self.lock:
+            return len(self.subscribers)
+
+
+def stream_keys(store, sid):
+    """The streams a status in the home timeline appears on: user, its hashtags, list 1, public."""
+    rec = store.statuses.get(sid)
+    if rec is None:
+        return set()
+    keys = {"user"}
+    original = store.statuses.get(rec["original"]) if rec["wrapper"] else rec
+    for tag in (original or rec)["tags"]:
+        keys.add(f"hashtag:{tag}")
+    if sid in store.list1:
+        keys.add("list:1")
+    if (original or rec)["json"]["visibility"] == "public":
+        keys.add("public")
+        if ACCOUNTS[rec["author"]][1] is None:
+            keys.add("public:local")
+    return keys
+
+
 class API:
     ROUTES = [
         (re.compile(r"/api/v1/accounts/verify_credentials"), "verify_credentials"),
@@ -721,15 +793,22 @@ class API:
         (re.compile(r"/api/v1/timelines/home"), "home"),
         (re.compile(r"/api/v1/timelines/list/([^/]+)"), "list"),
         (re.compile(r"/api/v1/timelines/tag/([^/]+)"), "tag"),
+        (re.compile(r"/api/v1/timelines/public"), "public"),
         (re.compile(r"/api/v1/accounts/([^/]+)/statuses"), "account_statuses"),
         (re.compile(r"/api/v1/accounts/([^/]+)"), "account"),
         (re.compile(r"/api/v1/statuses/([^/]+)"), "status"),
         (re.compile(r"/api/v1/bookmarks"), "bookmarks"),
+        (re.compile(r"/api/v1/instance"), "instance_v1"),
+        (re.compile(r"/api/v2/instance"), "instance_v2"),
         (re.compile(r"/api/v1/favourites"), "favourites"),
     ]
 
-    def __init__(self, store, port_ref):
-        self.store, self.port_ref = store, port_ref
+    def __init__(self, store, port_ref, streams):
+        self.store, self.port_ref, self.streams = store, port_ref, streams
+
+    def announced(self):
+        s = self.streams.announce
+        return f"ws://127.0.0.1:{self.port_ref[0]}" if s is None else (s or None)
 
     def handle(self, method, path, query):
         """(status, [(header, value)], body) for an authorised /api/ request."""
@@ -745,6 +824,14 @@ class API:
         store = self.store
         if name == "verify_credentials":
             return 200, [], store.credential_account()
+        if name == "instance_v1":
+            return 200, [], _json({"uri": DOMAIN, "title": "Fixture", "version": "4.3.0",
+                                   "urls": {"streaming_api": self.announced()}}).encode()
+        if name == "instance_v2":
+            if not self.streams.announce_v2:
+                return 404, [], error_body("Record not found")
+            return 200, [], _json({"domain": DOMAIN, "title": "Fixture", "version": "4.3.0",
+                                   "configuration": {"urls": {"streaming": self.announced()}}}).encode()
         if name == "lookup":
             k = store.lookup(params.get("acct", ""))
             return (404, [], error_body("Record not found")) if k is None else (200, [], store.account_bytes[k])
@@ -760,6 +847,8 @@ class API:
             timeline = f"list:{unquote(m.group(1))}"
         elif name == "tag":
             timeline = f"tag:{unquote(m.group(1))}"
+        elif name == "public":
+            timeline = "public:local" if params.get("local") in ("true", "1") else "public"
         elif name == "account_statuses":
             timeline = f"account:{unquote(m.group(1))}"
         return self.paged(timeline, path, query, params)
@@ -813,6 +902,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         if url.path == "/api/v1/apps" or url.path.startswith("/oauth/"):
             self._oauth(url.path, url.query, body)
+        elif url.path.startswith("/api/v1/streaming"):
+            self._stream(url.path, url.query)
         elif url.path.startswith("/api/"):
             self._api(url.path, url.query)
         elif url.path.startswith("/_control/"):
@@ -844,12 +935,73 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(head + (body or b""))
         return len(head) + len(body or b"")
 
+    def _stream(self, path, query):
+        """Holds a stream open (chunked), as Mastodon's streaming server does."""
+        app, streams = self.server.app, self.server.app.streams
+        params = {k: v[-1] for k, v in parse_qs(query, keep_blank_values=True).items()}
+        name = path[len("/api/v1/streaming"):].strip("/").replace("/", ":")
+        if name == "health":
+            return self._send_text(200, b"OK")
+        key = None
+        if name in ("user", "public", "public:local"):
+            key = name
+        elif name == "hashtag" and params.get("tag"):
+            key = f"hashtag:{params['tag'].lower()}"
+        elif name == "list" and params.get("list"):
+            key = f"list:{params['list']}"
+        if self.command != "GET" or key is None:
+            streams.record(name, 404)
+            return self._send(404, [], error_body("Unknown stream type"))
+        if not app.authorised(self.headers.get("Authorization")):
+            streams.record(name, 401)
+            return self._send(401, [], error_body("Error 401: The access token is invalid"))
+        if streams.refuse:
+            streams.record(name, streams.refuse)
+            self.close_connection = True
+            return self._send(streams.refuse, [], error_body("Streaming is unavailable"))
+        streams.record(name, 200)
+        self.close_connection = True
+        q = streams.subscribe(key)
+        try:
+            head = ("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
+                    "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n").encode()
+            self.wfile.write(head + self._chunk(b":)\n"))
+            self.wfile.flush()
+            import queue
+            while True:
+                try:
+                    kind, payload = q.get(timeout=streams.thump)
+                except queue.Empty:
+                    kind, payload = "frame", b":thump\n"
+                if kind == "drop":
+                    break
+                out = payload if kind == "raw" else self._chunk(payload)
+                self.wfile.write(out)
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            pass
+        finally:
+            streams.unsubscribe(q)
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    @staticmethod
+    def _chunk(data):
+        return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+    def _send_text(self, status, body):
+        head = f"HTTP/1.1 {status} OK\r\nContent-Type: text/plain\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+        self.wfile.write(head + body)
+
     def _api(self, path, query):
         app = self.server.app
         allowed, headers = app.rate.hit()
         if not allowed:
             status, extra, body = 429, [], error_body("Too many requests")
-        elif not app.authorised(self.headers.get("Authorization")):
+        elif not app.authorised(self.headers.get("Authorization")) and path not in ("/api/v1/instance", "/api/v2/instance"):
+            # The instance endpoints are public on Mastodon.
             status, extra, body = 401, [], error_body("The access token is invalid")
         else:
             try:
@@ -888,12 +1040,51 @@ class Handler(BaseHTTPRequestHandler):
             if not re.fullmatch(r"[0-9]{1,6}", raw):
                 return self._send(400, [], error_body("count must be an integer in 0...999999"))
             result = store.post(int(raw))
+            for sid in reversed(result["ids"]):            # oldest first, as they would be published
+                keys, data = stream_keys(store, int(sid)), store.status_bytes(int(sid))
+                result.setdefault("streamed", 0)
+                result["streamed"] += app.streams.publish(keys, "update", data)
         elif route == ("POST", "/_control/edit"):
             status, result = store.edit(status_id())
+            if status == 200:
+                sid = status_id()
+                keys, data = stream_keys(store, sid), store.status_bytes(sid)
+                result["streamed"] = app.streams.publish(keys, "status.update", data)
         elif route == ("POST", "/_control/delete"):
             status, result = store.delete(status_id())
+            if status == 200:
+                result["streamed"] = sum(app.streams.publish(None, "delete", g.encode()) for g in result["deleted"])
         elif route == ("POST", "/_control/corrupt"):
             status, result = store.corrupt(status_id(), params.get("field", ""), params.get("value", ""))
+        elif route == ("POST", "/_control/stream-drop"):
+            result = {"dropped": app.streams.broadcast("drop")}
+        elif route == ("POST", "/_control/stream-raw"):
+            result = {"sent": app.streams.broadcast("raw", body)}
+        elif route == ("POST", "/_control/stream-event"):
+            repeat = params.get("repeat", "1")          # the body repeated, for events larger than a request body
+            if not re.fullmatch(r"[0-9]{1,4}", repeat):
+                return self._send(400, [], error_body("repeat must be an integer in 0...9999"))
+            result = {"sent": app.streams.publish(None, params.get("event", "update"), body * int(repeat))}
+        elif route == ("GET", "/_control/streams"):
+            with app.streams.lock:
+                result = {"open": len(app.streams.subscribers), "connects": list(app.streams.connects)}
+        elif route == ("POST", "/_control/streaming"):
+            try:
+                settings = json.loads(body or b"{}")
+                if not isinstance(settings, dict):
+                    raise ValueError
+            except (ValueError, UnicodeDecodeError):
+                return self._send(400, [], error_body('Expected {"announce": URL|""|null, "refuse": status, "v2": bool, "thump": s}'))
+            streams = app.streams
+            if "announce" in settings:
+                streams.announce = settings["announce"]
+            if "refuse" in settings:
+                streams.refuse = int(settings["refuse"] or 0)
+            if "v2" in settings:
+                streams.announce_v2 = bool(settings["v2"])
+            if "thump" in settings:
+                streams.thump = float(settings["thump"])
+            result = {"announce": streams.announce, "refuse": streams.refuse, "v2": streams.announce_v2, "thump": streams.thump}
         elif route in {("POST", "/_control/bookmark"), ("POST", "/_control/favourite")}:
             status, result = store.mark(path.rsplit("/", 1)[1], status_id())
         elif path == "/_control/oauth":
@@ -951,7 +1142,8 @@ class App:
         self.store = Store(args.statuses, args.seed)
         self.store.apply_seeded_flags()
         self.port_ref = [args.port]
-        self.api = API(self.store, self.port_ref)
+        self.streams = Streams(args.thump)
+        self.api = API(self.store, self.port_ref, self.streams)
         self.rate = RateLimit(args.rate_limit, args.rate_window, args.reset_digits)
         self.stats, self.stats_lock = {}, threading.Lock()
         self.bytes_sent = 0       # /api/ response bytes: status line, headers, body
@@ -982,6 +1174,7 @@ def main():
     p.add_argument("--rate-window", type=float, default=300, help="window length in seconds")
     p.add_argument("--reset-digits", type=int, default=3, choices=range(0, 7), metavar="0-6",
                    help="fraction digits in X-RateLimit-Reset (3 = milliseconds; real Mastodon sends 6)")
+    p.add_argument("--thump", type=float, default=15, help="seconds between :thump comments on an idle stream")
     p.add_argument("--warm", action="store_true",
                    help="encode every status and the home timeline's pages at limit=40 before listening (benchmarks)")
     p.add_argument("--exit-on-stdin-eof", action="store_true",

@@ -253,5 +253,111 @@ class DeterminismTests(unittest.TestCase):
             b.close()
 
 
+class StreamingTests(unittest.TestCase):
+    """The streaming API as docs.joinmastodon.org/methods/streaming describes it."""
+
+    def setUp(self):
+        self.s = Server("--statuses", "20", "--thump", "0.2")
+
+    def tearDown(self):
+        self.s.close()
+
+    def open_stream(self, path="/api/v1/streaming/user", token="test-token"):
+        import socket
+        sock = socket.create_connection(("127.0.0.1", self.s.port), timeout=10)
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+                     "Accept: text/event-stream\r\n\r\n".encode())
+        return sock
+
+    def read_until(self, sock, needle, limit=1 << 20):
+        data = b""
+        while needle not in data and len(data) < limit:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+    def wait_open(self, n):
+        for _ in range(100):
+            if self.s.json("GET", "/_control/streams")[1]["open"] == n:
+                return
+            time.sleep(0.02)
+        self.fail(f"expected {n} open streams")
+
+    def test_instance_announces_the_streaming_url(self):
+        status, v2 = self.s.json("GET", "/api/v2/instance", headers=AUTH)
+        self.assertEqual(status, 200)
+        self.assertEqual(v2["configuration"]["urls"]["streaming"], f"ws://127.0.0.1:{self.s.port}")
+        status, v1 = self.s.json("GET", "/api/v1/instance", headers=AUTH)
+        self.assertEqual(v1["urls"]["streaming_api"], f"ws://127.0.0.1:{self.s.port}")
+        self.s.json("POST", "/_control/streaming", {"announce": "wss://streaming.example", "v2": False})
+        self.assertEqual(self.s.request("GET", "/api/v2/instance", headers=AUTH)[0], 404)
+        self.assertEqual(self.s.json("GET", "/api/v1/instance", headers=AUTH)[1]["urls"]["streaming_api"], "wss://streaming.example")
+
+    def test_stream_frames_update_delete_edit_and_thumps(self):
+        sock = self.open_stream()
+        head = self.read_until(sock, b"\r\n\r\n")
+        self.assertIn(b"200 OK", head)
+        self.assertIn(b"Content-Type: text/event-stream", head)
+        self.wait_open(1)
+        self.assertIn(b":thump\n", self.read_until(sock, b":thump\n"))
+        posted = self.s.json("POST", "/_control/post?count=1")[1]
+        self.assertEqual(posted["streamed"], 1)
+        sid = posted["ids"][0]
+        data = self.read_until(sock, b"}\n\n")
+        frame = re.search(rb"event: update\ndata: (\{.*\})\n\n", data, re.S)
+        self.assertIsNotNone(frame, data[:300])
+        self.assertEqual(json.loads(frame.group(1))["id"], sid)
+        self.s.json("POST", f"/_control/edit?id={sid}")
+        self.assertIn(b"event: status.update\ndata: {", self.read_until(sock, b"status.update"))
+        self.s.json("POST", f"/_control/delete?id={sid}")
+        self.assertIn(f"event: delete\ndata: {sid}\n\n".encode(), self.read_until(sock, f"data: {sid}\n\n".encode()))
+        sock.close()
+
+    def test_public_timelines_follow_visibility_and_locality(self):
+        everyone, _ = self.s.get("/api/v1/timelines/public?limit=40")
+        local, links = self.s.get("/api/v1/timelines/public?local=true&limit=40")
+        self.assertTrue(local and len(local) <= len(everyone))
+        for status in local:
+            self.assertEqual(status["visibility"] if status["reblog"] is None else status["reblog"]["visibility"], "public")
+            self.assertNotIn("@", status["account"]["acct"], "local authors only")
+        self.assertIn("local=true", links["prev"])
+        ids = self.s.control_ids("public:local")["ids"]
+        self.assertEqual([s["id"] for s in local], ids[:len(local)])
+
+    def test_hashtag_and_list_streams_and_auth(self):
+        sock = self.open_stream(token="wrong")
+        self.assertIn(b"401", self.read_until(sock, b"\r\n"))
+        sock.close()
+        sock = self.open_stream("/api/v1/streaming/nonsense")
+        self.assertIn(b"404", self.read_until(sock, b"\r\n"))
+        sock.close()
+        tag = self.open_stream("/api/v1/streaming/hashtag?tag=nosuchtag")
+        lst = self.open_stream("/api/v1/streaming/list?list=1")
+        self.wait_open(2)
+        posted = self.s.json("POST", "/_control/post?count=3")[1]
+        self.assertGreaterEqual(posted["streamed"], 1, "every third status is on list 1")
+        self.assertIn(b"event: update", self.read_until(lst, b"event: update"))
+        tag.close()
+        lst.close()
+
+    def test_drop_closes_every_stream_and_refuse_answers_with_the_status(self):
+        a, b = self.open_stream(), self.open_stream("/api/v1/streaming/public")
+        self.wait_open(2)
+        self.assertEqual(self.s.json("POST", "/_control/stream-drop")[1]["dropped"], 2)
+        for sock in (a, b):
+            data = self.read_until(sock, b"never")
+            self.assertTrue(data.endswith(b"") and b"never" not in data)
+            sock.close()
+        self.wait_open(0)
+        self.s.json("POST", "/_control/streaming", {"refuse": 503})
+        sock = self.open_stream()
+        self.assertIn(b"503", self.read_until(sock, b"\r\n"))
+        sock.close()
+        connects = self.s.json("GET", "/_control/streams")[1]["connects"]
+        self.assertEqual([c["status"] for c in connects], [200, 200, 503])
+
+
 if __name__ == "__main__":
     unittest.main()

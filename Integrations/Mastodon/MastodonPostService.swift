@@ -25,7 +25,8 @@ struct MastodonPostService: PostService {
         }
         let url: URL
         switch state {
-        case nil: url = client.url(timeline.path(accountID: try await accounts.id(for: timeline)), query: [URLQueryItem(name: "limit", value: String(pageSize))])
+        case nil: url = client.url(timeline.path(accountID: try await accounts.id(for: timeline)),
+                                      query: timeline.query + [URLQueryItem(name: "limit", value: String(pageSize))])
         case .backfill(_, _, let next)?: url = withLimit(next)
         case .forward(let forward)?: url = Self.walkingForward(withLimit(forward))
         }
@@ -50,7 +51,8 @@ struct MastodonPostService: PostService {
             if case .backfill(let count, let stored, _)? = state { (fetched, forward) = (count, stored) }
             if state == nil && forward == nil {
                 // An empty timeline: next time, start from its very beginning (everything newer than 0).
-                forward = client.url(timeline.path(accountID: try await accounts.id(for: timeline)), query: [URLQueryItem(name: "min_id", value: "0")])
+                forward = client.url(timeline.path(accountID: try await accounts.id(for: timeline)),
+                                     query: timeline.query + [URLQueryItem(name: "min_id", value: "0")])
             }
             // Newest first on the wire; keep what the bounds allow.
             var kept = posts

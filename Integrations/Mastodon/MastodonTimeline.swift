@@ -1,7 +1,7 @@
 import Foundation
 
 /// Which timeline a feed mirrors, from config: `home`, `list:<id>`, `account:<id or @acct>`,
-/// `bookmarks`, `favourites`, `hashtag:<tag>`.
+/// `bookmarks`, `favourites`, `hashtag:<tag>`, `public`, `public:local`.
 enum MastodonTimeline: Equatable, Sendable {
     case home
     case list(String)
@@ -10,6 +10,8 @@ enum MastodonTimeline: Equatable, Sendable {
     case bookmarks
     case favourites
     case hashtag(String)
+    /// The federated timeline, or with `local` only this server's statuses.
+    case publicTimeline(local: Bool)
 
     init?(_ text: String) {
         let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
@@ -18,6 +20,8 @@ enum MastodonTimeline: Equatable, Sendable {
         case ("home", ""): self = .home
         case ("bookmarks", ""): self = .bookmarks
         case ("favourites", ""), ("favorites", ""): self = .favourites
+        case ("public", ""): self = .publicTimeline(local: false)
+        case ("public", "local"): self = .publicTimeline(local: true)
         case ("list", let id) where !id.isEmpty: self = .list(id)
         case ("hashtag", let tag) where !tag.isEmpty: self = .hashtag(tag.hasPrefix("#") ? String(tag.dropFirst()) : tag)
         case ("account", let name) where name.hasPrefix("@") && name.count > 1: self = .accountNamed(String(name.dropFirst()))
@@ -36,7 +40,14 @@ enum MastodonTimeline: Equatable, Sendable {
         case .bookmarks: return "/api/v1/bookmarks"
         case .favourites: return "/api/v1/favourites"
         case .hashtag(let tag): return "/api/v1/timelines/tag/\(Self.escape(tag))"
+        case .publicTimeline: return "/api/v1/timelines/public"
         }
+    }
+
+    /// Query items the timeline's first request carries besides `limit` (the server's links keep them).
+    var query: [URLQueryItem] {
+        guard case .publicTimeline(local: true) = self else { return [] }
+        return [URLQueryItem(name: "local", value: "true")]
     }
 
     private static func escape(_ segment: String) -> String {

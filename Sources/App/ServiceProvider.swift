@@ -18,6 +18,8 @@ public struct ServiceProvider: Sendable {
         public var services: SyncEngine.Services
         /// How the feed waits: its slot of ``ServiceProvider/slots`` and its host permits handed back.
         public var waiter: Waiter
+        /// Where the backend pushes the feed's changes, when the feed streams (`"stream": true`).
+        public var live: (any LiveSource)?
     }
 
     /// Which feeds to build.
@@ -76,7 +78,7 @@ public struct ServiceProvider: Sendable {
                                 services: SyncEngine.Services(authentication: backend.authentication, posts: backend.posts,
                                                               videos: videos, store: store.service, requests: context.requests,
                                                               backend: backend.identity),
-                                waiter: waiter)
+                                waiter: waiter, live: backend.live)
         }
         self.store = store
         self.slots = slots

@@ -30,6 +30,9 @@ public struct FeedBackend: Sendable {
     public var authentication: (any AuthenticationService)?
     /// The backend's own video host, for backends that have one.
     public var videos: (any VideoService)?
+    /// Where the backend pushes the feed's changes as they happen, when the feed asks for it
+    /// (`"stream": true`) and the backend can; `nil` for a feed that is only polled.
+    public var live: (any LiveSource)?
     public var lifecycle: any IntegrationLifecycle
     /// Which backend this is: the integration and the settings that change what it serves
     /// (server or fixture, account, timeline), never a secret. A feed's cursor, validator
@@ -37,8 +40,9 @@ public struct FeedBackend: Sendable {
     public var identity: String
 
     public init(posts: any PostService, authentication: (any AuthenticationService)?,
-                videos: (any VideoService)? = nil, lifecycle: any IntegrationLifecycle, identity: String) {
+                videos: (any VideoService)? = nil, live: (any LiveSource)? = nil, lifecycle: any IntegrationLifecycle, identity: String) {
         self.posts = posts
+        self.live = live
         self.authentication = authentication
         self.videos = videos
         self.lifecycle = lifecycle

@@ -48,12 +48,15 @@ enum StatusCommand: Command {
         var leaseHolder: String?
         /// Why the last walk from the start deleted nothing as gone, until a later one sweeps.
         var sweepWithheld: String?
+        /// A streaming feed's state while feedsyncd runs: `live since …` or `polling: <reason>`.
+        var live: String?
     }
 
     static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
         guard options.positionals.isEmpty else { throw UsageError("status takes no arguments", usage: usage) }
         let report = try await withRuntime(options, localOnly) { runtime in
             let stored = Dictionary(uniqueKeysWithValues: try await runtime.store.feedStatuses().map { ($0.feed, $0) })
+            let live = try await (runtime.store as? any LiveStateRecorder)?.liveStates() ?? [:]
             let names = runtime.feedNames + stored.keys.filter { !runtime.feedNames.contains($0) }.sorted()
             let rows = names.map { name in
                 let status = stored[name] ?? FeedStatus(feed: name)
@@ -62,7 +65,7 @@ enum StatusCommand: Command {
                            lastError: status.lastError, consecutiveFailures: status.consecutiveFailures,
                            nextAttemptAt: status.nextAttemptAt, postCount: status.postCount,
                            location: status.location, pollingStopped: status.pollingStopped, leaseHolder: status.leaseHolder,
-                           sweepWithheld: status.sweepWithheld)
+                           sweepWithheld: status.sweepWithheld, live: live[name])
             }
             let here = ProcessInfo.processInfo.hostName
             let daemons = try await runtime.store.daemons().map { beat in
@@ -93,6 +96,7 @@ enum StatusCommand: Command {
             print("  last error:   \(row.lastError.map { "\(formatted(row.lastErrorAt)) \(Terminal.safe($0, limit: 1_000))" } ?? "-")")
             print("  failures:     \(row.consecutiveFailures) in a row")
             print("  next attempt: \(formatted(row.nextAttemptAt))")
+            if let live = row.live { print("  stream:       \(Terminal.safe(live, limit: 1_000))") }
             if let holder = row.leaseHolder { print("  syncing now:  \(Terminal.safe(holder, limit: 200))") }
             if let location = row.location { print("  moved to:     \(Terminal.safe(location, limit: 300)) (the server moved it permanently)") }
             if let stopped = row.pollingStopped { print("  stopped:      \(Terminal.safe(stopped, limit: 1_000))") }

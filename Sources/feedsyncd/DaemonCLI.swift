@@ -102,9 +102,10 @@ struct Daemon {
 
     func run(_ runtime: Runtime, as instance: DaemonInstance, signals: SignalWatcher, listener: HTTPListener?) async {
         let scheduler = Scheduler(runtime: runtime, log: log, busySeconds: busySyncSeconds, metrics: metrics)
+        let live = LiveMirror(log: log, metrics: metrics)
         let services: ServiceGroup
         do {
-            services = try ServiceGroup(makeServices(scheduler, as: instance, listener: listener))
+            services = try ServiceGroup(makeServices(scheduler, as: instance, live: live, listener: listener))
         } catch {
             log.error("services_invalid", ["error": "\(error)"])
             await scheduler.close()
@@ -117,7 +118,7 @@ struct Daemon {
 
         for await signal in signals.events {
             if signal == SIGHUP {
-                await reload(scheduler)
+                await reload(scheduler, live: live)
                 continue
             }
             // The watcher has logged `stopping` and set the deadline; a second stop signal, or the
@@ -133,12 +134,16 @@ struct Daemon {
     /// `dependencies`, not from this list: the scheduler depends on the heartbeat (its syncs
     /// write under the leases the daemon's record holds), which depends on the runtime (the
     /// store). Stopping runs the other way round. A new service names what it uses.
-    func makeServices(_ scheduler: Scheduler, as instance: DaemonInstance, listener: HTTPListener? = nil) -> [any Service] {
+    func makeServices(_ scheduler: Scheduler, as instance: DaemonInstance, live: LiveMirror? = nil,
+                      listener: HTTPListener? = nil) -> [any Service] {
         var services: [any Service] = [
             SchedulerService(scheduler: scheduler),
             HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),
             RuntimeService(scheduler: scheduler),
         ]
+        if let live {
+            services.append(LiveMirrorService(mirror: live, scheduler: scheduler))
+        }
         if let listener {
             services.append(MetricsService(scheduler: scheduler, registry: metrics, listener: listener, log: log))
         }
@@ -164,7 +169,7 @@ struct Daemon {
     /// The new config's feeds share the running store (its connection, its locks), so a
     /// reload never makes the daemon contend with itself. A config that moves the store is
     /// refused: that takes a restart.
-    private func reload(_ scheduler: Scheduler) async {
+    private func reload(_ scheduler: Scheduler, live: LiveMirror) async {
         notifier.notify("RELOADING=1")
         do {
             let running = await scheduler.currentRuntime
@@ -177,6 +182,7 @@ struct Daemon {
             for warning in runtime.warnings { log.warn("config_warning", ["warning": warning]) }
             try await runtime.start()
             await scheduler.apply(runtime)
+            await live.apply(runtime)
             log.info("reloaded", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ",")])
         } catch {
             log.error("reload_failed", ["error": describe(error), "action": "kept the running config"])

@@ -1,0 +1,51 @@
+/// What a live source reports: its connection opening, or a change to the feed as it happens.
+public enum LiveEvent: Hashable, Sendable {
+    /// The connection is open and changes from now on will arrive. Whatever happened before it
+    /// (while disconnected) is not sent: the consumer runs an ordinary incremental sync now,
+    /// so nothing falls into the gap.
+    case connected
+    /// A post appeared, or its newest version replaces the stored one, with the videos it carries.
+    case upserted(Post, videos: [Video])
+    /// A post was edited: its new version replaces the stored one.
+    case edited(Post, videos: [Video])
+    /// A post was deleted.
+    case deleted(PostID)
+}
+
+/// A backend that pushes a feed's changes as they happen, beside its ``PostService``.
+///
+/// Live is a capability of an integration, not of the daemon: the daemon opens the source's
+/// connection, writes what it yields through the same ``FeedPageWriter`` as a polled page, and
+/// after every ``LiveEvent/connected`` runs the feed's ordinary incremental sync, so a
+/// reconnect never leaves a gap. The feed's interval keeps polling as a safety net.
+///
+///     for try await event in source.events() {
+///         switch event { case .connected: catchUp(); case .upserted(let post, _): … }
+///     }
+///
+/// - Note: A source on another protocol plugs in the same way (Bluesky's Jetstream over
+///   WebSocket: it hydrates what arrives itself and yields ready posts, a repost as a post of
+///   its own). A source that can replay from a position of its own (Jetstream's `cursor`) will
+///   need one more event carrying that position, for the writer to commit with the batch.
+public protocol LiveSource: Sendable {
+    /// Which connection this is. Feeds whose sources have the same key share one connection
+    /// (same server, account and stream). Compared in memory only, never shown: it may hold a
+    /// digest of the account's credentials.
+    var connectionKey: String { get }
+
+    /// The connection in words, for logs: `"mastodon stream user at social.example"`. No secret.
+    var description: String { get }
+
+    /// Opens the connection and yields its events until it ends.
+    ///
+    /// The stream yields ``LiveEvent/connected`` first, once the server has accepted it.
+    /// It finishes when the server closes the connection, and throws when it fails; either
+    /// way the consumer reconnects (with backoff) by calling `events()` again.
+    ///
+    /// - Throws (through the stream): ``ServiceError`` — `.unauthorized` when the credentials
+    ///   are refused, `.unavailable` when the connection fails or goes idle, `.contractViolation`
+    ///   or `.invalidResponse` for a hostile or broken stream (an oversized event, an event that
+    ///   is not what it claims), `.refused` when the source will not connect at all (the stream
+    ///   is on another origin than the credentials may go to): the consumer keeps polling.
+    func events() -> AsyncThrowingStream<LiveEvent, any Error>
+}

@@ -1,0 +1,38 @@
+import Core
+import Foundation
+
+/// What a long-lived event stream may cost: how quiet it may go, how soon it must answer, and
+/// how much it may make the client hold.
+///
+/// A stream has no total deadline (it is meant to last), so these bounds replace
+/// ``HTTPLimits/deadline`` and ``HTTPLimits/maxBodyBytes``.
+public struct EventStreamLimits: Sendable, Equatable {
+    /// No byte for this long (not even a keep-alive comment) ends the stream: `streamIdleSeconds`.
+    public var idleTimeout: TimeInterval = 60
+    /// The longest the server may take to connect and send its answer's header fields.
+    public var headersDeadline: TimeInterval = 30
+    /// The longest line, and the most data one event may carry.
+    public var maxEventBytes = 1 << 20
+    /// The most comment bytes in a row without an event.
+    public var maxCommentBytes = 1 << 20
+    /// The most event bytes (each event counted with 128 bytes of overhead) received but not yet taken by the consumer: a stream that sends
+    /// faster than the mirror writes is cut here, and the reconnect's catch-up sync fills in.
+    public var maxPendingBytes = 16 << 20
+
+    public init(idleTimeout: TimeInterval = 60, headersDeadline: TimeInterval = 30, maxEventBytes: Int = 1 << 20,
+                maxCommentBytes: Int = 1 << 20, maxPendingBytes: Int = 16 << 20) {
+        self.idleTimeout = idleTimeout
+        self.headersDeadline = headersDeadline
+        self.maxEventBytes = maxEventBytes
+        self.maxCommentBytes = maxCommentBytes
+        self.maxPendingBytes = maxPendingBytes
+    }
+
+    /// The keys ``init(_:)`` reads, for `ConfigSection.finish(alsoKnown:)`.
+    public static let configKeys = ["streamIdleSeconds"]
+
+    /// Reads `streamIdleSeconds` (5–3600, default 60).
+    public init(_ config: ConfigSection) throws {
+        idleTimeout = TimeInterval(try config.int("streamIdleSeconds", in: 5...3600) ?? 60)
+    }
+}

@@ -1,0 +1,275 @@
+import App
+import Core
+import Foundation
+import Sync
+
+/// Follows the live sources of the feeds that stream, one connection per source key (server,
+/// account, stream) shared by every feed that names it, and writes what arrives to the store.
+///
+/// Never a gap: each time a connection opens (the first time and after every reconnect) it
+/// runs each feed's ordinary incremental sync from the stored position, so what was published
+/// while disconnected is fetched; duplicates are harmless. A connection that fails is tried
+/// again with capped exponential backoff and jitter; after ``fallbackAfter`` failures in a row
+/// (or at once, when the source refuses to connect) its feeds are shown as polling, and are
+/// polled on their interval as every feed is, streaming or not.
+actor LiveMirror {
+    /// What the operator sees of a streaming feed: live since when, or polling and why.
+    enum State: Sendable, Equatable {
+        case connecting
+        case live(since: Date)
+        case polling(reason: String)
+    }
+
+    private struct Connection {
+        var source: any LiveSource
+        var feeds: [String]
+        var task: Task<Void, Never>?
+    }
+
+    private let log: Logger
+    private var runtime: Runtime?
+    private var connections: [String: Connection] = [:]
+    private(set) var states: [String: State] = [:]
+    /// The store where each feed's state goes, for `feedsync status`.
+    private var stateStore: (any LiveStateRecorder)?
+
+    /// Failures in a row after which a connection's feeds are shown as polling.
+    static let fallbackAfter = 5
+    /// How long a connection must have worked for its failure to count as the first in a row.
+    static let healthyAfter: TimeInterval = 30
+    /// The longest wait between two attempts.
+    static let maxBackoff: TimeInterval = 300
+
+    /// Told whether each streaming feed is connected (`feedsync_stream_connected`).
+    private let metrics: MetricsRegistry?
+
+    init(log: Logger, metrics: MetricsRegistry? = nil) {
+        self.log = log
+        self.metrics = metrics
+    }
+
+    /// Starts, stops or re-points connections to match `runtime`'s feeds (at start and on SIGHUP).
+    func apply(_ runtime: Runtime) async {
+        self.runtime = runtime
+        stateStore = runtime.store as? any LiveStateRecorder
+        var wanted: [String: (any LiveSource, [String])] = [:]
+        for feed in runtime.provider.feeds {
+            guard let source = feed.live else { continue }
+            wanted[source.connectionKey, default: (source, [])].1.append(feed.name)
+        }
+        for (key, connection) in connections where wanted[key] == nil {
+            connection.task?.cancel()
+            connections[key] = nil
+            for feed in connection.feeds where !wanted.values.contains(where: { $0.1.contains(feed) }) {
+                await setState(nil, of: feed)
+            }
+            log.info("live_stopped", ["stream": connection.source.description])
+        }
+        for (key, (source, feeds)) in wanted {
+            if connections[key] != nil {
+                connections[key]?.feeds = feeds
+                continue
+            }
+            connections[key] = Connection(source: source, feeds: feeds)
+            connections[key]?.task = Task { await self.follow(key) }
+        }
+    }
+
+    /// Closes every connection, waits for each to end, and clears the feeds' live states.
+    func stop() async {
+        let tasks = connections.values.compactMap(\.task)
+        tasks.forEach { $0.cancel() }
+        for task in tasks { await task.value }
+        for feed in connections.values.flatMap(\.feeds) { await setState(nil, of: feed) }
+        connections.removeAll()
+    }
+
+    /// One connection's life: connect, catch up, write what arrives; on failure back off and again.
+    private func follow(_ key: String) async {
+        var failures = 0
+        var random = SystemRandomNumberGenerator()
+        while !Task.isCancelled, let connection = connections[key] {
+            let source = connection.source
+            var reached = false
+            let started = Date()
+            let outcome: (any Error)?
+            do {
+                try await run(key, source: source, reached: &reached)
+                outcome = nil
+            } catch {
+                outcome = error
+            }
+            if Task.isCancelled { break }
+            // A stream that opens and then breaks at once (a hostile one) still backs off: only a
+            // connection that worked for a while starts the count afresh.
+            failures = reached && Date().timeIntervalSince(started) >= Self.healthyAfter ? 1 : failures + 1
+            let error = outcome.map(describe) ?? "the server closed the stream"
+            var reason = error
+            if let rejected = outcome as? ServiceError, rejected.code == .unauthorized,
+               let refusal = await authenticationFailure(key) {
+                // The same path as a poll: the sync renews the session when the backend can. It
+                // could not, so the feed is polled (and fails the same way) until the token changes.
+                reason = refusal
+                failures = max(failures, Self.fallbackAfter)
+            }
+            if let refused = outcome as? ServiceError, refused.code == .refused {
+                log.warn("live_refused", ["stream": source.description, "error": error])
+                for feed in connections[key]?.feeds ?? [] { await setState(.polling(reason: refused.reason), of: feed) }
+                return
+            }
+            // Jitter over the upper half of an exponential ceiling; the first retry after a working stream is quick.
+            let ceiling = min(Self.maxBackoff, pow(2, Double(max(0, failures - 1))))
+            let delay = Double.random(in: ceiling / 2...ceiling, using: &random)
+            log.warn("live_disconnected", ["stream": source.description, "error": error, "failures": "\(failures)",
+                                           "retry_in_s": String(format: "%.1f", delay)])
+            if failures >= Self.fallbackAfter {
+                for feed in connections[key]?.feeds ?? [] { await setState(.polling(reason: reason), of: feed) }
+            }
+            do { try await Task.sleep(for: .seconds(delay)) } catch { break }
+        }
+    }
+
+    /// One connection: open, catch up once open, then write batches until it ends.
+    private func run(_ key: String, source: any LiveSource, reached: inout Bool) async throws {
+        let queue = LiveEventQueue()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { queue.finish() }
+                for try await event in source.events() {
+                    try queue.push(event)
+                }
+            }
+            while let batch = try await queue.next() {
+                var changes: [LiveEvent] = []
+                for event in batch {
+                    guard event == .connected else { changes.append(event); continue }
+                    try await write(changes, key)
+                    changes.removeAll()
+                    log.info("live_connected", ["stream": source.description])
+                    try await catchUp(key)
+                    reached = true
+                    for feed in connections[key]?.feeds ?? [] { await setState(.live(since: Date()), of: feed) }
+                }
+                try await write(changes, key)
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// After the stream's credentials were refused: runs the feeds' syncs, which go through the
+    /// backend's authentication (a refresh, a new login) as a poll does.
+    ///
+    /// - Returns: the sync's refusal when it was refused too; `nil` when the sync went through
+    ///   (the session was renewed), so the stream is tried again as after any failure.
+    private func authenticationFailure(_ key: String) async -> String? {
+        do {
+            try await catchUp(key)
+            return nil
+        } catch let error as ServiceError where error.code == .unauthorized {
+            return error.reason
+        } catch {
+            return nil
+        }
+    }
+
+    /// Runs the incremental sync of every feed on the connection: what the stream missed.
+    private func catchUp(_ key: String) async throws {
+        guard let runtime else { return }
+        for feed in connections[key]?.feeds ?? [] {
+            let report = try await engine(feed, runtime).run()
+            log.info("live_caught_up", ["feed": feed, "new": "\(report.newPosts)", "updated": "\(report.updatedPosts)",
+                                        "pages": "\(report.pages)"])
+        }
+    }
+
+    /// Writes a batch to every feed on the connection, one transaction per feed, under the feed's
+    /// lease, with the cursor it already has: the next incremental sync still starts where the last
+    /// one ended.
+    ///
+    /// A SQLite store's lease is shared by the whole process, so a poll of the same feed may
+    /// commit between the read of the cursor and this commit; the cursor then steps back to the
+    /// one read, and the next sync fetches those statuses again. That costs requests, never a status.
+    private func write(_ events: [LiveEvent], _ key: String) async throws {
+        guard !events.isEmpty, let runtime else { return }
+        var order: [PostID] = []
+        var latest: [PostID: FeedChange] = [:]
+        var videos: [Video] = []
+        for event in events {
+            let change: FeedChange
+            switch event {
+            case .connected: continue
+            case .upserted(let post, let carried), .edited(let post, let carried):
+                change = .upsert(post)
+                videos += carried
+            case .deleted(let id): change = .delete(id)
+            }
+            let id: PostID
+            switch change {
+            case .upsert(let post): id = post.id
+            case .delete(let deleted): id = deleted
+            }
+            if latest.updateValue(change, forKey: id) == nil { order.append(id) }
+        }
+        let changes = order.compactMap { latest[$0] }
+        let store = runtime.store
+        for feed in connections[key]?.feeds ?? [] {
+            guard let lease = try await store.acquireLease(onFeed: feed, holder: "feedsyncd", wait: runtime.daemon.lockWait,
+                                                           onlyIfDue: false) else { continue }
+            do {
+                // A feed that has never synced has no position yet; its catch-up sync will read it.
+                if let cursor = try await store.cursor(ofFeed: feed) {
+                    let page = FeedPage(changes: changes, nextCursor: cursor, hasMore: false, missingMeansDeleted: false, videos: videos)
+                    let result = try await store.apply(page, videos: videos, toFeed: feed)
+                    log.debug("live_written", ["feed": feed, "changes": "\(changes.count)", "new": "\(result.inserted)"])
+                }
+            } catch {
+                await store.release(lease)
+                throw error
+            }
+            await store.release(lease)
+        }
+    }
+
+    private func engine(_ feed: String, _ runtime: Runtime) throws -> SyncEngine {
+        var options = SyncEngine.Options()
+        options.lockHolder = "feedsyncd"
+        options.lockWait = runtime.daemon.lockWait
+        return try runtime.engine(forFeed: feed, options: options)
+    }
+
+    private func setState(_ state: State?, of feed: String) async {
+        guard states[feed] != state else { return }
+        states[feed] = state
+        switch state {
+        case nil: metrics?.setStreamConnected(nil, feed: feed)
+        case .live: metrics?.setStreamConnected(true, feed: feed)
+        default: metrics?.setStreamConnected(false, feed: feed)
+        }
+        let shown: String?
+        switch state {
+        case nil: shown = nil
+        case .connecting: shown = nil
+        case .live(let since): shown = "live since \(since.formatted(.iso8601))"
+        case .polling(let reason): shown = "polling: \(reason)"
+        }
+        if let shown { log.info("live_state", ["feed": feed, "state": shown]) }
+        try? await stateStore?.setLiveState(shown, ofFeed: feed)
+    }
+}
+
+/// Runs the live mirror as a service: follows the streams, and closes them when asked to stop.
+struct LiveMirrorService: Service {
+    let mirror: LiveMirror
+    let scheduler: Scheduler
+
+    var name: String { "live mirror" }
+    /// Its streams write pages through the scheduler's store under the feeds' leases: it stops
+    /// before the scheduler, and so before the heartbeat gives the leases back.
+    var dependencies: [String] { ["scheduler", "runtime"] }
+
+    func run(until shutdown: GracefulShutdown) async {
+        await mirror.apply(await scheduler.currentRuntime)
+        await shutdown.requested()
+        await mirror.stop()
+    }
+}

@@ -1,0 +1,115 @@
+import Core
+import Foundation
+import IntegrationKit
+import Testing
+
+/// The curl transport's event streams against a real loopback server that misbehaves on purpose
+/// (`Fixtures/sse/server.py`): every hostile case ends the stream with one error, never a hang.
+@Suite(.serialized) final class CurlEventStreamTests {
+    let server = Process()
+    let stdin = Pipe()
+    var port = 0
+
+    init() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", repository.appendingPathComponent("Fixtures/sse/server.py").path, "--port", "0", "--exit-on-stdin-eof"]
+        let out = Pipe()
+        server.standardOutput = out
+        server.standardInput = stdin
+        try server.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        port = Int(String(decoding: line, as: UTF8.self).split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+    }
+
+    deinit { server.terminate() }
+
+    func stream(_ path: String, _ limits: EventStreamLimits = EventStreamLimits(idleTimeout: 2, headersDeadline: 2)) -> EventStream {
+        CurlTransport(limits: HTTPLimits()).eventStream(HTTPRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!), limits: limits)
+    }
+
+    /// Reads the stream to its end: what it delivered, and how it ended.
+    func drain(_ stream: EventStream, slowly: Bool = false) async -> (opened: Bool, events: [ServerSentEvent], error: ServiceError?) {
+        var opened = false
+        var events: [ServerSentEvent] = []
+        do {
+            for try await message in stream {
+                switch message {
+                case .opened: opened = true
+                case .event(let event):
+                    events.append(event)
+                    if slowly { try await Task.sleep(for: .milliseconds(5)) }
+                }
+            }
+            return (opened, events, nil)
+        } catch {
+            return (opened, events, error as? ServiceError)
+        }
+    }
+
+    @Test func aBurstOfEventsArrivesWholeAndInOrder() async {
+        let (opened, events, error) = await drain(stream("/events?n=5000"))
+        #expect(opened && error == nil)
+        #expect(events.map(\.data) == (0..<5000).map(String.init))
+        #expect(events.allSatisfy { $0.type == "n" })
+    }
+
+    @Test func aServerThatNeverSendsHeadersIsLeftAtTheDeadline() async {
+        let (opened, _, error) = await drain(stream("/silent"))
+        #expect(!opened)
+        #expect(error?.code == .unavailable && error?.reason.contains("no answer header fields within 2 s") == true, "\(String(describing: error))")
+    }
+
+    @Test func aStreamThatGoesQuietIsLeftAfterTheIdleTimeout() async {
+        let (opened, _, error) = await drain(stream("/quiet"))
+        #expect(opened)
+        #expect(error?.reason.contains("nothing arrived for 2 s (streamIdleSeconds)") == true, "\(String(describing: error))")
+    }
+
+    @Test func anEventOverTheCapEndsTheStream() async {
+        let (_, events, error) = await drain(stream("/big"))
+        #expect(events.isEmpty)
+        #expect(error?.code == .contractViolation && error?.reason.contains("longer than 1048576 bytes") == true, "\(String(describing: error))")
+    }
+
+    @Test func endlessCommentsEndTheStream() async {
+        let (_, _, error) = await drain(stream("/comments"))
+        #expect(error?.reason.contains("bytes of comments without an event") == true, "\(String(describing: error))")
+    }
+
+    @Test func aFloodFasterThanTheConsumerEndsTheStreamAtThePendingBound() async {
+        var limits = EventStreamLimits(idleTimeout: 5, headersDeadline: 5)
+        limits.maxPendingBytes = 32 << 10
+        let (_, events, error) = await drain(stream("/flood", limits), slowly: true)
+        #expect(error?.reason.contains("faster than they can be stored") == true, "\(String(describing: error))")
+        #expect(events.count < 300, "at most the pending bound's worth is handed over")
+    }
+
+    @Test func chunkedEncodingGarbageEndsTheStream() async {
+        let (_, events, error) = await drain(stream("/garbage"))
+        #expect(events.map(\.data) == ["good"])
+        #expect(error?.code == .invalidResponse, "\(String(describing: error))")
+    }
+
+    @Test func anAnswerThatIsNotAnEventStreamIsRefused() async {
+        let (opened, _, error) = await drain(stream("/json"))
+        #expect(!opened)
+        #expect(error?.reason.contains("application/json, not text/event-stream") == true, "\(String(describing: error))")
+    }
+
+    @Test func aRedirectIsNotFollowedSoTheTokenStaysWithItsOrigin() async {
+        let (opened, _, error) = await drain(stream("/redirect"))
+        #expect(!opened)
+        #expect(error?.code == .contractViolation && error?.reason.contains("302 to http://localhost:") == true, "\(String(describing: error))")
+    }
+
+    @Test func aRejectedTokenIsUnauthorizedWithTheServersMessage() async {
+        let (_, _, error) = await drain(stream("/unauthorized"))
+        #expect(error?.code == .unauthorized && error?.reason.contains("The access token is invalid") == true, "\(String(describing: error))")
+    }
+}

@@ -1,0 +1,70 @@
+import Core
+import Foundation
+import IntegrationKit
+@testable import Mastodon
+import Testing
+
+/// The streaming side of the Mastodon integration: which stream, where, and what its events become.
+@Suite struct MastodonStreamTests {
+    @Test func eachStreamableTimelineHasItsStream() throws {
+        let cases: [(String, String?, [URLQueryItem])] = [
+            ("home", "/api/v1/streaming/user", []),
+            ("list:42", "/api/v1/streaming/list", [URLQueryItem(name: "list", value: "42")]),
+            ("hashtag:#Swift", "/api/v1/streaming/hashtag", [URLQueryItem(name: "tag", value: "Swift")]),
+            ("public", "/api/v1/streaming/public", []), ("public:local", "/api/v1/streaming/public/local", []),
+            ("bookmarks", nil, []), ("favourites", nil, []), ("account:7", nil, []), ("account:@a@b.example", nil, []),
+        ]
+        for (text, path, query) in cases {
+            let stream = MastodonStream(try #require(MastodonTimeline(text)))
+            #expect(stream?.path == path, "\(text)")
+            if path != nil { #expect(stream?.query == query, "\(text)") }
+        }
+    }
+
+    @Test func announcedURLsBecomeHTTPAndTheTokenStaysOnTheServersHosts() throws {
+        #expect(MastodonStream.httpForm("wss://streaming.example.social")?.absoluteString == "https://streaming.example.social")
+        #expect(MastodonStream.httpForm("ws://127.0.0.1:4000")?.absoluteString == "http://127.0.0.1:4000")
+        for bad in ["ftp://x.example", "javascript:alert(1)", "wss://user:pw@x.example", "", "wss://"] {
+            #expect(MastodonStream.httpForm(bad) == nil, "\(bad)")
+        }
+        let server = try #require(URL(string: "https://example.social"))
+        let table: [(String, Bool)] = [
+            ("https://example.social", true), ("https://streaming.example.social", true), ("https://EXAMPLE.social:4000", true),
+            ("http://streaming.example.social", false),     // down to plain http
+            ("https://example.social.evil.example", false), ("https://notexample.social", false), ("https://social", false),
+        ]
+        for (url, allowed) in table {
+            #expect(MastodonStream.mayCarryToken(try #require(URL(string: url)), server: server) == allowed, "\(url)")
+        }
+    }
+
+    @Test func updateDeleteAndEditEventsBecomeLiveEventsOthersAreIgnored() throws {
+        var decoder = MastodonStreamDecoder(server: "example.social")
+        let json = status("110000000000000009", #""content": "<p>hello</p>""#)
+        guard case .upserted(let post, _)? = try decoder.decode(ServerSentEvent(type: "update", data: json)) else {
+            Issue.record("update is an upsert")
+            return
+        }
+        #expect(post.id == PostID("110000000000000009") && post.text == "hello")
+        guard case .edited(let edited, _)? = try decoder.decode(ServerSentEvent(type: "status.update", data: json)) else {
+            Issue.record("status.update is an edit")
+            return
+        }
+        #expect(edited == post)
+        #expect(try decoder.decode(ServerSentEvent(type: "delete", data: "110000000000000009")) == .deleted(PostID("110000000000000009")))
+        for ignored in ["notification", "filters_changed", "conversation", "announcement", "message"] {
+            #expect(try decoder.decode(ServerSentEvent(type: ignored, data: "{}")) == nil, "\(ignored)")
+        }
+    }
+
+    @Test func eventsThatAreNotWhatTheyClaimFailTheStream() {
+        var decoder = MastodonStreamDecoder(server: "example.social")
+        let bad = [ServerSentEvent(type: "update", data: "not json"), ServerSentEvent(type: "update", data: "[]"),
+                   ServerSentEvent(type: "update", data: #"{"id": 5}"#), ServerSentEvent(type: "status.update", data: "{} {}"),
+                   ServerSentEvent(type: "delete", data: ""), ServerSentEvent(type: "delete", data: "1 2"),
+                   ServerSentEvent(type: "delete", data: "\u{1B}[31m"), ServerSentEvent(type: "delete", data: String(repeating: "9", count: 65))]
+        for event in bad {
+            #expect(throws: ServiceError.self, "\(event)") { try decoder.decode(event) }
+        }
+    }
+}
