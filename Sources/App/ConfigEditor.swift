@@ -115,17 +115,18 @@ public struct ConfigEditor {
             }
             throw UsageError("\(displayName) has no feed named \"\(Terminal.safe(name, limit: 80))\"", usage: usage)
         }
+        guard all.count > 1 else {
+            throw UsageError("\"\(Terminal.safe(name, limit: 80))\" is the only feed of \(displayName), and a config lists at least one; "
+                             + "add another first, or delete \(displayName) to start over", usage: usage)
+        }
         var bytes = Array(text.utf8)
         let entry = try ConfigJSON.parse(Data(bytes[all[index].range]))
         // With the comma and space that joined it to its neighbour.
         let cut: Range<Int>
         if index > 0 {
             cut = all[index - 1].range.upperBound..<all[index].range.upperBound
-        } else if all.count > 1 {
-            cut = all[index].range.lowerBound..<all[index + 1].range.lowerBound
         } else {
-            // The last feed: the check in save() refuses a config without feeds, so this is never written.
-            cut = all[index].range
+            cut = all[index].range.lowerBound..<all[index + 1].range.lowerBound
         }
         bytes.removeSubrange(cut)
         text = String(decoding: bytes, as: UTF8.self)
