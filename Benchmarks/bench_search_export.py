@@ -5,9 +5,11 @@
 
 - search: `feedsync search` for a known phrase among --posts posts, wall time of the whole
   process (best of 7), and the FTS5 query alone as SQLite runs it (best of 7);
-- export: `feedsync export` of --export-posts posts to a file, its peak RSS and wall time.
+- export: `feedsync export` of --export-posts posts to a file, its wall time, CPU time and peak
+  RSS, best of --export-runs runs (CPU time is the figure that a loaded machine disturbs least).
 
-Targets (issue: search, export): search under 50 ms; export of 1,000,000 posts under 100 MiB RSS.
+Targets (issues: search, export; #21.5): search under 50 ms; export of 1,000,000 posts under
+100 MiB RSS and in at most 10 s.
 Standard library only. Reuses bench.py's helpers for the server and for measuring a child.
 """
 import argparse
@@ -26,6 +28,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--posts", type=int, default=100_000)
     parser.add_argument("--export-posts", type=int, default=1_000_000)
+    parser.add_argument("--export-runs", type=int, default=3)
     parser.add_argument("--no-build", action="store_true")
     parser.add_argument("--smoke", action="store_true", help="2,000 posts each, debug build allowed")
     args = parser.parse_args()
@@ -78,12 +81,19 @@ def main():
         finally:
             server.stop()
         out = scratch / "export.jsonl"
-        run = bench.checked(bench.measure([str(binary), "export", "--config", str(config), "--output", str(out)]), "feedsync export")
-        lines = sum(1 for _ in open(out, "rb"))
-        if lines != args.export_posts:
-            raise SystemExit(f"export wrote {lines} lines, not {args.export_posts}")
-        print(f"export of {args.export_posts:,} posts: {run.wall:.2f} s wall, peak RSS {run.rss_mib:.1f} MiB, "
-              f"{os.path.getsize(out) / 2**20:.0f} MiB of JSON Lines; target < 100 MiB: {'met' if run.rss_mib < 100 else 'MISS'}")
+        runs = []
+        for _ in range(args.export_runs):
+            runs.append(bench.checked(bench.measure([str(binary), "export", "--config", str(config), "--output", str(out)]),
+                                      "feedsync export"))
+            lines = sum(1 for _ in open(out, "rb"))
+            if lines != args.export_posts:
+                raise SystemExit(f"export wrote {lines} lines, not {args.export_posts}")
+        run = min(runs, key=lambda r: r.wall)
+        rss = max(r.rss_mib for r in runs)
+        print(f"export of {args.export_posts:,} posts (best of {len(runs)}): {run.wall:.2f} s wall, {run.cpu:.2f} s CPU "
+              f"(all runs: {', '.join(f'{r.wall:.2f} s wall / {r.cpu:.2f} s CPU' for r in runs)}), peak RSS {rss:.1f} MiB, "
+              f"{os.path.getsize(out) / 2**20:.0f} MiB of JSON Lines; target < 100 MiB: {'met' if rss < 100 else 'MISS'}; "
+              f"target <= 10 s: {'met' if run.wall <= 10 else 'MISS'}; load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -238,9 +238,39 @@ enum JSONStringArray {
         return json + "]"
     }
 
+    /// `["a","b"]` as `encode` writes strings without escapes, split on bytes (a combining mark
+    /// after a quote would hide it from a split on characters); `nil` for anything else.
+    private static func plainStrings(_ json: String) -> [String]? {
+        let bytes = Array(json.utf8)
+        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ",")
+        guard bytes.count >= 4, bytes[0] == UInt8(ascii: "["), bytes[1] == quote, bytes[bytes.count - 2] == quote,
+              bytes[bytes.count - 1] == UInt8(ascii: "]"), !bytes.contains(UInt8(ascii: "\\")) else { return nil }
+        var strings: [String] = []
+        var start = 2
+        var index = 2
+        let end = bytes.count - 2
+        while index < end {
+            guard bytes[index] == quote else {
+                index += 1
+                continue
+            }
+            // Inside, a quote only ever opens `","`.
+            guard index + 2 < end, bytes[index + 1] == comma, bytes[index + 2] == quote else { return nil }
+            strings.append(String(decoding: bytes[start..<index], as: UTF8.self))
+            index += 3
+            start = index
+        }
+        strings.append(String(decoding: bytes[start..<end], as: UTF8.self))
+        return strings
+    }
+
     static func decode(_ json: String) -> [String] {
         // Most posts have no videos or labels; JSONDecoder costs microseconds even for `[]`.
         guard json != "[]" else { return [] }
+        // What `encode` writes for strings with nothing to escape, read without JSONDecoder (an
+        // export reads a million of these): `["a","b"]` with no `\` splits at `","`. Anything
+        // else, another tool's spacing included, goes through the decoder.
+        if let strings = plainStrings(json) { return strings }
         return (try? JSONDecoder().decode([String].self, from: Data(json.utf8))) ?? []
     }
 }

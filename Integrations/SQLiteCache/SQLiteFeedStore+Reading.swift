@@ -21,35 +21,41 @@ extension SQLiteFeedStore {
         LEFT JOIN post_state s ON s.feed = p.feed AND s.post_id = p.id
         """
 
+    private func readPosts(matching query: PostQuery, in db: SQLiteDatabase) throws -> [StoredPost] {
+        let since = query.since.map(millisecondsSince1970)
+        var stored: [StoredPost]
+        var users: UserCache? = UserCache()
+        if query.stable {
+            let after = query.after
+            // One page of an export: one feed, newest first, ties by id. Each bound is written
+            // only when given, so the time index serves the range: `?4 IS NULL OR …` would make
+            // SQLite scan the feed for every page.
+            let bounds = (since == nil ? "" : " AND p.created_at >= ?2")
+                + (after == nil ? "" : " AND p.created_at <= ?4 AND (p.created_at < ?4 OR p.id > ?5)")
+            stored = try db.statement("""
+                SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
+                WHERE p.feed = ?1 AND (?3 = 0 OR s.read_at IS NULL)\(bounds)
+                ORDER BY p.created_at DESC, p.id LIMIT ?6
+                """).query([.text(query.feed ?? ""), .integer(since), .integer(query.unreadOnly ? 1 : 0),
+                            .integer(after.map { millisecondsSince1970($0.createdAt) }), .text(after?.id.rawValue),
+                            .integer(query.limit)]) { try storedPost($0, users: &users) }
+        } else {
+            stored = try db.statement("""
+                SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
+                WHERE (?1 IS NULL OR p.feed = ?1) AND (?2 IS NULL OR p.created_at >= ?2) AND (?3 = 0 OR s.read_at IS NULL)
+                ORDER BY p.created_at DESC, p.feed, p.id LIMIT ?4
+                """).query([.text(query.feed), .integer(since), .integer(query.unreadOnly ? 1 : 0),
+                            .integer(query.limit)]) { try storedPost($0, users: &users) }
+        }
+        try attachVideos(to: &stored, in: db)
+        return stored
+    }
+
     public func posts(matching query: PostQuery) throws -> [StoredPost] {
         let db = try db("reading posts")
-        return try storage("reading posts") {
-            let since = query.since.map(millisecondsSince1970)
-            var stored: [StoredPost]
-            if query.stable {
-                let after = query.after
-                // One page of an export: one feed, newest first, ties by id. Each bound is written
-                // only when given, so the time index serves the range: `?4 IS NULL OR …` would make
-                // SQLite scan the feed for every page.
-                let bounds = (since == nil ? "" : " AND p.created_at >= ?2")
-                    + (after == nil ? "" : " AND p.created_at <= ?4 AND (p.created_at < ?4 OR p.id > ?5)")
-                stored = try db.statement("""
-                    SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
-                    WHERE p.feed = ?1 AND (?3 = 0 OR s.read_at IS NULL)\(bounds)
-                    ORDER BY p.created_at DESC, p.id LIMIT ?6
-                    """).query([.text(query.feed ?? ""), .integer(since), .integer(query.unreadOnly ? 1 : 0),
-                                .integer(after.map { millisecondsSince1970($0.createdAt) }), .text(after?.id.rawValue),
-                                .integer(query.limit)], storedPost)
-            } else {
-                stored = try db.statement("""
-                    SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
-                    WHERE (?1 IS NULL OR p.feed = ?1) AND (?2 IS NULL OR p.created_at >= ?2) AND (?3 = 0 OR s.read_at IS NULL)
-                    ORDER BY p.created_at DESC, p.feed, p.id LIMIT ?4
-                    """).query([.text(query.feed), .integer(since), .integer(query.unreadOnly ? 1 : 0), .integer(query.limit)], storedPost)
-            }
-            try attachVideos(to: &stored, in: db)
-            return stored
-        }
+        // One read transaction for the page and its videos: each statement on its own would take
+        // and drop SQLite's shared lock (two fcntl calls), once per post with a video.
+        return try storage("reading posts") { try db.withReadTransaction { try readPosts(matching: query, in: db) } }
     }
 
     public func feedNames() throws -> [String] {
@@ -73,10 +79,11 @@ extension SQLiteFeedStore {
         }
         do {
             var hits: [(StoredPost, String, Double)] = []
+            var users: UserCache?
             try db.withReadTransaction {
                 hits = try statement.query([.text(query.text), .text(query.feed), .integer(query.since.map(millisecondsSince1970)),
                                             .integer(query.limit)]) { row in
-                    (try storedPost(row), row.string(Self.postColumnCount) ?? "", row.optionalDouble(Self.postColumnCount + 1) ?? 0)
+                    (try storedPost(row, users: &users), row.string(Self.postColumnCount) ?? "", row.optionalDouble(Self.postColumnCount + 1) ?? 0)
                 }
             }
             var stored = hits.map(\.0)
@@ -91,7 +98,20 @@ extension SQLiteFeedStore {
     }
 
     /// A post read with ``postColumns``.
-    private func storedPost(_ row: SQLiteStatement) throws -> StoredPost {
+    /// The authors met in one read, by their columns: a page of an export has a few thousand
+    /// posts by a few dozen people, and each avatar URL would otherwise be parsed per post.
+    private typealias UserCache = [[String?]: User]
+
+    private func user(_ row: UserRow, _ users: inout UserCache?) -> User {
+        guard users != nil else { return User(row) }
+        let key = [row.id, row.handle, row.displayName, row.avatarURL]
+        if let known = users?[key] { return known }
+        let user = User(row)
+        users?[key] = user
+        return user
+    }
+
+    private func storedPost(_ row: SQLiteStatement, users: inout UserCache?) throws -> StoredPost {
         let postRow = PostRow(id: row.string(1) ?? "", authorID: row.string(2) ?? "", text: row.string(3) ?? "",
                               createdAt: row.int64(4), editedAt: row.optionalInt64(5), replyTo: row.string(6),
                               replyCount: row.int64(7), repostCount: row.int64(8), likeCount: row.int64(9),
@@ -101,10 +121,12 @@ extension SQLiteFeedStore {
                               title: row.string(25), url: row.string(26), quoteOf: row.string(27),
                               quoteCount: row.int64(28), labels: row.string(29) ?? "[]", repostAt: row.optionalInt64(30))
         let handle = row.string(11) ?? postRow.authorID
-        let author = User(UserRow(id: postRow.authorID, handle: handle, displayName: row.string(12) ?? handle, avatarURL: row.string(13)))
-        let booster = postRow.repostBy.map { id in
+        let author = user(UserRow(id: postRow.authorID, handle: handle, displayName: row.string(12) ?? handle, avatarURL: row.string(13)),
+                          &users)
+        var booster: User?
+        if let id = postRow.repostBy {
             let handle = row.string(22) ?? id
-            return User(UserRow(id: id, handle: handle, displayName: row.string(23) ?? handle, avatarURL: row.string(24)))
+            booster = user(UserRow(id: id, handle: handle, displayName: row.string(23) ?? handle, avatarURL: row.string(24)), &users)
         }
         return StoredPost(feed: row.string(0) ?? "", post: Post(postRow, author: author, repostedBy: booster),
                           isRead: row.optionalInt64(14) != nil)

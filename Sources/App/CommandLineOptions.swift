@@ -80,15 +80,24 @@ public struct CommandLineOptions {
     /// A date option: `2026-01-31` (midnight UTC) or an RFC 3339 time; `nil` when absent.
     public func date(_ name: String, usage: String) throws -> Date? {
         guard let text = values[name] else { return nil }
-        let day = DateFormatter()
-        day.locale = Locale(identifier: "en_US_POSIX")
-        day.timeZone = TimeZone(identifier: "UTC")
-        day.dateFormat = "yyyy-MM-dd"
-        day.isLenient = false
-        if text.count == 10, let date = day.date(from: text), day.string(from: date) == text { return date }
+        if let date = Self.day(text) { return date }
         if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
         if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
         throw UsageError("\(name) takes a date such as 2026-01-31 or 2026-01-31T12:00:00Z, not \"\(Terminal.safe(text, limit: 60))\"", usage: usage)
+    }
+
+    /// `2026-01-31` as midnight UTC of that day in the proleptic Gregorian calendar, as
+    /// ``ISO8601Timestamp`` prints days (Foundation's calendar would read 1500-03-01 as Julian).
+    static func day(_ text: String) -> Date? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }),
+              let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
+              (1...12).contains(month), (1...31).contains(day) else { return nil }
+        let days = ISO8601Timestamp.daysSince1970(year: year, month: month, day: day)
+        // 2026-02-30 would count on into March: only a day that reads back the same exists.
+        guard ISO8601Timestamp.civilDate(daysSince1970: days) == (year, month, day) else { return nil }
+        return Date(timeIntervalSince1970: Double(days) * 86_400)
     }
 
     /// Renders specs as the lines of a help text.

@@ -9,6 +9,7 @@ public func describe(_ error: any Error) -> String {
     case let error as ConfigError: sentence = error.description
     case let error as ServiceError: sentence = error.description
     case let error as UsageError: sentence = error.message
+    case let error as OutputError: sentence = error.description
     case is CancellationError: sentence = "cancelled"
     default: sentence = "internal error: \(error.localizedDescription)"
     }
@@ -17,5 +18,20 @@ public func describe(_ error: any Error) -> String {
 
 /// Writes a line to standard error.
 public func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    writeStandardError(line + "\n")
+}
+
+/// Writes `text` to standard error as it is. A failure is ignored: standard error is where
+/// failures are reported, so there is nowhere left to say it (and FileHandle would trap).
+public func writeStandardError(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes in
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
 }

@@ -13,6 +13,8 @@ public enum ExitStatus: Int32, Sendable {
     case unavailable = 69
     /// A bug or a local failure (the store could not be written).
     case software = 70
+    /// The output could not be written: a full disk, `/dev/full`, a closed standard output.
+    case ioError = 74
     /// Try again later: another process holds the store.
     case temporaryFailure = 75
     /// The backend rejected the credentials.
@@ -25,6 +27,7 @@ public enum ExitStatus: Int32, Sendable {
         switch error {
         case is ConfigError: self = .config
         case is UsageError: self = .usage
+        case is OutputError: self = .ioError
         case let error as ServiceError:
             switch error.code {
             case .unauthorized: self = .credentials

@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import Sync
+import SQLiteCache
 
 /// A loaded config with the services a command uses built: what both executables run on.
 ///
@@ -121,6 +122,14 @@ public struct Runtime: Sendable {
 
     /// What the store is, for telling whether a reloaded config moved it: `"sqlite store /var/lib/…"`.
     public var storeName: String { provider.store.lifecycle.name }
+
+    /// For a store kept in local files (SQLite): its database's path, and whether a file name
+    /// in that folder is the database or one of its side files, which no output may replace.
+    public var storeFiles: (database: String, isStoreFile: @Sendable (String) -> Bool)? {
+        guard let sqlite = provider.store.lifecycle as? SQLiteCacheManager, sqlite.databasePath != ":memory:" else { return nil }
+        let name = (sqlite.databasePath as NSString).lastPathComponent
+        return (sqlite.databasePath, { SQLiteFeedStore.isStoreFile(named: $0, database: name) })
+    }
 
     /// The feeds whose backends were built.
     public var builtFeedNames: [String] { provider.feeds.map(\.name) }

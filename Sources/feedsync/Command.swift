@@ -8,7 +8,10 @@ protocol Command {
     /// The synopsis after `feedsync`: `pull [--config PATH] [--feed NAME] [--full]`.
     static var synopsis: String { get }
     static var options: [CommandLineOptions.Spec] { get }
-    static func run(_ options: CommandLineOptions) async throws -> ExitStatus
+    /// Runs the command, printing what it prints to `output` (standard output).
+    ///
+    /// - Throws: an ``OutputError`` when `output` cannot be written, which ends the command (74).
+    static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus
 }
 
 extension Command {

@@ -8,14 +8,14 @@ enum CompletionCommand: Command {
     static let synopsis = "completion bash|zsh|fish"
     static let options: [CommandLineOptions.Spec] = []
 
-    static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
+    static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
         guard options.positionals.count == 1, let shell = options.positionals.first, ["bash", "zsh", "fish"].contains(shell) else {
             throw UsageError("name the shell: bash, zsh or fish", usage: usage)
         }
         switch shell {
-        case "bash": print(bash)
-        case "zsh": print(zsh)
-        default: print(fish)
+        case "bash": try output.line(bash)
+        case "zsh": try output.line(zsh)
+        default: try output.line(fish)
         }
         return .ok
     }

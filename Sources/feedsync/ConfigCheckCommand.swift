@@ -8,19 +8,19 @@ enum ConfigCheckCommand: Command {
     static let synopsis = "config check [--config PATH]"
     static let options: [CommandLineOptions.Spec] = [.config]
 
-    static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
+    static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
         guard options.positionals.isEmpty else { throw UsageError("config check takes no arguments", usage: usage) }
         var load = Runtime.Options()
         load.deferMissingSecrets = true
         let runtime = try Runtime.load(configPath: options["--config"], load)
         for warning in runtime.warnings { printError("feedsync: warning: \(Terminal.safe(warning))") }
         let feeds = runtime.feedNames
-        print("\(runtime.configName): ok; \(feeds.count) feed\(feeds.count == 1 ? "" : "s") (\(feeds.joined(separator: ", ")))")
-        for lifecycle in runtime.provider.lifecycles { print("  \(Terminal.safe(lifecycle.name, limit: 300))") }
+        try output.line("\(runtime.configName): ok; \(feeds.count) feed\(feeds.count == 1 ? "" : "s") (\(feeds.joined(separator: ", ")))")
+        for lifecycle in runtime.provider.lifecycles { try output.line("  \(Terminal.safe(lifecycle.name, limit: 300))") }
         let expanded = feeds.filter { runtime.feedOrigins[$0] != nil }
         if !expanded.isEmpty {
-            print("expanded from OPML: \(expanded.count) feed\(expanded.count == 1 ? "" : "s")")
-            for name in expanded { print("  \(name) <- \(Terminal.safe(runtime.feedOrigins[name] ?? "", limit: 400))") }
+            try output.line("expanded from OPML: \(expanded.count) feed\(expanded.count == 1 ? "" : "s")")
+            for name in expanded { try output.line("  \(name) <- \(Terminal.safe(runtime.feedOrigins[name] ?? "", limit: 400))") }
         }
         if let address = runtime.metricsListen {
             // A running feedsyncd holds its own port, so a port in use is a warning here, not an error.

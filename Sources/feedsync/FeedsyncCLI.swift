@@ -24,43 +24,57 @@ enum FeedsyncCLI {
             """
     }
 
+    /// Runs the command `arguments` name, then closes standard output and checks that too: an
+    /// output that was lost, even at the last flush, ends the process with 74 (EX_IOERR).
     static func run(_ arguments: [String]) async -> ExitStatus {
-        // `-V` and `--version` work anywhere; `-h` is `--help`.
-        if arguments.contains("--version") || arguments.contains("-V") {
-            print("feedsync \(feedsyncVersion)")
-            return .ok
+        let output = CheckedOutput(descriptor: STDOUT_FILENO, name: "standard output")
+        let status = await dispatch(arguments, output: output)
+        do {
+            try output.close()
+        } catch {
+            // A failure the command already reported (its status is not ok) is not told twice.
+            return status == .ok ? fail(error) : status
         }
-        var arguments = arguments.map { $0 == "-h" ? "--help" : $0 }
-        // Options may come before the command: `feedsync --config X status`.
-        var leading: [String] = []
-        while let first = arguments.first, first.hasPrefix("--"), first != "--help" {
-            leading.append(arguments.removeFirst())
-            if !first.contains("="), let value = arguments.first, !value.hasPrefix("--") { leading.append(arguments.removeFirst()) }
-        }
-        if arguments.first == "help" {
-            arguments.removeFirst()
-            guard !arguments.isEmpty else {
-                print(usage)
+        return status
+    }
+
+    static func dispatch(_ arguments: [String], output: CheckedOutput) async -> ExitStatus {
+        do {
+            // `-V` and `--version` work anywhere; `-h` is `--help`.
+            if arguments.contains("--version") || arguments.contains("-V") {
+                try output.line("feedsync \(feedsyncVersion)")
                 return .ok
             }
-            arguments.append("--help")
-        }
-        if arguments.first == "--help" {
-            print(usage)
-            return .ok
-        }
-        guard !arguments.isEmpty else { return fail(UsageError("no command given", usage: usage)) }
-        guard let command = commands.first(where: { Array(arguments.prefix($0.words.count)) == $0.words }) else {
-            return fail(UsageError(unknownCommand(arguments), usage: "usage: feedsync <command> [options]"))
-        }
-        let rest = Array(arguments.dropFirst(command.words.count)) + leading
-        do {
+            var arguments = arguments.map { $0 == "-h" ? "--help" : $0 }
+            // Options may come before the command: `feedsync --config X status`.
+            var leading: [String] = []
+            while let first = arguments.first, first.hasPrefix("--"), first != "--help" {
+                leading.append(arguments.removeFirst())
+                if !first.contains("="), let value = arguments.first, !value.hasPrefix("--") { leading.append(arguments.removeFirst()) }
+            }
+            if arguments.first == "help" {
+                arguments.removeFirst()
+                guard !arguments.isEmpty else {
+                    try output.line(usage)
+                    return .ok
+                }
+                arguments.append("--help")
+            }
+            if arguments.first == "--help" {
+                try output.line(usage)
+                return .ok
+            }
+            guard !arguments.isEmpty else { throw UsageError("no command given", usage: usage) }
+            guard let command = commands.first(where: { Array(arguments.prefix($0.words.count)) == $0.words }) else {
+                throw UsageError(unknownCommand(arguments), usage: "usage: feedsync <command> [options]")
+            }
+            let rest = Array(arguments.dropFirst(command.words.count)) + leading
             let options = try CommandLineOptions(rest, specs: command.options + [.helpFlag], usage: command.usage)
             if options.has("--help") {
-                print(command.help)
+                try output.line(command.help)
                 return .ok
             }
-            return try await command.run(options)
+            return try await command.run(options, output: output)
         } catch {
             return fail(error)
         }
@@ -103,8 +117,12 @@ enum FeedsyncCLI {
     }
 
     /// Prints an error as one sentence (plus the usage, for a usage error) and picks the exit code.
+    ///
+    /// A pipe whose reader went away (`feedsync posts | head -1`) exits 74 without a sentence,
+    /// as `head` users expect: nobody is left to read what was cut short.
     static func fail(_ error: any Error) -> ExitStatus {
         let status = ExitStatus(for: error)
+        if let output = error as? OutputError, output.isBrokenPipe { return status }
         if let usage = error as? UsageError {
             printError("feedsync: \(Terminal.safe(usage.message))\n\(usage.usage)\nRun `feedsync --help` for the commands.")
         } else {
@@ -114,19 +132,22 @@ enum FeedsyncCLI {
     }
 }
 
-/// Dates as operators read them: ISO 8601 in UTC.
+/// Dates as operators read them: ISO 8601 in UTC, proleptic Gregorian (``ISO8601Timestamp``).
 func formatted(_ date: Date?) -> String {
-    date.map { $0.formatted(.iso8601) } ?? "-"
+    date.map(ISO8601Timestamp.string(from:)) ?? "-"
 }
 
-/// Encodes a value as pretty, key-sorted JSON on standard output.
+/// Encodes a value as pretty, key-sorted JSON on `output`, dates as ``ISO8601Timestamp`` writes them.
 ///
 /// The encoder escapes C0 controls; C1 controls and DEL, which JSON allows raw, are escaped
 /// too, so no text from a server reaches the terminal as a control sequence.
-func printJSON(_ value: some Encodable) throws {
+func printJSON(to output: CheckedOutput, _ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .iso8601
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+        var container = encoder.singleValueContainer()
+        try container.encode(ISO8601Timestamp.string(from: date))
+    }
     var json = ""
     for scalar in String(decoding: try encoder.encode(value), as: UTF8.self).unicodeScalars {
         if (0x7F...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value) {
@@ -137,7 +158,7 @@ func printJSON(_ value: some Encodable) throws {
     }
     // Foundation pretty-prints an empty array over three lines; people and diff tools expect `[]`.
     // A raw line break never occurs inside a JSON string, so this cannot touch data.
-    print(json.replacingOccurrences(of: #"\[\n\s*\]"#, with: "[]", options: .regularExpression))
+    try output.line(json.replacingOccurrences(of: #"\[\n\s*\]"#, with: "[]", options: .regularExpression))
 }
 
 /// Loads the config, builds what `load` asks for, runs `body` with the integrations set up,

@@ -12,7 +12,7 @@ enum PostsCommand: Command {
         .init("--unread", "only posts not marked read"), .json,
     ]
 
-    static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
+    static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
         guard options.positionals.isEmpty else { throw UsageError("posts takes no arguments", usage: usage) }
         let limit = try options.int("--limit", in: 1...100_000, default: 20, usage: usage)
         let posts = try await withRuntime(options, localOnly) { runtime in
@@ -20,7 +20,7 @@ enum PostsCommand: Command {
             return try await runtime.store.posts(matching: PostQuery(feed: options["--feed"], limit: limit, unreadOnly: options.has("--unread")))
         }
         if options.has("--json") {
-            try printJSON(posts.map(PostRecord.init))
+            try printJSON(to: output, posts.map(PostRecord.init))
             return .ok
         }
         for stored in posts {
@@ -30,10 +30,10 @@ enum PostsCommand: Command {
                          post.repost.map { "shared by @\($0.by.handle)" }, post.contentWarning.map { "CW: \($0)" }].compactMap { $0 }
             // Text from servers is data: any control sequence in it is shown escaped, never run.
             let text = Terminal.safe(post.text.replacingOccurrences(of: "\n", with: " "), limit: 199)
-            print("\(stored.feed)/\(Terminal.safe(post.id.rawValue, limit: 200))  \(formatted(post.createdAt))  "
+            try output.line("\(stored.feed)/\(Terminal.safe(post.id.rawValue, limit: 200))  \(formatted(post.createdAt))  "
                   + "@\(Terminal.safe(post.author.handle, limit: 100))"
                   + (flags.isEmpty ? "" : "  [\(Terminal.safe(flags.joined(separator: ", "), limit: 300))]"))
-            print("    \(text)")
+            try output.line("    \(text)")
         }
         return .ok
     }

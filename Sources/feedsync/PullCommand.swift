@@ -46,7 +46,7 @@ enum PullCommand: Command {
         }
     }
 
-    static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
+    static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
         guard options.positionals.isEmpty else { throw UsageError("pull takes no arguments", usage: usage) }
         var engineOptions = SyncEngine.Options()
         engineOptions.lockWait = TimeInterval(try options.int("--wait", in: 0...86_400, default: 30, usage: usage))
@@ -82,10 +82,12 @@ enum PullCommand: Command {
             }, then: { result in
                 clearProgress()
                 for line in result.errorLines { printError(line) }
-                if let summary = result.summary, !json { print(summary) }
+                // A summary that cannot be written does not stop the syncs; the failure sticks to
+                // `output`, and closing it at the end makes the exit 74.
+                if let summary = result.summary, !json { try? output.line(summary); try? output.flush() }
                 tally?.show()
             })
-            if json { try printJSON(results.map(\.outcome)) }
+            if json { try printJSON(to: output, results.map(\.outcome)) }
             // As before: the status of the first feed (in config order) that failed.
             return results.first { $0.status != .ok }?.status ?? .ok
         }
@@ -182,7 +184,7 @@ enum PullCommand: Command {
             } else if isTerminal {
                 let seconds = max(Date().timeIntervalSince(started), 0.001)
                 let rate = Int(Double(progress.posts) / seconds)
-                FileHandle.standardError.write(Data("\r\u{1B}[K\(feed): \(progress.pages) pages, \(progress.posts) posts, \(rate) posts/s".utf8))
+                writeStandardError("\r\u{1B}[K\(feed): \(progress.pages) pages, \(progress.posts) posts, \(rate) posts/s")
             }
         }
     }
@@ -210,11 +212,11 @@ enum PullCommand: Command {
             guard isTerminal else { return }
             let (feeds, posts) = counts.withLock { ($0.feeds, $0.posts) }
             let rate = Int(Double(posts) / max(Date().timeIntervalSince(started), 0.001))
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(feeds) of \(total) feeds, \(posts) posts, \(rate) posts/s".utf8))
+            writeStandardError("\r\u{1B}[K\(feeds) of \(total) feeds, \(posts) posts, \(rate) posts/s")
         }
     }
 
     static func clearProgress() {
-        if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if isTerminal { writeStandardError("\r\u{1B}[K") }
     }
 }

@@ -8,13 +8,13 @@ enum ReadCommand: Command {
     static let synopsis = "read ID [--config PATH] [--feed NAME]"
     static let options: [CommandLineOptions.Spec] = [.config, .feed]
 
-    static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
-        try await mark(read: true, options, usage: usage)
+    static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
+        try await mark(read: true, options, output: output, usage: usage)
     }
 
     /// Marks the post `ID` names: an id as `posts` prints it (`feed/id`), or a bare id,
     /// with `--feed` when several feeds hold it.
-    static func mark(read: Bool, _ options: CommandLineOptions, usage: String) async throws -> ExitStatus {
+    static func mark(read: Bool, _ options: CommandLineOptions, output: CheckedOutput, usage: String) async throws -> ExitStatus {
         guard options.positionals.count == 1, let given = options.positionals.first, !given.isEmpty else {
             throw UsageError("give exactly one post ID", usage: usage)
         }
@@ -37,7 +37,7 @@ enum ReadCommand: Command {
                                "no stored post has that id\(options["--feed"].map { " in feed \(Terminal.safe($0, limit: 80))" } ?? ""); "
                                + "`feedsync posts` lists them as feed/id")
         case 1:
-            print("\(feeds[0])/\(Terminal.safe(id, limit: 200)) marked \(read ? "read" : "unread")")
+            try output.line("\(feeds[0])/\(Terminal.safe(id, limit: 200)) marked \(read ? "read" : "unread")")
             return .ok
         default:
             throw UsageError("feeds \(feeds.joined(separator: ", ")) each hold a post \(shown); choose one with --feed or write feed/id", usage: usage)
@@ -51,7 +51,7 @@ enum UnreadCommand: Command {
     static let synopsis = "unread ID [--config PATH] [--feed NAME]"
     static let options: [CommandLineOptions.Spec] = [.config, .feed]
 
-    static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
-        try await ReadCommand.mark(read: false, options, usage: usage)
+    static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
+        try await ReadCommand.mark(read: false, options, output: output, usage: usage)
     }
 }

@@ -18,7 +18,7 @@ enum SearchCommand: Command {
         var rank: Double
     }
 
-    static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
+    static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
         guard options.positionals.count == 1, let text = options.positionals.first,
               !text.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw UsageError("give one search query; quote it when it has spaces: feedsync search \"sourdough bread\"", usage: usage)
@@ -35,16 +35,16 @@ enum SearchCommand: Command {
             throw UsageError(error.reason, usage: usage)
         }
         if options.has("--json") {
-            try printJSON(hits.map { Match(post: PostRecord($0.stored), snippet: marked($0.snippet, on: "**", off: "**"), rank: $0.rank) })
+            try printJSON(to: output, hits.map { Match(post: PostRecord($0.stored), snippet: marked($0.snippet, on: "**", off: "**"), rank: $0.rank) })
             return .ok
         }
         let bold = isatty(STDOUT_FILENO) == 1
         for hit in hits {
             let post = hit.stored.post
-            print("\(hit.stored.feed)/\(Terminal.safe(post.id.rawValue, limit: 200))  \(formatted(post.createdAt))  "
+            try output.line("\(hit.stored.feed)/\(Terminal.safe(post.id.rawValue, limit: 200))  \(formatted(post.createdAt))  "
                   + "@\(Terminal.safe(post.author.handle, limit: 100)) (\(Terminal.safe(post.author.displayName, limit: 100)))")
             let snippet = Terminal.safe(hit.snippet.replacingOccurrences(of: "\n", with: " "), limit: 400)
-            print("    " + marked(snippet, on: bold ? "\u{1B}[1m" : "**", off: bold ? "\u{1B}[22m" : "**"))
+            try output.line("    " + marked(snippet, on: bold ? "\u{1B}[1m" : "**", off: bold ? "\u{1B}[22m" : "**"))
         }
         if hits.isEmpty { printError("feedsync: no stored post matches \(Terminal.safe(text, limit: 200))") }
         return .ok

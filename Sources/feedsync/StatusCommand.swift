@@ -52,7 +52,7 @@ enum StatusCommand: Command {
         var live: String?
     }
 
-    static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
+    static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
         guard options.positionals.isEmpty else { throw UsageError("status takes no arguments", usage: usage) }
         let report = try await withRuntime(options, localOnly) { runtime in
             let stored = Dictionary(uniqueKeysWithValues: try await runtime.store.feedStatuses().map { ($0.feed, $0) })
@@ -79,28 +79,28 @@ enum StatusCommand: Command {
             return Report(daemon: daemons.first, daemons: daemons, feeds: rows)
         }
         if options.has("--json") {
-            try printJSON(report)
+            try printJSON(to: output, report)
             return .ok
         }
-        if report.daemons.isEmpty { print("daemon: none holds this store") }
+        if report.daemons.isEmpty { try output.line("daemon: none holds this store") }
         for daemon in report.daemons {
             let state = daemon.running ? "running" : "not running (it did not stop cleanly)"
-            print("daemon: feedsyncd pid \(daemon.pid.map { "\($0)" } ?? "?") on \(Terminal.safe(daemon.host, limit: 100)), \(state); "
+            try output.line("daemon: feedsyncd pid \(daemon.pid.map { "\($0)" } ?? "?") on \(Terminal.safe(daemon.host, limit: 100)), \(state); "
                   + "last beat \(daemon.secondsSinceBeat) s ago")
         }
         for row in report.feeds {
-            print("\(row.feed)\(row.configured ? "" : " (no longer in the config)")")
-            print("  posts:        \(row.postCount)")
-            print("  cursor:       \(row.cursor.map { Terminal.safe($0, limit: 200) } ?? "- (never synced)")")
-            print("  last success: \(formatted(row.lastSuccessAt))")
-            print("  last error:   \(row.lastError.map { "\(formatted(row.lastErrorAt)) \(Terminal.safe($0, limit: 1_000))" } ?? "-")")
-            print("  failures:     \(row.consecutiveFailures) in a row")
-            print("  next attempt: \(formatted(row.nextAttemptAt))")
-            if let live = row.live { print("  stream:       \(Terminal.safe(live, limit: 1_000))") }
-            if let holder = row.leaseHolder { print("  syncing now:  \(Terminal.safe(holder, limit: 200))") }
-            if let location = row.location { print("  moved to:     \(Terminal.safe(location, limit: 300)) (the server moved it permanently)") }
-            if let stopped = row.pollingStopped { print("  stopped:      \(Terminal.safe(stopped, limit: 1_000))") }
-            if let withheld = row.sweepWithheld { print("  no sweep:     \(Terminal.safe(withheld, limit: 1_000))") }
+            try output.line("\(row.feed)\(row.configured ? "" : " (no longer in the config)")")
+            try output.line("  posts:        \(row.postCount)")
+            try output.line("  cursor:       \(row.cursor.map { Terminal.safe($0, limit: 200) } ?? "- (never synced)")")
+            try output.line("  last success: \(formatted(row.lastSuccessAt))")
+            try output.line("  last error:   \(row.lastError.map { "\(formatted(row.lastErrorAt)) \(Terminal.safe($0, limit: 1_000))" } ?? "-")")
+            try output.line("  failures:     \(row.consecutiveFailures) in a row")
+            try output.line("  next attempt: \(formatted(row.nextAttemptAt))")
+            if let live = row.live { try output.line("  stream:       \(Terminal.safe(live, limit: 1_000))") }
+            if let holder = row.leaseHolder { try output.line("  syncing now:  \(Terminal.safe(holder, limit: 200))") }
+            if let location = row.location { try output.line("  moved to:     \(Terminal.safe(location, limit: 300)) (the server moved it permanently)") }
+            if let stopped = row.pollingStopped { try output.line("  stopped:      \(Terminal.safe(stopped, limit: 1_000))") }
+            if let withheld = row.sweepWithheld { try output.line("  no sweep:     \(Terminal.safe(withheld, limit: 1_000))") }
         }
         return .ok
     }

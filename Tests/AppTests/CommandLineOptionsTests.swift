@@ -1,4 +1,5 @@
 import App
+import Foundation
 import Testing
 
 @Suite struct CommandLineOptionsTests {
@@ -18,5 +19,19 @@ import Testing
     @Test func anOutOfRangeNumberIsAUsageError() throws {
         let options = try CommandLineOptions(["--limit", "0"], specs: specs, usage: "u")
         #expect(throws: UsageError.self) { try options.int("--limit", in: 1...10, default: 20, usage: "u") }
+    }
+
+    @Test func aDayIsMidnightUTCInTheProlepticGregorianCalendar() throws {
+        let specs: [CommandLineOptions.Spec] = [.init("--since", value: "DATE", "")]
+        // Days since 1970 from Python's date.toordinal(), which is proleptic Gregorian.
+        for (text, days) in [("1970-01-01", 0), ("1500-03-01", -171_605), ("1582-10-04", -141_438), ("0001-01-01", -719_162),
+                             ("2000-02-29", 11_016), ("0000-01-01", -719_528)] {
+            let options = try CommandLineOptions(["--since", text], specs: specs, usage: "u")
+            #expect(try options.date("--since", usage: "u") == Date(timeIntervalSince1970: Double(days) * 86_400), "\(text)")
+        }
+        for text in ["2026-02-30", "2026-13-01", "2026-1-01", "+026-01-01", "2026-01-01x", "1900-02-29"] {
+            let options = try CommandLineOptions(["--since", text], specs: specs, usage: "u")
+            #expect(throws: UsageError.self, "\(text)") { try options.date("--since", usage: "u") }
+        }
     }
 }
