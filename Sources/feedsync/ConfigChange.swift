@@ -7,15 +7,15 @@ import Foundation
 enum ConfigChange {
     /// Saves `editor` (checked first; nothing is written when the new file does not check out)
     /// and asks the daemons of this machine that serve its store to reload.
-    static func commit(_ editor: ConfigEditor, _ options: CommandLineOptions, saying line: String) async throws {
+    static func commit(_ editor: ConfigEditor, _ options: CommandLineOptions, _ output: CheckedOutput, saying line: String) async throws {
         try editor.save()
-        print(line)
-        if !editor.existed { print("created \(editor.displayName) with a SQLite store beside it") }
+        try output.line(line)
+        if !editor.existed { try output.line("created \(editor.displayName) with a SQLite store beside it") }
         var load = localOnly
         load.notice = { _ in }
         let daemons = (try? await withRuntime(CommandLineOptions.config(editor.url.path), load) { try await $0.store.daemons() }) ?? []
         for pid in DaemonReload.signal(daemons) {
-            print("told feedsyncd (pid \(pid)) to reload the config")
+            try output.line("told feedsyncd (pid \(pid)) to reload the config")
         }
     }
 

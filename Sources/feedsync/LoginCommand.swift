@@ -28,13 +28,13 @@ enum LoginCommand: Command {
     /// How long a sign-in may wait for the person.
     static let patience: TimeInterval = 300
 
-    static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
+    static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
         guard options.positionals.count == 2 else {
             throw UsageError("name the network and the account: login mastodon SERVER, or login bluesky HANDLE", usage: usage)
         }
         switch options.positionals[0].lowercased() {
-        case "mastodon": return try await mastodon(options.positionals[1], options)
-        case "bluesky": return try await bluesky(options.positionals[1], options)
+        case "mastodon": return try await mastodon(options.positionals[1], options, output)
+        case "bluesky": return try await bluesky(options.positionals[1], options, output)
         default:
             throw UsageError("\"\(Terminal.safe(options.positionals[0], limit: 40))\" is not a network feedsync signs in to; use mastodon or bluesky", usage: usage)
         }
@@ -42,7 +42,7 @@ enum LoginCommand: Command {
 
     // MARK: Mastodon
 
-    static func mastodon(_ serverText: String, _ options: CommandLineOptions) async throws -> ExitStatus {
+    static func mastodon(_ serverText: String, _ options: CommandLineOptions, _ output: CheckedOutput) async throws -> ExitStatus {
         let server = try serverURL(serverText)
         var editor = try ConfigEditor(configPath: options["--config"])
         let login = MastodonLogin(server: server)
@@ -59,10 +59,10 @@ enum LoginCommand: Command {
         if paste {
             redirect = MastodonLogin.outOfBand
             app = try await login.register(redirectURIs: [redirect])
-            print("Open this address in a browser, sign in to \(host) and allow feedsync to read:")
-            print("  \(login.authorizationURL(app: app, redirectURI: redirect, state: state, challenge: pkce.challenge).absoluteString)")
-            print("Then paste the authorization code it shows here: ", terminator: "")
-            fflush(nil)
+            try output.line("Open this address in a browser, sign in to \(host) and allow feedsync to read:")
+            try output.line("  \(login.authorizationURL(app: app, redirectURI: redirect, state: state, challenge: pkce.challenge).absoluteString)")
+            try output.write("Then paste the authorization code it shows here: ")
+            try output.flush()
             guard let pasted = await readLine(within: patience)?.trimmingCharacters(in: .whitespaces), !pasted.isEmpty else {
                 throw ServiceError(.unauthorized, "signing in to \(host)", "no authorization code was pasted")
             }
@@ -75,10 +75,10 @@ enum LoginCommand: Command {
             redirect = "http://127.0.0.1:\(listener.port)/callback"
             app = try await login.register(redirectURIs: [redirect])
             let url = login.authorizationURL(app: app, redirectURI: redirect, state: state, challenge: pkce.challenge)
-            print("Open this address in a browser, sign in to \(host) and allow feedsync to read:")
-            print("  \(url.absoluteString)")
-            print("Waiting for the browser to come back to \(redirect) (up to \(Int(patience / 60)) minutes)…")
-            fflush(nil)
+            try output.line("Open this address in a browser, sign in to \(host) and allow feedsync to read:")
+            try output.line("  \(url.absoluteString)")
+            try output.line("Waiting for the browser to come back to \(redirect) (up to \(Int(patience / 60)) minutes)…")
+            try output.flush()
             if display { openInBrowser(url) }
             code = try await waiter.code(within: patience, host: host)
         }
@@ -91,8 +91,8 @@ enum LoginCommand: Command {
         try SecretFile.write(token.revealed, to: tokenFile)
         try SecretFile.write("{\"server\": \(ConfigEditor.quote(server.absoluteString)), \"client_id\": \(ConfigEditor.quote(app.clientID)), "
                              + "\"client_secret\": \(ConfigEditor.quote(app.clientSecret))}", to: appFile(tokenFile))
-        print("logged in as \(handle)")
-        print("token saved in \(tokenFile.path) (mode 0600)")
+        try output.line("logged in as \(handle)")
+        try output.line("token saved in \(tokenFile.path) (mode 0600)")
         guard !options.has("--no-feed") else { return .ok }
         do {
             try editor.addFeed(name: name, fields: [
@@ -100,7 +100,7 @@ enum LoginCommand: Command {
                 ("posts", .object([("integration", .string("mastodon")), ("server", .string(server.absoluteString)),
                                    ("accessTokenFile", .string(ConfigChange.configPath(tokenFile, editor))), ("timeline", .string("home"))])),
             ], usage: usage)
-            try await ConfigChange.commit(editor, options, saying: "added feed \(name) (\(handle), home timeline) to \(editor.displayName)")
+            try await ConfigChange.commit(editor, options, output, saying: "added feed \(name) (\(handle), home timeline) to \(editor.displayName)")
         } catch {
             // Nothing half done: the token goes when its feed could not be added.
             SecretFile.remove(tokenFile)
@@ -115,7 +115,7 @@ enum LoginCommand: Command {
 
     // MARK: Bluesky
 
-    static func bluesky(_ handle: String, _ options: CommandLineOptions) async throws -> ExitStatus {
+    static func bluesky(_ handle: String, _ options: CommandLineOptions, _ output: CheckedOutput) async throws -> ExitStatus {
         let identifier = handle.hasPrefix("@") ? String(handle.dropFirst()) : handle
         guard !identifier.isEmpty, identifier.utf8.count <= 253, identifier.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
             throw UsageError("\"\(Terminal.safe(handle, limit: 80))\" is not a Bluesky handle or DID", usage: usage)
@@ -144,11 +144,11 @@ enum LoginCommand: Command {
             guard let authentication = backend.authentication else { throw ServiceError(.contractViolation, "signing in", "no login") }
             let session = try await authentication.logIn()
             await backend.lifecycle.tearDown()
-            print("logged in as @\(identifier) on \(service.host ?? service.absoluteString)")
-            print("app password saved in \(passwordFile.path) (mode 0600)")
+            try output.line("logged in as @\(identifier) on \(service.host ?? service.absoluteString)")
+            try output.line("app password saved in \(passwordFile.path) (mode 0600)")
             guard !options.has("--no-feed") else { return .ok }
             try editor.addFeed(name: name, fields: [("interval", .string("5m")), ("posts", .object(posts))], usage: usage)
-            try await ConfigChange.commit(editor, options, saying: "added feed \(name) (@\(identifier), home timeline) to \(editor.displayName)")
+            try await ConfigChange.commit(editor, options, output, saying: "added feed \(name) (@\(identifier), home timeline) to \(editor.displayName)")
             // The session just made is the account's: the first pull reuses it instead of logging in again.
             var load = localOnly
             load.createStore = true

@@ -11,7 +11,7 @@ enum LogoutCommand: Command {
     static let synopsis = "logout NAME [--config PATH]"
     static let options: [CommandLineOptions.Spec] = [.config]
 
-    static func run(_ options: CommandLineOptions) async throws -> ExitStatus {
+    static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
         guard options.positionals.count == 1, let name = options.positionals.first else {
             throw UsageError("name the feed whose login to end", usage: usage)
         }
@@ -42,7 +42,7 @@ enum LogoutCommand: Command {
                case .string(let secret)? = app["client_secret"], let url = URL(string: server) {
                 // Revoked first: a token that stays valid on the server is not logged out.
                 try await MastodonLogin(server: url).revoke(token: Secret(token), app: .init(clientID: id, clientSecret: secret))
-                print("revoked the token at \(url.host ?? server)")
+                try output.line("revoked the token at \(url.host ?? server)")
             } else {
                 printError("feedsync: warning: \(appFile.path) is missing, so the token cannot be revoked here; revoke it in the server's settings (Preferences → Account → Authorized apps)")
             }
@@ -57,9 +57,9 @@ enum LogoutCommand: Command {
             throw UsageError("feed \(name) is not a login's feed (it is \(integration)); remove it with `feedsync remove \(name)`", usage: usage)
         }
         // The config first: a feed is never left pointing at a deleted file.
-        try await ConfigChange.commit(editor, options, saying: "removed feed \(name) from \(editor.displayName); its posts stay in the store")
+        try await ConfigChange.commit(editor, options, output, saying: "removed feed \(name) from \(editor.displayName); its posts stay in the store")
         doomed.forEach(SecretFile.remove)
-        said.forEach { print($0) }
+        for line in said { try output.line(line) }
         return .ok
     }
 }
