@@ -51,7 +51,7 @@ fixtures-test:
 	python3 Fixtures/webfeed/test_server.py
 
 # The Swift runtime and Foundation are linked in, so a server without the toolchain runs the
-# binaries; they need only the C libraries (libc, libcurl, libsqlite3, libpq).
+# binaries; they need only the C libraries (libc, libcurl, libsqlite3, libpq, libxml2).
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 

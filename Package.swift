@@ -3,7 +3,7 @@ import PackageDescription
 
 // feedsync: Core (models + service protocols), Sync (the coordinating logic), one module per
 // backend under Integrations/, and App, the composition root that maps config to integrations.
-// No package dependencies: the toolchain plus libsqlite3, libcurl and libpq through system-library targets.
+// No package dependencies: the toolchain plus libsqlite3, libcurl, libpq and libxml2 through system-library targets.
 let package = Package(
     name: "feedsync",
     platforms: [.macOS(.v15)],
@@ -30,6 +30,12 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        .systemLibrary(
+            name: "CLibXML2",
+            path: "Sources/CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
         .target(name: "Core", path: "Sources/Core"),
         .target(name: "Sync", dependencies: ["Core"], path: "Sources/Sync"),
         // Plumbing shared by the HTTP integrations: transport, pacing, Link and date parsing, the JSON reader.
@@ -41,7 +47,7 @@ let package = Package(
         .target(name: "PostgresStore", dependencies: ["Core", "CPostgres"], path: "Integrations/PostgresStore"),
         .target(name: "MockVideoHost", dependencies: ["Core"], path: "Integrations/MockVideoHost"),
         .target(name: "Mastodon", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Mastodon"),
-        .target(name: "WebFeed", dependencies: ["Core", "IntegrationKit"], path: "Integrations/WebFeed"),
+        .target(name: "WebFeed", dependencies: ["Core", "IntegrationKit", "CLibXML2"], path: "Integrations/WebFeed"),
         .target(name: "Bluesky", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Bluesky"),
 
         .target(name: "App",

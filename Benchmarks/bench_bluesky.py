@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
+from benchkit import Broken
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = ROOT / "Fixtures/bluesky/server.py"
 PASSWORD = "bench-app-password"
@@ -35,10 +37,6 @@ TAIL = re.compile(rb'"cursor":"([^"]*)"\}\s*$')
 
 def note(message):
     print(f"bench-bluesky: {message}", file=sys.stderr, flush=True)
-
-
-class Broken(Exception):
-    pass
 
 
 class FakeBluesky:

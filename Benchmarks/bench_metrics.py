@@ -27,9 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_webfeeds import Broken, Daemon, FeedServer, TICK, cpu_ticks  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
+from benchkit import ROOT, TICK, Broken, Daemon, FeedServer, cpu_ticks  # noqa: E402
 
 
 def free_port():

@@ -28,10 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import bench
-from bench import Broken, checked, measure, note
-
-ROOT = bench.ROOT
+import benchkit
+from benchkit import ROOT, Broken, checked, measure, note
 TARGET_RATIO = 2.0
 
 
@@ -100,7 +98,7 @@ def config(path, store, feeds, server, page_size, concurrency=4):
     path.write_text(json.dumps({
         "store": store,
         "feeds": [{"name": name, "interval": "1h",
-                   "posts": {"integration": "httpapi", "baseURL": server.base_url, "username": bench.USERNAME,
+                   "posts": {"integration": "httpapi", "baseURL": server.base_url, "username": benchkit.USERNAME,
                              "passwordEnv": "FEEDSYNC_PASSWORD", "pageSize": page_size}} for name in feeds],
         "daemon": {"concurrency": concurrency},
     }, indent=1))
@@ -108,7 +106,7 @@ def config(path, store, feeds, server, page_size, concurrency=4):
 
 
 def cold_syncs(binary, pg, server, posts, page_size, scratch, repeat):
-    env = {**os.environ, "FEEDSYNC_PASSWORD": bench.PASSWORD}
+    env = {**os.environ, "FEEDSYNC_PASSWORD": benchkit.PASSWORD}
     best = {}
     for round_ in range(repeat):
         folder = Path(tempfile.mkdtemp(prefix="cold-", dir=scratch))
@@ -116,7 +114,7 @@ def cold_syncs(binary, pg, server, posts, page_size, scratch, repeat):
                                ["bench"], server, page_size)
         note(f"round {round_ + 1}: SQLite cold sync of {posts:,} posts …")
         run = checked(measure([binary, "pull", "--config", sqlite_config], env=env, server=server), "feedsync pull (SQLite)")
-        bench.verify_count(folder / "feedsync.sqlite", posts, "SQLite cold sync")
+        benchkit.verify_count(folder / "feedsync.sqlite", posts, "SQLite cold sync")
         run.server_cpu = 0.0
         if "sqlite" not in best or run.wall < best["sqlite"].wall:
             best["sqlite"] = run
@@ -145,7 +143,7 @@ def workers_round(daemon, pg, server, feeds, workers, scratch, head):
     folder = Path(tempfile.mkdtemp(prefix=f"workers{workers}-", dir=scratch))
     names = [f"f{i:03d}" for i in range(feeds)]
     path = config(folder / "feedsync.json", {"integration": "postgres", "url": url}, names, server, 100)
-    env = {**os.environ, "FEEDSYNC_PASSWORD": bench.PASSWORD}
+    env = {**os.environ, "FEEDSYNC_PASSWORD": benchkit.PASSWORD}
     logs = [open(folder / f"worker{i}.log", "w+") for i in range(workers)]
     started = time.perf_counter()
     procs = [subprocess.Popen([str(daemon), "--config", str(path)], env=env, stdin=subprocess.DEVNULL,
@@ -162,7 +160,7 @@ def workers_round(daemon, pg, server, feeds, workers, scratch, head):
             if time.perf_counter() - started > 600:
                 raise Broken(f"{workers} workers synced only {done} of {feeds} feeds in 10 minutes")
             if any(p.poll() is not None for p in procs):
-                raise Broken(f"a feedsyncd exited early: {bench.tail(Path(logs[0].name).read_text())}")
+                raise Broken(f"a feedsyncd exited early: {benchkit.tail(Path(logs[0].name).read_text())}")
             time.sleep(0.1)
         wall = time.perf_counter() - started
     finally:
@@ -188,12 +186,12 @@ def run(binary_dir, *, posts=100_000, page_size=500, feeds=300, repeat=1, scratc
     os.chmod(pg_folder, 0o755)
     pg = Postgres(pg_folder / "server")
     try:
-        server = bench.RefServer(posts, page_size)
+        server = benchkit.RefServer(posts, page_size)
         try:
             best = cold_syncs(binary, pg, server, posts, page_size, scratch, repeat)
         finally:
             server.stop()
-        small = bench.RefServer(200, 100)
+        small = benchkit.RefServer(200, 100)
         try:
             head = small.control("POST", "/_control/append?count=0")["head"]
             note(f"{feeds} feeds, 1 worker …")
@@ -216,7 +214,7 @@ def run(binary_dir, *, posts=100_000, page_size=500, feeds=300, repeat=1, scratc
     if smoke:
         print("\nsmoke run: the figures are too small to mean anything; it checks row counts and that the workers finish\n")
     else:
-        print(f"\nPostgreSQL / SQLite: {ratio:.2f}x (target <= {TARGET_RATIO:.0f}x): {bench.verdict(ratio <= TARGET_RATIO)}\n")
+        print(f"\nPostgreSQL / SQLite: {ratio:.2f}x (target <= {TARGET_RATIO:.0f}x): {benchkit.verdict(ratio <= TARGET_RATIO)}\n")
     print(f"| {feeds} feeds of 200 posts, once each | wall until every feed is at the head | syncs per worker |")
     print("|---|---|---|")
     print(f"| 1 feedsyncd | {one[0]:.2f} s | {', '.join(map(str, one[1]))} |")
@@ -233,7 +231,7 @@ def main():
     p.add_argument("--keep", action="store_true", help="keep the scratch folder")
     args = p.parse_args()
     if not args.no_build:
-        bench.build_release()
+        benchkit.build_release()
     scratch = Path(tempfile.mkdtemp(prefix="feedsync-bench-pg-"))
     try:
         run(ROOT / ".build/release", posts=args.posts, feeds=args.feeds, repeat=args.repeat, scratch=scratch)

@@ -10,7 +10,7 @@
 
 Targets (issues: search, export; #21.5): search under 50 ms; export of 1,000,000 posts under
 100 MiB RSS and in at most 10 s.
-Standard library only. Reuses bench.py's helpers for the server and for measuring a child.
+Standard library only. Reuses benchkit.py's helpers for the server and for measuring a child.
 """
 import argparse
 import os
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench  # noqa: E402  (the harness beside this file)
+import benchkit  # noqa: E402  (the shared helpers beside this file)
 
 
 def main():
@@ -35,25 +35,25 @@ def main():
     if args.smoke:
         args.posts = args.export_posts = 2_000
     if not args.no_build and not args.smoke:
-        bench.build_release()
-    binary, _ = bench.pick_binary(args.smoke)
+        benchkit.build_release()
+    binary, _ = benchkit.pick_binary(args.smoke)
     with tempfile.TemporaryDirectory(prefix="feedsync-search-") as folder:
         scratch = Path(folder)
-        server = bench.RefServer(args.posts, 500)
+        server = benchkit.RefServer(args.posts, 500)
         try:
             (scratch / "search").mkdir()
-            config, db = bench.write_config(scratch / "search", server, 500)
-            bench.feedsync_pull(binary, config, server)
-            bench.verify_count(db, args.posts, "feedsync")
+            config, db = benchkit.reference_config(scratch / "search", server, 500)
+            benchkit.pull(binary, config, server, {"FEEDSYNC_PASSWORD": benchkit.PASSWORD})
+            benchkit.verify_count(db, args.posts, "feedsync")
             # A known phrase: three words in a row from a post in the middle of the feed.
             with sqlite3.connect(db) as connection:
                 text = connection.execute("SELECT text FROM posts WHERE id = ?", (f"p{args.posts // 2:07d}",)).fetchone()[0]
             words = "".join(c if c.isalnum() else " " for c in text).split()
             window = words[:3]
             phrase = '"' + " ".join(window) + '"'
-            runs = [bench.measure([str(binary), "search", phrase, "--config", str(config), "--limit", "20"]) for _ in range(7)]
+            runs = [benchkit.measure([str(binary), "search", phrase, "--config", str(config), "--limit", "20"]) for _ in range(7)]
             for run in runs:
-                bench.checked(run, "feedsync search")
+                benchkit.checked(run, "feedsync search")
             wall = min(r.wall for r in runs)
             with sqlite3.connect(db) as connection:
                 sql = ("SELECT p.id, snippet(posts_fts, -1, '[', ']', '…', 16) FROM posts_fts JOIN posts p ON p.pk = posts_fts.rowid "
@@ -72,18 +72,18 @@ def main():
         if not matches:
             raise SystemExit("no match for the known phrase")
 
-        server = bench.RefServer(args.export_posts, 1000)
+        server = benchkit.RefServer(args.export_posts, 1000)
         try:
             (scratch / "export").mkdir()
-            config, db = bench.write_config(scratch / "export", server, 1000)
-            bench.feedsync_pull(binary, config, server)
-            bench.verify_count(db, args.export_posts, "feedsync")
+            config, db = benchkit.reference_config(scratch / "export", server, 1000)
+            benchkit.pull(binary, config, server, {"FEEDSYNC_PASSWORD": benchkit.PASSWORD})
+            benchkit.verify_count(db, args.export_posts, "feedsync")
         finally:
             server.stop()
         out = scratch / "export.jsonl"
         runs = []
         for _ in range(args.export_runs):
-            runs.append(bench.checked(bench.measure([str(binary), "export", "--config", str(config), "--output", str(out)]),
+            runs.append(benchkit.checked(benchkit.measure([str(binary), "export", "--config", str(config), "--output", str(out)]),
                                       "feedsync export"))
             lines = sum(1 for _ in open(out, "rb"))
             if lines != args.export_posts:

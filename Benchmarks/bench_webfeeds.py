@@ -26,22 +26,19 @@ all 304); a missed target only shows as MISS. Standard library only; feed-to-sql
 Benchmarks/.venv-webfeeds.
 """
 import argparse
-import http.client
 import json
 import os
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
-ROOT = BENCH.parent
-SERVER = ROOT / "Fixtures" / "webfeed" / "server.py"
+import benchkit
+from benchkit import BENCH, ROOT, TICK, Broken, Daemon, FeedServer, descriptors, verdict
+
 VENV = BENCH / ".venv-webfeeds"
 BASELINE = "feed-to-sqlite"
 BASELINE_VERSION = "0.6.2"
@@ -50,113 +47,25 @@ TARGET_VS_BASELINE = 5.0
 TARGET_ROUND_S = 20.0
 TARGET_IDLE_RSS_MIB = 150.0
 TARGET_SCALE_HWM_MIB = 200.0
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-class Broken(Exception):
-    pass
 
 
 def note(message):
     print(f"bench-webfeeds: {message}", file=sys.stderr, flush=True)
 
 
-@dataclass
-class Run:
-    wall: float
-    cpu: float
-    rss_mib: float
-    stdout: str
-    stderr: str
-
-
 def measure(cmd, cwd):
-    """Runs cmd to completion: wall, and CPU and peak RSS from os.wait4's rusage of that child."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        started = time.perf_counter()
-        proc = subprocess.Popen([str(c) for c in cmd], stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=cwd)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        run = Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.read().decode(errors="replace"),
-                  err.read().decode(errors="replace"))
-    if proc.returncode != 0:
-        raise Broken(f"{Path(str(cmd[0])).name} exited {proc.returncode}: {run.stderr[-2000:]}")
+    """Runs cmd to completion (wall, CPU and peak RSS as benchkit.measure); Broken unless it exits 0."""
+    run = benchkit.measure(cmd, cwd=cwd)
+    if run.status != 0:
+        raise Broken(f"{Path(str(cmd[0])).name} exited {run.status}: {run.stderr[-2000:]}")
     return run
 
 
-class FeedServer:
-    """server.py as a child that dies with us (its stdin is our pipe)."""
-
-    def __init__(self, feeds, items, hosts):
-        self.feeds, self.items = feeds, items
-        self.proc = subprocess.Popen([sys.executable, str(SERVER), "--port", "0", "--extra-ports", str(hosts - 1),
-                                      "--feeds", str(feeds), "--items", str(items), "--exit-on-stdin-eof"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.ports = []
-        for _ in range(hosts):
-            line = self.proc.stdout.readline().strip()
-            if not line.startswith("listening on 127.0.0.1:"):
-                self.stop()
-                raise Broken(f"the feed server did not start: {line!r}")
-            self.ports.append(int(line.rsplit(":", 1)[1]))
-
-    def call(self, method, path):
-        conn = http.client.HTTPConnection("127.0.0.1", self.ports[0], timeout=60)
-        try:
-            conn.request(method, path)
-            resp = conn.getresponse()
-            body = resp.read()
-        finally:
-            conn.close()
-        if resp.status != 200:
-            raise Broken(f"{method} {path} answered {resp.status}")
-        return body
-
-    def reset_stats(self):
-        self.call("POST", "/_control/reset-stats")
-
-    def statuses(self):
-        """{status: count} over every feed request since the last reset."""
-        counts = {}
-        for key, per in json.loads(self.call("GET", "/_control/stats"))["requests"].items():
-            if key.startswith("GET /feeds/"):
-                for status, n in per.items():
-                    counts[status] = counts.get(status, 0) + n
-        return counts
-
-    def cpu_seconds(self):
-        return cpu_ticks(self.proc.pid) / TICK
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(10)
-        self.proc.stdout.close()
-
-
-def cpu_ticks(pid):
-    # utime and stime: fields 14 and 15 of /proc/PID/stat, counted after the ")" ending the name.
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
-
-
-def status_kib(pid, key):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def descriptors(pid):
-    try:
-        return len(os.listdir(f"/proc/{pid}/fd"))
-    except OSError:
-        return 0
+def ensure_venv():
+    """Benchmarks/.venv-webfeeds with feed-to-sqlite at its pinned version; returns its command."""
+    probe = f"import importlib.metadata as m; assert m.version({BASELINE!r}) == {BASELINE_VERSION!r}"
+    benchkit.ensure_venv(VENV, [f"{BASELINE}=={BASELINE_VERSION}"], probe, say=note)
+    return VENV / "bin" / BASELINE
 
 
 def write_config(folder, server, interval="1h", concurrency=CONCURRENCY):
@@ -188,20 +97,6 @@ def check_mirror(db, server, who):
                      f"from {server.feeds:,}")
 
 
-def ensure_venv():
-    python = VENV / "bin" / "python"
-    probe = [str(python), "-c", f"import importlib.metadata as m; assert m.version({BASELINE!r}) == {BASELINE_VERSION!r}"]
-    if not (python.exists() and subprocess.run(probe, capture_output=True).returncode == 0):
-        note(f"installing {BASELINE}=={BASELINE_VERSION} into {VENV.relative_to(ROOT)} …")
-        for cmd in ([sys.executable, "-m", "venv", "--clear", str(VENV)],
-                    [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                     f"{BASELINE}=={BASELINE_VERSION}"]):
-            done = subprocess.run(cmd, capture_output=True, text=True)
-            if done.returncode != 0:
-                raise Broken(f"{' '.join(cmd)} failed: {done.stderr[-2000:]}")
-    return VENV / "bin" / BASELINE
-
-
 def baseline(tool, server, folder):
     """feed-to-sqlite DB URL…: one httpx client, each feed fetched, parsed by feedparser and
     upserted with sqlite-utils in turn. `--table items` puts every feed's items in one table (by
@@ -213,65 +108,6 @@ def baseline(tool, server, folder):
     if rows != server.feeds * server.items:
         raise Broken(f"{BASELINE}: {rows:,} items, expected {server.feeds * server.items:,}")
     return run
-
-
-class Daemon:
-    """feedsyncd with its log in a file, watched through /proc."""
-
-    def __init__(self, binary, config):
-        self.log = open(config.parent / "feedsyncd.log", "w+")
-        self.started = time.perf_counter()
-        self.proc = subprocess.Popen([str(binary), "--config", str(config)], stdin=subprocess.DEVNULL,
-                                     stdout=self.log, stderr=self.log, cwd=config.parent)
-        self.max_fds = 0
-
-    def events(self, event):
-        self.log.flush()
-        with open(self.log.name) as f:
-            return sum(1 for line in f if f" event={event} " in line + " ")
-
-    def wait_for(self, event, count, timeout):
-        """Seconds until `count` log lines say `event`, sampling descriptors meanwhile."""
-        deadline = time.perf_counter() + timeout
-        while True:
-            if self.proc.poll() is not None:
-                raise Broken(f"feedsyncd exited {self.proc.returncode}: {self.tail()}")
-            self.max_fds = max(self.max_fds, descriptors(self.proc.pid))
-            if self.events(event) >= count:
-                return time.perf_counter() - self.started
-            if time.perf_counter() > deadline:
-                raise Broken(f"feedsyncd logged {self.events(event):,} of {count:,} {event} in {timeout} s: {self.tail()}")
-            time.sleep(0.1)
-
-    def idle(self, seconds):
-        """CPU ticks and RSS over `seconds` with nothing due."""
-        before = cpu_ticks(self.proc.pid)
-        time.sleep(seconds)
-        return cpu_ticks(self.proc.pid) - before, status_kib(self.proc.pid, "VmRSS") / 1024
-
-    def tail(self):
-        self.log.flush()
-        with open(self.log.name) as f:
-            return "".join(f.readlines()[-5:])
-
-    def stop(self):
-        hwm = status_kib(self.proc.pid, "VmHWM") / 1024 if self.proc.poll() is None else 0
-        cpu = cpu_ticks(self.proc.pid) / TICK if self.proc.poll() is None else 0
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-        if self.proc.returncode != 0:
-            raise Broken(f"feedsyncd exited {self.proc.returncode} on SIGTERM")
-        return hwm, cpu
-
-
-def verdict(ok):
-    return "ok" if ok else "MISS"
 
 
 def run(bin_dir, feeds=1000, items=50, hosts=20, scale=0, scale_items=5, idle_seconds=10.0, skip_baseline=False,

@@ -190,6 +190,17 @@ def make_handler(state, ports):
                     lines.append(f'<outline type="rss" text="Feed {n}" title="Feed {n}" xmlUrl="http://127.0.0.1:{port}/feeds/{n}.xml"/>')
                 lines.append("</outline></body></opml>\n")
                 return self.send(200, "\n".join(lines).encode(), {"Content-Type": "text/x-opml", **extra}, key=key)
+            if parts[0] == "site" and len(parts) == 2 and parts[1].isdigit():
+                # A site's home page naming its feed by a relative link, as blogs do (discovery).
+                page = ('<!DOCTYPE html><html><head><title>Site</title>'
+                        '<link rel="stylesheet" href="/style.css">'
+                        '<link rel="alternate" type="application/rss+xml" title="RSS" href="../feeds/%s.xml">'
+                        '<link rel="alternate" type="application/atom+xml" href="/atom/%s.xml">'
+                        '</head><body><p>Hello</p></body></html>') % (parts[1], parts[1])
+                return self.send(200, page.encode(), {"Content-Type": "text/html; charset=utf-8", **extra}, key=key)
+            if path == "/nofeed":
+                page = b'<!DOCTYPE html><html><head><title>No feed</title></head><body></body></html>'
+                return self.send(200, page, {"Content-Type": "text/html", **extra}, key=key)
             if parts[0] == "static" and len(parts) == 2 and not parts[1].startswith("."):
                 file = os.path.join(HERE, "feeds", parts[1])
                 if not os.path.isfile(file):

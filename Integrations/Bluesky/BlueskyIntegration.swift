@@ -52,6 +52,9 @@ public enum BlueskyIntegration: PostsIntegration {
                                       pageSize: pageSize, maxPosts: maxPosts, since: since),
             authentication: BlueskyAuthenticationService(client: client, identifier: identifier, password: password),
             lifecycle: BlueskyManager(client: client),
-            identity: "bluesky \(service.absoluteString) as \(identifier) timeline \(timelineText)" + (filter.map { " filter \($0)" } ?? ""))
+            identity: "bluesky \(service.absoluteString) as \(identifier) timeline \(timelineText)" + (filter.map { " filter \($0)" } ?? ""),
+            // Every timeline read as one person shares a session: a PDS allows about 30 logins
+            // per account in 5 minutes, so 40 feeds logging in each would lock the account out.
+            account: AccountKey(integration: "bluesky", server: service.absoluteString, account: identifier))
     }
 }

@@ -46,7 +46,8 @@ public enum HTTPAPIIntegration: PostsIntegration {
             posts: HTTPAPIPostService(client: client, pageSize: pageSize),
             authentication: HTTPAPIAuthenticationService(client: client, username: username, password: password, now: { Date() }),
             lifecycle: HTTPAPIManager(transport: transport, server: server),
-            identity: "httpapi \(server) user \(username)")
+            identity: "httpapi \(server) user \(username)",
+            account: AccountKey(integration: "httpapi", server: server, account: username))
     }
 
 }

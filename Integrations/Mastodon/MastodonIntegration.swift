@@ -18,6 +18,7 @@ public enum MastodonIntegration: PostsIntegration {
         guard HeaderValue.isValid(token.revealed) else {
             throw config.error("accessToken", "the token holds a space, a control character or a byte outside visible ASCII, which an Authorization header cannot carry")
         }
+        let tokenSource = try config.nonEmptyString("accessTokenEnv").map { "$\($0)" } ?? config.path("accessTokenFile")?.path ?? ""
         let timelineText = try config.require(config.nonEmptyString("timeline"), "timeline")
         guard let timeline = MastodonTimeline(timelineText) else {
             throw config.error("timeline", "\"\(timelineText)\" is not a timeline; use home, list:<id>, account:<id or @acct>, bookmarks, favourites, hashtag:<tag>, public or public:local")
@@ -64,7 +65,9 @@ public enum MastodonIntegration: PostsIntegration {
             live: live ? stream.map { MastodonLiveSource(client: client, stream: $0, streamingURL: streamingURL, token: token,
                                                           transport: transport, limits: streamLimits) } : nil,
             lifecycle: MastodonManager(client: client),
-            identity: "mastodon \(server.absoluteString) timeline \(timelineText)")
+            identity: "mastodon \(server.absoluteString) timeline \(timelineText)",
+            // The token is the account; the key names where it comes from, never the token.
+            account: AccountKey(integration: "mastodon", server: server.absoluteString, account: "token from \(tokenSource)"))
     }
 
 }

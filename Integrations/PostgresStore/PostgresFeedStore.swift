@@ -29,6 +29,11 @@ public actor PostgresFeedStore {
     let process = "\(getpid())"
     private(set) var instance: String?
 
+    /// One renewal at a time per account in this process.
+    private let sessionLocks = AccountLocks()
+    /// Whether the per-feed sessions table of older versions may still hold rows.
+    private var formerSessionsLeft = true
+
     private let executor = DatabaseExecutor(label: "feedsync.postgres")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -136,22 +141,73 @@ public actor PostgresFeedStore {
 
     // MARK: Sessions
 
-    public func session(ofFeed feed: String, backend: String) throws -> Session? {
-        try run("reading the session of feed \(feed)", """
-            SELECT access_token, refresh_token, expires_at FROM feedsync_private.sessions WHERE feed = $1 AND backend = $2
-            """, [feed, backend]).first.map { row in
-            Session(accessToken: Secret(row[0] ?? ""), refreshToken: row[1].map { Secret($0) },
-                    expiresAt: row[2].map { Date(pgMilliseconds: $0) })
+    public func session(of account: AccountKey) throws -> Session? {
+        try run("reading the session of \(account)", """
+            SELECT access_token, refresh_token, expires_at FROM feedsync_private.account_sessions
+            WHERE integration = $1 AND server = $2 AND account = $3
+            """, [account.integration, account.server, account.account]).first.map(Self.session)
+    }
+
+    public func saveSession(_ session: Session, of account: AccountKey) throws {
+        try run("saving the session of \(account)", """
+            INSERT INTO feedsync_private.account_sessions (integration, server, account, access_token, refresh_token, expires_at)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            ON CONFLICT (integration, server, account) DO UPDATE SET access_token = $4, refresh_token = $5, expires_at = $6
+            """, [account.integration, account.server, account.account, session.accessToken.revealed, session.refreshToken?.revealed,
+                  session.expiresAt.map { "\(milliseconds($0))" }])
+    }
+
+    /// Takes the feed's row of the per-feed table older versions kept; once that table is found
+    /// empty, no feed asks the server again.
+    public func takeFormerSession(ofFeed feed: String, backend: String) throws -> Session? {
+        guard formerSessionsLeft else { return nil }
+        let rows = try run("reading the former session of feed \(feed)", """
+            DELETE FROM feedsync_private.sessions WHERE feed = $1 RETURNING access_token, refresh_token, expires_at, backend
+            """, [feed])
+        guard let row = rows.first else {
+            formerSessionsLeft = try run("reading the former sessions", "SELECT EXISTS (SELECT 1 FROM feedsync_private.sessions)").first?.first == "t"
+            return nil
+        }
+        return row.count == 4 && row[3] == backend ? Self.session(row) : nil
+    }
+
+    /// Takes the account's lock in this process (``AccountLocks``: an advisory lock is
+    /// re-entrant on one connection), then a session-level advisory lock on the account: the
+    /// server frees it if this process dies, and it holds no transaction open while the session
+    /// is renewed.
+    public func lockSession(of account: AccountKey, wait: TimeInterval) async throws -> SessionLock {
+        try await sessionLocks.lock(account)
+        let deadline = Date().addingTimeInterval(wait)
+        do {
+            while true {
+                let row = try run("locking the session of \(account)", "SELECT pg_try_advisory_lock(\(Self.sessionLockClass), hashtext($1))",
+                                  ["\(account.integration) \(account.server) \(account.account)"]).first
+                if row?.first == "t" { return SessionLock(account: account) }
+                guard Date() < deadline else {
+                    throw ServiceError(.locked, "waiting for the lock on the session of \(account)",
+                                       "another process is renewing it; gave up after \(Int(wait)) s")
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        } catch {
+            sessionLocks.unlock(account)
+            throw error
         }
     }
 
-    public func saveSession(_ session: Session, ofFeed feed: String, backend: String) throws {
-        try fenced(feed, "saving the session of feed \(feed)") { db in
-            try db.query("""
-                INSERT INTO feedsync_private.sessions (feed, backend, access_token, refresh_token, expires_at) VALUES ($1, $2, $3, $4, $5)
-                ON CONFLICT (feed) DO UPDATE SET backend = $2, access_token = $3, refresh_token = $4, expires_at = $5
-                """, [feed, backend, session.accessToken.revealed, session.refreshToken?.revealed, session.expiresAt.map { "\(milliseconds($0))" }])
-        }
+    public func unlockSession(_ lock: SessionLock) {
+        let account = lock.account
+        _ = try? run("unlocking the session of \(account)", "SELECT pg_advisory_unlock(\(Self.sessionLockClass), hashtext($1))",
+                     ["\(account.integration) \(account.server) \(account.account)"])
+        sessionLocks.unlock(account)
+    }
+
+    /// The first key of every session lock (two-key advisory locks never meet the one-key
+    /// lock the migrations take): "fsse" as a number.
+    static let sessionLockClass = 1_718_842_213
+
+    private static func session(_ row: [String?]) -> Session {
+        Session(accessToken: Secret(row[0] ?? ""), refreshToken: row[1].map { Secret($0) }, expiresAt: row[2].map { Date(pgMilliseconds: $0) })
     }
 
     // MARK: Daemon presence

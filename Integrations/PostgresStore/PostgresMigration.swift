@@ -151,6 +151,19 @@ struct PostgresMigration {
         PostgresMigration(name: "003_sweep_withheld", sql: """
             ALTER TABLE feeds ADD COLUMN sweep_withheld TEXT;
             """),
+        // Sessions belong to accounts; the per-feed table keeps what older versions saved until
+        // each feed takes its own (``PostgresFeedStore/takeFormerSession(ofFeed:backend:)``).
+        PostgresMigration(name: "004_account_sessions", sql: """
+            CREATE TABLE feedsync_private.account_sessions (
+                integration TEXT NOT NULL,
+                server TEXT NOT NULL,
+                account TEXT NOT NULL,
+                access_token TEXT NOT NULL,
+                refresh_token TEXT,
+                expires_at BIGINT,
+                PRIMARY KEY (integration, server, account)
+            );
+            """),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.

@@ -14,10 +14,11 @@ final class SQLiteDatabase {
     ///
     /// - Throws: ``SQLiteError`` whose message names the reason, from the system when SQLite
     ///   has one (`Permission denied`, `Read-only file system`).
-    init(path: String) throws {
+    /// - Parameter extraFlags: more `SQLITE_OPEN_…` flags, such as `SQLITE_OPEN_NOFOLLOW`.
+    init(path: String, extraFlags: Int32 = 0) throws {
         _ = Self.processSetUp
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (path == ":memory:" ? SQLITE_OPEN_CREATE : 0)
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (path == ":memory:" ? SQLITE_OPEN_CREATE : 0) | extraFlags
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0

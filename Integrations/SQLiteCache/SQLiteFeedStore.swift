@@ -19,7 +19,12 @@ public actor SQLiteFeedStore: FeedStore {
     let lock: StoreLockFile
     /// Held by the one daemon that serves this store, for as long as it runs.
     let daemonLock: StoreLockFile
+    /// An older version's sessions file, `<database>.sessions`: moved into ``accountSessions`` at the first use of a session.
     private let sessions: SessionFile
+    /// Every account's tokens: `<database>.sessions.sqlite`.
+    let accountSessions: SessionDatabase
+    /// One renewal at a time per account in this process.
+    let sessionLocks = AccountLocks()
 
     /// Told about slow work an operator should see: an upgrade of an existing store.
     private let notice: @Sendable (String) -> Void
@@ -35,6 +40,8 @@ public actor SQLiteFeedStore: FeedStore {
         self.lock = StoreLockFile(path: path + ".lock")
         self.daemonLock = StoreLockFile(path: path + ".daemon.lock")
         self.sessions = SessionFile(path: path + ".sessions")
+        self.accountSessions = path == ":memory:" ? SessionDatabase(path: ":memory:", former: nil)
+            : SessionDatabase(path: path + ".sessions.sqlite", former: sessions)
     }
 
     /// Opens the database, turns on WAL and applies migrations.
@@ -96,7 +103,10 @@ public actor SQLiteFeedStore: FeedStore {
     }
 
     /// Closes the connection; later calls fail until ``open()`` is called again.
-    public func close() { database = nil }
+    public func close() {
+        database = nil
+        accountSessions.close()
+    }
 
     /// Runs `body` on the open connection, translating SQLite failures into ``ServiceError``.
     func storage<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
@@ -136,21 +146,6 @@ public actor SQLiteFeedStore: FeedStore {
                 ON CONFLICT (name) DO UPDATE SET backend = ?2 WHERE feeds.backend IS NOT ?2
                 """).run([.text(feed), .text(backend)])
         }
-    }
-
-    /// The session in the sessions file, if the backend that issued it is `backend` (or was
-    /// stored before backends were recorded).
-    public func session(ofFeed feed: String, backend: String) throws -> Session? {
-        guard let entry = try sessions.read()[feed], entry.backend == backend || entry.backend.isEmpty else { return nil }
-        return entry.session
-    }
-
-    public func saveSession(_ session: Session, ofFeed feed: String, backend: String) throws {
-        var entries = try sessions.read()
-        let entry = SessionFile.Entry(session, backend: backend)
-        guard entries[feed] != entry else { return }
-        entries[feed] = entry
-        try sessions.write(entries)
     }
 
     public func videosToResolve(among ids: [VideoID], inFeed feed: String) throws -> [VideoID] {

@@ -4,7 +4,9 @@ import Foundation
 import Glibc
 #endif
 
-/// Each feed's backend tokens, in a private file beside the database: `<database>.sessions`.
+/// Each feed's backend tokens as earlier versions kept them, in a private file beside the
+/// database: `<database>.sessions`. ``SessionDatabase`` moves them in and removes the file;
+/// the upgrade of a still older store (its `sessions` table) writes it first.
 ///
 /// Tokens are not kept in the database, because people publish their mirror (Datasette,
 /// a copied file) and every table goes with it. The file is JSON, mode 0600, replaced

@@ -1,8 +1,5 @@
 import Core
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 /// Reads the subscription lists (OPML 1.0 and 2.0) that feed readers export: every
 /// `<outline>` with an `xmlUrl`, at any depth, in document order.
@@ -18,23 +15,23 @@ public enum OPML {
     /// The most subscriptions read from one file.
     public static let maxSubscriptions = 100_000
 
-    /// - Throws: ``OPML/ReadError`` with the line and column where the file stops being OPML.
+    /// The largest file read, in bytes.
+    public static let maxBytes = 64 << 20
+
+    /// Reads with ``XMLReader`` (libxml2), under the refusals it keeps for feeds: no entity
+    /// declarations anywhere, no DTD, no network, a bounded and cancellable parse.
+    ///
+    /// - Throws: ``OPML/ReadError`` with the line and column where the file stops being OPML;
+    ///   `CancellationError` when the task is cancelled meanwhile.
     public static func subscriptions(in data: Data) throws -> [Subscription] {
-        let utf8: Data
-        do {
-            utf8 = try FeedEncoding.utf8(data)
-            try XMLFeedParser.refuseEntityDeclarations(utf8)
-        } catch let error as WebFeedParseError {
-            throw ReadError(description: error.description)
+        guard data.count <= maxBytes else {
+            throw ReadError(description: "the file is \(data.count) bytes, larger than the \(maxBytes >> 20) MiB an OPML file may be")
         }
         let reader = Reader()
-        let parser = XMLParser(data: utf8)
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = reader
-        if !parser.parse() || reader.error != nil {
-            let reason = (parser.parserError as NSError?)?.localizedDescription ?? "it is not well-formed XML"
-            throw ReadError(description: "line \(parser.lineNumber), column \(parser.columnNumber): "
-                            + "not well-formed XML (\(Terminal.safe(reason.trimmingCharacters(in: .whitespacesAndNewlines), limit: 160)))")
+        do {
+            try XMLReader.read(try FeedEncoding.decode(data).utf8, into: reader)
+        } catch let error as WebFeedParseError {
+            throw ReadError(description: error.description)
         }
         guard reader.sawRoot else { throw ReadError(description: "it is XML but not OPML: the root element is not <opml>") }
         return reader.subscriptions
@@ -45,14 +42,12 @@ public enum OPML {
         public var description: String
     }
 
-    private final class Reader: NSObject, XMLParserDelegate {
+    private final class Reader: XMLReaderDelegate {
         var subscriptions: [Subscription] = []
         var sawRoot = false
         var depth = 0
-        var error: (any Error)?
 
-        func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func reader(_ reader: XMLReader, didStartElement elementName: String, namespace: String, attributes: [String: String]) {
             depth += 1
             if depth == 1 { sawRoot = elementName == "opml" }
             guard elementName == "outline", subscriptions.count < OPML.maxSubscriptions,
@@ -61,12 +56,10 @@ public enum OPML {
             subscriptions.append(Subscription(title: title, url: url))
         }
 
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        func reader(_ reader: XMLReader, didEndElement elementName: String, namespace: String) {
             depth -= 1
         }
 
-        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-            if error == nil { error = parseError }
-        }
+        func reader(_ reader: XMLReader, foundText text: String) {}
     }
 }

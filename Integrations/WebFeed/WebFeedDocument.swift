@@ -19,6 +19,11 @@ struct WebFeedDocument: Sendable, Equatable {
     /// Authors named for the whole feed: items without their own inherit them.
     var authors: [WebFeedAuthor] = []
     var entries: [WebFeedEntry] = []
+    /// The podcast's artwork (`itunes:image` on the channel), which episodes without their own take.
+    var podcastImage: URL?
+    /// What reading it took that an operator may want to know, one sentence each: a fallback
+    /// encoding, a recovery from XML that is not well-formed.
+    var notes: [String] = []
 }
 
 /// One item (RSS), entry (Atom) or item (JSON Feed).
@@ -41,6 +46,46 @@ struct WebFeedEntry: Sendable, Equatable {
     var language: String?
     /// Category terms, in order.
     var categories: [String] = []
+    /// Media RSS (`media:content`, `media:thumbnail`, `media:group`…), YouTube's included.
+    var media = WebFeedMedia()
+    /// YouTube's `yt:videoId`: the entry is that video.
+    var youTubeVideoID: String?
+    /// The iTunes podcast namespace's episode fields.
+    var episode = WebFeedEpisode()
+}
+
+/// What Media RSS (www.rssboard.org/media-rss) says of an item, wherever in it (`media:group` too).
+struct WebFeedMedia: Sendable, Equatable {
+    var contents: [WebFeedMediaContent] = []
+    var thumbnail: URL?
+    var title: String?
+    var description: String?
+    /// `media:community`'s `media:statistics views` and `media:starRating count`/`average`.
+    var views: Int64?
+    var ratings: Int64?
+    var averageRating: Double?
+}
+
+/// One `media:content`.
+struct WebFeedMediaContent: Sendable, Equatable {
+    var url: URL
+    var type: String?
+    /// `image`, `audio`, `video`, `document` or `executable`.
+    var medium: String?
+    var duration: Double?
+    var fileSize: Int64?
+    var width: Int?
+    var height: Int?
+}
+
+/// `itunes:duration`, `itunes:episode`, `itunes:season` and `itunes:image` of an episode.
+struct WebFeedEpisode: Sendable, Equatable {
+    var duration: Double?
+    var number: Int?
+    var season: Int?
+    var image: URL?
+    var summary: String?
+    var author: String?
 }
 
 /// A person named as an author.
@@ -63,6 +108,8 @@ struct WebFeedParseError: Error, Equatable, CustomStringConvertible {
     var reason: String
     var line: Int?
     var column: Int?
+    /// Whether the document is not well-formed (which recovery may mend), rather than refused.
+    var isWellFormedness = false
 
     var description: String {
         guard let line else { return reason }

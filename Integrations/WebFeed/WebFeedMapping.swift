@@ -32,19 +32,12 @@ enum WebFeedMapping {
                 if mapped.firstSeen.count < WebFeedCursor.maxFirstSeen { mapped.firstSeen[id] = first }
                 createdAt = Date(timeIntervalSince1970: TimeInterval(first) / 1000)
             }
-            let author = entry.authors.first.map { user(for: $0, document: document) } ?? feedAuthor
+            let author = (entry.authors.first ?? entry.episode.author.map { WebFeedAuthor(name: $0) }).map { user(for: $0, document: document) }
+                ?? feedAuthor
             var post = Post(entry, id: PostID(id), author: author, createdAt: createdAt!)
-            for enclosure in entry.enclosures {
-                if enclosure.type?.lowercased().hasPrefix("video/") == true {
-                    let video = Video(id: VideoID(enclosure.url.absoluteString), title: enclosure.title ?? entry.title ?? "",
-                                      duration: 0, streamURL: enclosure.url, sizeBytes: enclosure.length)
-                    post.videoIDs.append(video.id)
-                    videos[video.id] = video
-                } else {
-                    post.attachments.append(Post.Attachment(kind: kind(of: enclosure.type), url: enclosure.url, title: enclosure.title,
-                                                            mimeType: enclosure.type, sizeBytes: enclosure.length))
-                }
-            }
+            // A YouTube entry's or an episode's text is its media or iTunes description.
+            if entry.html == nil && entry.plainText == nil, let text = entry.media.description ?? entry.episode.summary { post.text = text }
+            for video in media(of: entry, document: document, into: &post) where videos[video.id] == nil { videos[video.id] = video }
             dated.append((post, order))
         }
         // The parser reads no more than its limit of entries: the rest are listed but unread, so
@@ -58,6 +51,75 @@ enum WebFeedMapping {
         var listed = Set<VideoID>()
         mapped.videos = mapped.posts.flatMap(\.videoIDs).filter { listed.insert($0).inserted }.compactMap { videos[$0] }
         return mapped
+    }
+
+    /// The videos and attachments an entry carries, from its enclosures, Media RSS and
+    /// YouTube's `yt:videoId`, with podcast episode fields on its audio; `post` gets their ids
+    /// and the attachments.
+    ///
+    /// - A YouTube entry is one video, `youtube:<videoId>`, streamed at its watch URL, with the
+    ///   `media:group`'s title, thumbnail and `media:content` duration and size; its
+    ///   `media:starRating` count becomes the post's likes.
+    /// - A `video/*` enclosure or `media:content` (type `video/*` or `medium="video"`) is a video
+    ///   named by its URL; images, audio and other files are attachments; one URL counts once.
+    /// - An audio attachment of a podcast (the iTunes namespace) has the episode's or the show's
+    ///   image as its preview and "Episode 12, season 2, 1:02:03" as its description.
+    static func media(of entry: WebFeedEntry, document: WebFeedDocument, into post: inout Post) -> [Video] {
+        var videos: [Video] = []
+        var seen = Set<URL>()
+        let episodeImage = entry.episode.image ?? document.podcastImage
+        let thumbnail = entry.media.thumbnail ?? episodeImage
+        if let id = entry.youTubeVideoID {
+            let watch = entry.link ?? URL(string: "https://www.youtube.com/watch?v=\(id)")!
+            let content = entry.media.contents.first
+            videos.append(Video(id: VideoID("youtube:\(id)"), title: entry.media.title ?? entry.title ?? "", duration: content?.duration ?? 0,
+                                streamURL: watch, thumbnailURL: thumbnail, sizeBytes: content?.fileSize, width: content?.width, height: content?.height))
+            if let ratings = entry.media.ratings { post.counts.likes = Int(clamping: ratings) }
+            // Its media:content is YouTube's player, not a file: the video above stands for it.
+            entry.media.contents.forEach { seen.insert($0.url) }
+        }
+        func add(url: URL, type: String?, medium: String?, title: String?, size: Int64?, duration: Double?, width: Int?, height: Int?) {
+            guard seen.insert(url).inserted else { return }
+            let type = type?.lowercased()
+            let kind = medium == "video" ? "video" : medium == "audio" ? "audio" : medium == "image" ? "image" : Self.kind(of: type)
+            if kind == "video" || type?.hasPrefix("video/") == true {
+                videos.append(Video(id: VideoID(url.absoluteString), title: title ?? entry.title ?? "", duration: duration ?? entry.episode.duration ?? 0,
+                                    streamURL: url, thumbnailURL: thumbnail, sizeBytes: size, width: width, height: height))
+                return
+            }
+            var attachment = Post.Attachment(kind: kind, url: url, title: title, mimeType: type, sizeBytes: size, width: width, height: height)
+            if kind == "audio", episodeImage != nil || entry.episode != WebFeedEpisode() {
+                attachment.previewURL = episodeImage
+                attachment.description = episodeDescription(entry.episode, duration: duration)
+            }
+            post.attachments.append(attachment)
+        }
+        for enclosure in entry.enclosures {
+            add(url: enclosure.url, type: enclosure.type, medium: nil, title: enclosure.title, size: enclosure.length, duration: nil, width: nil, height: nil)
+        }
+        for content in entry.media.contents {
+            add(url: content.url, type: content.type, medium: content.medium, title: entry.media.title, size: content.fileSize,
+                duration: content.duration, width: content.width, height: content.height)
+        }
+        // A thumbnail with nothing else to show it on is the item's image.
+        if let image = entry.media.thumbnail, videos.isEmpty, !post.attachments.contains(where: { $0.kind == "image" }), seen.insert(image).inserted {
+            post.attachments.append(Post.Attachment(kind: "image", url: image, description: entry.media.title))
+        }
+        post.videoIDs = videos.map(\.id)
+        return videos
+    }
+
+    /// "Episode 12, season 2, 1:02:03": what a podcast says of an episode, in one line.
+    static func episodeDescription(_ episode: WebFeedEpisode, duration: Double?) -> String? {
+        var parts: [String] = []
+        if let number = episode.number { parts.append("Episode \(number)") }
+        if let season = episode.season { parts.append(parts.isEmpty ? "Season \(season)" : "season \(season)") }
+        if let seconds = (episode.duration ?? duration).map({ Int($0.rounded()) }) {
+            let clock = seconds >= 3600 ? String(format: "%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
+                                        : String(format: "%d:%02d", seconds / 60, seconds % 60)
+            parts.append(clock)
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
     /// The item's identity: its `guid`/`id`, else its link, else a hash of what it says. The

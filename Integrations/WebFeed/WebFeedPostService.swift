@@ -13,6 +13,8 @@ struct WebFeedPostService: PostService {
     let url: URL
     let client: WebFeedClient
     let now: @Sendable () -> Date
+    /// Told what reading a document took (a fallback encoding, a recovery), once per kind.
+    var notices = NoticeOnce(notice: { _ in })
 
     func page(after cursor: FeedCursor?, session: Session?) async throws -> FeedPage {
         var state = WebFeedCursor(cursor, configured: url)
@@ -23,12 +25,13 @@ struct WebFeedPostService: PostService {
         }
         let polled = URL(string: state.url) ?? url
         let operation = "reading the feed at \(Terminal.safe(polled.absoluteString, limit: 200))"
-        let fetched: WebFeedClient.Fetched
+        let first: WebFeedClient.Fetched
         do {
-            fetched = try await client.get(polled, etag: state.etag, lastModified: state.lastModified)
+            first = try await client.get(polled, etag: state.etag, lastModified: state.lastModified)
         } catch let error as ServiceError {
             throw ServiceError(error.code, operation, error.reason)
         }
+        let fetched = try await discovered(first, operation: operation)
         let response = fetched.response
         let movedFrom = state.url
         state.url = fetched.permanentURL.absoluteString
@@ -59,17 +62,49 @@ struct WebFeedPostService: PostService {
 
         let document: WebFeedDocument
         do {
-            document = try WebFeedParser.parse(response.body, feedURL: fetched.url)
+            document = try WebFeedParser.parse(response.body, feedURL: fetched.url, contentType: response.header("Content-Type"))
         } catch let error as WebFeedParseError {
             // A retry would read the same bytes: this is not transient.
             throw ServiceError(.contractViolation, operation, error.description)
         }
+        for note in document.notes { notices.say("the feed at \(Terminal.safe(fetched.url.absoluteString, limit: 200)): \(note)") }
         state.etag = response.header("ETag").flatMap { Self.validator($0, limit: 1_000) }
         state.lastModified = response.header("Last-Modified").flatMap { Self.validator($0, limit: 200) }
         let mapped = WebFeedMapping.changes(document, firstSeen: state.firstSeen, now: now)
         state.firstSeen = mapped.firstSeen
         return FeedPage(changes: mapped.posts.map(FeedChange.upsert), skipped: mapped.skipped, nextCursor: state.feedCursor,
                         hasMore: false, missingMeansDeleted: false, videos: mapped.videos, polling: hint(response, state, now: now))
+    }
+
+    /// The feed an HTML page names, when the URL answered with one (a site's address pasted
+    /// for its feed's): its first `<link rel="alternate">` of a feed type, fetched in its place
+    /// and remembered as a permanent move, so later polls go to the feed itself.
+    ///
+    /// - Throws: ``Core/ServiceError`` `.contractViolation` when the page names no feed, or the
+    ///   link leads to another page.
+    private func discovered(_ fetched: WebFeedClient.Fetched, operation: String) async throws -> WebFeedClient.Fetched {
+        let contentType = fetched.response.header("Content-Type")
+        guard (200..<300).contains(fetched.response.status), FeedDiscovery.isHTML(fetched.response.body, contentType: contentType) else {
+            return fetched
+        }
+        let page = Terminal.safe(fetched.url.absoluteString, limit: 200)
+        guard let link = FeedDiscovery.feedLinks(in: fetched.response.body, pageURL: fetched.url).first else {
+            throw ServiceError(.contractViolation, operation, "\(page) is an HTML page that names no feed "
+                               + "(no <link rel=\"alternate\"> of type RSS, Atom or JSON Feed); set the feed's own URL")
+        }
+        let feed: WebFeedClient.Fetched
+        do {
+            feed = try await client.get(link, etag: nil, lastModified: nil)
+        } catch let error as ServiceError {
+            throw ServiceError(error.code, operation, "the feed \(page) names, \(Terminal.safe(link.absoluteString, limit: 200)): \(error.reason)")
+        }
+        if (200..<300).contains(feed.response.status), FeedDiscovery.isHTML(feed.response.body, contentType: feed.response.header("Content-Type")) {
+            throw ServiceError(.contractViolation, operation, "the feed link on \(page) leads to another HTML page, "
+                               + "\(Terminal.safe(feed.url.absoluteString, limit: 200)); set the feed's own URL")
+        }
+        notices.say("the feed at \(page) is an HTML page; using the feed it names, \(Terminal.safe(feed.permanentURL.absoluteString, limit: 200))")
+        // Like a 301: the page's validators were the page's, and the feed is polled from now on.
+        return WebFeedClient.Fetched(response: feed.response, url: feed.url, permanentURL: feed.permanentURL)
     }
 
     /// The moved URL, when it differs from the configured one.

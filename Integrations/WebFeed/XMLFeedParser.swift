@@ -1,16 +1,13 @@
 import Core
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
-/// Reads RSS 2.0 (and 0.9x), RSS 1.0 (RDF) and Atom 1.0 with Foundation's `XMLParser`.
+/// Reads RSS 2.0 (and 0.9x), RSS 1.0 (RDF) and Atom 1.0 with ``XMLReader`` (libxml2).
 ///
 /// The format is told by the root element and its namespace, not by the URL. Relative URLs
 /// resolve against `xml:base` where the document sets it, else against the feed's own URL.
-/// External entities are never fetched, and a document that declares entities of its own is
-/// refused before parsing, so entity expansion ("billion laughs") cannot grow it.
-final class XMLFeedParser: NSObject, XMLParserDelegate {
+/// The reader's refusals hold: no entity declarations anywhere in the document, no DTD, no
+/// network, a bounded and cancellable parse.
+final class XMLFeedParser: XMLReaderDelegate {
     enum Namespace {
         static let atom = "http://www.w3.org/2005/Atom"
         static let rss1 = "http://purl.org/rss/1.0/"
@@ -18,6 +15,9 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
         static let content = "http://purl.org/rss/1.0/modules/content/"
         static let dc = "http://purl.org/dc/elements/1.1/"
         static let xml = "http://www.w3.org/XML/1998/namespace"
+        static let media = "http://search.yahoo.com/mrss/"
+        static let itunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
+        static let youTube = "http://www.youtube.com/xml/schemas/2015"
     }
 
     /// The deepest nesting accepted; feeds are shallow, hostile documents need not be.
@@ -26,7 +26,7 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
     static let maxEntries = 10_000
 
     /// One open element.
-    private struct Frame {
+    struct Frame {
         var namespace: String
         var name: String
         var attributes: [String: String]
@@ -39,87 +39,88 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
     private var stack: [Frame] = []
     private var format: WebFeedDocument.Format?
     private var document: WebFeedDocument?
-    private var entry: WebFeedEntry?
+    /// The entry being read (internal for the Media RSS and podcast fields, in their own file).
+    var entry: WebFeedEntry?
     private var author: WebFeedAuthor?
     /// Inside Atom `type="xhtml"` text: the depth of its element and the markup so far.
     private var xhtml: (depth: Int, markup: String)?
-    private var failure: WebFeedParseError?
     /// Whether the entry's link so far is only its permalink guid, which a `<link>` replaces.
     private var pendingGuidLink = false
-    private var parser: XMLParser?
 
     private init(feedURL: URL?) { self.feedURL = feedURL }
 
-    /// Parses a whole XML feed.
-    /// - Throws: ``WebFeedParseError`` with the line and column where the document stops being well-formed.
-    static func parse(_ data: Data, feedURL: URL?) throws -> WebFeedDocument {
-        let utf8 = try FeedEncoding.utf8(data)
-        try refuseEntityDeclarations(utf8)
-        let reader = XMLFeedParser(feedURL: feedURL)
-        let parser = XMLParser(data: utf8)
-        parser.shouldProcessNamespaces = true
-        parser.shouldReportNamespacePrefixes = false
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = reader
-        reader.parser = parser
-        let ok = parser.parse()
-        if let failure = reader.failure { throw failure }
-        guard ok else {
-            let reason = parser.parserError.map(Self.phrase) ?? "it stops early"
-            throw WebFeedParseError(reason: "the feed is not well-formed XML (\(Self.describe(reason)))",
-                                    line: parser.lineNumber, column: parser.columnNumber)
+    /// Parses a whole XML feed, in any encoding iconv knows, recovering what other readers recover.
+    ///
+    /// A document that is not well-formed XML is read again, when that helps: as windows-1252
+    /// when it claims UTF-8 (or nothing) but is not UTF-8, then with libxml2's recovery after
+    /// white space before the XML declaration, stray control characters and bare `&` are
+    /// mended. The refusals hold throughout. What was done is in ``WebFeedDocument/notes``.
+    /// - Parameters:
+    ///   - httpCharset: the response's `charset`, which comes before the XML declaration.
+    ///   - limits: the reader's bounds (tests shrink them).
+    /// - Throws: ``WebFeedParseError`` with the line and column where the document stops being
+    ///   well-formed (when nothing could be read) or was refused; `CancellationError` when the
+    ///   task is cancelled meanwhile.
+    static func parse(_ data: Data, feedURL: URL?, httpCharset: String? = nil,
+                      limits: XMLReader.Limits = XMLReader.Limits()) throws -> WebFeedDocument {
+        // The CPU bound is the document's, over every read of it: each attempt counts from here.
+        let started = XMLReader.cpuTime()
+        let decoded = try FeedEncoding.decode(data, httpCharset: httpCharset)
+        var notes = decoded.note.map { [$0] } ?? []
+        var utf8 = decoded.utf8
+        let firstError: WebFeedParseError
+        do {
+            return try attempt(utf8, feedURL: feedURL, notes: notes, recovering: false, limits: limits, started: started)
+        } catch let error as WebFeedParseError where error.isWellFormedness {
+            firstError = error
         }
-        guard let document = reader.document else { throw WebFeedParseError(reason: "the document is empty") }
+        if decoded.isUnconvertedUTF8, String(validating: utf8, as: UTF8.self) == nil {
+            utf8 = FeedEncoding.windows1252Fallback(utf8)
+            notes.append("the document is \(decoded.encoding == "utf-8" ? "taken as" : "declared") UTF-8 but is not valid UTF-8; "
+                         + "it was read as windows-1252")
+            do {
+                return try attempt(utf8, feedURL: feedURL, notes: notes, recovering: false, limits: limits, started: started)
+            } catch let error as WebFeedParseError where error.isWellFormedness {}
+        }
+        // Recovery counts only when it reads items: a document of which nothing can be read
+        // stays the error the strict parse met.
+        let mended = XMLMending.mend(utf8)
+        let recovered: WebFeedDocument
+        do {
+            recovered = try attempt(mended, feedURL: feedURL, notes: notes + [firstError.description + "; it was read with recovery"],
+                                    recovering: true, limits: limits, started: started)
+        } catch let error as WebFeedParseError where error.isWellFormedness || error.reason == emptyReason {
+            throw firstError
+        }
+        guard !recovered.entries.isEmpty else { throw firstError }
+        return recovered
+    }
+
+    private static let emptyReason = "the document is empty"
+
+    private static func attempt(_ utf8: Data, feedURL: URL?, notes: [String], recovering: Bool,
+                                limits: XMLReader.Limits, started: Double) throws -> WebFeedDocument {
+        let reader = XMLFeedParser(feedURL: feedURL)
+        var limits = limits
+        limits.cpuSpent += XMLReader.cpuTime() - started
+        let read: XMLReader.Notes
+        do {
+            read = try XMLReader.read(utf8, into: reader, recovering: recovering, limits: limits)
+        } catch var error as WebFeedParseError {
+            error.reason = error.reason.replacingOccurrences(of: "the document is not well-formed", with: "the feed is not well-formed")
+            throw error
+        }
+        guard var document = reader.document else { throw WebFeedParseError(reason: emptyReason) }
+        document.notes = notes
+        // A strict read that still had to mend something (an undeclared prefix) says so too.
+        if !recovering, let mended = read.recovered { document.notes.append(mended + "; it was read with recovery") }
         return document
     }
 
-    /// What went wrong, in words: XMLParser's own text is a domain and a number.
-    static func phrase(for error: any Error) -> String {
-        // libxml2's error numbers, which XMLParser passes on as its codes.
-        let code = (error as NSError).code
-        switch code {
-        case 76, 85: return "an end tag does not match its start tag"
-        case 5, 77: return "the document ends before its elements are closed"
-        case 26, 23, 27: return "an undeclared entity or a bare '&' (HTML entities such as &nbsp; are not XML)"
-        case 38, 73: return "a bare '<' or unfinished markup"
-        case 9: return "a character that XML does not allow"
-        case 4: return "there is no XML document"
-        case 39, 40, 41: return "a malformed attribute"
-        case 31, 32: return "bytes that are not in the declared encoding"
-        default: return "XML parser error \(code)"
-        }
-    }
+    // MARK: XMLReaderDelegate
 
-    /// Keep a reason short and printable.
-    private static func describe(_ reason: String) -> String {
-        Terminal.safe(reason.trimmingCharacters(in: .whitespacesAndNewlines), limit: 160)
-    }
-
-    /// Refuses a DOCTYPE whose internal subset declares entities: no feed needs one, and
-    /// nested declarations are how a few hundred bytes expand to gigabytes.
-    static func refuseEntityDeclarations(_ data: Data) throws {
-        // Searched in raw bytes: `Data.firstRange(of:)` took a sixth of a cold sync's CPU.
-        let declares = data.prefix(64 * 1024).withUnsafeBytes { head in
-            guard let doctype = FeedText.offset(of: "<!DOCTYPE", in: head, from: 0) else { return false }
-            return FeedText.offset(of: "<!ENTITY", in: head, from: doctype + 9) != nil
-        }
-        if declares {
-            throw WebFeedParseError(reason: "the document declares XML entities of its own, which feedsync does not expand")
-        }
-    }
-
-    private func fail(_ reason: String) {
-        guard failure == nil else { return }
-        failure = WebFeedParseError(reason: reason, line: parser?.lineNumber, column: parser?.columnNumber)
-        parser?.abortParsing()
-    }
-
-    // MARK: XMLParserDelegate
-
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
-        let namespace = namespaceURI ?? ""
-        guard stack.count < Self.maxDepth else { return fail("elements nest more than \(Self.maxDepth) deep") }
+    func reader(_ reader: XMLReader, didStartElement elementName: String, namespace: String, attributes: [String: String]) {
+        guard stack.count < Self.maxDepth else { return reader.stop("elements nest more than \(Self.maxDepth) deep") }
         if var open = xhtml {
             // Markup inside Atom xhtml text is kept as markup, minus namespace prefixes.
             open.markup += "<" + elementName
@@ -143,7 +144,7 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
             case (Namespace.rdf, "RDF"): format = .rss1
             case (Namespace.atom, "feed"): format = .atom
             default:
-                return fail("the document is XML but not a feed: its root element is <\(Terminal.safe(elementName, limit: 40))>"
+                return reader.stop("the document is XML but not a feed: its root element is <\(Terminal.safe(elementName, limit: 40))>"
                             + (namespace.isEmpty ? "" : " in \(Terminal.safe(namespace, limit: 80))"))
             }
             document = WebFeedDocument(format: format!)
@@ -166,17 +167,7 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
         }
     }
 
-    /// libxml2 may recover from an error and carry on; a feed that is not well-formed is refused anyway.
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-        let reason = Self.phrase(for: parseError)
-        guard failure == nil else { return }
-        failure = WebFeedParseError(reason: "the feed is not well-formed XML (\(Self.describe(reason)))",
-                                    line: parser.lineNumber, column: parser.columnNumber)
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) { append(string) }
-
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) { append(String(decoding: CDATABlock, as: UTF8.self)) }
+    func reader(_ reader: XMLReader, foundText text: String) { append(text) }
 
     private func append(_ string: String) {
         if var open = xhtml {
@@ -191,7 +182,7 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
         stack[stack.count - 1].text += string.utf8.count <= room ? string : String(decoding: string.utf8.prefix(room), as: UTF8.self)
     }
 
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+    func reader(_ reader: XMLReader, didEndElement elementName: String, namespace: String) {
         guard let frame = stack.popLast() else { return }
         if let open = xhtml {
             if stack.count + 1 > open.depth {
@@ -216,7 +207,7 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
     private var currentLanguage: String? { stack.last?.language }
 
     /// Whether the parent element is the item or entry itself (not a nested source or author).
-    private var inEntryDirectly: Bool {
+    var inEntryDirectly: Bool {
         guard entry != nil, let parent = stack.last else { return false }
         return parent.name == "item" || parent.name == "entry"
     }
@@ -253,6 +244,7 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
             return
         }
         if entry != nil {
+            if endMediaField(frame) { return }
             guard inEntryDirectly else { return }
             endEntryField(frame, xhtmlMarkup: xhtmlMarkup)
         } else if inChannelDirectly {
@@ -271,8 +263,10 @@ final class XMLFeedParser: NSObject, XMLParserDelegate {
         case (Namespace.atom, "link"):
             let rel = frame.attributes["rel"] ?? "alternate"
             if rel == "alternate", document?.link == nil { document?.link = FeedText.httpURL(frame.attributes["href"], base: frame.base) }
-        case (Namespace.dc, "creator"), ("", "managingEditor"):
+        case (Namespace.dc, "creator"), ("", "managingEditor"), (Namespace.itunes, "author"):
             if let name = FeedText.singleLine(frame.text), document?.authors.isEmpty == true { document?.authors.append(Self.rssAuthor(name)) }
+        case (Namespace.itunes, "image"):
+            document?.podcastImage = FeedText.httpURL(frame.attributes["href"], base: frame.base) ?? document?.podcastImage
         default:
             break
         }

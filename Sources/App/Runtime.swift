@@ -20,9 +20,16 @@ public struct Runtime: Sendable {
         public var deferMissingSecrets = false
         /// A store already in use to share rather than build (a reloading daemon keeps its own).
         public var sharing: Managed<any FeedStore>?
-        /// Where integrations and syncs report waits and upgrades an operator should see.
-        public var notice: @Sendable (String) -> Void = { _ in } {
+        /// Where integrations and syncs log: retries at `debug`, and waits and upgrades an
+        /// operator should see as notices (``Core/Logger/notice(_:)``).
+        public var log: Logger = .disabled {
             didSet { noticesToTerminal = false }
+        }
+        /// Told, in one sentence, about the waits and upgrades an operator should see: setting
+        /// it sets ``log`` to one that hands it every event from `info` up as a sentence.
+        public var notice: @Sendable (String) -> Void {
+            get { { [log] in log.notice($0) } }
+            set { log = Logger(sentences: newValue) }
         }
         /// Whether no one has said where notices go, so a command prints them on standard error.
         public private(set) var noticesToTerminal = true
@@ -52,7 +59,7 @@ public struct Runtime: Sendable {
     /// For feeds expanded from an OPML file: where each came from, by feed name.
     public let feedOrigins: [String: String]
     public let provider: ServiceProvider
-    private let notice: @Sendable (String) -> Void
+    private let log: Logger
     private let storeManager: IntegrationsManager
     private let feedManager: IntegrationsManager
 
@@ -66,11 +73,11 @@ public struct Runtime: Sendable {
         let config = try Config.load(from: url, displayName: name, environment: environment)
         config.context.deferMissingSecrets = options.deferMissingSecrets
         let provider = try ServiceProvider(config: config, feeds: options.feeds, sharing: options.sharing,
-                                           createStore: options.createStore, notice: options.notice, traffic: options.traffic)
-        return Runtime(configName: name, config: config, provider: provider, notice: options.notice)
+                                           createStore: options.createStore, log: options.log, traffic: options.traffic)
+        return Runtime(configName: name, config: config, provider: provider, log: options.log)
     }
 
-    init(configName: String, config: Config, provider: ServiceProvider, notice: @escaping @Sendable (String) -> Void) {
+    init(configName: String, config: Config, provider: ServiceProvider, log: Logger) {
         self.configName = configName
         self.daemon = config.daemon
         self.metricsListen = config.metricsListen
@@ -80,7 +87,7 @@ public struct Runtime: Sendable {
         self.feedNames = config.feeds.map(\.name)
         self.feedOrigins = Dictionary(config.feeds.compactMap { feed in feed.origin.map { (feed.name, $0) } }, uniquingKeysWith: { first, _ in first })
         self.provider = provider
-        self.notice = notice
+        self.log = log
         self.storeManager = IntegrationsManager([provider.store.lifecycle])
         self.feedManager = IntegrationsManager(Array(provider.lifecycles.dropFirst()))
     }
@@ -145,12 +152,12 @@ public struct Runtime: Sendable {
     /// - Throws: ``ConfigError`` when the config has no such feed.
     public func engine(forFeed name: String, options: SyncEngine.Options = SyncEngine.Options()) throws -> SyncEngine {
         var options = options
-        guard let feed = provider.feeds.first(where: { $0.name == name }) else {
+        guard let feed = provider.feedIndex[name].map({ provider.feeds[$0] }) else {
             throw ConfigError(file: configName, keyPath: "feeds", message: Self.noSuchFeed(name, among: feedNames))
         }
         options.maxDeletionRatio = feed.maxDeletionRatio
         options.maxAttempts = feed.maxAttempts
-        options.notice = notice
+        options.log = log
         return SyncEngine(feed: feed.name, services: feed.services, options: options, sleep: { [waiter = feed.waiter] in try await waiter.wait($0) },
                           waiter: feed.waiter)
     }

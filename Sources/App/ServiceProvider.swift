@@ -36,6 +36,9 @@ public struct ServiceProvider: Sendable {
     public let slots: SyncSlots
     /// The feeds built, in config order.
     public let feeds: [FeedServices]
+    /// Each built feed's position in ``feeds``, by name: a daemon with 10,000 feeds looks each
+    /// one up once, and a scan per lookup would cost 10^8 steps.
+    let feedIndex: [String: Int]
     /// Every integration's lifecycle in setup order: the store first, then each feed's.
     public let lifecycles: [any IntegrationLifecycle]
 
@@ -43,27 +46,29 @@ public struct ServiceProvider: Sendable {
     ///   - sharing: a store already built (and maybe open) to use instead of building one: a
     ///     reloading daemon keeps its store.
     ///   - createStore: whether setting the store up may create its file.
-    ///   - notice: where integrations report waits an operator should see.
+    ///   - log: where integrations log; waits an operator should see are its notices.
     /// - Throws: ``ConfigError`` naming the section that names an unknown integration or
     ///   that its integration refuses.
     public init(config: Config, feeds selection: Selection, sharing shared: Managed<any FeedStore>? = nil, createStore: Bool = true,
-                notice: @escaping @Sendable (String) -> Void = { _ in }, traffic: any TrafficObserver = NoTrafficObserver()) throws {
+                log: Logger = .disabled, traffic: any TrafficObserver = NoTrafficObserver()) throws {
         let hosts = HostGate(maxInFlightPerHost: config.daemon.maxRequestsPerHost)
         let resources = SharedResources(traffic: traffic)
         let slots = SyncSlots(limit: config.daemon.concurrency)
         let storeSection = config.store
         let store = try shared ?? Self.integration(storeSection, IntegrationRegistry.stores, default: "sqlite")
-            .makeStore(storeSection, createIfMissing: createStore, notice: notice)
+            .makeStore(storeSection, createIfMissing: createStore, notice: { log.notice($0) })
         var lifecycles: [any IntegrationLifecycle] = [store.lifecycle]
         let chosen: [Config.Feed]
         switch selection {
         case .none: chosen = []
         case .all: chosen = config.feeds
-        case .named(let names): chosen = config.feeds.filter { names.contains($0.name) }
+        case .named(let names):
+            let wanted = Set(names)
+            chosen = config.feeds.filter { wanted.contains($0.name) }
         }
         feeds = try chosen.map { feed in
             let waiter = Waiter(slots: slots, feed: feed.name)
-            let context = IntegrationContext(requests: RequestCounter(), hosts: hosts, notice: notice, shared: resources,
+            let context = IntegrationContext(requests: RequestCounter(), hosts: hosts, log: log, shared: resources,
                                              userAgent: "feedsync/\(feedsyncVersion)", waiter: waiter)
             let backend = try Self.integration(feed.posts, IntegrationRegistry.posts).makeBackend(feed.posts, context: context)
             lifecycles.append(backend.lifecycle)
@@ -77,12 +82,13 @@ public struct ServiceProvider: Sendable {
                                 maxAttempts: feed.maxAttempts,
                                 services: SyncEngine.Services(authentication: backend.authentication, posts: backend.posts,
                                                               videos: videos, store: store.service, requests: context.requests,
-                                                              backend: backend.identity),
+                                                              backend: backend.identity, account: backend.account),
                                 waiter: waiter, live: backend.live)
         }
         self.store = store
         self.slots = slots
         self.lifecycles = lifecycles
+        feedIndex = Dictionary(feeds.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The integration a section's `"integration"` key names.

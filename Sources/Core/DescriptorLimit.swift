@@ -23,8 +23,8 @@ public enum DescriptorLimit {
         }
     }
 
-    /// The sentence for a failure whose cause a library did not keep (libcurl reports a socket
-    /// that could not be made as a refused connection): when this process cannot open one more
+    /// The sentence for a failure whose cause a library did not keep (an HTTP client may report a
+    /// socket that could not be made as a refused connection): when this process cannot open one more
     /// descriptor right now, the limit is the likely cause and this says so; else `nil`.
     public static func reasonIfExhausted() -> String? {
         let probe = open("/dev/null", O_RDONLY | O_CLOEXEC)

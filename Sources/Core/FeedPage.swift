@@ -43,8 +43,8 @@ public struct FeedPage: Hashable, Sendable {
     /// backend still has, so that a full sync may delete the cached posts it did not see.
     /// `false` for backends whose timelines are bounded or forget (Mastodon's).
     public var missingMeansDeleted: Bool
-    /// Videos the page's posts refer to that came with the page itself (Mastodon sends them
-    /// inside its statuses); the sync asks the video service only for the others.
+    /// Videos the page's posts refer to that came with the page itself (a backend may send them
+    /// inside its posts); the sync asks the video service only for the others.
     public var videos: [Video]
     /// What the next page will be fetched from, as the backend sees it: by default the
     /// cursor's position. A walk that meets the same one twice is going in circles.

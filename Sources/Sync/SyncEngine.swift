@@ -29,15 +29,19 @@ public struct SyncEngine: Sendable {
         /// The posts backend's identity (``Core/FeedBackend/identity``): the feed's cursor and
         /// session are reused only while it stays the same.
         public var backend: String
+        /// The account whose session the feed uses (``Core/FeedBackend/account``); `nil` gives
+        /// the feed a session of its own.
+        public var account: AccountKey?
 
         public init(authentication: (any AuthenticationService)?, posts: any PostService, videos: any VideoService,
-                    store: any SyncStore, requests: RequestCounter, backend: String = "") {
+                    store: any SyncStore, requests: RequestCounter, backend: String = "", account: AccountKey? = nil) {
             self.authentication = authentication
             self.posts = posts
             self.videos = videos
             self.store = store
             self.requests = requests
             self.backend = backend
+            self.account = account
         }
     }
 
@@ -66,9 +70,16 @@ public struct SyncEngine: Sendable {
         public var lockWait: TimeInterval = 30
         /// Who this sync is, for the lease message another process sees.
         public var lockHolder = "feedsync"
-        /// Told, in one sentence, about what an operator should see while it happens: a wait
-        /// for a rate limit, a backend that changed.
-        public var notice: @Sendable (String) -> Void = { _ in }
+        /// Where the sync logs: each retry and rate-limit wait at `debug`, with its attempt and
+        /// wait; what an operator should see while it happens (a wait for a rate limit, a
+        /// backend that changed) as a notice.
+        public var log: Logger = .disabled
+        /// Told, in one sentence, about what an operator should see while it happens: ``log``'s
+        /// notices. Setting it sets ``log`` to one that hands it every event from `info` up.
+        public var notice: @Sendable (String) -> Void {
+            get { { [log] in log.notice($0) } }
+            set { log = Logger(sentences: newValue) }
+        }
 
         public init() {}
     }
@@ -87,22 +98,27 @@ public struct SyncEngine: Sendable {
     let now: @Sendable () -> Date
     let sleep: @Sendable (TimeInterval) async throws -> Void
     let waiter: Waiter
+    let sleepRenewing: @Sendable (TimeInterval) async throws -> Void
 
     /// - Parameters:
     ///   - now: the clock; injected so tests control expiry.
     ///   - sleep: waits out rate limits and backoff; injected so tests do not wait.
     ///   - waiter: hands the feed's sync slot back while the engine waits for a lease that
     ///     another process holds.
+    ///   - sleepRenewing: waits out a rate limit or backoff of a login or refresh, which holds the
+    ///     account's session lock; a plain sleep, so the daemon's slot is kept (see ``renew``).
     public init(feed: String, services: Services, options: Options = Options(),
                 now: @escaping @Sendable () -> Date = Date.init,
                 sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
-                waiter: Waiter = .plain) {
+                waiter: Waiter = .plain,
+                sleepRenewing: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) }) {
         self.feed = feed
         self.services = services
         self.options = options
         self.now = now
         self.sleep = sleep
         self.waiter = waiter
+        self.sleepRenewing = sleepRenewing
     }
 
     /// Runs one sync and records its outcome in the store.
@@ -251,27 +267,64 @@ public struct SyncEngine: Sendable {
         return unseen > 0 ? try await services.store.deleteUnseenPosts(of: walk) : 0
     }
 
-    /// The stored session when it is still good, else a refreshed one, else a new login;
-    /// `nil` for a backend without a login.
-    private func currentSession() async throws -> Session? {
-        guard let authentication = services.authentication else { return nil }
-        if let stored = try await services.store.session(ofFeed: feed, backend: services.backend) {
-            if stored.isUsable(at: now(), margin: options.refreshMargin) { return stored }
-            return try await renew(stored, logInAgain: false)
-        }
-        let session = try await withRetries { try await authentication.logIn() }
-        try await services.store.saveSession(session, ofFeed: feed, backend: services.backend)
-        return session
+    /// The account whose session the feed uses; without one named, the feed's own.
+    private var account: AccountKey {
+        services.account ?? AccountKey(integration: "feed", server: services.backend, account: feed)
     }
 
-    /// A fresh session: refreshed (falling back to a login when the refresh is refused), or,
-    /// with `logInAgain`, from a new login.
-    private func renew(_ session: Session, logInAgain: Bool) async throws -> Session {
-        guard let authentication = services.authentication else { return session }
+    /// The account's stored session when it is still good, else a renewed one; `nil` for a
+    /// backend without a login.
+    private func currentSession() async throws -> Session? {
+        guard services.authentication != nil else { return nil }
+        // The feed's own session from before sessions belonged to accounts, taken at its first
+        // sync: it becomes the account's if the account has none yet.
+        let former = try await services.store.takeFormerSession(ofFeed: feed, backend: services.backend)
+        let stored = try await services.store.session(of: account)
+        if let stored, stored.isUsable(at: now(), margin: options.refreshMargin) { return stored }
+        return try await renew(stored, logInAgain: false, former: former)
+    }
+
+    /// A good session for the account in place of `seen` (spent, rejected, or none): refreshed
+    /// (falling back to a login when the refresh is refused), or, with `logInAgain`, from a new
+    /// login.
+    ///
+    /// Renewals of one account take turns under the store's session lock (in this process and
+    /// between processes), and each first reads the stored session again: one that another feed
+    /// or process renewed meanwhile is used as it is. So N feeds of an account log in once, and a
+    /// refresh token that rotates is never spent twice.
+    ///
+    /// - Important: A wait inside a renewal keeps the daemon's concurrency slot (``sleepRenewing``).
+    ///   Feeds queued on the account's lock hold slots; a renewal that gave its slot back to wait
+    ///   might find them all taken by those feeds when it wanted it again, and wait forever.
+    private func renew(_ seen: Session?, logInAgain: Bool, former: Session? = nil) async throws -> Session {
+        let lock = try await services.store.lockSession(of: account, wait: options.lockWait)
+        do {
+            let fresh = try await renewHoldingLock(seen, logInAgain: logInAgain, former: former)
+            await services.store.unlockSession(lock)
+            return fresh
+        } catch {
+            await services.store.unlockSession(lock)
+            throw error
+        }
+    }
+
+    private func renewHoldingLock(_ seen: Session?, logInAgain: Bool, former: Session?) async throws -> Session {
+        guard let authentication = services.authentication else {
+            throw ServiceError(.unauthorized, "renewing the session of feed \(feed)", "its backend has no login")
+        }
+        var stored = try await services.store.session(of: account)
+        let adopted = stored == nil && former != nil
+        if adopted { stored = former }
+        if let stored, stored != seen, stored.isUsable(at: now(), margin: options.refreshMargin) {
+            if adopted { try await services.store.saveSession(stored, of: account) }
+            return stored
+        }
+        // The same retries, waiting with ``sleepRenewing``.
+        let holding = SyncEngine(feed: feed, services: services, options: options, now: now, sleep: sleepRenewing, sleepRenewing: sleepRenewing)
         var renewed: Session?
-        if !logInAgain, session.refreshToken != nil {
+        if let stored, stored.refreshToken != nil, !(logInAgain && stored == seen) {
             do {
-                renewed = try await withRetries { try await authentication.refresh(session) }
+                renewed = try await holding.withRetries { try await authentication.refresh(stored) }
             } catch let error as ServiceError where error.code == .unauthorized {
                 renewed = nil
             }
@@ -280,9 +333,9 @@ public struct SyncEngine: Sendable {
         if let renewed {
             fresh = renewed
         } else {
-            fresh = try await withRetries { try await authentication.logIn() }
+            fresh = try await holding.withRetries { try await authentication.logIn() }
         }
-        try await services.store.saveSession(fresh, ofFeed: feed, backend: services.backend)
+        try await services.store.saveSession(fresh, of: account)
         return fresh
     }
 
@@ -351,6 +404,7 @@ public struct SyncEngine: Sendable {
                     let wait = max(0, until.map { $0.timeIntervalSince(now()) } ?? 1)
                     guard wait <= options.maxRateLimitWait else { throw error }
                     rateLimitWaits += 1
+                    logRetry(error, attempt: rateLimitWaits, wait: wait)
                     if wait >= 1 { options.notice("\(error.operation): rate limited; waiting \(Int(wait.rounded(.up))) s as the server asks") }
                     try await sleep(wait)
                 case .unavailable, .invalidResponse:
@@ -359,12 +413,21 @@ public struct SyncEngine: Sendable {
                         throw ServiceError(error.code, error.operation, "\(error.reason); gave up after \(failures) attempts")
                     }
                     let ceiling = min(options.maxRetryDelay, options.baseRetryDelay * pow(2, Double(failures - 1)))
-                    try await sleep(Double.random(in: 0...ceiling))
+                    let wait = Double.random(in: 0...ceiling)
+                    logRetry(error, attempt: failures, wait: wait)
+                    try await sleep(wait)
                 default:
                     throw error
                 }
             }
         }
+    }
+
+    /// Logs a retry at `debug`: which call failed how, the how-manyth retry of its kind this is
+    /// (`attempt` 1 is the first retry) and how long it waits first.
+    private func logRetry(_ error: ServiceError, attempt: Int, wait: TimeInterval) {
+        options.log.debug("retry", ["feed": feed, "operation": error.operation, "attempt": "\(attempt)",
+                                    "wait_ms": "\(Int((wait * 1000).rounded()))", "reason": error.reason])
     }
 
     /// Resolves the videos the store does not hold yet. A host failure leaves them unresolved

@@ -159,7 +159,7 @@ struct Daemon {
     func loadOptions(sharing store: Managed<any FeedStore>?) -> Runtime.Options {
         var options = Runtime.Options()
         options.sharing = store
-        options.notice = { [log] sentence in log.info("notice", ["detail": sentence]) }
+        options.log = log
         options.traffic = metrics
         return options
     }

@@ -57,7 +57,7 @@ import Glibc
         let scratch = try Scratch()
         let config = try scratch.writeConfig(baseURL: reference.baseURL)
         #expect(try await feedsync(["pull", "--config", config]).status == 0)
-        let httpTokens = try storedTokens(scratch)
+        let httpTokens = try await storedTokens(scratch)
 
         let swapped = """
             {"store": {"integration": "sqlite", "path": "feedsync.sqlite"},

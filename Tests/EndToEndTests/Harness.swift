@@ -253,12 +253,11 @@ func postCount(_ database: URL, feed: String = "home") async throws -> Int {
     return Int(try await sqlite(database, "SELECT COUNT(*) FROM posts WHERE feed = '\(feed)'")) ?? -1
 }
 
-/// The tokens a store keeps in its private sessions file (`<database>.sessions`), every feed's.
-func storedTokens(_ scratch: Scratch) throws -> [String] {
-    let data = try Data(contentsOf: URL(fileURLWithPath: scratch.database.path + ".sessions"))
-    let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-    let sessions = json?["sessions"] as? [String: [String: Any]] ?? [:]
-    return sessions.values.flatMap { [$0["accessToken"], $0["refreshToken"]].compactMap { $0 as? String } }
+/// The tokens a store keeps in its private sessions file (`<database>.sessions.sqlite`), every account's.
+func storedTokens(_ scratch: Scratch) async throws -> [String] {
+    let rows = try await sqlite(URL(fileURLWithPath: scratch.database.path + ".sessions.sqlite"),
+                                "SELECT access_token FROM sessions UNION ALL SELECT refresh_token FROM sessions WHERE refresh_token IS NOT NULL")
+    return rows.split(separator: "\n").map(String.init)
 }
 
 /// The bytes of the database and its WAL, as a tool that copies or publishes them would see them.

@@ -281,7 +281,7 @@ import Glibc
         #expect(try await feedsync(["pull", "--config", config]).status == 0)
 
         // SQLite removes the WAL and shared-memory files when the last connection closes cleanly.
-        for file in [scratch.database.path, scratch.database.path + "-wal", scratch.database.path + "-shm", scratch.database.path + ".sessions"]
+        for file in [scratch.database.path, scratch.database.path + "-wal", scratch.database.path + "-shm", scratch.database.path + ".sessions.sqlite"]
         where FileManager.default.fileExists(atPath: file) {
             let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
             #expect(mode == 0o600, "\(file) has mode \(String(mode ?? 0, radix: 8))")

@@ -73,7 +73,7 @@ extension Trait where Self == ConditionTrait {
         try await server.control("POST", "/_control/append?count=3")
         #expect(try await feedsync(["pull", "--config", config]).status == 0)
         #expect(try await storedPosts(database)["f00"] == server.snapshot())
-        #expect(try await psql(database, "SELECT string_agg(name, ',' ORDER BY name) FROM schema_migrations") == "001_schema,002_feeds_scheduled_by,003_sweep_withheld")
+        #expect(try await psql(database, "SELECT string_agg(name, ',' ORDER BY name) FROM schema_migrations") == "001_schema,002_feeds_scheduled_by,003_sweep_withheld,004_account_sessions")
         // post_videos links every video a post lists, in its order.
         let listed = try await psql(database, """
             SELECT string_agg(p.id || ':' || j.ordinality || ':' || j.id, ',' ORDER BY p.id, j.ordinality)
@@ -127,7 +127,7 @@ extension Trait where Self == ConditionTrait {
         let config = try scratch.writePostgresConfig(database, baseURL: server.baseURL)
         #expect(try await feedsync(["pull", "--config", config]).status == 0)
 
-        let token = try await psql(database, "SELECT access_token FROM feedsync_private.sessions WHERE feed = 'f00'")
+        let token = try await psql(database, "SELECT access_token FROM feedsync_private.account_sessions WHERE account = 'demo'")
         #expect(token.count > 8, "the session was saved")
         // The grants the README gives a reader.
         let reader = "reader_\(database.name)"
@@ -138,7 +138,7 @@ extension Trait where Self == ConditionTrait {
             """)
         #expect(try await psql(database, "SET ROLE \(reader); SELECT count(*) FROM posts") == "120")
         await #expect(throws: (any Error).self) {
-            try await psql(database, "SET ROLE \(reader); SELECT access_token FROM feedsync_private.sessions")
+            try await psql(database, "SET ROLE \(reader); SELECT access_token FROM feedsync_private.account_sessions")
         }
         // Nothing the reader can read holds the token: a dump of the public schema does not.
         let dump = try await run(URL(fileURLWithPath: "/usr/bin/env"),
@@ -160,7 +160,7 @@ extension Trait where Self == ConditionTrait {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         for result in results { #expect(result.status == 0, "\(result.stderr)") }
-        #expect(try await psql(database, "SELECT string_agg(name, ',' ORDER BY name) FROM schema_migrations") == "001_schema,002_feeds_scheduled_by,003_sweep_withheld")
+        #expect(try await psql(database, "SELECT string_agg(name, ',' ORDER BY name) FROM schema_migrations") == "001_schema,002_feeds_scheduled_by,003_sweep_withheld,004_account_sessions")
         #expect(try await psql(database, "SELECT count(DISTINCT feed), count(*) FROM posts") == "6|300")
     }
 

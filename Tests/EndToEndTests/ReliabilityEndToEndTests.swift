@@ -148,7 +148,7 @@ import Glibc
         _ = await daemon.exits(within: 5)
         outputs += [try await feedsync(["status", "--config", config, "--json"]), try await feedsync(["posts", "--config", config, "--json"])]
 
-        let tokens = try storedTokens(scratch)
+        let tokens = try await storedTokens(scratch)
         #expect(tokens.count == 2 && tokens.allSatisfy { $0.count >= 16 })
         #expect(outputs[1].status == 77, "\(outputs[1].stderr)")
         let everything = outputs.map { $0.stdout + $0.stderr }.joined() + daemon.log

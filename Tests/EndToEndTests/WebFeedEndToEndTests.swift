@@ -89,13 +89,30 @@ import Testing
         #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts WHERE feed = 'elsewhere' AND url LIKE '\(server.baseURL)/site/3/%'") == "10")
     }
 
+    @Test func aSiteAddressIsFollowedToTheFeedItNamesAndRememberedLikeA301() async throws {
+        let server = try startServer()
+        let scratch = try Scratch()
+        let config = try writeConfig(scratch, server, [("site", "/site/2"), ("nofeed", "/nofeed")])
+        let first = try await feedsync(["pull", "--config", config])
+        #expect(try await postCount(scratch.database, feed: "site") == 10, "\(first.stderr)")
+        #expect(first.stderr.contains("nofeed: reading the feed at \(server.baseURL)/nofeed: \(server.baseURL)/nofeed is an HTML page that names no feed"),
+                "\(first.stderr)")
+        // The first feed link (relative, RSS) is used, and polled directly from then on.
+        try await server.control("POST", "/_control/reset-stats")
+        _ = try await feedsync(["pull", "--config", config])
+        #expect(try await requests(server, "/site/2").isEmpty)
+        #expect(try await requests(server, "/feeds/2.xml") == ["304": 1])
+        let status = try await feedsync(["status", "--config", config])
+        #expect(status.stdout.contains("moved to:     \(server.baseURL)/feeds/2.xml"), "\(status.stdout)")
+    }
+
     @Test func goneStopsPollingUntilTheConfigChangesAndABrokenFeedFailsAlone() async throws {
         let server = try startServer()
         let scratch = try Scratch()
-        let config = try writeConfig(scratch, server, [("gone", "/gone"), ("broken", "/static/malformed.xml"), ("fine", "/feeds/0.xml")])
+        let config = try writeConfig(scratch, server, [("gone", "/gone"), ("broken", "/static/unreadable.xml"), ("fine", "/feeds/0.xml")])
         let first = try await feedsync(["pull", "--config", config])
         #expect(first.status != 0)
-        #expect(first.stderr.contains("broken: reading the feed at \(server.baseURL)/static/malformed.xml: line 6, column"), "\(first.stderr)")
+        #expect(first.stderr.contains("broken: reading the feed at \(server.baseURL)/static/unreadable.xml: line 6, column"), "\(first.stderr)")
         #expect(try await postCount(scratch.database, feed: "fine") == 10, "other feeds go on")
         try await server.control("POST", "/_control/reset-stats")
         _ = try await feedsync(["pull", "--config", config])
@@ -179,7 +196,7 @@ import Testing
         let server = try startServer()
         let scratch = try Scratch()
         // The first feeds are the slowest, so they finish last; a broken one sits in the middle.
-        let feeds = [("a", "/slow/2000/feeds/0.xml"), ("b", "/slow/1500/feeds/1.xml"), ("broken", "/static/malformed.xml"),
+        let feeds = [("a", "/slow/2000/feeds/0.xml"), ("b", "/slow/1500/feeds/1.xml"), ("broken", "/static/unreadable.xml"),
                      ("c", "/slow/1000/feeds/2.xml"), ("d", "/slow/500/atom/3.xml"), ("gone", "/gone"), ("e", "/feeds/4.xml")]
         let config = try writeConfig(scratch, server, feeds, daemon: #"{"concurrency": 7, "maxRequestsPerHost": 7}"#)
         let first = try await feedsync(["pull", "--config", config])

@@ -68,12 +68,19 @@ import Testing
         let real: SQLiteFeedStore
         let interrupter: Interrupter
         func cursor(ofFeed feed: String) async throws -> FeedCursor? { try interrupter.step("cursor"); return try await real.cursor(ofFeed: feed) }
-        func session(ofFeed feed: String, backend: String) async throws -> Session? {
-            try interrupter.step("session"); return try await real.session(ofFeed: feed, backend: backend)
+        func session(of account: AccountKey) async throws -> Session? {
+            try interrupter.step("session"); return try await real.session(of: account)
         }
-        func saveSession(_ session: Session, ofFeed feed: String, backend: String) async throws {
-            try interrupter.step("saveSession"); try await real.saveSession(session, ofFeed: feed, backend: backend)
+        func saveSession(_ session: Session, of account: AccountKey) async throws {
+            try interrupter.step("saveSession"); try await real.saveSession(session, of: account)
         }
+        func takeFormerSession(ofFeed feed: String, backend: String) async throws -> Session? {
+            try interrupter.step("takeFormerSession"); return try await real.takeFormerSession(ofFeed: feed, backend: backend)
+        }
+        func lockSession(of account: AccountKey, wait: TimeInterval) async throws -> SessionLock {
+            try interrupter.step("lockSession"); return try await real.lockSession(of: account, wait: wait)
+        }
+        func unlockSession(_ lock: SessionLock) async { await real.unlockSession(lock) }
         func backend(ofFeed feed: String) async throws -> String? { try interrupter.step("backend"); return try await real.backend(ofFeed: feed) }
         func setBackend(_ backend: String, ofFeed feed: String) async throws {
             try interrupter.step("setBackend"); try await real.setBackend(backend, ofFeed: feed)

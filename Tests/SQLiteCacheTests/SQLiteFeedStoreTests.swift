@@ -161,9 +161,10 @@ import Glibc
     @Test func sessionsAndSyncOutcomesRoundTrip() async throws {
         let store = try await makeStore()
         let expiry = Date(timeIntervalSince1970: 1_900_000_000)
-        try await store.saveSession(Session(accessToken: Secret("a"), refreshToken: Secret("r"), expiresAt: expiry), ofFeed: "home", backend: "b1")
-        let session = try await store.session(ofFeed: "home", backend: "b1")
-        #expect(try await store.session(ofFeed: "home", backend: "another backend") == nil)
+        let account = AccountKey(integration: "httpapi", server: "https://api.example", account: "ada")
+        try await store.saveSession(Session(accessToken: Secret("a"), refreshToken: Secret("r"), expiresAt: expiry), of: account)
+        let session = try await store.session(of: account)
+        #expect(try await store.session(of: AccountKey(integration: "httpapi", server: "https://api.example", account: "bob")) == nil)
         #expect(session?.accessToken.revealed == "a" && session?.refreshToken?.revealed == "r" && session?.expiresAt == expiry)
 
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
@@ -327,8 +328,8 @@ extension SQLiteFeedStore {
         let path = folder.appendingPathComponent("p.sqlite").path
         let store = SQLiteFeedStore(path: path)
         try await store.open()
-        try await store.saveSession(Session(accessToken: Secret("t")), ofFeed: "home", backend: "b")
-        for file in [path, path + "-wal", path + "-shm", path + ".sessions"] {
+        try await store.saveSession(Session(accessToken: Secret("t")), of: AccountKey(integration: "httpapi", server: "s", account: "a"))
+        for file in [path, path + "-wal", path + "-shm", path + ".sessions.sqlite"] {
             let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
             #expect(mode == 0o600, "\(file) has mode \(String(mode ?? 0, radix: 8))")
         }

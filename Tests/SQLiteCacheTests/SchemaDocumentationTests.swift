@@ -82,7 +82,7 @@ import Testing
         let notices = Notices()
         let store = SQLiteFeedStore(path: path, notice: { notices.add($0) })
         try await store.open()
-        let session = try await store.session(ofFeed: "home", backend: "httpapi https://feed.example user me")
+        let session = try await store.takeFormerSession(ofFeed: "home", backend: "httpapi https://feed.example user me")
 
         // The posts an older store held are searchable, linked to their author and videos, and the upgrade said so.
         let hits = try await store.search(SearchQuery(text: "marmalade"))
@@ -97,10 +97,10 @@ import Testing
         for token in ["OLD-ACCESS-TOKEN-0123456789", "OLD-REFRESH-TOKEN-0123456789"] {
             #expect(bytes.range(of: Data(token.utf8)) == nil, "\(token) is still in the database")
         }
-        let sessions = try String(contentsOfFile: path + ".sessions", encoding: .utf8)
-        #expect(sessions.contains("OLD-ACCESS-TOKEN-0123456789"))
-        let mode = try FileManager.default.attributesOfItem(atPath: path + ".sessions")[.posixPermissions] as? Int
+        #expect(!FileManager.default.fileExists(atPath: path + ".sessions"), "the sessions moved on into the sessions database")
+        let mode = try FileManager.default.attributesOfItem(atPath: path + ".sessions.sqlite")[.posixPermissions] as? Int
         #expect(mode == 0o600)
+        #expect(try await store.takeFormerSession(ofFeed: "home", backend: "httpapi https://feed.example user me") == nil, "taken once")
         await store.close()
     }
 }

@@ -46,12 +46,10 @@ struct PostgresFenceTests {
         var walk = FullWalk(feed: "home")
         walk.note(makePage([], cursor: "0"))
         let sweep = walk
-        let session = Session(accessToken: Secret("a"), refreshToken: nil, expiresAt: nil)
         let writes: [(String, @Sendable () async throws -> Void)] = [
             ("a page", { _ = try await store.apply(makePage([.upsert(makePost("p1"))], cursor: "1"), videos: [], toFeed: "home") }),
             ("the backend", { try await store.setBackend("api", ofFeed: "home") }),
             ("videos", { _ = try await store.saveVideos([video], inFeed: "home") }),
-            ("a session", { try await store.saveSession(session, ofFeed: "home", backend: "api") }),
             ("a sweep", { _ = try await store.deleteUnseenPosts(of: sweep) }),
             ("a run record", { try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home")),
                                                           ofFeed: "home") }),
@@ -68,7 +66,7 @@ struct PostgresFenceTests {
             let error = await #expect(throws: ServiceError.self, "\(what) after the lease was given back") { try await write() }
             #expect(error?.code == .locked, "\(what)")
         }
-        #expect(try await store.session(ofFeed: "home", backend: "api") == session, "only the write under the lease was kept")
+        #expect(try await store.backend(ofFeed: "home") == "api", "only the write under the lease was kept")
     }
 
     /// A page reached the store as the daemon stopped (SIGTERM): the heartbeat gave the leases

@@ -3,6 +3,7 @@ import Foundation
 @testable import PostgresStore
 import PostgresTestSupport
 import SQLiteCache
+import Synchronization
 import Testing
 
 /// The kinds of store the contract runs against.
@@ -108,12 +109,68 @@ enum StoreContract {
         #expect(try await store.posts(matching: PostQuery(feed: "home")).map(\.post.id) == ["p1"])
     }
 
-    static func sessionsRoundTripForTheirBackendOnly(_ kind: StoreKind) async throws {
+    static func aSessionBelongsToItsAccountAndEveryProcessReadsTheLatest(_ kind: StoreKind) async throws {
+        let (store, other) = try await makeStores(kind)
+        let ada = AccountKey(integration: "httpapi", server: "https://api.example", account: "ada")
+        let bob = AccountKey(integration: "httpapi", server: "https://api.example", account: "bob")
+        let first = Session(accessToken: Secret("a"), refreshToken: Secret("r"), expiresAt: Date(timeIntervalSince1970: 1_800_000_000))
+        let second = Session(accessToken: Secret("a2"), refreshToken: nil, expiresAt: nil)
+        try await store.saveSession(first, of: ada)
+        #expect(try await other.session(of: ada) == first)
+        #expect(try await other.session(of: bob) == nil)
+        try await other.saveSession(second, of: ada)
+        #expect(try await store.session(of: ada) == second)
+    }
+
+    static func aPostgreSQLStoreHandsEachFeedItsSessionFromBeforeAccountsOnce() async throws {
+        let (any, _) = try await makeStores(.postgres)
+        let store = try #require(any as? PostgresFeedStore)
+        try await store.run("keeping a session as an older version did", """
+            INSERT INTO feedsync_private.sessions (feed, backend, access_token, refresh_token, expires_at)
+            VALUES ('home', 'httpapi https://api.example user ada', 'OLD-ACCESS', 'OLD-REFRESH', 1900000000000),
+                   ('news', 'httpapi https://api.example user bob', 'OLD-ACCESS-2', NULL, NULL)
+            """)
+
+        let home = try await store.takeFormerSession(ofFeed: "home", backend: "httpapi https://api.example user ada")
+        let news = try await store.takeFormerSession(ofFeed: "news", backend: "httpapi https://api.example user ada")
+
+        #expect(home == Session(accessToken: Secret("OLD-ACCESS"), refreshToken: Secret("OLD-REFRESH"),
+                                expiresAt: Date(timeIntervalSince1970: 1_900_000_000)))
+        #expect(news == nil, "another backend's session is not handed over")
+        #expect(try await store.takeFormerSession(ofFeed: "home", backend: "httpapi https://api.example user ada") == nil)
+        #expect(try await store.run("counting", "SELECT count(*) FROM feedsync_private.sessions").first?.first == "0")
+    }
+
+    static func aSessionLockKeepsOtherProcessesOutUntilReleased(_ kind: StoreKind) async throws {
+        let (store, other) = try await makeStores(kind)
+        let ada = AccountKey(integration: "bluesky", server: "https://pds.example", account: "ada.example")
+        let lock = try await store.lockSession(of: ada, wait: 0)
+        let error = await #expect(throws: ServiceError.self) { _ = try await other.lockSession(of: ada, wait: 0.3) }
+        #expect(error?.code == .locked)
+        await store.unlockSession(lock)
+        let taken = try await other.lockSession(of: ada, wait: 0)
+        await other.unlockSession(taken)
+    }
+
+    static func aSessionLockIsOneHolderAtATimeWithinAProcessToo(_ kind: StoreKind) async throws {
         let (store, _) = try await makeStores(kind)
-        let session = Session(accessToken: Secret("a"), refreshToken: Secret("r"), expiresAt: Date(timeIntervalSince1970: 1_800_000_000))
-        try await underLease(store) { try await store.saveSession(session, ofFeed: "home", backend: "one") }
-        #expect(try await store.session(ofFeed: "home", backend: "one") == session)
-        #expect(try await store.session(ofFeed: "home", backend: "two") == nil)
+        let ada = AccountKey(integration: "httpapi", server: "https://api.example", account: "ada")
+        let bob = AccountKey(integration: "httpapi", server: "https://api.example", account: "bob")
+        let lock = try await store.lockSession(of: ada, wait: 0)
+        let bobs = try await store.lockSession(of: bob, wait: 0)
+        let taken = Mutex(false)
+        let second = Task {
+            let held = try await store.lockSession(of: ada, wait: 0)
+            taken.withLock { $0 = true }
+            return held
+        }
+        // Held in this process: the second caller waits, however short its wait for other processes.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!taken.withLock { $0 }, "a second holder of one account in one process")
+        await store.unlockSession(lock)
+        await store.unlockSession(try await second.value)
+        #expect(taken.withLock { $0 })
+        await store.unlockSession(bobs)
     }
 
     static func aLeaseKeepsOtherProcessesOutUntilReleased(_ kind: StoreKind) async throws {
@@ -272,7 +329,9 @@ enum StoreContract {
 @Suite struct SQLiteStoreContractTests {
     @Test func aPageCommitsPostsAndCursorAndRewritesOnlyWhatChanged() async throws { try await StoreContract.aPageCommitsPostsAndCursorAndRewritesOnlyWhatChanged(.sqlite) }
     @Test func aFullWalkFromAnyConnectionDeletesOnlyWhatItDidNotSee() async throws { try await StoreContract.aFullWalkFromAnyConnectionDeletesOnlyWhatItDidNotSee(.sqlite) }
-    @Test func sessionsRoundTripForTheirBackendOnly() async throws { try await StoreContract.sessionsRoundTripForTheirBackendOnly(.sqlite) }
+    @Test func aSessionBelongsToItsAccountAndEveryProcessReadsTheLatest() async throws { try await StoreContract.aSessionBelongsToItsAccountAndEveryProcessReadsTheLatest(.sqlite) }
+    @Test func aSessionLockKeepsOtherProcessesOutUntilReleased() async throws { try await StoreContract.aSessionLockKeepsOtherProcessesOutUntilReleased(.sqlite) }
+    @Test func aSessionLockIsOneHolderAtATimeWithinAProcessToo() async throws { try await StoreContract.aSessionLockIsOneHolderAtATimeWithinAProcessToo(.sqlite) }
     @Test func aLeaseKeepsOtherProcessesOutUntilReleased() async throws { try await StoreContract.aLeaseKeepsOtherProcessesOutUntilReleased(.sqlite) }
     @Test func searchFindsAWordAndMarksIt() async throws { try await StoreContract.searchFindsAWordAndMarksIt(.sqlite) }
     @Test func aRenamedAuthorIsFoundUnderTheNewNameOnOlderPostsToo() async throws { try await StoreContract.aRenamedAuthorIsFoundUnderTheNewNameOnOlderPostsToo(.sqlite) }
@@ -291,7 +350,10 @@ enum StoreContract {
 @Suite(.needsPostgres) struct PostgresStoreContractTests {
     @Test func aPageCommitsPostsAndCursorAndRewritesOnlyWhatChanged() async throws { try await StoreContract.aPageCommitsPostsAndCursorAndRewritesOnlyWhatChanged(.postgres) }
     @Test func aFullWalkFromAnyConnectionDeletesOnlyWhatItDidNotSee() async throws { try await StoreContract.aFullWalkFromAnyConnectionDeletesOnlyWhatItDidNotSee(.postgres) }
-    @Test func sessionsRoundTripForTheirBackendOnly() async throws { try await StoreContract.sessionsRoundTripForTheirBackendOnly(.postgres) }
+    @Test func aSessionBelongsToItsAccountAndEveryProcessReadsTheLatest() async throws { try await StoreContract.aSessionBelongsToItsAccountAndEveryProcessReadsTheLatest(.postgres) }
+    @Test func aSessionLockKeepsOtherProcessesOutUntilReleased() async throws { try await StoreContract.aSessionLockKeepsOtherProcessesOutUntilReleased(.postgres) }
+    @Test func aSessionLockIsOneHolderAtATimeWithinAProcessToo() async throws { try await StoreContract.aSessionLockIsOneHolderAtATimeWithinAProcessToo(.postgres) }
+    @Test func aPostgreSQLStoreHandsEachFeedItsSessionFromBeforeAccountsOnce() async throws { try await StoreContract.aPostgreSQLStoreHandsEachFeedItsSessionFromBeforeAccountsOnce() }
     @Test func aLeaseKeepsOtherProcessesOutUntilReleased() async throws { try await StoreContract.aLeaseKeepsOtherProcessesOutUntilReleased(.postgres) }
     @Test func searchFindsAWordAndMarksIt() async throws { try await StoreContract.searchFindsAWordAndMarksIt(.postgres) }
     @Test func aRenamedAuthorIsFoundUnderTheNewNameOnOlderPostsToo() async throws { try await StoreContract.aRenamedAuthorIsFoundUnderTheNewNameOnOlderPostsToo(.postgres) }

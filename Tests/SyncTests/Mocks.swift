@@ -80,7 +80,16 @@ final class MockVideos: VideoService {
 actor MockStore: SyncStore {
     let log: CallLog
     var storedCursor: FeedCursor?
-    var storedSession: Session?
+    /// Each account's session.
+    var sessions: [AccountKey: Session] = [:]
+    /// The session of the account a feed `home` of backend `""` uses when none is named.
+    var storedSession: Session? { sessions[MockStore.feedAccount()] }
+    /// Sessions kept per feed by an older version: feed → (backend, session).
+    var formerSessions: [String: (String, Session)] = [:]
+    /// Session locks held now.
+    var sessionLocks = 0
+    /// Runs while the session lock is taken: lets a test hold a renewal.
+    var onSessionLock: (@Sendable () async -> Void)?
     var posts: [PostID: Post] = [:]
     var videos: [VideoID: Video] = [:]
     var unresolved: Set<VideoID> = []
@@ -94,24 +103,45 @@ actor MockStore: SyncStore {
          beforeCommit: (@Sendable (Int) async -> Void)? = nil) {
         self.log = log
         self.storedCursor = cursor
-        self.storedSession = session
+        if let session { self.sessions[Self.feedAccount()] = session }
         self.failCommitNumber = failCommitNumber
         self.beforeCommit = beforeCommit
     }
 
     func cursor(ofFeed feed: String) -> FeedCursor? { storedCursor }
     var storedBackend: String?
-    var sessionBackend = ""
     func backend(ofFeed feed: String) -> String? { storedBackend }
     func setBackend(_ backend: String, ofFeed feed: String) {
         log.record("setBackend")
         storedBackend = backend
     }
-    func session(ofFeed feed: String, backend: String) -> Session? { sessionBackend == backend ? storedSession : nil }
-    func saveSession(_ session: Session, ofFeed feed: String, backend: String) {
+    /// The account the engine uses for a feed when its backend names none.
+    static func feedAccount(backend: String = "", feed: String = "home") -> AccountKey {
+        AccountKey(integration: "feed", server: backend, account: feed)
+    }
+    func session(of account: AccountKey) -> Session? { sessions[account] }
+    func saveSession(_ session: Session, of account: AccountKey) {
         log.record("saveSession")
-        storedSession = session
-        sessionBackend = backend
+        sessions[account] = session
+    }
+    func takeFormerSession(ofFeed feed: String, backend: String) -> Session? {
+        guard let (issuer, session) = formerSessions.removeValue(forKey: feed) else { return nil }
+        return issuer == backend ? session : nil
+    }
+    func keepFormerSession(_ session: Session, ofFeed feed: String, backend: String) { formerSessions[feed] = (backend, session) }
+    func setSession(_ session: Session, of account: AccountKey) { sessions[account] = session }
+    func setOnSessionLock(_ body: @escaping @Sendable () async -> Void) { onSessionLock = body }
+    /// Exclusive per account, as a store's session lock is.
+    let accountLocks = AccountLocks()
+    func lockSession(of account: AccountKey, wait: TimeInterval) async throws -> SessionLock {
+        try await accountLocks.lock(account)
+        sessionLocks += 1
+        await onSessionLock?()
+        return SessionLock(account: account)
+    }
+    func unlockSession(_ lock: SessionLock) {
+        sessionLocks -= 1
+        accountLocks.unlock(lock.account)
     }
 
     func videosToResolve(among ids: [VideoID], inFeed feed: String) -> [VideoID] { ids.filter { videos[$0] == nil } }
@@ -184,7 +214,7 @@ actor MockStore: SyncStore {
     func seed(posts seeded: [Post], backend: String) {
         for post in seeded { posts[post.id] = post }
         storedBackend = backend
-        sessionBackend = backend
+        if let session = sessions.removeValue(forKey: Self.feedAccount()) { sessions[Self.feedAccount(backend: backend)] = session }
     }
     func unseenPosts(of walk: FullWalk) -> (unseen: Int, cached: Int) {
         (posts.keys.filter { !walk.seen.contains($0) }.count, posts.count)

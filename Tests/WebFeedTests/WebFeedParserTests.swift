@@ -33,9 +33,16 @@ import Testing
         #expect(document.entries[1].link?.absoluteString == "https://elsewhere.example.org/b")
     }
 
-    @Test func aMalformedFeedIsAnErrorWithLineAndColumn() throws {
-        let error = try #require(throws: WebFeedParseError.self) { try WebFeedParser.parse(try fixture("malformed.xml"), feedURL: base) }
-        #expect(error.line == 6 || error.line == 7, "\(error)")
+    @Test func aMalformedFeedIsRecoveredWithANoteOrIsAnErrorWithLineAndColumn() throws {
+        // Items can be read: recovered, and the note says where the document broke.
+        let recovered = try WebFeedParser.parse(try fixture("malformed.xml"), feedURL: base)
+        #expect(recovered.entries.map(\.title) == ["Unclosed"])
+        #expect(recovered.notes.first?.hasPrefix("line 6, column ") == true, "\(recovered.notes)")
+        // Nothing can be read: the strict parse's error.
+        let error = try #require(throws: WebFeedParseError.self) {
+            try WebFeedParser.parse(Data("<?xml version=\"1.0\"?>\n<rss version=\"2.0\">\n<channel><title>x</b></rss>".utf8), feedURL: base)
+        }
+        #expect(error.line == 3, "\(error)")
         #expect(error.column != nil && error.description.hasPrefix("line "), "\(error)")
     }
 

@@ -1,3 +1,4 @@
+import App
 import Core
 import Foundation
 import Testing
