@@ -1021,7 +1021,7 @@ class Handler(BaseHTTPRequestHandler):
             head = [f"HTTP/1.1 {status} OK", f"Content-Type: {extra[0][1]}", f"Content-Length: {len(payload)}"]
             self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
             return
-        self._send(status, extra, payload if payload or status != 302 else None)
+        self._send(status, extra, payload)
 
     def _control(self, path, query, body):
         app, store = self.server.app, self.server.app.store

@@ -137,13 +137,14 @@ public struct MastodonLogin: Sendable {
 
     /// The answer's top-level string fields, or the server's error as one sentence.
     private func fieldsOf(_ response: HTTPResponse, _ operation: String) throws -> [String: String] {
-        let fields = (try? Self.stringFields(response.body)) ?? [:]
+        let parsed = try? Self.stringFields(response.body)
+        let fields = parsed ?? [:]
         if let error = HTTPStatus.error(for: response, operation, detail: HTTPStatus.detail([fields["error"], fields["error_description"]])) {
             // What the server refused (a bad code, client or token) is a credentials problem.
             if case .invalidRequest = error.code { throw ServiceError(.unauthorized, operation, error.reason) }
             throw error
         }
-        guard !fields.isEmpty || response.body.isEmpty else {
+        guard parsed != nil || response.body.isEmpty else {
             throw ServiceError(.invalidResponse, operation, "the answer is not a JSON object")
         }
         return fields
@@ -157,7 +158,7 @@ public struct MastodonLogin: Sendable {
             var reader = JSONReader(raw.bindMemory(to: UInt8.self))
             var fields: [String: String] = [:]
             try reader.readObject { reader, key in
-                if let value = try? reader.optionalString(key) { fields[key] = value } else { try reader.skipValue() }
+                if try reader.peek() == UInt8(ascii: "\"") { fields[key] = try reader.string(key) } else { try reader.skipValue() }
             }
             return fields
         }

@@ -152,10 +152,11 @@ enum LoginCommand: Command {
             // The session just made is the account's: the first pull reuses it instead of logging in again.
             var load = localOnly
             load.createStore = true
-            load.feeds = .named([name])
             load.notice = { _ in }
-            try? await withRuntime(CommandLineOptions.config(editor.url.path), load) { runtime in
-                try await runtime.store.saveSession(session, ofFeed: name, backend: backend.identity)
+            if let account = backend.account {
+                try? await withRuntime(CommandLineOptions.config(editor.url.path), load) { runtime in
+                    try await runtime.store.saveSession(session, of: account)
+                }
             }
         } catch {
             SecretFile.remove(passwordFile)

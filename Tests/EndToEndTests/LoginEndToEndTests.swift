@@ -120,7 +120,12 @@ final class InteractiveProcess: @unchecked Sendable {
         #expect(stored == home && !home.isEmpty)
 
         // A second feed, so the login's can go; logout revokes the token and keeps the posts.
-        _ = try await feedsync(["login", "mastodon", server.baseURL, "--paste", "--name", "second"], in: scratch.folder)
+        let second = try InteractiveProcess(["login", "mastodon", server.baseURL, "--paste", "--name", "second"], in: scratch.folder)
+        let again = try #require(try await second.line(startingWith: "http://127.0.0.1:\(server.port)/oauth/authorize"))
+        let secondPage = try await get(again).stdout
+        let secondCode = try #require(secondPage.range(of: #"value="([^"]+)""#, options: .regularExpression).map { String(secondPage[$0].dropFirst(7).dropLast()) })
+        second.type(secondCode + "\n")
+        #expect(try await second.status() == 0, "\(second.stderr)")
         let logout = try await feedsync(["logout", "ada-127.0.0.1", "--config", scratch.folder.appendingPathComponent("feedsync.json").path])
         #expect(logout.status == 0, "\(logout.stderr)")
         #expect((try await server.control("GET", "/_control/oauth")["revoked"] as? [String]) == [token])

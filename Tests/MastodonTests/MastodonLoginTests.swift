@@ -30,3 +30,11 @@ import Testing
         #expect(query["scope"] == MastodonLogin.scopes)
     }
 }
+
+@Suite struct MastodonLoginReadingTests {
+    @Test func anAppAnswerIsRead() throws {
+        let body = #"{"id": "1", "name": "feedsync", "website": "x", "redirect_uri": "urn:ietf:wg:oauth:2.0:oob", "redirect_uris": ["urn:ietf:wg:oauth:2.0:oob"], "scopes": ["read:statuses"], "client_id": "U-fa", "client_secret": "Gd", "vapid_key": ""}"#
+        let fields = try MastodonLogin.stringFields(Data(body.utf8))
+        #expect(fields["client_id"] == "U-fa" && fields["client_secret"] == "Gd" && fields["redirect_uri"] == "urn:ietf:wg:oauth:2.0:oob")
+    }
+}
