@@ -14,7 +14,7 @@ import Glibc
 public actor SQLiteFeedStore: FeedStore {
     /// Where the database lives: a file path, or `:memory:` for tests.
     public nonisolated let path: String
-    private let busyTimeoutMilliseconds: Int32
+    let busyTimeoutMilliseconds: Int32
     private var database: SQLiteDatabase?
     let lock: StoreLockFile
     /// Held by the one daemon that serves this store, for as long as it runs.
@@ -150,6 +150,13 @@ public actor SQLiteFeedStore: FeedStore {
         let entry = SessionFile.Entry(session, backend: backend)
         guard entries[feed] != entry else { return }
         entries[feed] = entry
+        try sessions.write(entries)
+    }
+
+    /// Takes the feed's tokens out of the sessions file, for a purge.
+    func forgetSession(ofFeed feed: String) throws {
+        var entries = try sessions.read()
+        guard entries.removeValue(forKey: feed) != nil else { return }
         try sessions.write(entries)
     }
 

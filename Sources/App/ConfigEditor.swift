@@ -78,27 +78,41 @@ public struct ConfigEditor {
     ///
     /// - Throws: ``UsageError`` when a feed of the config (an OPML file's included) has the name.
     public mutating func addFeed(name: String, fields: [(String, Value)], usage: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        if existed, try existingNames(environment).contains(name) {
-            throw UsageError("\(displayName) already has a feed named \"\(Terminal.safe(name, limit: 80))\"; choose another with --name", usage: usage)
+        try addFeeds([(name, fields)], usage: usage, environment: environment)
+    }
+
+    /// Appends feeds to `feeds` in one edit: the config's names are read once, however many
+    /// there are (an OPML file of a thousand subscriptions is one edit, then one check).
+    ///
+    /// - Throws: ``UsageError`` when a feed of the config (an OPML file's included), or another
+    ///   of `feeds`, has one of the names.
+    public mutating func addFeeds(_ feeds: [(name: String, fields: [(String, Value)])], usage: String,
+                                  environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard !feeds.isEmpty else { return }
+        var taken = try feedNames(environment: environment)
+        for feed in feeds where !taken.insert(feed.name).inserted {
+            throw UsageError("\(displayName) already has a feed named \"\(Terminal.safe(feed.name, limit: 80))\"; choose another with --name", usage: usage)
         }
         let bytes = Array(text.utf8)
         let scanner = JSONSpans(bytes)
         let root = scanner.skipSpace(0)
-        guard let feeds = try scanner.member("feeds", ofObjectAt: root) else {
+        guard let feedsMember = try scanner.member("feeds", ofObjectAt: root) else {
             throw ConfigError(file: displayName, keyPath: "feeds", message: "is missing")
         }
-        let elements = try scanner.elements(ofArrayAt: feeds.value.lowerBound)
-        let indent = elements.first.map { Self.column(of: $0.lowerBound, in: bytes) } ?? (Self.column(of: feeds.key.lowerBound, in: bytes) + 2)
-        let entry = Self.render(.object([("name", .string(name))] + fields), indent: indent)
+        let elements = try scanner.elements(ofArrayAt: feedsMember.value.lowerBound)
+        let indent = elements.first.map { Self.column(of: $0.lowerBound, in: bytes) } ?? (Self.column(of: feedsMember.key.lowerBound, in: bytes) + 2)
+        let pad = String(repeating: " ", count: indent)
+        let rendered = feeds.map { Self.render(.object([("name", .string($0.name))] + $0.fields), indent: indent) }
+            .joined(separator: ",\n\(pad)")
         var edited = bytes
         if let last = elements.last {
-            edited.insert(contentsOf: Array(",\n\(String(repeating: " ", count: indent))\(entry)".utf8), at: last.upperBound)
+            edited.insert(contentsOf: Array(",\n\(pad)\(rendered)".utf8), at: last.upperBound)
         } else {
-            // `[` then whatever space: the entry goes on a line of its own before `]`.
-            let open = feeds.value.lowerBound
-            let close = feeds.value.upperBound - 1
+            // `[` then whatever space: the entries go on lines of their own before `]`.
+            let open = feedsMember.value.lowerBound
+            let close = feedsMember.value.upperBound - 1
             let closing = "\n" + String(repeating: " ", count: max(0, indent - 2))
-            edited.replaceSubrange((open + 1)..<close, with: Array("\n\(String(repeating: " ", count: indent))\(entry)\(closing)".utf8))
+            edited.replaceSubrange((open + 1)..<close, with: Array("\n\(pad)\(rendered)\(closing)".utf8))
         }
         text = String(decoding: edited, as: UTF8.self)
     }
@@ -184,8 +198,9 @@ public struct ConfigEditor {
         removeTemporary = false
     }
 
-    /// Every feed name the config has now, OPML-expanded ones included.
-    private func existingNames(_ environment: [String: String]) throws -> Set<String> {
+    /// Every feed name the config has on disk now, OPML-expanded ones included (none for a new file).
+    public func feedNames(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Set<String> {
+        guard existed else { return [] }
         var options = Runtime.Options(feeds: .none, createStore: false)
         options.deferMissingSecrets = true
         return Set(try Runtime.load(configPath: url.path, environment: environment, options).feedNames)
