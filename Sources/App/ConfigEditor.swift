@@ -121,11 +121,19 @@ public struct ConfigEditor {
     ///
     /// - Throws: ``UsageError`` when no entry has the name (or it comes from an OPML file).
     @discardableResult
-    public mutating func removeFeed(named name: String, usage: String) throws -> ConfigValue {
+    public mutating func removeFeed(named name: String, usage: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ConfigValue {
         let all = try entries()
         guard let index = all.firstIndex(where: { $0.name == name }) else {
-            if let opml = all.first(where: { $0.opml != nil })?.opml {
-                throw UsageError("\(displayName) has no feed entry named \"\(Terminal.safe(name, limit: 80))\"; a feed expanded from \(Terminal.safe(opml, limit: 200)) is removed from that OPML file", usage: usage)
+            // Only a name that an OPML entry does expand to is sent to that OPML file.
+            if all.contains(where: { $0.opml != nil }), existed {
+                var options = Runtime.Options(feeds: .none, createStore: false)
+                options.deferMissingSecrets = true
+                let runtime = try Runtime.load(configPath: url.path, environment: environment, options)
+                if runtime.feedNames.contains(name) {
+                    let origin = runtime.feedOrigins[name].map { " (\(Terminal.safe($0, limit: 300)))" } ?? ""
+                    throw UsageError("\(displayName) has no entry for \"\(Terminal.safe(name, limit: 80))\": it is a feed of an OPML file\(origin); "
+                                     + "remove it from that OPML file", usage: usage)
+                }
             }
             throw UsageError("\(displayName) has no feed named \"\(Terminal.safe(name, limit: 80))\"", usage: usage)
         }
