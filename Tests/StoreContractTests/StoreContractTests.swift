@@ -13,11 +13,12 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
 
 /// Makes two stores of one kind over the same data, as two processes would open them. Where this
 /// machine cannot run that kind, the test case is cancelled: it shows as skipped, not passed.
-func makeStores(_ kind: StoreKind, lease: TimeInterval = 30) async throws -> (any FeedStore, any FeedStore) {
+func makeStores(_ kind: StoreKind, lease: TimeInterval = 30, busyMilliseconds: Int32 = 5_000) async throws -> (any FeedStore, any FeedStore) {
     switch kind {
     case .sqlite:
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString).sqlite").path
-        let first = SQLiteFeedStore(path: path), second = SQLiteFeedStore(path: path)
+        let first = SQLiteFeedStore(path: path, busyTimeoutMilliseconds: busyMilliseconds)
+        let second = SQLiteFeedStore(path: path, busyTimeoutMilliseconds: busyMilliseconds)
         try await first.open()
         try await second.open()
         return (first, second)
@@ -114,6 +115,33 @@ enum StoreContract {
         try await underLease(store) { try await store.saveSession(session, ofFeed: "home", backend: "one") }
         #expect(try await store.session(ofFeed: "home", backend: "one") == session)
         #expect(try await store.session(ofFeed: "home", backend: "two") == nil)
+    }
+
+    static func aPurgeForgetsOneFeedAndWaitsForItsWriter(_ kind: StoreKind) async throws {
+        let (store, other) = try await makeStores(kind, busyMilliseconds: 300)
+        _ = try await store.commit(makePage([.upsert(makePost("p1")), .upsert(makePost("p2"))], cursor: "2"), toFeed: "gone")
+        _ = try await store.commit(makePage([.upsert(makePost("p1"))], cursor: "1"), toFeed: "kept")
+        let session = Session(accessToken: Secret("a"), refreshToken: nil, expiresAt: nil)
+        for feed in ["gone", "kept"] { try await underLease(store, feed) { try await store.saveSession(session, ofFeed: feed, backend: "one") } }
+        _ = try await store.setRead(true, postID: "p1", inFeed: "gone")
+        let live = try #require(store as? any LiveStateRecorder)
+        try await live.setLiveState("connected", ofFeed: "gone")
+
+        // A sync of the feed elsewhere holds its lease: the purge refuses rather than race its page.
+        let lease = try #require(try await store.acquireLease(onFeed: "gone", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        let error = await #expect(throws: ServiceError.self) { _ = try await other.purge(feed: "gone") }
+        #expect(error?.code == .locked)
+        #expect(try await other.feedStatuses().first { $0.feed == "gone" }?.postCount == 2)
+        await store.release(lease)
+
+        #expect(try await other.purge(feed: "gone") == 2)
+        #expect(try await other.feedStatuses().map(\.feed) == ["kept"])
+        #expect(try await other.cursor(ofFeed: "gone") == nil)
+        #expect(try await other.session(ofFeed: "gone", backend: "one") == nil, "the feed's tokens go with it")
+        #expect(try await live.liveStates()["gone"] == nil)
+        #expect(try await other.posts(matching: PostQuery()).map(\.feed) == ["kept"])
+        #expect(try await other.session(ofFeed: "kept", backend: "one") == session)
+        #expect(try await other.purge(feed: "never") == 0)
     }
 
     static func aLeaseKeepsOtherProcessesOutUntilReleased(_ kind: StoreKind) async throws {
@@ -273,6 +301,7 @@ enum StoreContract {
     @Test func aPageCommitsPostsAndCursorAndRewritesOnlyWhatChanged() async throws { try await StoreContract.aPageCommitsPostsAndCursorAndRewritesOnlyWhatChanged(.sqlite) }
     @Test func aFullWalkFromAnyConnectionDeletesOnlyWhatItDidNotSee() async throws { try await StoreContract.aFullWalkFromAnyConnectionDeletesOnlyWhatItDidNotSee(.sqlite) }
     @Test func sessionsRoundTripForTheirBackendOnly() async throws { try await StoreContract.sessionsRoundTripForTheirBackendOnly(.sqlite) }
+    @Test func aPurgeForgetsOneFeedAndWaitsForItsWriter() async throws { try await StoreContract.aPurgeForgetsOneFeedAndWaitsForItsWriter(.sqlite) }
     @Test func aLeaseKeepsOtherProcessesOutUntilReleased() async throws { try await StoreContract.aLeaseKeepsOtherProcessesOutUntilReleased(.sqlite) }
     @Test func searchFindsAWordAndMarksIt() async throws { try await StoreContract.searchFindsAWordAndMarksIt(.sqlite) }
     @Test func aRenamedAuthorIsFoundUnderTheNewNameOnOlderPostsToo() async throws { try await StoreContract.aRenamedAuthorIsFoundUnderTheNewNameOnOlderPostsToo(.sqlite) }
@@ -292,6 +321,7 @@ enum StoreContract {
     @Test func aPageCommitsPostsAndCursorAndRewritesOnlyWhatChanged() async throws { try await StoreContract.aPageCommitsPostsAndCursorAndRewritesOnlyWhatChanged(.postgres) }
     @Test func aFullWalkFromAnyConnectionDeletesOnlyWhatItDidNotSee() async throws { try await StoreContract.aFullWalkFromAnyConnectionDeletesOnlyWhatItDidNotSee(.postgres) }
     @Test func sessionsRoundTripForTheirBackendOnly() async throws { try await StoreContract.sessionsRoundTripForTheirBackendOnly(.postgres) }
+    @Test func aPurgeForgetsOneFeedAndWaitsForItsWriter() async throws { try await StoreContract.aPurgeForgetsOneFeedAndWaitsForItsWriter(.postgres) }
     @Test func aLeaseKeepsOtherProcessesOutUntilReleased() async throws { try await StoreContract.aLeaseKeepsOtherProcessesOutUntilReleased(.postgres) }
     @Test func searchFindsAWordAndMarksIt() async throws { try await StoreContract.searchFindsAWordAndMarksIt(.postgres) }
     @Test func aRenamedAuthorIsFoundUnderTheNewNameOnOlderPostsToo() async throws { try await StoreContract.aRenamedAuthorIsFoundUnderTheNewNameOnOlderPostsToo(.postgres) }
