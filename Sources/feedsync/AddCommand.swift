@@ -251,11 +251,7 @@ enum AddCommand: Command {
     }
 
     /// `"Daring Fireball!"` → `daring-fireball`, as the config names an OPML entry's feeds; `nil` when nothing is left.
-    static func slug(_ text: String?) -> String? {
-        guard let text else { return nil }
-        let name = ConfigChange.feedName(from: text.lowercased())
-        return name == "feed" && !text.lowercased().contains("feed") ? nil : String(name.prefix(60))
-    }
+    static func slug(_ text: String?) -> String? { Config.slug(text) }
 
     /// `base`, or `base-2`, `base-3`… when it is taken; the name is taken from then on.
     static func uniqueName(_ base: String, taken: inout Set<String>) -> String {

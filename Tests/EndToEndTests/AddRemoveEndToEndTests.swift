@@ -175,7 +175,7 @@ import Testing
         #expect(names.count == 1_000 && Set(names).count == 1_000)
         #expect(names.prefix(4) == ["first", "blog-1", "blog-2", "blog-3"])
         #expect(names.contains("blog-1-2") && names.contains("blog-1-3") && !names.contains("blog-1-4"))
-        #expect(names.last == "127.0.0.1", "an outline without a title is named for its host")
+        #expect(names.last == "127-0-0-1", "an outline without a title is named for its host")
         let urls = entries.compactMap { ($0["posts"] as? [String: String])?["url"] }
         #expect(Set(urls).count == 1_000)
         #expect(try bytes(config).prefix(original.count - 16) == original.prefix(original.count - 16), "the first entry is untouched")
