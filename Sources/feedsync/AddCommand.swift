@@ -58,7 +58,13 @@ enum AddCommand: Command {
             }
             return .mastodon(user: parts[0], server: parts[1].lowercased())
         }
-        if what.hasPrefix("did:") { return .bluesky(what) }
+        if what.hasPrefix("did:") {
+            // did:METHOD:ID, as the AT Protocol writes them (https://atproto.com/specs/did).
+            guard what.utf8.count <= 2048, what.range(of: #"^did:[a-z]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._%-]$"#, options: .regularExpression) != nil else {
+                throw UsageError("\"\(shown)\" is not a DID; write did:plc:… or did:web:…", usage: usage)
+            }
+            return .bluesky(what)
+        }
         if what.hasPrefix("@") || (!what.contains("/") && what.lowercased().hasSuffix(".bsky.social")) {
             let handle = (what.hasPrefix("@") ? String(what.dropFirst()) : what).lowercased()
             guard !handle.isEmpty, handle.contains("."),

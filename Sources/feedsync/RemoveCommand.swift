@@ -27,25 +27,43 @@ enum RemoveCommand: Command {
             throw ConfigError(file: editor.displayName, keyPath: "feeds",
                               message: "\(shown) is its only feed and a config must list one; add another first (nothing was changed)")
         }
-        try editor.removeFeed(named: name, usage: usage)
+        do {
+            try editor.removeFeed(named: name, usage: usage)
+        } catch let error as UsageError {
+            // A feed removed earlier without --purge: its posts can still be purged.
+            guard options.has("--purge"), try await stored(name, editor), !(try editor.feedNames().contains(name)) else { throw error }
+            let posts = try await purge(name, editor)
+            print("\(shown) is not in \(editor.displayName); purged its \(posts) stored post\(posts == 1 ? "" : "s") with its authors, videos, read marks, runs and cursor")
+            return .ok
+        }
         try await ConfigChange.commit(editor, options, saying: "removed feed \(shown) from \(editor.displayName)")
         guard options.has("--purge") else {
             print("its posts stay in the store; `feedsync remove \(shown) --purge` would delete them")
             return .ok
         }
+        let posts = try await purge(name, editor)
+        print("purged \(posts) post\(posts == 1 ? "" : "s") of \(shown) from the store, with its authors, videos, read marks, runs and cursor")
+        return .ok
+    }
+
+    /// Deletes what the store keeps for `feed`; 0 when there is no store yet.
+    static func purge(_ feed: String, _ editor: ConfigEditor) async throws -> Int {
         var load = localOnly
         load.notice = { _ in }
-        let posts: Int
         do {
-            posts = try await withRuntime(CommandLineOptions.config(editor.url.path), load) { runtime in
-                try await runtime.store.purge(feed: name)
-            }
+            return try await withRuntime(CommandLineOptions.config(editor.url.path), load) { try await $0.store.purge(feed: feed) }
         } catch let error as ServiceError {
             // No store file yet: nothing was ever synced, so there is nothing to purge.
             guard case .notFound = error.code else { throw error }
-            posts = 0
+            return 0
         }
-        print("purged \(posts) post\(posts == 1 ? "" : "s") of \(shown) from the store, with its authors, videos, read marks, runs and cursor")
-        return .ok
+    }
+
+    /// Whether the store holds anything of `feed`.
+    static func stored(_ feed: String, _ editor: ConfigEditor) async throws -> Bool {
+        var load = localOnly
+        load.notice = { _ in }
+        let names = try? await withRuntime(CommandLineOptions.config(editor.url.path), load) { try await $0.store.feedNames() }
+        return names?.contains(feed) ?? false
     }
 }

@@ -239,6 +239,12 @@ import Testing
                 "\(refused.stderr)")
         #expect(try bytes(config) == original)
 
+        // What is pasted reaches no terminal raw.
+        let hostile = try await feedsync(["add", "did:plc:\u{1b}]0;owned\u{07}", "--config", config])
+        #expect(hostile.status == 64)
+        #expect(hostile.stderr.hasPrefix("feedsync: \"did:plc:\\u{1b}]0;owned\\u{7}\" is not a DID; write did:plc:… or did:web:…\n"), "\(hostile.stderr)")
+        #expect(try bytes(config) == original)
+
         let (withLogin, _) = try writeHandwrittenConfig(scratch, web, extra: """
             ,
                     {"name": "sky", "posts": {"integration": "bluesky", "service": "\(bluesky.baseURL)", "identifier": "me.test",
@@ -295,6 +301,13 @@ import Testing
         #expect(unknown.status == 64)
         #expect(unknown.stderr.hasPrefix("feedsync: \(config) has no feed named \"nothere\"\n"))
         #expect(try await feedsync(["remove", "third", "--config", config]).status == 64, "third is gone already")
+        #expect(try bytes(config) == before)
+
+        // A feed removed earlier without --purge can have its posts purged later.
+        let later = try await feedsync(["remove", "second", "--purge", "--config", config])
+        #expect(later.status == 0, "\(later.stderr)")
+        #expect(later.stdout == "second is not in \(config); purged its 10 stored posts with its authors, videos, read marks, runs and cursor\n")
+        #expect(try await sqlite(scratch.database, "SELECT feed, COUNT(*) FROM posts GROUP BY feed ORDER BY feed") == "first|10")
         #expect(try bytes(config) == before)
     }
 
