@@ -27,6 +27,8 @@ public struct ConfigEditor {
     /// Whether the file existed before (otherwise ``save()`` creates it, mode 0600).
     public let existed: Bool
     public private(set) var text: String
+    /// The file's bytes when it was read, to tell whether someone else changed it before ``save()``.
+    private var original: Data?
 
     /// Finds the config as every command does (`--config`, `./feedsync.json`, `$FEEDSYNC_CONFIG`);
     /// with none anywhere, a new `./feedsync.json` with a SQLite store beside it.
@@ -45,6 +47,7 @@ public struct ConfigEditor {
             // The file must check out before it is changed: an edit never hides an older fault.
             _ = try Config.load(from: url, displayName: displayName, environment: environment)
             self.text = text
+            original = data
             existed = true
         } else {
             text = """
@@ -200,10 +203,29 @@ public struct ConfigEditor {
             throw ConfigError(file: displayName, keyPath: error.keyPath,
                               message: "\(error.message) (the change was not written; \(displayName) is as it was)")
         }
-        guard rename(temporary.path, url.path) == 0 else {
-            throw ServiceError(.storage, "writing \(displayName)", "cannot replace it: \(String(cString: strerror(errno)))")
+        // Another edit since this one read the file (a second feedsync, an editor, while a login
+        // waited for the browser) is never overwritten: the command is run again instead.
+        let changed = ServiceError(.locked, "writing \(displayName)",
+                                   "it changed while this command ran, so the change was not written; run the command again")
+        if existed {
+            guard FileManager.default.contents(atPath: url.path) == original else { throw changed }
+            guard rename(temporary.path, url.path) == 0 else {
+                throw ServiceError(.storage, "writing \(displayName)", "cannot replace it: \(String(cString: strerror(errno)))")
+            }
+            removeTemporary = false
+        } else {
+            // A new file: linking fails rather than replace one made meanwhile.
+            guard link(temporary.path, url.path) == 0 else {
+                if errno == EEXIST { throw changed }
+                throw ServiceError(.storage, "writing \(displayName)", "cannot create it: \(String(cString: strerror(errno)))")
+            }
         }
-        removeTemporary = false
+        // The rename is durable once the folder is.
+        let folderFD = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderFD >= 0 {
+            fsync(folderFD)
+            close(folderFD)
+        }
     }
 
     /// Every feed name the config has on disk now, OPML-expanded ones included (none for a new file).

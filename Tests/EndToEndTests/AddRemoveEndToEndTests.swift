@@ -148,6 +148,62 @@ import Testing
         #expect(try leftovers(scratch).isEmpty, "the checked temporary file is gone")
     }
 
+    @Test func anEditMadeWhileAddWaitedIsNeverOverwritten() async throws {
+        // A feed server that answers only when told: the config is edited by hand in between.
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", "-c", """
+            import socket, sys
+            s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+            print(s.getsockname()[1], flush=True)
+            c, _ = s.accept()
+            print("accepted", flush=True)
+            c.recv(65536)
+            sys.stdin.readline()
+            body = b'<?xml version="1.0"?><rss version="2.0"><channel><title>Late</title></channel></rss>'
+            c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Type: application/rss+xml\\r\\nContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n" % len(body) + body)
+            c.close()
+            """]
+        let toServer = Pipe(), fromServer = Pipe()
+        server.standardInput = toServer
+        server.standardOutput = fromServer
+        try server.run()
+        defer { if server.isRunning { server.terminate() } }
+        func line() -> String {
+            var data = Data()
+            while data.last != 0x0A {
+                let chunk = fromServer.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                data += chunk
+            }
+            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let port = line()
+
+        let web = try startWebFeeds()
+        let scratch = try Scratch()
+        let (config, _) = try writeHandwrittenConfig(scratch, web)
+        let add = Process()
+        add.executableURL = binaries.appendingPathComponent("feedsync")
+        add.arguments = ["add", "http://127.0.0.1:\(port)/feed.xml", "--config", config]
+        let errors = Pipe()
+        add.standardError = errors
+        add.standardOutput = FileHandle.nullDevice
+        try add.run()
+        // The config was read before the request was made; now it changes by hand.
+        #expect(line() == "accepted")
+        let edited = Data(try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "\"1h\"", with: "\"2h\"").utf8)
+        try edited.write(to: URL(fileURLWithPath: config))
+        toServer.fileHandleForWriting.write(Data("go\n".utf8))
+        add.waitUntilExit()
+
+        #expect(add.terminationStatus == 75)
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(stderr == "feedsync: writing \(config): it changed while this command ran, so the change was not written; run the command again\n")
+        #expect(try bytes(config) == edited)
+        #expect(try leftovers(scratch).isEmpty)
+    }
+
     // MARK: add, OPML
 
     @Test func anOPMLFileOfAThousandOutlinesIsOneEditWithUniqueNames() async throws {
