@@ -77,6 +77,7 @@ class ServerTests(unittest.TestCase):
         self.assertEqual(status, 200)
         self.assertNotIn(b"atom+xml", body)
         self.assertEqual(self.request("GET", "/site/9/")[0], 404)
+        self.assertIn(b'<base href="/feeds/">', self.request("GET", "/site/many/")[2])
 
     def test_stats(self):
         self.request("POST", "/_control/reset-stats")

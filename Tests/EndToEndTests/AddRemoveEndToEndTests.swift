@@ -101,6 +101,17 @@ import Testing
         #expect(mode(config) == 0o640)
     }
 
+    @Test func aPageWithSeveralFeedLinksGivesTheFirstUnderItsBaseAndListsTheOthers() async throws {
+        let server = try startWebFeeds()
+        let scratch = try Scratch()
+        let (config, _) = try writeHandwrittenConfig(scratch, server)
+        let added = try await feedsync(["add", "\(server.baseURL)/site/many/", "--config", config, "--name", "three"])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout == "added feed three (web feed \"Feed 3\", \(server.baseURL)/feeds/3.xml?x=1&y=2) to \(config)\n"
+                + "the page names 1 more feed: \(server.baseURL)/atom/3.xml\n")
+        #expect((try feeds(config).last?["posts"] as? [String: String])?["url"] == "\(server.baseURL)/feeds/3.xml?x=1&y=2")
+    }
+
     func requestCount(_ server: ReferenceServer, _ path: String) async throws -> Int {
         (try await server.stats().byPath["GET \(path)"] ?? [:]).values.reduce(0, +)
     }
