@@ -402,6 +402,22 @@ import Testing
         #expect(try bytes(config) == original)
     }
 
+    @Test func helpAndCompletionKnowBothCommands() async throws {
+        let help = try await feedsync(["--help"])
+        #expect(help.stdout.contains("\n  add ") && help.stdout.contains("\n  remove "), "\(help.stdout)")
+        #expect(try await feedsync(["help", "add"]).stdout.hasPrefix("usage: feedsync add WHAT [--name NAME] [--interval I] [--timeline T] [--config PATH]\n"))
+        #expect(try await feedsync(["remove", "--help"]).stdout.hasPrefix("usage: feedsync remove NAME [--purge] [--config PATH]\n"))
+        #expect(try await feedsync(["completion", "bash"]).stdout.contains(#""remove") opts="--config --purge --help""#))
+        #expect(try await feedsync(["completion", "zsh"]).stdout.contains("\"add\") _values 'option' '--config' '--name' '--interval' '--timeline'"))
+        #expect(try await feedsync(["completion", "fish"]).stdout.contains("-a 'remove'"))
+        let noWhat = try await feedsync(["add"])
+        #expect(noWhat.status == 64)
+        let empty = try Scratch()
+        let timeline = try await feedsync(["add", "example.org", "--timeline", "home"], in: empty.folder)
+        #expect(timeline.status == 64 && timeline.stderr.hasPrefix("feedsync: --timeline applies to Mastodon and Bluesky accounts, not to a web feed\n"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: empty.folder.path).isEmpty, "nothing was created")
+    }
+
     // MARK: with a daemon
 
     @Test func aRunningDaemonIsToldAndSyncsTheAddedFeedAndAPurgeWaitsForItsWrites() async throws {
