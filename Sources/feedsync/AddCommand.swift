@@ -78,8 +78,8 @@ enum AddCommand: Command {
             if FileManager.default.fileExists(atPath: (what as NSString).expandingTildeInPath, isDirectory: &isFolder), !isFolder.boolValue {
                 return .opml((what as NSString).expandingTildeInPath)
             }
-            if what.lowercased().hasSuffix(".opml") {
-                throw ServiceError(.notFound, "reading \(shown)", "no such file")
+            if what.lowercased().hasSuffix(".opml") || ["/", "./", "../", "~"].contains(where: { what.hasPrefix($0) }) {
+                throw ServiceError(.notFound, "reading \(shown)", isFolder.boolValue ? "it is a folder, not an OPML file" : "no such file")
             }
         }
         let withScheme = what.contains("://") ? what : "https://\(what)"

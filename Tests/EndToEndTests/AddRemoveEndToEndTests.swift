@@ -253,6 +253,12 @@ import Testing
         let again = try await feedsync(["add", file.path, "--config", config])
         #expect(again.status == 65)
         #expect(again.stderr.contains("has every feed it lists already"), "\(again.stderr)")
+
+        // A path that is not there, or a folder, is read as a file (nothing is fetched).
+        let missing = try await feedsync(["add", "./missing.opml", "--config", config])
+        #expect(missing.status == 66 && missing.stderr == "feedsync: reading ./missing.opml: no such file\n", "\(missing.stderr)")
+        let folder = try await feedsync(["add", scratch.folder.path, "--config", config])
+        #expect(folder.status == 66 && folder.stderr.hasSuffix(": it is a folder, not an OPML file\n"), "\(folder.stderr)")
     }
 
     // MARK: add, accounts
