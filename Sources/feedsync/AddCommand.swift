@@ -95,7 +95,7 @@ enum AddCommand: Command {
     static func addWebFeed(_ url: URL, _ editor: inout ConfigEditor, _ options: CommandLineOptions) async throws {
         try refuseTimeline(options, "a web feed")
         let userAgent = "feedsync/\(feedsyncVersion)"
-        var found: (url: URL, title: String?)
+        let found: (url: URL, title: String?)
         var others: [URL] = []
         switch try await WebFeedProbe.look(at: url, userAgent: userAgent) {
         case .feed(let feedURL, let title):
