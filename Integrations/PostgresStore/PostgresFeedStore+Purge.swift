@@ -19,6 +19,11 @@ extension PostgresFeedStore: FeedPurger {
                     try db.query("DELETE FROM \(table) WHERE feed = $1", [feed])
                 }
                 try db.query("DELETE FROM feeds WHERE name = $1", [feed])
+                try db.query("DELETE FROM feedsync_private.sessions WHERE feed = $1", [feed])
+                // Made on first use by a daemon that streams, so it may not exist.
+                if try db.query("SELECT to_regclass('live_state') IS NOT NULL").first?.first == "t" {
+                    try db.query("DELETE FROM live_state WHERE feed = $1", [feed])
+                }
                 return posts
             }
         }

@@ -27,6 +27,8 @@ public struct ConfigEditor {
     /// Whether the file existed before (otherwise ``save()`` creates it, mode 0600).
     public let existed: Bool
     public private(set) var text: String
+    /// The file's bytes when it was read, to tell whether someone else changed it before ``save()``.
+    private var original: Data?
 
     /// Finds the config as every command does (`--config`, `./feedsync.json`, `$FEEDSYNC_CONFIG`);
     /// with none anywhere, a new `./feedsync.json` with a SQLite store beside it.
@@ -45,6 +47,7 @@ public struct ConfigEditor {
             // The file must check out before it is changed: an edit never hides an older fault.
             _ = try Config.load(from: url, displayName: displayName, environment: environment)
             self.text = text
+            original = data
             existed = true
         } else {
             text = """
@@ -78,27 +81,41 @@ public struct ConfigEditor {
     ///
     /// - Throws: ``UsageError`` when a feed of the config (an OPML file's included) has the name.
     public mutating func addFeed(name: String, fields: [(String, Value)], usage: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        if existed, try existingNames(environment).contains(name) {
-            throw UsageError("\(displayName) already has a feed named \"\(Terminal.safe(name, limit: 80))\"; choose another with --name", usage: usage)
+        try addFeeds([(name, fields)], usage: usage, environment: environment)
+    }
+
+    /// Appends feeds to `feeds` in one edit: the config's names are read once, however many
+    /// there are (an OPML file of a thousand subscriptions is one edit, then one check).
+    ///
+    /// - Throws: ``UsageError`` when a feed of the config (an OPML file's included), or another
+    ///   of `feeds`, has one of the names.
+    public mutating func addFeeds(_ feeds: [(name: String, fields: [(String, Value)])], usage: String,
+                                  environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard !feeds.isEmpty else { return }
+        var taken = try feedNames(environment: environment)
+        for feed in feeds where !taken.insert(feed.name).inserted {
+            throw UsageError("\(displayName) already has a feed named \"\(Terminal.safe(feed.name, limit: 80))\"; choose another with --name", usage: usage)
         }
         let bytes = Array(text.utf8)
         let scanner = JSONSpans(bytes)
         let root = scanner.skipSpace(0)
-        guard let feeds = try scanner.member("feeds", ofObjectAt: root) else {
+        guard let feedsMember = try scanner.member("feeds", ofObjectAt: root) else {
             throw ConfigError(file: displayName, keyPath: "feeds", message: "is missing")
         }
-        let elements = try scanner.elements(ofArrayAt: feeds.value.lowerBound)
-        let indent = elements.first.map { Self.column(of: $0.lowerBound, in: bytes) } ?? (Self.column(of: feeds.key.lowerBound, in: bytes) + 2)
-        let entry = Self.render(.object([("name", .string(name))] + fields), indent: indent)
+        let elements = try scanner.elements(ofArrayAt: feedsMember.value.lowerBound)
+        let indent = elements.first.map { Self.column(of: $0.lowerBound, in: bytes) } ?? (Self.column(of: feedsMember.key.lowerBound, in: bytes) + 2)
+        let pad = String(repeating: " ", count: indent)
+        let rendered = feeds.map { Self.render(.object([("name", .string($0.name))] + $0.fields), indent: indent) }
+            .joined(separator: ",\n\(pad)")
         var edited = bytes
         if let last = elements.last {
-            edited.insert(contentsOf: Array(",\n\(String(repeating: " ", count: indent))\(entry)".utf8), at: last.upperBound)
+            edited.insert(contentsOf: Array(",\n\(pad)\(rendered)".utf8), at: last.upperBound)
         } else {
-            // `[` then whatever space: the entry goes on a line of its own before `]`.
-            let open = feeds.value.lowerBound
-            let close = feeds.value.upperBound - 1
+            // `[` then whatever space: the entries go on lines of their own before `]`.
+            let open = feedsMember.value.lowerBound
+            let close = feedsMember.value.upperBound - 1
             let closing = "\n" + String(repeating: " ", count: max(0, indent - 2))
-            edited.replaceSubrange((open + 1)..<close, with: Array("\n\(String(repeating: " ", count: indent))\(entry)\(closing)".utf8))
+            edited.replaceSubrange((open + 1)..<close, with: Array("\n\(pad)\(rendered)\(closing)".utf8))
         }
         text = String(decoding: edited, as: UTF8.self)
     }
@@ -107,11 +124,19 @@ public struct ConfigEditor {
     ///
     /// - Throws: ``UsageError`` when no entry has the name (or it comes from an OPML file).
     @discardableResult
-    public mutating func removeFeed(named name: String, usage: String) throws -> ConfigValue {
+    public mutating func removeFeed(named name: String, usage: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ConfigValue {
         let all = try entries()
         guard let index = all.firstIndex(where: { $0.name == name }) else {
-            if let opml = all.first(where: { $0.opml != nil })?.opml {
-                throw UsageError("\(displayName) has no feed entry named \"\(Terminal.safe(name, limit: 80))\"; a feed expanded from \(Terminal.safe(opml, limit: 200)) is removed from that OPML file", usage: usage)
+            // Only a name that an OPML entry does expand to is sent to that OPML file.
+            if all.contains(where: { $0.opml != nil }), existed {
+                var options = Runtime.Options(feeds: .none, createStore: false)
+                options.deferMissingSecrets = true
+                let runtime = try Runtime.load(configPath: url.path, environment: environment, options)
+                if runtime.feedNames.contains(name) {
+                    let origin = runtime.feedOrigins[name].map { " (\(Terminal.safe($0, limit: 300)))" } ?? ""
+                    throw UsageError("\(displayName) has no entry for \"\(Terminal.safe(name, limit: 80))\": it is a feed of an OPML file\(origin); "
+                                     + "remove it from that OPML file", usage: usage)
+                }
             }
             throw UsageError("\(displayName) has no feed named \"\(Terminal.safe(name, limit: 80))\"", usage: usage)
         }
@@ -179,14 +204,34 @@ public struct ConfigEditor {
             throw ConfigError(file: displayName, keyPath: error.keyPath,
                               message: "\(error.message) (the change was not written; \(displayName) is as it was)")
         }
-        guard rename(temporary.path, url.path) == 0 else {
-            throw ServiceError(.storage, "writing \(displayName)", "cannot replace it: \(String(cString: strerror(errno)))")
+        // Another edit since this one read the file (a second feedsync, an editor, while a login
+        // waited for the browser) is never overwritten: the command is run again instead.
+        let changed = ServiceError(.locked, "writing \(displayName)",
+                                   "it changed while this command ran, so the change was not written; run the command again")
+        if existed {
+            guard FileManager.default.contents(atPath: url.path) == original else { throw changed }
+            guard rename(temporary.path, url.path) == 0 else {
+                throw ServiceError(.storage, "writing \(displayName)", "cannot replace it: \(String(cString: strerror(errno)))")
+            }
+            removeTemporary = false
+        } else {
+            // A new file: linking fails rather than replace one made meanwhile.
+            guard link(temporary.path, url.path) == 0 else {
+                if errno == EEXIST { throw changed }
+                throw ServiceError(.storage, "writing \(displayName)", "cannot create it: \(String(cString: strerror(errno)))")
+            }
         }
-        removeTemporary = false
+        // The rename is durable once the folder is.
+        let folderFD = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderFD >= 0 {
+            fsync(folderFD)
+            close(folderFD)
+        }
     }
 
-    /// Every feed name the config has now, OPML-expanded ones included.
-    private func existingNames(_ environment: [String: String]) throws -> Set<String> {
+    /// Every feed name the config has on disk now, OPML-expanded ones included (none for a new file).
+    public func feedNames(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Set<String> {
+        guard existed else { return [] }
         var options = Runtime.Options(feeds: .none, createStore: false)
         options.deferMissingSecrets = true
         return Set(try Runtime.load(configPath: url.path, environment: environment, options).feedNames)
