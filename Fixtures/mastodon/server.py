@@ -23,6 +23,9 @@ from http.client import responses
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, parse_qsl, quote, unquote, urlencode, urlsplit
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from oauth import OAuth  # noqa: E402
+
 DOMAIN = "mastodon.example"                     # the instance the token belongs to
 BASE = f"https://{DOMAIN}"
 T0_MS = calendar.timegm((2026, 1, 1, 0, 0, 0)) * 1000
@@ -897,7 +900,9 @@ class Handler(BaseHTTPRequestHandler):
         body = self._read_body()
         if body is None:
             return
-        if url.path.startswith("/api/v1/streaming"):
+        if url.path == "/api/v1/apps" or url.path.startswith("/oauth/"):
+            self._oauth(url.path, url.query, body)
+        elif url.path.startswith("/api/v1/streaming"):
             self._stream(url.path, url.query)
         elif url.path.startswith("/api/"):
             self._api(url.path, url.query)
@@ -1008,6 +1013,16 @@ class Handler(BaseHTTPRequestHandler):
         app.count(f"{self.command} {path}", str(status))
         app.count_bytes(self._send(status, headers + extra, body))
 
+    def _oauth(self, path, query, body):
+        app = self.server.app
+        status, extra, payload = app.oauth.handle(self.command, path, query, body, self.headers.get("Content-Type"))
+        app.count(f"{self.command} {path}", str(status))
+        if extra and extra[0][0] == "Content-Type":     # an HTML page (the out-of-band code)
+            head = [f"HTTP/1.1 {status} OK", f"Content-Type: {extra[0][1]}", f"Content-Length: {len(payload)}"]
+            self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
+            return
+        self._send(status, extra, payload)
+
     def _control(self, path, query, body):
         app, store = self.server.app, self.server.app.store
         if not ipaddress.ip_address(self.client_address[0]).is_loopback:
@@ -1072,6 +1087,9 @@ class Handler(BaseHTTPRequestHandler):
             result = {"announce": streams.announce, "refuse": streams.refuse, "v2": streams.announce_v2, "thump": streams.thump}
         elif route in {("POST", "/_control/bookmark"), ("POST", "/_control/favourite")}:
             status, result = store.mark(path.rsplit("/", 1)[1], status_id())
+        elif path == "/_control/oauth":
+            status, extra, payload = app.oauth.control(self.command, params)
+            return self._send(status, extra, payload)
         elif route == ("GET", "/_control/stats"):
             with app.stats_lock:
                 requests = {k: dict(v) for k, v in app.stats.items()}
@@ -1120,6 +1138,7 @@ class Server(ThreadingHTTPServer):
 class App:
     def __init__(self, args):
         self.token = args.token
+        self.oauth = OAuth()
         self.store = Store(args.statuses, args.seed)
         self.store.apply_seeded_flags()
         self.port_ref = [args.port]
@@ -1133,7 +1152,7 @@ class App:
         if not header:
             return False
         scheme, _, token = header.strip().partition(" ")
-        return scheme.lower() == "bearer" and token.strip() == self.token
+        return scheme.lower() == "bearer" and (token.strip() == self.token or self.oauth.valid(token.strip()))
 
     def count(self, key, status):
         with self.stats_lock:

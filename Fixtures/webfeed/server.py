@@ -16,6 +16,9 @@ Each port is a host of its own as feedsync counts hosts (its gate key is host:po
   GET /limited/<s>            429 with Retry-After: <s>
   GET /slow/<ms>/<path>       waits <ms> milliseconds, then serves /<path>
   GET /cached/<s>/<path>      serves /<path> with Cache-Control: max-age=<s>
+  GET /site/<n>/              feed n's site: an HTML page whose <link rel="alternate"> names ../../atom/<n>.xml
+  GET /site/none/             an HTML page that names no feed
+  GET /site/many/             an HTML page with <base href="/feeds/"> naming 3.xml?x=1&y=2 (unquoted, upper case) and /atom/3.xml
   GET /opml                   an OPML file listing every feed (?count=N for the first N;
                               ?ports=1 spreads them over every listening port)
   GET  /_control/stats        {"total": n, "requests": {"GET /feeds/1.xml": {"200": 1, "304": 2}}}
@@ -180,6 +183,18 @@ def make_handler(state, ports):
                 return self.send(429, b"slow down", {"Retry-After": "1"}, key=key)
             if parts[0] == "limited" and len(parts) == 2 and parts[1].isdigit():
                 return self.send(429, b"slow down", {"Retry-After": parts[1]}, key=key)
+            if parts[0] == "site" and len(parts) == 2:
+                link = ""
+                if parts[1].isdigit() and int(parts[1]) < len(state.items):
+                    link = f'<link rel="alternate" type="application/atom+xml" title="Feed {parts[1]}" href="../../atom/{parts[1]}.xml">'
+                elif parts[1] == "many":
+                    link = ('<base href="/feeds/"><LINK REL=alternate TYPE="application/rss+xml; charset=utf-8" HREF=3.xml?x=1&amp;y=2>'
+                            "<link rel='alternate' type='application/atom+xml' href='/atom/3.xml' />")
+                elif parts[1] != "none":
+                    return self.send(404, key=key)
+                page = (f'<!doctype html><html><head><title>Site</title><link rel="stylesheet" href="/style.css">{link}</head>'
+                        '<body><p>Hello.</p><link rel="alternate" type="application/rss+xml" href="/not-in-head.xml"></body></html>\n')
+                return self.send(200, page.encode(), {"Content-Type": "text/html; charset=utf-8", **extra}, key=key)
             if path == "/opml":
                 count = int(query.get("count", [len(state.items)])[0])
                 spread = query.get("ports", ["0"])[0] == "1"

@@ -69,6 +69,16 @@ class ServerTests(unittest.TestCase):
         self.assertEqual({u.split("/")[2] for u in urls}, {f"127.0.0.1:{p}" for p in self.ports})
         self.assertEqual(self.request("GET", "/feeds/2.xml", port=self.ports[1])[0], 200)
 
+    def test_site_pages(self):
+        status, resp, body = self.request("GET", "/site/1/")
+        self.assertEqual((status, resp.getheader("Content-Type")), (200, "text/html; charset=utf-8"))
+        self.assertIn(b'rel="alternate" type="application/atom+xml" title="Feed 1" href="../../atom/1.xml"', body)
+        status, _, body = self.request("GET", "/site/none/")
+        self.assertEqual(status, 200)
+        self.assertNotIn(b"atom+xml", body)
+        self.assertEqual(self.request("GET", "/site/9/")[0], 404)
+        self.assertIn(b'<base href="/feeds/">', self.request("GET", "/site/many/")[2])
+
     def test_stats(self):
         self.request("POST", "/_control/reset-stats")
         self.request("GET", "/feeds/0.xml")

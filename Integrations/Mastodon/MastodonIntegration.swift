@@ -15,7 +15,9 @@ public enum MastodonIntegration: PostsIntegration {
         let server = try config.require(config.serverURL(
             "server", insecureHint: "Mastodon servers are reached over https (http is for loopback test servers only)"), "server")
         let token = try config.secret("accessToken")
-        guard HeaderValue.isValid(token.revealed) else {
+        // Empty only as the placeholder of a secret `config check` defers (a real one is never
+        // empty): its absence is reported as such, not as a bad token.
+        guard token.revealed.isEmpty || HeaderValue.isValid(token.revealed) else {
             throw config.error("accessToken", "the token holds a space, a control character or a byte outside visible ASCII, which an Authorization header cannot carry")
         }
         let tokenSource = try config.nonEmptyString("accessTokenEnv").map { "$\($0)" } ?? config.path("accessTokenFile")?.path ?? ""

@@ -14,7 +14,7 @@ import Glibc
 public actor SQLiteFeedStore: FeedStore {
     /// Where the database lives: a file path, or `:memory:` for tests.
     public nonisolated let path: String
-    private let busyTimeoutMilliseconds: Int32
+    let busyTimeoutMilliseconds: Int32
     private var database: SQLiteDatabase?
     let lock: StoreLockFile
     /// Held by the one daemon that serves this store, for as long as it runs.

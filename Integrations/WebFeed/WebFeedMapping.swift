@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import IntegrationKit
 
 /// Maps a parsed feed to Core posts, users and videos.
 enum WebFeedMapping {

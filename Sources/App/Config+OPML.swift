@@ -57,8 +57,9 @@ extension Config {
         }
     }
 
-    /// `"Daring Fireball!"` → `daring-fireball`; `nil` when nothing readable is left.
-    static func slug(_ text: String?) -> String? {
+    /// `"Daring Fireball!"` → `daring-fireball`; `nil` when nothing readable is left. `feedsync add`
+    /// names the feeds it adds the same way.
+    public static func slug(_ text: String?) -> String? {
         guard let text else { return nil }
         var slug = ""
         for character in text.lowercased() {

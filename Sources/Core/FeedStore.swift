@@ -7,4 +7,4 @@ import Foundation
 /// the daemon adds ``DaemonPresence``; the commands that read use a ``FeedReader``.
 ///
 /// Every feed is its own namespace: post, user and video ids are unique within a feed.
-public typealias FeedStore = FeedPageWriter & SessionKeeper & FeedLeases & DaemonPresence & FeedReader & ReadMarker
+public typealias FeedStore = FeedPageWriter & SessionKeeper & FeedLeases & DaemonPresence & FeedReader & ReadMarker & FeedPurger

@@ -24,7 +24,7 @@ enum ConfigCheckCommand: Command {
         }
         if let address = runtime.metricsListen {
             // A running feedsyncd holds its own port, so a port in use is a warning here, not an error.
-            if let problem = MetricsListener.problem(binding: address) {
+            if let problem = HTTPListener.problem(binding: address) {
                 printError("feedsync: warning: metrics.listen: \(problem); feedsyncd will exit 78 unless the port is free when it starts")
             } else {
                 print("metrics: feedsyncd will serve /metrics and /healthz on \(address)\(address.isLoopback ? "" : " (reachable from other machines)")")

@@ -6,7 +6,8 @@ import Foundation
 enum FeedsyncCLI {
     static var commands: [any Command.Type] { [
         PullCommand.self, StatusCommand.self, PostsCommand.self, SearchCommand.self, ExportCommand.self, ReadCommand.self,
-        UnreadCommand.self, ConfigCheckCommand.self, CompletionCommand.self,
+        UnreadCommand.self, AddCommand.self, RemoveCommand.self, ConfigCheckCommand.self, LoginCommand.self, LogoutCommand.self,
+        CompletionCommand.self,
     ] }
 
     static var usage: String {

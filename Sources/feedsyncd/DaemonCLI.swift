@@ -58,7 +58,7 @@ enum DaemonCLI {
         let signals = SignalWatcher.start(log: log, deadline: deadline ?? SignalWatcher.stopDeadline)
         let daemon = Daemon(configPath: parsed["--config"], log: log)
         let runtime: Runtime
-        let listener: MetricsListener?
+        let listener: HTTPListener?
         do {
             runtime = try Runtime.load(configPath: parsed["--config"], daemon.loadOptions(sharing: nil))
             for warning in runtime.warnings { log.warn("config_warning", ["warning": warning]) }
@@ -66,7 +66,7 @@ enum DaemonCLI {
             // Bound before the store opens, so a port in use is a config error and nothing else happened.
             listener = try runtime.metricsListen.map { address in
                 do {
-                    return try MetricsListener(address: address, handler: MetricsService.handler(daemon.metrics))
+                    return try HTTPListener(address: address, handler: MetricsService.handler(daemon.metrics))
                 } catch let error as ListenError {
                     throw ConfigError(file: runtime.configName, keyPath: "metrics.listen", message: error.description)
                 }
@@ -100,7 +100,7 @@ struct Daemon {
     /// Counts syncs and requests whether or not the config asks for a listener (it is cheap).
     let metrics = MetricsRegistry(version: feedsyncVersion)
 
-    func run(_ runtime: Runtime, as instance: DaemonInstance, signals: SignalWatcher, listener: MetricsListener?) async {
+    func run(_ runtime: Runtime, as instance: DaemonInstance, signals: SignalWatcher, listener: HTTPListener?) async {
         let scheduler = Scheduler(runtime: runtime, log: log, busySeconds: busySyncSeconds, metrics: metrics)
         let live = LiveMirror(log: log, metrics: metrics)
         let services: ServiceGroup
@@ -135,7 +135,7 @@ struct Daemon {
     /// write under the leases the daemon's record holds), which depends on the runtime (the
     /// store). Stopping runs the other way round. A new service names what it uses.
     func makeServices(_ scheduler: Scheduler, as instance: DaemonInstance, live: LiveMirror? = nil,
-                      listener: MetricsListener? = nil) -> [any Service] {
+                      listener: HTTPListener? = nil) -> [any Service] {
         var services: [any Service] = [
             SchedulerService(scheduler: scheduler),
             HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),

@@ -11,7 +11,7 @@ import Foundation
 struct MetricsService: Service {
     let scheduler: Scheduler
     let registry: MetricsRegistry
-    let listener: MetricsListener
+    let listener: HTTPListener
     let log: Logger
     /// How often the store's figures and the health are refreshed.
     static let refreshInterval: Duration = .seconds(5)
@@ -23,9 +23,9 @@ struct MetricsService: Service {
     var dependencies: [String] { ["scheduler", "runtime"] }
 
     /// The handler the listener calls for each `GET`: the registry's numbers, or the health.
-    static func handler(_ registry: MetricsRegistry) -> @Sendable (String) -> MetricsListener.Response {
-        { path in
-            switch path {
+    static func handler(_ registry: MetricsRegistry) -> @Sendable (HTTPListener.Request) -> HTTPListener.Response {
+        { request in
+            switch request.path {
             case "/metrics":
                 return .init(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", pieces: registry.render())
             case "/healthz":

@@ -85,9 +85,9 @@ import Glibc
 
     // MARK: The listener, on real sockets
 
-    func makeListener() throws -> MetricsListener {
-        let listener = try MetricsListener(address: try ListenAddress("127.0.0.1:1").withPort(0)) { path in
-            path == "/metrics" ? .init(status: 200, body: "m 1\n") : .init(status: 404, body: "no\n")
+    func makeListener() throws -> HTTPListener {
+        let listener = try HTTPListener(address: try ListenAddress("127.0.0.1:1").withPort(0)) { request in
+            request.path == "/metrics" ? .init(status: 200, body: "m 1\n") : .init(status: 404, body: "no\n")
         }
         listener.start()
         return listener
@@ -134,7 +134,7 @@ import Glibc
         let listener = try makeListener()
         defer { listener.stop() }
         let taken = try ListenAddress("127.0.0.1:\(listener.port)")
-        #expect(MetricsListener.problem(binding: taken)?.contains("already in use") == true)
+        #expect(HTTPListener.problem(binding: taken)?.contains("already in use") == true)
     }
 }
 

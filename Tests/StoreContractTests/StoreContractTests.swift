@@ -14,11 +14,12 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
 
 /// Makes two stores of one kind over the same data, as two processes would open them. Where this
 /// machine cannot run that kind, the test case is cancelled: it shows as skipped, not passed.
-func makeStores(_ kind: StoreKind, lease: TimeInterval = 30) async throws -> (any FeedStore, any FeedStore) {
+func makeStores(_ kind: StoreKind, lease: TimeInterval = 30, busyMilliseconds: Int32 = 5_000) async throws -> (any FeedStore, any FeedStore) {
     switch kind {
     case .sqlite:
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID().uuidString).sqlite").path
-        let first = SQLiteFeedStore(path: path), second = SQLiteFeedStore(path: path)
+        let first = SQLiteFeedStore(path: path, busyTimeoutMilliseconds: busyMilliseconds)
+        let second = SQLiteFeedStore(path: path, busyTimeoutMilliseconds: busyMilliseconds)
         try await first.open()
         try await second.open()
         return (first, second)
@@ -171,6 +172,29 @@ enum StoreContract {
         await store.unlockSession(try await second.value)
         #expect(taken.withLock { $0 })
         await store.unlockSession(bobs)
+    }
+
+    static func aPurgeForgetsOneFeedAndWaitsForItsWriter(_ kind: StoreKind) async throws {
+        let (store, other) = try await makeStores(kind, busyMilliseconds: 300)
+        _ = try await store.commit(makePage([.upsert(makePost("p1")), .upsert(makePost("p2"))], cursor: "2"), toFeed: "gone")
+        _ = try await store.commit(makePage([.upsert(makePost("p1"))], cursor: "1"), toFeed: "kept")
+        _ = try await store.setRead(true, postID: "p1", inFeed: "gone")
+        let live = try #require(store as? any LiveStateRecorder)
+        try await live.setLiveState("connected", ofFeed: "gone")
+
+        // A sync of the feed elsewhere holds its lease: the purge refuses rather than race its page.
+        let lease = try #require(try await store.acquireLease(onFeed: "gone", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        let error = await #expect(throws: ServiceError.self) { _ = try await other.purge(feed: "gone") }
+        #expect(error?.code == .locked)
+        #expect(try await other.feedStatuses().first { $0.feed == "gone" }?.postCount == 2)
+        await store.release(lease)
+
+        #expect(try await other.purge(feed: "gone") == 2)
+        #expect(try await other.feedStatuses().map(\.feed) == ["kept"])
+        #expect(try await other.cursor(ofFeed: "gone") == nil)
+        #expect(try await live.liveStates()["gone"] == nil)
+        #expect(try await other.posts(matching: PostQuery()).map(\.feed) == ["kept"])
+        #expect(try await other.purge(feed: "never") == 0)
     }
 
     static func aLeaseKeepsOtherProcessesOutUntilReleased(_ kind: StoreKind) async throws {
@@ -332,6 +356,7 @@ enum StoreContract {
     @Test func aSessionBelongsToItsAccountAndEveryProcessReadsTheLatest() async throws { try await StoreContract.aSessionBelongsToItsAccountAndEveryProcessReadsTheLatest(.sqlite) }
     @Test func aSessionLockKeepsOtherProcessesOutUntilReleased() async throws { try await StoreContract.aSessionLockKeepsOtherProcessesOutUntilReleased(.sqlite) }
     @Test func aSessionLockIsOneHolderAtATimeWithinAProcessToo() async throws { try await StoreContract.aSessionLockIsOneHolderAtATimeWithinAProcessToo(.sqlite) }
+    @Test func aPurgeForgetsOneFeedAndWaitsForItsWriter() async throws { try await StoreContract.aPurgeForgetsOneFeedAndWaitsForItsWriter(.sqlite) }
     @Test func aLeaseKeepsOtherProcessesOutUntilReleased() async throws { try await StoreContract.aLeaseKeepsOtherProcessesOutUntilReleased(.sqlite) }
     @Test func searchFindsAWordAndMarksIt() async throws { try await StoreContract.searchFindsAWordAndMarksIt(.sqlite) }
     @Test func aRenamedAuthorIsFoundUnderTheNewNameOnOlderPostsToo() async throws { try await StoreContract.aRenamedAuthorIsFoundUnderTheNewNameOnOlderPostsToo(.sqlite) }
@@ -354,6 +379,7 @@ enum StoreContract {
     @Test func aSessionLockKeepsOtherProcessesOutUntilReleased() async throws { try await StoreContract.aSessionLockKeepsOtherProcessesOutUntilReleased(.postgres) }
     @Test func aSessionLockIsOneHolderAtATimeWithinAProcessToo() async throws { try await StoreContract.aSessionLockIsOneHolderAtATimeWithinAProcessToo(.postgres) }
     @Test func aPostgreSQLStoreHandsEachFeedItsSessionFromBeforeAccountsOnce() async throws { try await StoreContract.aPostgreSQLStoreHandsEachFeedItsSessionFromBeforeAccountsOnce() }
+    @Test func aPurgeForgetsOneFeedAndWaitsForItsWriter() async throws { try await StoreContract.aPurgeForgetsOneFeedAndWaitsForItsWriter(.postgres) }
     @Test func aLeaseKeepsOtherProcessesOutUntilReleased() async throws { try await StoreContract.aLeaseKeepsOtherProcessesOutUntilReleased(.postgres) }
     @Test func searchFindsAWordAndMarksIt() async throws { try await StoreContract.searchFindsAWordAndMarksIt(.postgres) }
     @Test func aRenamedAuthorIsFoundUnderTheNewNameOnOlderPostsToo() async throws { try await StoreContract.aRenamedAuthorIsFoundUnderTheNewNameOnOlderPostsToo(.postgres) }

@@ -5,20 +5,30 @@ import Synchronization
 import Glibc
 #endif
 
-/// A small HTTP/1.1 listener of its own for `/metrics` and `/healthz`, which a slow or hostile
-/// client cannot knock over and which never slows syncing.
+/// A small HTTP/1.1 listener of our own, for the daemon's `/metrics` and `/healthz` and for the
+/// loopback callback of `feedsync login`: a slow or hostile client cannot knock it over, and it
+/// never slows syncing.
 ///
 /// One thread polls every socket; nothing here touches Swift's cooperative pool or the store.
 /// Each connection gets ``requestTimeout`` to send its request head, at most ``maxHeadBytes``
 /// of it, and one answer; then it is closed (no keep-alive). At most ``maxConnections`` are
 /// open at once: a new one past that evicts the connection that has waited longest for its
 /// head, so idle connections cannot lock a scraper out.
-public final class MetricsListener: Sendable {
+public final class HTTPListener: Sendable {
     public static let requestTimeout: TimeInterval = 5
     public static let maxHeadBytes = 8 * 1024
     public static let maxConnections = 64
     /// How long a client has to read an answer before the connection is dropped.
     public static let writeTimeout: TimeInterval = 10
+
+    /// What a client asked for.
+    public struct Request: Sendable {
+        public var method: String
+        /// The path, without the query.
+        public var path: String
+        /// The query, still percent-encoded, without the `?`.
+        public var query: String
+    }
 
     /// An answer: status, content type and body.
     public struct Response: Sendable {
@@ -47,17 +57,21 @@ public final class MetricsListener: Sendable {
     public let port: UInt16
     private let socket: Int32
     private let wake: (read: Int32, write: Int32)
-    private let handler: @Sendable (_ path: String) -> Response
+    private let handler: @Sendable (_ request: Request) -> Response
     private let stopped = Atomic(false)
+    /// Whether connections from other machines are closed as soon as they are accepted.
+    private let loopbackOnly: Bool
     private let finished = Mutex<Bool>(false)
 
     /// Binds and listens at `address`; call ``start()`` to serve.
     ///
-    /// - Parameter handler: answers a `GET` or `HEAD` for a path (query stripped).
+    /// - Parameter handler: answers a `GET` or `HEAD`.
     /// - Throws: ``ListenError`` in one sentence: the port in use, an address not on this
     ///   machine, no permission.
-    public init(address: ListenAddress, handler: @escaping @Sendable (_ path: String) -> Response) throws(ListenError) {
+    public init(address: ListenAddress, loopbackOnly: Bool = false,
+                handler: @escaping @Sendable (_ request: Request) -> Response) throws(ListenError) {
         self.address = address
+        self.loopbackOnly = loopbackOnly
         self.handler = handler
         let fd = Glibc.socket(address.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw ListenError("cannot listen on \(address): \(String(cString: strerror(errno)))") }
@@ -103,7 +117,7 @@ public final class MetricsListener: Sendable {
     /// Whether `address` can be bound now (`config check`), as the sentence a failure would be.
     public static func problem(binding address: ListenAddress) -> String? {
         do {
-            let listener = try MetricsListener(address: address) { _ in Response(status: 404, body: "") }
+            let listener = try HTTPListener(address: address) { _ in Response(status: 404, body: "") }
             listener.closeDescriptors()
             return nil
         } catch {
@@ -115,6 +129,25 @@ public final class MetricsListener: Sendable {
     private static func configure(_ fd: Int32) {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+    }
+
+    /// Whether a peer's address is this machine's: 127.0.0.0/8, ::1, or ::ffff:127.x.
+    static func isLoopback(_ peer: sockaddr_storage) -> Bool {
+        var copy = peer
+        let family = Int32(peer.ss_family)
+        return withUnsafePointer(to: &copy) { pointer in
+            switch family {
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) >> 24 == 127 }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                    let bytes = withUnsafeBytes(of: address.pointee.sin6_addr) { Array($0) }
+                    if bytes[0..<15].allSatisfy({ $0 == 0 }) && bytes[15] == 1 { return true }
+                    return bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+                }
+            default: return false
+            }
+        }
     }
 
     private static func reason(_ code: Int32, _ address: ListenAddress) -> String {
@@ -206,9 +239,15 @@ public final class MetricsListener: Sendable {
     private func accept(into connections: inout [Connection]) {
         // Take every waiting connection; past the cap, drop the one waiting longest for its head.
         for _ in 0..<256 {
-            let fd = Glibc.accept(socket, nil, nil)
+            var peer = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(socket, $0, &length) } }
             guard fd >= 0 else { return }
             Self.configure(fd)
+            if loopbackOnly && !Self.isLoopback(peer) {
+                close(fd)
+                continue
+            }
             if connections.count >= Self.maxConnections {
                 if let oldest = connections.indices.filter({ !connections[$0].answering }).min(by: { connections[$0].opened < connections[$1].opened }) {
                     close(connections[oldest].fd)
@@ -272,7 +311,7 @@ public final class MetricsListener: Sendable {
     }
 
     /// The answer to a complete head.
-    static func respond(to head: [UInt8], handler: (String) -> Response) -> Response {
+    static func respond(to head: [UInt8], handler: (Request) -> Response) -> Response {
         guard let lineEnd = head.firstIndex(of: 0x0A) else { return Response(status: 400, body: "bad request\n") }
         var line = head[0..<lineEnd]
         if line.last == 0x0D { line = line.dropLast() }
@@ -287,7 +326,8 @@ public final class MetricsListener: Sendable {
         }
         let target = String(decoding: parts[1], as: UTF8.self)
         let path = String(target.prefix { $0 != "?" })
-        var response = handler(path)
+        let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
+        var response = handler(Request(method: method, path: path, query: query))
         if method == "HEAD" { response.headers.append(("Content-Length", "\(response.length)")); response.body = [] }
         return response
     }

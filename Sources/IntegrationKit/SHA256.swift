@@ -1,8 +1,8 @@
 import Foundation
 
-/// SHA-256 (FIPS 180-4), for content-hash identities: the toolchain has no crypto library on
+/// SHA-256 (FIPS 180-4), for content-hash identities and PKCE challenges: the toolchain has no crypto library on
 /// Linux, and ids only need a stable, collision-resistant digest of a few kilobytes.
-enum SHA256 {
+public enum SHA256 {
     private static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
@@ -15,7 +15,16 @@ enum SHA256 {
     ]
 
     /// The digest of `data` as 64 lower-case hex digits.
-    static func hex(_ data: Data) -> String {
+    public static func hex(_ data: Data) -> String {
+        words(data).map { String(format: "%08x", $0) }.joined()
+    }
+
+    /// The digest of `data`: 32 bytes.
+    public static func digest(_ data: Data) -> Data {
+        Data(words(data).flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * $0)) } })
+    }
+
+    private static func words(_ data: Data) -> [UInt32] {
         var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
         var message = [UInt8](data)
         let bitLength = UInt64(message.count) * 8
@@ -45,7 +54,7 @@ enum SHA256 {
             }
             for (i, value) in [a, b, c, d, e, f, g, hh].enumerated() { h[i] = h[i] &+ value }
         }
-        return h.map { String(format: "%08x", $0) }.joined()
+        return h
     }
 
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { value >> count | value << (32 - count) }

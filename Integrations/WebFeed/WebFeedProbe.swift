@@ -1,0 +1,61 @@
+import Core
+import Foundation
+import IntegrationKit
+
+/// One look at an address a person pasted, for `feedsync add`: is it a feed (and what is it
+/// called), or a page that may name its feeds?
+///
+///     switch try await WebFeedProbe.look(at: url, userAgent: "feedsync/1.0") {
+///     case .feed(let url, let title): …
+///     case .page(let url, let html): …
+///     }
+///
+/// The request is the one a pull makes (the same client, redirects and limits), so what is
+/// found here is what the feed's first pull reads.
+public enum WebFeedProbe {
+    /// What the address answered.
+    public enum Answer: Sendable, Equatable {
+        /// A feed: where it lives (after permanent redirects) and its title, if it has one.
+        case feed(url: URL, title: String?)
+        /// An HTML page: the URL it came from (relative links resolve against it) and its text.
+        case page(url: URL, html: String)
+    }
+
+    /// The limits of one look: a page is small, and a person is waiting.
+    public static let limits = HTTPLimits(idleTimeout: 15, deadline: 30, maxBodyBytes: 4 << 20, maxRedirects: 5)
+
+    /// Fetches `url` once and tells a feed from a page.
+    ///
+    /// - Throws: ``Core/ServiceError``: `.notFound` for 404 or 410, `.unavailable` for another
+    ///   status or a failed request, `.invalidResponse` when the body is neither a feed nor HTML.
+    public static func look(at url: URL, userAgent: String) async throws -> Answer {
+        let transport = CurlTransport(limits: limits)
+        let client = WebFeedClient(transport: transport, requests: RequestCounter(), gate: HostGate(), userAgent: userAgent,
+                                   maxRedirects: limits.maxRedirects)
+        let shown = Terminal.safe(url.absoluteString, limit: 200)
+        let operation = "reading \(shown)"
+        let fetched: WebFeedClient.Fetched
+        do {
+            fetched = try await client.get(url, etag: nil, lastModified: nil)
+            await transport.close()
+        } catch {
+            await transport.close()
+            throw error
+        }
+        let status = fetched.response.status
+        guard status == 200 else {
+            throw ServiceError([404, 410].contains(status) ? .notFound : .unavailable, operation, "the server answered HTTP \(status)")
+        }
+        let body = fetched.response.body
+        if let document = try? WebFeedParser.parse(body, feedURL: fetched.url) {
+            let title = document.title.map { Terminal.safe($0, limit: 200) }.flatMap { $0.isEmpty ? nil : $0 }
+            return .feed(url: fetched.permanentURL, title: title)
+        }
+        let type = fetched.response.header("Content-Type")?.lowercased() ?? ""
+        let head = String(decoding: body.prefix(2048), as: UTF8.self).lowercased()
+        guard type.hasPrefix("text/html") || type.hasPrefix("application/xhtml") || head.contains("<html") || head.contains("<!doctype html") else {
+            throw ServiceError(.invalidResponse, operation, "it is neither a feed (RSS, Atom or JSON Feed) nor an HTML page")
+        }
+        return .page(url: fetched.url, html: String(decoding: body, as: UTF8.self))
+    }
+}

@@ -1,0 +1,359 @@
+import Core
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Changes the config file the way `feedsync add`, `remove`, `login` and `logout` do: the text
+/// is edited in place (the rest of the file, its order, spacing and `$comment`s, stays as the
+/// operator wrote it), the new file is checked exactly as `config check` checks it, and only
+/// then replaces the old one, atomically, keeping its mode.
+///
+///     var editor = try ConfigEditor(configPath: options["--config"])
+///     try editor.addFeed(name: "blog", fields: [("interval", .string("1h")), ("posts", .object([...]))])
+///     try editor.save()
+public struct ConfigEditor {
+    /// An ordered JSON value for the feed objects the editor writes.
+    public indirect enum Value {
+        case string(String)
+        case number(Int)
+        case bool(Bool)
+        case object([(String, Value)])
+    }
+
+    public let url: URL
+    /// The path as the operator would name it.
+    public let displayName: String
+    /// Whether the file existed before (otherwise ``save()`` creates it, mode 0600).
+    public let existed: Bool
+    public private(set) var text: String
+    /// The file's bytes when it was read, to tell whether someone else changed it before ``save()``.
+    private var original: Data?
+
+    /// Finds the config as every command does (`--config`, `./feedsync.json`, `$FEEDSYNC_CONFIG`);
+    /// with none anywhere, a new `./feedsync.json` with a SQLite store beside it.
+    public init(configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        let located: (URL, String)
+        if let found = try? Runtime.locateConfig(configPath, environment: environment) {
+            located = found
+        } else {
+            located = (URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("feedsync.json"), "feedsync.json")
+        }
+        (url, displayName) = located
+        if FileManager.default.fileExists(atPath: url.path) {
+            guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8) else {
+                throw ConfigError(file: displayName, keyPath: "", message: "cannot be read")
+            }
+            // The file must check out before it is changed: an edit never hides an older fault.
+            _ = try Config.load(from: url, displayName: displayName, environment: environment)
+            self.text = text
+            original = data
+            existed = true
+        } else {
+            text = """
+                {
+                  "store": {"integration": "sqlite", "path": "feedsync.sqlite"},
+                  "feeds": [
+                  ]
+                }
+
+                """
+            existed = false
+        }
+    }
+
+    /// The feeds' entries as written (`name`, or `nil` for an OPML entry, which expands to several).
+    public func entries() throws -> [(name: String?, opml: String?, range: Range<Int>)] {
+        let bytes = Array(text.utf8)
+        let scanner = JSONSpans(bytes)
+        guard let feeds = try scanner.member("feeds", ofObjectAt: scanner.skipSpace(0)) else { return [] }
+        return try scanner.elements(ofArrayAt: feeds.value.lowerBound).map { range in
+            let object = String(decoding: bytes[range], as: UTF8.self)
+            guard case .object(let fields) = try ConfigJSON.parse(Data(object.utf8)) else { return (nil, nil, range) }
+            var name: String?, opml: String?
+            if case .string(let value) = fields["name"] { name = value }
+            if case .string(let value) = fields["opml"] { opml = value }
+            return (name, opml, range)
+        }
+    }
+
+    /// Appends a feed to `feeds`.
+    ///
+    /// - Throws: ``UsageError`` when a feed of the config (an OPML file's included) has the name.
+    public mutating func addFeed(name: String, fields: [(String, Value)], usage: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        try addFeeds([(name, fields)], usage: usage, environment: environment)
+    }
+
+    /// Appends feeds to `feeds` in one edit: the config's names are read once, however many
+    /// there are (an OPML file of a thousand subscriptions is one edit, then one check).
+    ///
+    /// - Throws: ``UsageError`` when a feed of the config (an OPML file's included), or another
+    ///   of `feeds`, has one of the names.
+    public mutating func addFeeds(_ feeds: [(name: String, fields: [(String, Value)])], usage: String,
+                                  environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard !feeds.isEmpty else { return }
+        var taken = try feedNames(environment: environment)
+        for feed in feeds where !taken.insert(feed.name).inserted {
+            throw UsageError("\(displayName) already has a feed named \"\(Terminal.safe(feed.name, limit: 80))\"; choose another with --name", usage: usage)
+        }
+        let bytes = Array(text.utf8)
+        let scanner = JSONSpans(bytes)
+        let root = scanner.skipSpace(0)
+        guard let feedsMember = try scanner.member("feeds", ofObjectAt: root) else {
+            throw ConfigError(file: displayName, keyPath: "feeds", message: "is missing")
+        }
+        let elements = try scanner.elements(ofArrayAt: feedsMember.value.lowerBound)
+        let indent = elements.first.map { Self.column(of: $0.lowerBound, in: bytes) } ?? (Self.column(of: feedsMember.key.lowerBound, in: bytes) + 2)
+        let pad = String(repeating: " ", count: indent)
+        let rendered = feeds.map { Self.render(.object([("name", .string($0.name))] + $0.fields), indent: indent) }
+            .joined(separator: ",\n\(pad)")
+        var edited = bytes
+        if let last = elements.last {
+            edited.insert(contentsOf: Array(",\n\(pad)\(rendered)".utf8), at: last.upperBound)
+        } else {
+            // `[` then whatever space: the entries go on lines of their own before `]`.
+            let open = feedsMember.value.lowerBound
+            let close = feedsMember.value.upperBound - 1
+            let closing = "\n" + String(repeating: " ", count: max(0, indent - 2))
+            edited.replaceSubrange((open + 1)..<close, with: Array("\n\(pad)\(rendered)\(closing)".utf8))
+        }
+        text = String(decoding: edited, as: UTF8.self)
+    }
+
+    /// Takes the feed named `name` out of `feeds` and returns its entry's fields.
+    ///
+    /// - Throws: ``UsageError`` when no entry has the name (or it comes from an OPML file).
+    @discardableResult
+    public mutating func removeFeed(named name: String, usage: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ConfigValue {
+        let all = try entries()
+        guard let index = all.firstIndex(where: { $0.name == name }) else {
+            // Only a name that an OPML entry does expand to is sent to that OPML file.
+            if all.contains(where: { $0.opml != nil }), existed {
+                var options = Runtime.Options(feeds: .none, createStore: false)
+                options.deferMissingSecrets = true
+                let runtime = try Runtime.load(configPath: url.path, environment: environment, options)
+                if runtime.feedNames.contains(name) {
+                    let origin = runtime.feedOrigins[name].map { " (\(Terminal.safe($0, limit: 300)))" } ?? ""
+                    throw UsageError("\(displayName) has no entry for \"\(Terminal.safe(name, limit: 80))\": it is a feed of an OPML file\(origin); "
+                                     + "remove it from that OPML file", usage: usage)
+                }
+            }
+            throw UsageError("\(displayName) has no feed named \"\(Terminal.safe(name, limit: 80))\"", usage: usage)
+        }
+        guard all.count > 1 else {
+            throw UsageError("\"\(Terminal.safe(name, limit: 80))\" is the only feed of \(displayName), and a config lists at least one; "
+                             + "add another first, or delete \(displayName) to start over", usage: usage)
+        }
+        var bytes = Array(text.utf8)
+        let entry = try ConfigJSON.parse(Data(bytes[all[index].range]))
+        // With the comma and space that joined it to its neighbour.
+        let cut: Range<Int>
+        if index > 0 {
+            cut = all[index - 1].range.upperBound..<all[index].range.upperBound
+        } else {
+            cut = all[index].range.lowerBound..<all[index + 1].range.lowerBound
+        }
+        bytes.removeSubrange(cut)
+        text = String(decoding: bytes, as: UTF8.self)
+        return entry
+    }
+
+    /// Writes the new text beside the old file, checks it as `config check` would, and moves it
+    /// into place; the old file's mode is kept (a new file gets 0600).
+    ///
+    /// - Throws: ``ConfigError`` (the new file does not check out: nothing was changed), or a
+    ///   ``ServiceError`` `.storage` when the folder cannot be written.
+    public func save(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        let folder = url.deletingLastPathComponent()
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).new")
+        var mode: mode_t = 0o600
+        var info = stat()
+        if lstat(url.path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                throw ConfigError(file: displayName, keyPath: "", message: "is not a regular file; feedsync changes only a regular config file")
+            }
+            mode = info.st_mode & 0o7777
+        }
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        guard fd >= 0 else {
+            throw ServiceError(.storage, "writing \(displayName)", "cannot create \(temporary.path): \(String(cString: strerror(errno)))")
+        }
+        var removeTemporary = true
+        defer { if removeTemporary { unlink(temporary.path) } }
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            guard n > 0 else {
+                let reason = String(cString: strerror(errno))
+                close(fd)
+                throw ServiceError(.storage, "writing \(displayName)", "cannot write \(temporary.path): \(reason)")
+            }
+            written += n
+        }
+        fchmod(fd, mode)
+        guard fsync(fd) == 0, close(fd) == 0 else {
+            throw ServiceError(.storage, "writing \(displayName)", "cannot write \(temporary.path): \(String(cString: strerror(errno)))")
+        }
+        // The check `config check` makes, secrets deferred: a missing one is not the edit's fault.
+        var options = Runtime.Options(feeds: .all, createStore: false)
+        options.deferMissingSecrets = true
+        do {
+            _ = try Runtime.load(configPath: temporary.path, environment: environment, options)
+        } catch let error as ConfigError {
+            throw ConfigError(file: displayName, keyPath: error.keyPath,
+                              message: "\(error.message) (the change was not written; \(displayName) is as it was)")
+        }
+        // Another edit since this one read the file (a second feedsync, an editor, while a login
+        // waited for the browser) is never overwritten: the command is run again instead.
+        let changed = ServiceError(.locked, "writing \(displayName)",
+                                   "it changed while this command ran, so the change was not written; run the command again")
+        if existed {
+            guard FileManager.default.contents(atPath: url.path) == original else { throw changed }
+            guard rename(temporary.path, url.path) == 0 else {
+                throw ServiceError(.storage, "writing \(displayName)", "cannot replace it: \(String(cString: strerror(errno)))")
+            }
+            removeTemporary = false
+        } else {
+            // A new file: linking fails rather than replace one made meanwhile.
+            guard link(temporary.path, url.path) == 0 else {
+                if errno == EEXIST { throw changed }
+                throw ServiceError(.storage, "writing \(displayName)", "cannot create it: \(String(cString: strerror(errno)))")
+            }
+        }
+        // The rename is durable once the folder is.
+        let folderFD = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderFD >= 0 {
+            fsync(folderFD)
+            close(folderFD)
+        }
+    }
+
+    /// Every feed name the config has on disk now, OPML-expanded ones included (none for a new file).
+    public func feedNames(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Set<String> {
+        guard existed else { return [] }
+        var options = Runtime.Options(feeds: .none, createStore: false)
+        options.deferMissingSecrets = true
+        return Set(try Runtime.load(configPath: url.path, environment: environment, options).feedNames)
+    }
+
+    static func column(of offset: Int, in bytes: [UInt8]) -> Int {
+        var start = offset
+        while start > 0, bytes[start - 1] != 0x0A { start -= 1 }
+        return offset - start
+    }
+
+    /// A feed object, one key a line for the top level and nested objects on one line.
+    static func render(_ value: Value, indent: Int, nested: Bool = false) -> String {
+        switch value {
+        case .string(let text): return quote(text)
+        case .number(let number): return String(number)
+        case .bool(let flag): return flag ? "true" : "false"
+        case .object(let fields):
+            if nested || fields.count <= 1 {
+                return "{" + fields.map { "\(quote($0.0)): \(render($0.1, indent: 0, nested: true))" }.joined(separator: ", ") + "}"
+            }
+            let pad = String(repeating: " ", count: indent + 2)
+            return "{\n" + fields.map { "\(pad)\(quote($0.0)): \(render($0.1, indent: indent + 2, nested: true))" }.joined(separator: ",\n")
+                + "\n" + String(repeating: " ", count: indent) + "}"
+        }
+    }
+
+    /// A JSON string literal (RFC 8259 §7): quote, backslash and control characters escaped.
+    public static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029:
+                out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Where values start and end in JSON text already known to be valid, so an edit can touch
+/// one value and leave every other byte as it was.
+struct JSONSpans {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    struct Malformed: Error {}
+
+    func skipSpace(_ start: Int) -> Int {
+        var i = start
+        while i < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[i]) { i += 1 }
+        return i
+    }
+
+    /// The end (exclusive) of the value starting at `start`.
+    func end(ofValueAt start: Int) throws -> Int {
+        guard start < bytes.count else { throw Malformed() }
+        switch bytes[start] {
+        case UInt8(ascii: "\""):
+            var i = start + 1
+            while i < bytes.count {
+                if bytes[i] == UInt8(ascii: "\\") { i += 2; continue }
+                if bytes[i] == UInt8(ascii: "\"") { return i + 1 }
+                i += 1
+            }
+            throw Malformed()
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var i = start
+            while i < bytes.count {
+                switch bytes[i] {
+                case UInt8(ascii: "\""): i = try end(ofValueAt: i); continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return i + 1 }
+                default: break
+                }
+                i += 1
+            }
+            throw Malformed()
+        default:
+            var i = start
+            while i < bytes.count, !([0x20, 0x0A, 0x0D, 0x09, UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[i])) { i += 1 }
+            return i
+        }
+    }
+
+    /// The member `key` of the object at `start`: where its key and its value are.
+    func member(_ key: String, ofObjectAt start: Int) throws -> (key: Range<Int>, value: Range<Int>)? {
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "{") else { throw Malformed() }
+        var i = skipSpace(start + 1)
+        while i < bytes.count, bytes[i] != UInt8(ascii: "}") {
+            let keyEnd = try end(ofValueAt: i)
+            let name = try ConfigJSON.parse(Data(bytes[i..<keyEnd]))
+            let valueStart = skipSpace(skipSpace(keyEnd) + 1)
+            let valueEnd = try end(ofValueAt: valueStart)
+            if case .string(let text) = name, text == key { return (i..<keyEnd, valueStart..<valueEnd) }
+            i = skipSpace(valueEnd)
+            if i < bytes.count, bytes[i] == UInt8(ascii: ",") { i = skipSpace(i + 1) }
+        }
+        return nil
+    }
+
+    /// The elements of the array at `start`.
+    func elements(ofArrayAt start: Int) throws -> [Range<Int>] {
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "[") else { throw Malformed() }
+        var found: [Range<Int>] = []
+        var i = skipSpace(start + 1)
+        while i < bytes.count, bytes[i] != UInt8(ascii: "]") {
+            let end = try end(ofValueAt: i)
+            found.append(i..<end)
+            i = skipSpace(end)
+            if i < bytes.count, bytes[i] == UInt8(ascii: ",") { i = skipSpace(i + 1) }
+        }
+        return found
+    }
+}
