@@ -141,8 +141,8 @@ public struct ConfigEditor {
             throw UsageError("\(displayName) has no feed named \"\(Terminal.safe(name, limit: 80))\"", usage: usage)
         }
         guard all.count > 1 else {
-            throw UsageError("\"\(Terminal.safe(name, limit: 80))\" is the only feed of \(displayName), and a config lists at least one; "
-                             + "add another first, or delete \(displayName) to start over", usage: usage)
+            throw ConfigError(file: displayName, keyPath: "feeds",
+                              message: "\(Terminal.safe(name, limit: 80)) is its only feed and a config must list one; add another first (nothing was changed)")
         }
         var bytes = Array(text.utf8)
         let entry = try ConfigJSON.parse(Data(bytes[all[index].range]))
