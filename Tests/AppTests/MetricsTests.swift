@@ -182,3 +182,40 @@ func exchange(_ port: UInt16, _ request: String, timeout: Int = 5) throws -> Str
     }
     return String(decoding: answer, as: UTF8.self)
 }
+
+/// The login callback's listener takes this machine's connections only.
+@Suite struct LoopbackPeerTests {
+    static func peer(_ address: String, v6: Bool = false) -> sockaddr_storage {
+        var storage = sockaddr_storage()
+        withUnsafeMutablePointer(to: &storage) { pointer in
+            if v6 {
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    $0.pointee.sin6_family = sa_family_t(AF_INET6)
+                    _ = inet_pton(AF_INET6, address, &$0.pointee.sin6_addr)
+                }
+            } else {
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    $0.pointee.sin_family = sa_family_t(AF_INET)
+                    _ = inet_pton(AF_INET, address, &$0.pointee.sin_addr)
+                }
+            }
+        }
+        return storage
+    }
+
+    @Test func loopbackPeersAreTaken() {
+        #expect(HTTPListener.isLoopback(Self.peer("127.0.0.1")))
+        #expect(HTTPListener.isLoopback(Self.peer("127.255.0.9")))
+        #expect(HTTPListener.isLoopback(Self.peer("::1", v6: true)))
+        #expect(HTTPListener.isLoopback(Self.peer("::ffff:127.0.0.1", v6: true)))
+    }
+
+    @Test func otherPeersAreNot() {
+        #expect(!HTTPListener.isLoopback(Self.peer("10.0.0.1")))
+        #expect(!HTTPListener.isLoopback(Self.peer("192.168.1.20")))
+        #expect(!HTTPListener.isLoopback(Self.peer("0.0.0.0")))
+        #expect(!HTTPListener.isLoopback(Self.peer("2001:db8::1", v6: true)))
+        #expect(!HTTPListener.isLoopback(Self.peer("::ffff:10.0.0.1", v6: true)))
+        #expect(!HTTPListener.isLoopback(sockaddr_storage()))
+    }
+}
