@@ -7,6 +7,7 @@
 #
 # PREFIX (default /usr/local) and DESTDIR are honoured by install and uninstall.
 
+SHELL   := /bin/bash
 SWIFT   ?= swift
 PREFIX  ?= /usr/local
 DESTDIR ?=
