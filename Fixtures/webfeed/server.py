@@ -17,6 +17,7 @@ Each port is a host of its own as feedsync counts hosts (its gate key is host:po
   GET /slow/<ms>/<path>       waits <ms> milliseconds, then serves /<path>
   GET /cached/<s>/<path>      serves /<path> with Cache-Control: max-age=<s>
   GET /site/<n>/              feed n's site: an HTML page whose <link rel="alternate"> names ../../atom/<n>.xml
+  GET /blog/<n>               a blog page naming ../feeds/<n>.xml (RSS) first, then /atom/<n>.xml
   GET /site/none/             an HTML page that names no feed
   GET /site/many/             an HTML page with <base href="/feeds/"> naming 3.xml?x=1&y=2 (unquoted, upper case) and /atom/3.xml
   GET /opml                   an OPML file listing every feed (?count=N for the first N;
@@ -205,8 +206,8 @@ def make_handler(state, ports):
                     lines.append(f'<outline type="rss" text="Feed {n}" title="Feed {n}" xmlUrl="http://127.0.0.1:{port}/feeds/{n}.xml"/>')
                 lines.append("</outline></body></opml>\n")
                 return self.send(200, "\n".join(lines).encode(), {"Content-Type": "text/x-opml", **extra}, key=key)
-            if parts[0] == "site" and len(parts) == 2 and parts[1].isdigit():
-                # A site's home page naming its feed by a relative link, as blogs do (discovery).
+            if parts[0] == "blog" and len(parts) == 2 and parts[1].isdigit():
+                # A blog's home page naming its feed by a relative link, RSS first (discovery).
                 page = ('<!DOCTYPE html><html><head><title>Site</title>'
                         '<link rel="stylesheet" href="/style.css">'
                         '<link rel="alternate" type="application/rss+xml" title="RSS" href="../feeds/%s.xml">'

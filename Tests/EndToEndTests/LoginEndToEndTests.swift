@@ -43,7 +43,7 @@ final class InteractiveProcess: @unchecked Sendable {
     var stderr: String { String(decoding: collected.data.withLock { $0.err }, as: UTF8.self) }
 
     /// The first printed line that starts with `prefix` (after indentation), once it is there.
-    func line(startingWith prefix: String, within seconds: Double = 20) async throws -> String? {
+    func line(startingWith prefix: String, within seconds: Double = 120) async throws -> String? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let line = stdout.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { $0.hasPrefix(prefix) }) {
@@ -58,11 +58,14 @@ final class InteractiveProcess: @unchecked Sendable {
     func type(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
 
     /// The exit status, once the process ends (killed after `seconds`).
-    func status(within seconds: Double = 30) async throws -> Int32 {
+    ///
+    /// Polled with sleeps: `waitUntilExit()` would hold one of the test run's few cooperative
+    /// threads, and with several sign-ins waiting at once it starved every other test.
+    func status(within seconds: Double = 120) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
         return process.terminationStatus
     }
 }
@@ -168,7 +171,7 @@ final class InteractiveProcess: @unchecked Sendable {
         let server = try await mastodon(mode)
         let scratch = try Scratch()
         let login = try InteractiveProcess(["login", "mastodon", server.baseURL, "--callback"], in: scratch.folder)
-        if let authorize = try await login.line(startingWith: "http://127.0.0.1:\(server.port)/oauth/authorize", within: 10) {
+        if let authorize = try await login.line(startingWith: "http://127.0.0.1:\(server.port)/oauth/authorize") {
             _ = try await get(try await consent(authorize))
         }
         #expect(try await login.status() == status, "\(login.stdout)\(login.stderr)")

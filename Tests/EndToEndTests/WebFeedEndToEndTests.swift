@@ -92,7 +92,7 @@ import Testing
     @Test func aSiteAddressIsFollowedToTheFeedItNamesAndRememberedLikeA301() async throws {
         let server = try startServer()
         let scratch = try Scratch()
-        let config = try writeConfig(scratch, server, [("site", "/site/2"), ("nofeed", "/nofeed")])
+        let config = try writeConfig(scratch, server, [("site", "/blog/2"), ("nofeed", "/nofeed")])
         let first = try await feedsync(["pull", "--config", config])
         #expect(try await postCount(scratch.database, feed: "site") == 10, "\(first.stderr)")
         #expect(first.stderr.contains("nofeed: reading the feed at \(server.baseURL)/nofeed: \(server.baseURL)/nofeed is an HTML page that names no feed"),
@@ -100,7 +100,7 @@ import Testing
         // The first feed link (relative, RSS) is used, and polled directly from then on.
         try await server.control("POST", "/_control/reset-stats")
         _ = try await feedsync(["pull", "--config", config])
-        #expect(try await requests(server, "/site/2").isEmpty)
+        #expect(try await requests(server, "/blog/2").isEmpty)
         #expect(try await requests(server, "/feeds/2.xml") == ["304": 1])
         let status = try await feedsync(["status", "--config", config])
         #expect(status.stdout.contains("moved to:     \(server.baseURL)/feeds/2.xml"), "\(status.stdout)")
