@@ -39,6 +39,9 @@ final class InteractiveProcess: @unchecked Sendable {
         try process.run()
     }
 
+    /// A test that ends early (a failed expectation) leaves no sign-in waiting for minutes.
+    deinit { if process.isRunning { process.terminate() } }
+
     var stdout: String { String(decoding: collected.data.withLock { $0.out }, as: UTF8.self) }
     var stderr: String { String(decoding: collected.data.withLock { $0.err }, as: UTF8.self) }
 
