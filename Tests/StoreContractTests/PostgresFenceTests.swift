@@ -104,8 +104,9 @@ struct PostgresFenceTests {
     /// Two daemons serve the same feeds; one stops. Only its own schedule is cleared.
     @Test func aStoppingDaemonClearsOnlyItsOwnSchedule() async throws {
         let (first, second) = try await makeWorkers()
+        // Two daemons of one test process: an instance is host, pid and start time, so the starts differ.
         _ = try await first.join(startedAt: Date())
-        _ = try await second.join(startedAt: Date())
+        _ = try await second.join(startedAt: Date().addingTimeInterval(1))
         let later = Date(timeIntervalSince1970: 1_900_000_000), latest = Date(timeIntervalSince1970: 1_900_000_100)
         try await first.setNextAttempt(later, ofFeed: "a")
         try await first.setNextAttempt(later, ofFeed: "b")
