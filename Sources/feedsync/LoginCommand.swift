@@ -290,10 +290,3 @@ final class CallbackWaiter: Sendable {
     }
 }
 
-extension ListenAddress {
-    func withPort(_ port: UInt16) -> ListenAddress {
-        var copy = self
-        copy.port = port
-        return copy
-    }
-}

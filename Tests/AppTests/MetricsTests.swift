@@ -138,13 +138,6 @@ import Glibc
     }
 }
 
-extension ListenAddress {
-    func withPort(_ port: UInt16) -> ListenAddress {
-        var copy = self
-        copy.port = port
-        return copy
-    }
-}
 
 struct SocketError: Error {}
 

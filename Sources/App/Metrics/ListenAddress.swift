@@ -44,6 +44,13 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         self.port = port
     }
 
+    /// The same address on another port (0: the kernel picks a free one).
+    public func withPort(_ port: UInt16) -> ListenAddress {
+        var copy = self
+        copy.port = port
+        return copy
+    }
+
     public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// Whether only this machine can reach it.
