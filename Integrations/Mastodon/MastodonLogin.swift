@@ -67,7 +67,7 @@ public struct MastodonLogin: Sendable {
                                                     "scopes": Self.scopes, "website": "https://feedsync.invalid"], operation,
                                     notFound: "\(host) does not register applications (POST /api/v1/apps answered 404); is it a Mastodon server?")
         guard let id = fields["client_id"], let secret = fields["client_secret"], !id.isEmpty, !secret.isEmpty,
-              Self.isVisibleASCII(id), Self.isVisibleASCII(secret) else {
+              HeaderValue.isValid(id), HeaderValue.isValid(secret) else {
             throw ServiceError(.contractViolation, operation, "the answer has no usable client_id and client_secret")
         }
         return App(clientID: id, clientSecret: secret)
@@ -96,7 +96,7 @@ public struct MastodonLogin: Sendable {
         guard let token = fields["access_token"], !token.isEmpty else {
             throw ServiceError(.contractViolation, operation, "the answer has no access_token")
         }
-        guard token.utf8.count <= 4096, Self.isVisibleASCII(token) else {
+        guard token.utf8.count <= 4096, HeaderValue.isValid(token) else {
             throw ServiceError(.contractViolation, operation, "the access token is not a header value (visible ASCII, at most 4096 bytes)")
         }
         return Secret(token)
@@ -149,9 +149,6 @@ public struct MastodonLogin: Sendable {
         }
         return fields
     }
-
-    /// Whether `value` may go into a header or a form as it is: visible ASCII only.
-    static func isVisibleASCII(_ value: String) -> Bool { value.utf8.allSatisfy { (0x21...0x7E).contains($0) } }
 
     static func stringFields(_ body: Data) throws -> [String: String] {
         try body.withUnsafeBytes { raw in
