@@ -52,7 +52,7 @@ struct MetricsService: Service {
     private func refresh() async {
         let scheduler = self.scheduler
         guard case .success(let runtime) = await Self.within(Self.answerBound, { await scheduler.currentRuntime }) else {
-            return registry.setHealth(ok: false, reason: "the scheduler did not answer within \(Self.answerBound)")
+            return registry.setHealth(ok: false, reason: "the scheduler did not answer within \(Self.answerBound.components.seconds) s")
         }
         registry.setFeeds(runtime.feedNames)
         let store = runtime.store
@@ -64,7 +64,7 @@ struct MetricsService: Service {
         case .some(.failure(let error)):
             registry.setHealth(ok: false, reason: "the store does not answer: \(describe(error))")
         case .none:
-            registry.setHealth(ok: false, reason: "the store did not answer within \(Self.answerBound)")
+            registry.setHealth(ok: false, reason: "the store did not answer within \(Self.answerBound.components.seconds) s")
         }
     }
 
