@@ -43,8 +43,10 @@ let package = Package(
 
         .target(name: "HTTPAPI", dependencies: ["Core", "IntegrationKit"], path: "Integrations/HTTPAPI",
                 exclude: ["API.md"]),
-        .target(name: "SQLiteCache", dependencies: ["Core", "CSQLite"], path: "Integrations/SQLiteCache"),
-        .target(name: "PostgresStore", dependencies: ["Core", "CPostgres"], path: "Integrations/PostgresStore"),
+        // What both stores share: the one Post⇄row codec and the executor that keeps blocking calls off the pool.
+        .target(name: "StoreKit", dependencies: ["Core"], path: "Sources/StoreKit"),
+        .target(name: "SQLiteCache", dependencies: ["Core", "StoreKit", "CSQLite"], path: "Integrations/SQLiteCache"),
+        .target(name: "PostgresStore", dependencies: ["Core", "StoreKit", "CPostgres"], path: "Integrations/PostgresStore"),
         .target(name: "MockVideoHost", dependencies: ["Core"], path: "Integrations/MockVideoHost"),
         .target(name: "Mastodon", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Mastodon"),
         .target(name: "WebFeed", dependencies: ["Core", "IntegrationKit", "CLibXML2"], path: "Integrations/WebFeed"),
@@ -61,6 +63,7 @@ let package = Package(
         .testTarget(name: "SyncTests", dependencies: ["Sync", "Core"], path: "Tests/SyncTests"),
         .testTarget(name: "IntegrationKitTests", dependencies: ["IntegrationKit", "Core"], path: "Tests/IntegrationKitTests"),
         .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "IntegrationKit", "Core"], path: "Tests/HTTPAPITests"),
+        .testTarget(name: "StoreKitTests", dependencies: ["StoreKit", "Core"], path: "Tests/StoreKitTests"),
         .testTarget(name: "SQLiteCacheTests", dependencies: ["SQLiteCache", "Core"], path: "Tests/SQLiteCacheTests"),
         .testTarget(name: "MockVideoHostTests", dependencies: ["MockVideoHost", "Core"], path: "Tests/MockVideoHostTests"),
         .testTarget(name: "MastodonTests", dependencies: ["Mastodon", "IntegrationKit", "Core"], path: "Tests/MastodonTests"),

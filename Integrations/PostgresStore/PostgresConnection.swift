@@ -107,6 +107,24 @@ final class PostgresConnection {
         return rows
     }
 
+    /// Runs one statement with text parameters, and returns its rows with its column names, for
+    /// reading by name.
+    func table(_ sql: String, _ parameters: [String?] = []) throws -> PostgresTable {
+        let copies = parameters.map { $0.map { strdup(withoutNUL($0)) } ?? nil }
+        defer { copies.forEach { free($0) } }
+        try send(sql) {
+            copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+                PQsendQueryParams(connection, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
+            }
+        }
+        var table = PostgresTable(columns: [], rows: [])
+        try finish(sql) { result in
+            table = PostgresTable(columns: (0 ..< PQnfields(result)).map { String(cString: PQfname(result, $0)) },
+                                  rows: Self.rows(of: result))
+        }
+        return table
+    }
+
     /// A result's rows, each column as text or `nil` for NULL.
     private static func rows(of result: OpaquePointer?) -> [[String?]] {
         let count = PQntuples(result), columns = PQnfields(result)

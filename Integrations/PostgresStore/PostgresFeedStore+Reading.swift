@@ -1,19 +1,11 @@
 import Core
 import Foundation
+import StoreKit
 
 /// The read side: statuses with lease holders, posts, search (a `tsvector`), daemons, read marks.
 extension PostgresFeedStore: FeedReader, ReadMarker {
-    private static let postColumns = """
-        p.feed, p.id, p.author_id, p.text, p.created_at, p.edited_at, p.reply_to, p.reply_count, p.repost_count, p.like_count,
-        p.video_ids, u.handle, u.display_name, u.avatar_url, s.read_at, p.html, p.content_warning, p.language, p.visibility,
-        p.repost_by, p.repost_of, p.attachments, r.handle, r.display_name, r.avatar_url, p.title, p.url, p.quote_of,
-        p.quote_count, p.labels, p.repost_at
-        """
-    private static let postJoins = """
-        LEFT JOIN users u ON u.pk = p.author_pk
-        LEFT JOIN users r ON r.pk = p.repost_by_pk
-        LEFT JOIN post_state s ON s.feed = p.feed AND s.post_id = p.id
-        """
+    private static let postColumns = StoredPostColumns.select
+    private static let postJoins = StoredPostColumns.joins
 
     public func feedStatuses() throws -> [FeedStatus] {
         try run("reading feed status", """
@@ -38,10 +30,10 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
 
     public func posts(matching query: PostQuery) throws -> [StoredPost] {
         let since = query.since.map { "\(milliseconds($0))" }
-        let rows: [[String?]]
+        let table: PostgresTable
         if query.stable {
             let after = query.after
-            rows = try run("reading posts", """
+            table = try runTable("reading posts", """
                 SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
                 WHERE p.feed = $1 AND ($2::bigint IS NULL OR p.created_at >= $2)
                     AND ($3::bigint IS NULL OR p.created_at < $3 OR (p.created_at = $3 AND p.id > $4))
@@ -50,21 +42,21 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
                 """, [query.feed, since, after.map { "\(milliseconds($0.createdAt))" }, after?.id.rawValue, "\(query.limit)",
                       query.unreadOnly ? "t" : "f"])
         } else {
-            rows = try run("reading posts", """
+            table = try runTable("reading posts", """
                 SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
                 WHERE ($1::text IS NULL OR p.feed = $1) AND ($2::bigint IS NULL OR p.created_at >= $2)
                     AND (NOT $3::boolean OR s.read_at IS NULL)
                 ORDER BY p.created_at DESC, p.feed, p.id LIMIT $4
                 """, [query.feed, since, query.unreadOnly ? "t" : "f", "\(query.limit)"])
         }
-        return try withVideos(rows.map(storedPost))
+        return try withVideos(storedPosts(table, "reading posts"))
     }
 
     public func search(_ query: SearchQuery) throws -> [SearchHit] {
         let db = try db("searching posts")
-        let rows: [[String?]]
+        let table: PostgresTable
         do {
-            rows = try searchRows(query, in: db)
+            table = try searchRows(query, in: db)
         } catch let error as PostgresError {
             // websearch_to_tsquery reads any text, but a query can still be too large or too
             // deeply nested for it: a fault of the query, not of the store.
@@ -77,18 +69,22 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
                                "the search query \"\(Terminal.safe(query.text, limit: 80))\" is more than PostgreSQL's text search "
                                + "can take (\(Terminal.safe(reason, limit: 120))); use fewer words, quotes or brackets")
         }
-        let stored = try withVideos(rows.map(storedPost))
-        return zip(stored, rows).map { SearchHit(stored: $0, snippet: $1[31] ?? "", rank: Double($1[32] ?? "0") ?? 0) }
+        let stored = try withVideos(storedPosts(table, "searching posts"))
+        let (snippet, rank) = try storage("searching posts") {
+            (try table.layout.position(of: "snippet"), try table.layout.position(of: "search_rank"))
+        }
+        return zip(stored, table.rows).map { SearchHit(stored: $0, snippet: $1[snippet] ?? "", rank: Double($1[rank] ?? "0") ?? 0) }
     }
 
-    private func searchRows(_ query: SearchQuery, in db: PostgresConnection) throws -> [[String?]] {
-        try db.query("""
+    private func searchRows(_ query: SearchQuery, in db: PostgresConnection) throws -> PostgresTable {
+        try db.table("""
             SELECT \(Self.postColumns),
-                   ts_headline('simple', p.text, q, 'StartSel=' || chr(57344) || ', StopSel=' || chr(57345) || ', MaxFragments=1'),
-                   -ts_rank(p.search, q)
+                   ts_headline('simple', p.text, q, 'StartSel=' || chr(57344) || ', StopSel=' || chr(57345) || ', MaxFragments=1')
+                       AS snippet,
+                   -ts_rank(p.search, q) AS search_rank
             FROM posts p \(Self.postJoins), websearch_to_tsquery('simple', $1) q
             WHERE p.search @@ q AND ($2::text IS NULL OR p.feed = $2) AND ($3::bigint IS NULL OR p.created_at >= $3)
-            ORDER BY 33, p.created_at DESC, p.feed, p.id LIMIT $4
+            ORDER BY search_rank, p.created_at DESC, p.feed, p.id LIMIT $4
             """, [query.text, query.feed, query.since.map { "\(milliseconds($0))" }, "\(query.limit)"])
     }
 
@@ -121,26 +117,10 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
         }
     }
 
-    private func storedPost(_ row: [String?]) -> StoredPost {
-        // A user without a stored profile shows their id as handle and name, as in the SQLite store.
-        func user(_ id: String, _ handle: Int) -> User {
-            let shown = row[handle] ?? id
-            return User(id: UserID(id), handle: shown, displayName: row[handle + 1] ?? shown,
-                        avatarURL: row[handle + 2].flatMap(URL.init(string:)))
-        }
-        let author = user(row[2] ?? "", 11)
-        let repostBy = row[19].map { user($0, 22) }
-        let post = Post(id: PostID(row[1] ?? ""), author: author, text: row[3] ?? "", createdAt: Date(pgMilliseconds: row[4]),
-                        editedAt: row[5].map { Date(pgMilliseconds: $0) }, replyTo: row[6].map { PostID($0) },
-                        counts: Post.Counts(replies: Int(row[7] ?? "0") ?? 0, reposts: Int(row[8] ?? "0") ?? 0,
-                                            likes: Int(row[9] ?? "0") ?? 0, quotes: Int(row[28] ?? "0") ?? 0),
-                        videoIDs: (decodeJSON([String].self, row[10]) ?? []).map { VideoID($0) }, html: row[15],
-                        contentWarning: row[16], language: row[17], visibility: row[18].flatMap(Post.Visibility.init(rawValue:)),
-                        repost: repostBy.flatMap { by in row[20].map { Post.Repost(by: by, originalID: PostID($0), at: row[30].map { Date(pgMilliseconds: $0) }) } },
-                        attachments: (decodeJSON([PostgresAttachment].self, row[21]) ?? []).compactMap(\.attachment),
-                        title: row[25], url: row[26].flatMap(URL.init(string:)), quoteOf: row[27].map { PostID($0) },
-                        labels: decodeJSON([String].self, row[29]) ?? [])
-        return StoredPost(feed: row[0] ?? "", post: post, isRead: row[14] != nil)
+    /// The stored posts of a result selecting ``StoredPostColumns/select``, each read by column name.
+    private func storedPosts(_ table: PostgresTable, _ operation: String) throws -> [StoredPost] {
+        var reader = try storage(operation) { try StoredPostColumns(table.layout) }
+        return table.rows.map { reader.storedPost(PostgresRow($0)) }
     }
 
     /// Fills in each post's resolved videos, in the post's order, with one query per feed.
@@ -149,16 +129,15 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
         for feed in Set(posts.map(\.feed)) {
             let ids = Set(posts.filter { $0.feed == feed }.flatMap { $0.post.videoIDs.map(\.rawValue) })
             guard !ids.isEmpty else { continue }
-            let rows = try run("reading videos", """
-                SELECT id, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps FROM videos
+            let table = try runTable("reading videos", """
+                SELECT \(VideoColumns.names.joined(separator: ", ")) FROM videos
                 WHERE feed = $1 AND id = ANY($2::text[]) AND resolved = 1
                 """, [feed, pgArray(Array(ids))])
+            let positions = try storage("reading videos") { try VideoColumns.Positions(table.layout) }
             var videos: [String: Video] = [:]
-            for row in rows {
-                guard let id = row[0], let stream = row[3].flatMap(URL.init(string:)) else { continue }
-                videos[id] = Video(id: VideoID(id), title: row[1] ?? "", duration: Double(row[2] ?? "0").map { $0 / 1000 } ?? 0,
-                                   streamURL: stream, thumbnailURL: row[4].flatMap(URL.init(string:)), sizeBytes: row[5].flatMap { Int64($0) },
-                                   width: row[6].flatMap { Int($0) }, height: row[7].flatMap { Int($0) }, framesPerSecond: row[8].flatMap { Double($0) })
+            for row in table.rows {
+                guard let video = VideoColumns(PostgresRow(row), at: positions).video else { continue }
+                videos[video.id.rawValue] = video
             }
             for index in result.indices where result[index].feed == feed {
                 result[index].videos = result[index].post.videoIDs.compactMap { videos[$0.rawValue] }

@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import StoreKit
 
 /// The write side: each page one transaction, one set-based statement per table.
 extension PostgresFeedStore: FeedPageWriter {
@@ -68,7 +69,7 @@ extension PostgresFeedStore: FeedPageWriter {
         }
         let authors = rows.profiles == nil ? nil : opening.count
         if let profiles = rows.profiles { opening.append((Self.upsertUsers, [feed, profiles])) }
-        if rows.upsertCount > 0 { opening.append((PostgresPostRow.stagingTable, [])) }
+        if rows.upsertCount > 0 { opening.append((PostColumns.stagingTable, [])) }
         let opened = try db.pipeline(opening)
         _ = try opened[0].get()
         try leaseKept(try opened[1].get(), operation)
@@ -230,7 +231,7 @@ extension PostgresFeedStore: FeedPageWriter {
                   (1, excluded.title, excluded.duration_ms, excluded.stream_url, excluded.thumbnail_url, excluded.size_bytes,
                    excluded.width, excluded.height, excluded.fps)
             RETURNING 1
-            """, [feed, jsonText(videos.map(PostgresVideoRow.init))])
+            """, [feed, jsonText(videos.map(VideoColumns.init))])
     }
 
     public func unseenPosts(of walk: FullWalk) throws -> (unseen: Int, cached: Int) {

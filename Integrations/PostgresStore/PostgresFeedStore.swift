@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import StoreKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -122,6 +123,8 @@ public actor PostgresFeedStore {
             return try body()
         } catch let error as PostgresError {
             throw ServiceError(.storage, operation(), error.description)
+        } catch let error as MissingColumn {
+            throw ServiceError(.storage, operation(), error.description)
         }
     }
 
@@ -136,6 +139,12 @@ public actor PostgresFeedStore {
     func run(_ operation: @autoclosure () -> String, _ sql: String, _ parameters: [String?] = []) throws -> [[String?]] {
         let db = try db(operation())
         return try storage(operation()) { try db.query(sql, parameters) }
+    }
+
+    /// Runs one query, translating failures, and returns its rows with their column names.
+    func runTable(_ operation: @autoclosure () -> String, _ sql: String, _ parameters: [String?] = []) throws -> PostgresTable {
+        let db = try db(operation())
+        return try storage(operation()) { try db.table(sql, parameters) }
     }
 
     /// The server's clock in milliseconds, as SQL: every lease time is the server's, so the

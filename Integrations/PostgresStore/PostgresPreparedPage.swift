@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import StoreKit
 
 /// A page as ``PostgresFeedStore/apply(_:videos:toFeed:)`` sends it: the page's net effect, its
 /// posts as COPY lines and its authors and videos as parameters, all encoded before the store's
@@ -9,7 +10,7 @@ struct PostgresPreparedPage: PreparedPage {
     /// The posts to upsert, in COPY's text format, and how many.
     let copyLines: [UInt8]
     let upsertCount: Int
-    /// The authors and reposters, newest profile each, as a JSON array of ``PostgresUserRow``; `nil` when none.
+    /// The authors and reposters, newest profile each, as a JSON array of ``UserColumns``; `nil` when none.
     let profiles: String?
     /// Every video id the page's posts name, once each, as a text array; `nil` when none.
     let videoIDs: String?
@@ -24,7 +25,7 @@ struct PostgresPreparedPage: PreparedPage {
         // cannot touch a row twice).
         var last: [PostID: FeedChange] = [:]
         var order: [PostID] = []
-        var profiles: [String: PostgresUserRow] = [:]
+        var profiles: [String: UserColumns] = [:]
         var videoIDs: [String] = []
         var seenVideos = Set<String>()
         for change in page.changes {
@@ -33,9 +34,8 @@ struct PostgresPreparedPage: PreparedPage {
             case .upsert(let post):
                 id = post.id
                 for (user, at) in [(post.author, post.createdAt)] + (post.repost.map { [($0.by, $0.at ?? post.createdAt)] } ?? []) {
-                    let row = PostgresUserRow(id: user.id.rawValue, handle: user.handle, display_name: user.displayName,
-                                              avatar_url: user.avatarURL?.absoluteString, profile_at: milliseconds(at))
-                    if let known = profiles[row.id], known.profile_at >= row.profile_at { continue }
+                    let row = UserColumns(user, at: at)
+                    if let known = profiles[row.id], known.profileAt >= row.profileAt { continue }
                     profiles[row.id] = row
                 }
                 for video in post.videoIDs where seenVideos.insert(video.rawValue).inserted { videoIDs.append(video.rawValue) }
@@ -44,20 +44,20 @@ struct PostgresPreparedPage: PreparedPage {
             }
             if last.updateValue(change, forKey: id) == nil { order.append(id) }
         }
-        var lines: [UInt8] = [], deletions: [String] = [], videosByPost: [String: [String]] = [:], upserts = 0
-        lines.reserveCapacity(order.count * 400)
+        var lines = CopyLines(reserving: order.count * 400)
+        var deletions: [String] = [], videosByPost: [String: [String]] = [:]
         for id in order {
             switch last[id] {
             case .upsert(let post):
-                PostgresPostRow(post).appendCopyLine(to: &lines)
-                upserts += 1
+                PostColumns(post, dialect: .postgres).write(to: &lines)
+                lines.endLine()
                 if !post.videoIDs.isEmpty { videosByPost[post.id.rawValue] = post.videoIDs.map(\.rawValue) }
             case .delete(let id): deletions.append(id.rawValue)
             case nil: break
             }
         }
-        copyLines = lines
-        upsertCount = upserts
+        copyLines = lines.bytes
+        upsertCount = lines.count
         self.profiles = profiles.isEmpty ? nil : jsonText(Array(profiles.values))
         self.videoIDs = videoIDs.isEmpty ? nil : pgArray(videoIDs)
         self.deletions = deletions.isEmpty ? nil : pgArray(deletions)

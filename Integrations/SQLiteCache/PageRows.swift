@@ -1,16 +1,15 @@
 import Core
 import Foundation
+import StoreKit
 
 /// A page's changes as rows ready to bind: every post's columns, each author once, the
 /// video ids to keep placeholders for, in one ``RowBuffer``.
 struct PageRows {
-    /// Values per post row: id, author_id, text, created_at, edited_at, reply_to, reply/repost/
-    /// like counts, video_ids, html, content_warning, language, visibility, repost_by, repost_of,
-    /// attachments, title, url, quote_of, quote_count, labels, repost_at. With `feed` as
+    /// Values per post row, the codec's columns (``PostColumns/columns``). With `feed` as
     /// parameter 1 they are parameters 2…24 of the post statements.
-    static let postWidth = 23
-    /// Values per user row: id, handle, display_name, avatar_url, profile_at (parameters 2…6).
-    static let userWidth = 5
+    static let postWidth = PostColumns.columns.count
+    /// Values per user row: ``UserColumns/names`` (parameters 2…6).
+    static let userWidth = UserColumns.names.count
 
     enum Step {
         /// Upsert the post whose values start at `start`, written by the author of ``users``
@@ -67,37 +66,11 @@ struct PageRows {
     }
 
     private mutating func appendPost(_ post: Post) {
-        buffer.append(post.id.rawValue)
-        buffer.append(post.author.id.rawValue)
-        buffer.append(post.text)
-        buffer.append(millisecondsSince1970(post.createdAt))
-        buffer.append(post.editedAt.map(millisecondsSince1970))
-        buffer.append(post.replyTo?.rawValue)
-        buffer.append(Int64(post.counts.replies))
-        buffer.append(Int64(post.counts.reposts))
-        buffer.append(Int64(post.counts.likes))
-        buffer.append(post.videoIDs.isEmpty ? "[]" : JSONStringArray.encode(post.videoIDs.map(\.rawValue)))
-        buffer.append(post.html)
-        buffer.append(post.contentWarning)
-        buffer.append(post.language)
-        buffer.append(post.visibility?.rawValue)
-        buffer.append(post.repost?.by.id.rawValue)
-        buffer.append(post.repost?.originalID.rawValue)
-        buffer.append(AttachmentRow.encode(post.attachments))
-        buffer.append(post.title)
-        buffer.append(post.url?.absoluteString)
-        buffer.append(post.quoteOf?.rawValue)
-        buffer.append(Int64(post.counts.quotes))
-        buffer.append(post.labels.isEmpty ? "[]" : JSONStringArray.encode(post.labels))
-        buffer.append(post.repost?.at.map(millisecondsSince1970))
+        PostColumns(post, dialect: .sqlite).write(to: &buffer)
     }
 
     private mutating func appendUser(_ user: User, at date: Date) {
         users.append(buffer.end)
-        buffer.append(user.id.rawValue)
-        buffer.append(user.handle)
-        buffer.append(user.displayName)
-        buffer.append(user.avatarURL?.absoluteString)
-        buffer.append(millisecondsSince1970(date))
+        UserColumns(user, at: date).write(to: &buffer)
     }
 }

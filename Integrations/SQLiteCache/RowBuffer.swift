@@ -1,10 +1,12 @@
+import StoreKit
+
 /// Values for many rows in two flat arrays, their text kept as UTF-8 in one growing buffer.
 ///
 /// A page commit binds hundreds of rows of up to 17 values each. Building a `[SQLiteValue]`
 /// per row and letting SQLite copy every string cost about as much as SQLite's own inserts
 /// (`perf record`, Benchmarks/README.md). Here rows are laid out flat, and SQLite reads the
 /// text in place while the buffer is pinned (``withPinned(_:)``).
-struct RowBuffer {
+struct RowBuffer: ColumnWriter {
     enum Value {
         case text(offset: Int, count: Int)
         case integer(Int64)
@@ -42,6 +44,10 @@ struct RowBuffer {
     mutating func append(_ integer: Int64?) {
         values.append(integer.map(Value.integer) ?? .null)
     }
+
+    mutating func text(_ value: String?) { append(value) }
+
+    mutating func integer(_ value: Int64?) { append(value) }
 
     /// Runs `body` with the buffer's memory fixed in place, so statements may bind text
     /// without copying it. No binding made from the ``PinnedRows`` may outlive `body`.

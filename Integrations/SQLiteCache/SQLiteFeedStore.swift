@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import StoreKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -114,6 +115,8 @@ public actor SQLiteFeedStore: FeedStore {
             return try body()
         } catch let error as SQLiteError {
             throw ServiceError(.storage, operation(), error.description)
+        } catch let error as MissingColumn {
+            throw ServiceError(.storage, operation(), error.description)
         }
     }
 
@@ -198,7 +201,7 @@ public actor SQLiteFeedStore: FeedStore {
                     return try write(rows, pinned: pinned, with: statements, in: db)
                 }
                 for video in videos {
-                    try upsert(VideoRow(video), feed: feed, in: db)
+                    try upsert(VideoColumns(video), feed: feed, in: db)
                     result.rowsWritten += db.changes
                 }
                 try db.statement("""
@@ -263,7 +266,7 @@ public actor SQLiteFeedStore: FeedStore {
                 try statements.indexPostRange.bind(last, at: 2)
                 try statements.indexPostRange.execute()
             } else {
-                try statements.indexPosts.bind(JSONStringArray.encode(unindexed.map(String.init)), at: 1)
+                try statements.indexPosts.bind(JSONStringArray.encode(unindexed.map(String.init), dialect: .sqlite), at: 1)
                 try statements.indexPosts.execute()
             }
             unindexed.removeAll(keepingCapacity: true)
@@ -273,11 +276,13 @@ public actor SQLiteFeedStore: FeedStore {
             case .upsert(let start, let author, let reposter):
                 let values = start ..< start + PageRows.postWidth
                 try statements.insertPost.bind(values, of: pinned, from: 2)
-                try statements.insertPost.bind(author * 3 ..< author * 3 + 3, of: authors, from: 25)
+                // After the feed and the post's own columns: the author's key, handle and name, then the reposter's key.
+                let authorParameter = Int32(PageRows.postWidth + 2)
+                try statements.insertPost.bind(author * 3 ..< author * 3 + 3, of: authors, from: authorParameter)
                 if let reposter {
-                    try statements.insertPost.bind(reposter * 3 ..< reposter * 3 + 1, of: authors, from: 28)
+                    try statements.insertPost.bind(reposter * 3 ..< reposter * 3 + 1, of: authors, from: authorParameter + 3)
                 } else {
-                    try statements.insertPost.bindNull(at: 28)
+                    try statements.insertPost.bindNull(at: authorParameter + 3)
                 }
                 try statements.insertPost.execute()
                 if db.changes == 1 {
@@ -315,32 +320,22 @@ public actor SQLiteFeedStore: FeedStore {
             // the users rows written just before, so a post links to its author and the search
             // index sees the author's current profile.
             insertPost = try db.statement("""
-                INSERT INTO posts (feed, id, author_id, text, created_at, edited_at, reply_to,
-                                   reply_count, repost_count, like_count, video_ids, html, content_warning,
-                                   language, visibility, repost_by, repost_of, attachments,
-                                   title, url, quote_of, quote_count, labels, repost_at,
+                INSERT INTO posts (feed, \(PostColumns.names.joined(separator: ", ")),
                                    author_pk, author_handle, author_name, repost_by_pk)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                        ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)
+                VALUES (\((1 ... PageRows.postWidth + 5).map { "?\($0)" }.joined(separator: ", ")))
                 ON CONFLICT (feed, id) DO NOTHING
                 """)
+            // The post's own columns are parameters 2…24 in codec order; all but the key may change.
+            let changing = PostColumns.names.enumerated().dropFirst().map { (name: $1, parameter: "?\($0 + 2)") }
+            let parameter = Dictionary(uniqueKeysWithValues: changing.map { ($0.name, $0.parameter) })
+            let author = parameter["author_id"]!, reposter = parameter["repost_by"]!
             updatePost = try db.statement("""
-                UPDATE posts SET author_id = ?3, text = ?4, created_at = ?5, edited_at = ?6, reply_to = ?7,
-                    reply_count = ?8, repost_count = ?9, like_count = ?10, video_ids = ?11, html = ?12,
-                    content_warning = ?13, language = ?14, visibility = ?15, repost_by = ?16, repost_of = ?17,
-                    attachments = ?18, title = ?19, url = ?20, quote_of = ?21, quote_count = ?22, labels = ?23,
-                    repost_at = ?24,
-                    author_pk = (SELECT u.pk FROM users u WHERE u.feed = ?1 AND u.id = ?3),
-                    author_handle = (SELECT u.handle FROM users u WHERE u.feed = ?1 AND u.id = ?3),
-                    author_name = (SELECT u.display_name FROM users u WHERE u.feed = ?1 AND u.id = ?3),
-                    repost_by_pk = (SELECT r.pk FROM users r WHERE r.feed = ?1 AND r.id = ?16)
-                WHERE feed = ?1 AND id = ?2 AND (author_id IS NOT ?3 OR text IS NOT ?4 OR created_at IS NOT ?5
-                    OR edited_at IS NOT ?6 OR reply_to IS NOT ?7 OR reply_count IS NOT ?8
-                    OR repost_count IS NOT ?9 OR like_count IS NOT ?10 OR video_ids IS NOT ?11 OR html IS NOT ?12
-                    OR content_warning IS NOT ?13 OR language IS NOT ?14 OR visibility IS NOT ?15
-                    OR repost_by IS NOT ?16 OR repost_of IS NOT ?17 OR attachments IS NOT ?18
-                    OR title IS NOT ?19 OR url IS NOT ?20 OR quote_of IS NOT ?21 OR quote_count IS NOT ?22
-                    OR labels IS NOT ?23 OR repost_at IS NOT ?24)
+                UPDATE posts SET \(changing.map { "\($0.name) = \($0.parameter)" }.joined(separator: ", ")),
+                    author_pk = (SELECT u.pk FROM users u WHERE u.feed = ?1 AND u.id = \(author)),
+                    author_handle = (SELECT u.handle FROM users u WHERE u.feed = ?1 AND u.id = \(author)),
+                    author_name = (SELECT u.display_name FROM users u WHERE u.feed = ?1 AND u.id = \(author)),
+                    repost_by_pk = (SELECT r.pk FROM users r WHERE r.feed = ?1 AND r.id = \(reposter))
+                WHERE feed = ?1 AND id = ?2 AND (\(changing.map { "\($0.name) IS NOT \($0.parameter)" }.joined(separator: " OR ")))
                 """)
             // A profile replaces the stored one only if the post that carried it is at least as
             // new as the one that set it, whatever order pages commit in (a backfill commits
@@ -377,7 +372,7 @@ public actor SQLiteFeedStore: FeedStore {
         }
     }
 
-    private func upsert(_ row: VideoRow, feed: String, in db: SQLiteDatabase) throws {
+    private func upsert(_ row: VideoColumns, feed: String, in db: SQLiteDatabase) throws {
         try db.statement("""
             INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps)
             VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
@@ -426,7 +421,7 @@ public actor SQLiteFeedStore: FeedStore {
         return try storage("saving videos of feed \(feed)") {
             try db.withTransaction {
                 let before = db.totalChanges
-                for video in videos { try upsert(VideoRow(video), feed: feed, in: db) }
+                for video in videos { try upsert(VideoColumns(video), feed: feed, in: db) }
                 return db.totalChanges - before
             }
         }

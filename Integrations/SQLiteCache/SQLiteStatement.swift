@@ -1,4 +1,5 @@
 import CSQLite
+import StoreKit
 
 /// `SQLITE_TRANSIENT`: SQLite copies bound text before the call returns, so Swift strings
 /// may be released right after binding.
@@ -6,7 +7,7 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// A prepared statement, reused across calls: each run resets it and clears its bindings.
 final class SQLiteStatement {
-    private let handle: OpaquePointer
+    fileprivate let handle: OpaquePointer
     private let database: OpaquePointer
     let sql: String
 
@@ -163,4 +164,17 @@ final class SQLiteStatement {
     private func error(_ code: Int32) -> SQLiteError {
         SQLiteError(code: code, database: database, sql: sql)
     }
+}
+
+/// A statement stepped onto a row is that row: the shared codec reads its columns (by the
+/// positions it looked up by name in ``columnNames``).
+extension SQLiteStatement: ResultRow {
+    /// The result's column names, as `AS` gives them.
+    var columnNames: [String] {
+        (0 ..< sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
+    }
+
+    func text(_ column: Int) -> String? { string(Int32(column)) }
+    func integer(_ column: Int) -> Int64? { optionalInt64(Int32(column)) }
+    func real(_ column: Int) -> Double? { optionalDouble(Int32(column)) }
 }

@@ -1,16 +1,14 @@
 import Core
 import Foundation
-@testable import SQLiteCache
+@testable import StoreKit
 import Testing
 
 /// `posts.attachments` is written by hand for speed; it must stay byte for byte what
 /// `JSONEncoder` wrote before, or every stored post with attachments would look changed.
-@Suite struct AttachmentRowTests {
+@Suite struct AttachmentsJSONTests {
     /// What the store wrote before: `JSONEncoder`, sorted keys, slashes unescaped.
     func encodedByJSONEncoder(_ attachments: [Post.Attachment]) throws -> String {
-        let rows = attachments.map { AttachmentRow(kind: $0.kind, url: $0.url.absoluteString, preview_url: $0.previewURL?.absoluteString,
-                                                   description: $0.description, title: $0.title, mime_type: $0.mimeType,
-                                                   size_bytes: $0.sizeBytes, width: $0.width, height: $0.height) }
+        let rows = attachments.map(AttachmentsJSON.Fields.init)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(rows), as: UTF8.self)
@@ -30,10 +28,11 @@ import Testing
                                        width: Int.max, height: 0)
             let bare = Post.Attachment(kind: "link", url: url)
             for attachments in [[full], [bare], [bare, full, bare]] {
-                #expect(AttachmentRow.encode(attachments) == (try encodedByJSONEncoder(attachments)), "\(text.debugDescription)")
+                #expect(AttachmentsJSON.encode(attachments, dialect: .sqlite) == (try encodedByJSONEncoder(attachments)), "\(text.debugDescription)")
             }
         }
-        #expect(AttachmentRow.encode([]) == "[]")
+        #expect(AttachmentsJSON.encode([], dialect: .sqlite) == "[]")
+        #expect(AttachmentsJSON.encode([], dialect: .postgres) == "[]")
     }
 
     @Test func randomAttachmentsEncodeAsJSONEncoderDid() throws {
@@ -48,8 +47,29 @@ import Testing
                                 description: text(), title: text(), mimeType: text(), sizeBytes: int().map(Int64.init),
                                 width: int(), height: int())
             }
-            #expect(AttachmentRow.encode(attachments) == (try encodedByJSONEncoder(attachments)))
+            #expect(AttachmentsJSON.encode(attachments, dialect: .sqlite) == (try encodedByJSONEncoder(attachments)))
         }
+    }
+}
+
+extension AttachmentsJSONTests {
+    /// What the PostgreSQL store wrote before: `JSONEncoder`'s bytes with each `\u0000` escape
+    /// turned into `\ufffd` (its text holds no NUL).
+    @Test func postgresDialectIsJSONEncoderWithNULReplaced() throws {
+        for text in Self.awkwardTexts + ["a\u{0}b", "\u{0}"] {
+            let attachment = Post.Attachment(kind: "image", url: URL(string: "https://m.example/x")!, description: text, title: text)
+            let expected = try encodedByJSONEncoder([attachment]).replacingOccurrences(of: "\\u0000", with: "\\ufffd")
+            #expect(AttachmentsJSON.encode([attachment], dialect: .postgres) == expected, "\(text.debugDescription)")
+        }
+    }
+
+    /// A field added to `Post.Attachment` but left out of the hand-written encoder, or out of
+    /// order, makes the two differ here.
+    @Test func everyFieldIsWrittenInKeyOrder() throws {
+        let full = Post.Attachment(kind: "image", url: URL(string: "https://m.example/x")!, previewURL: URL(string: "https://m.example/p"),
+                                   description: "d", title: "t", mimeType: "image/png", sizeBytes: 7, width: 3, height: 4)
+        #expect(AttachmentsJSON.encode([full], dialect: .sqlite) == (try encodedByJSONEncoder([full])))
+        #expect(AttachmentsJSON.decode(AttachmentsJSON.encode([full], dialect: .sqlite)) == [full])
     }
 }
 

@@ -1,0 +1,77 @@
+import Core
+import Foundation
+
+/// A post's non-video attachments as `posts.attachments` holds them: a JSON array of objects
+/// with snake_case keys in sorted order, absent values left out.
+///
+/// To add a field to ``Post/Attachment``: add it to ``Fields`` (a property, a line in each of
+/// the two mappings) and one line in ``Fields/write(to:)`` at its place in key order. The test
+/// `StoreKitTests.attachmentJSONMatchesJSONEncoder` compares the hand-written form with
+/// `JSONEncoder`'s for a fully populated attachment, so a field left out of `write` fails it.
+public enum AttachmentsJSON {
+    /// The JSON form of one attachment; `Codable` for reading (and for the test's `JSONEncoder`).
+    struct Fields: Codable, Equatable {
+        var kind: String
+        var url: String
+        var preview_url: String?
+        var description: String?
+        var title: String?
+        var mime_type: String?
+        var size_bytes: Int64?
+        var width: Int?
+        var height: Int?
+
+        init(_ attachment: Post.Attachment) {
+            kind = attachment.kind
+            url = attachment.url.absoluteString
+            preview_url = attachment.previewURL?.absoluteString
+            description = attachment.description
+            title = attachment.title
+            mime_type = attachment.mimeType
+            size_bytes = attachment.sizeBytes
+            width = attachment.width
+            height = attachment.height
+        }
+
+        /// `nil` for an attachment whose URL no longer parses (written by another tool, say).
+        var attachment: Post.Attachment? {
+            URL(string: url).map { Post.Attachment(kind: kind, url: $0, previewURL: preview_url.flatMap(URL.init(string:)),
+                                                   description: description, title: title, mimeType: mime_type,
+                                                   sizeBytes: size_bytes, width: width, height: height) }
+        }
+
+        /// Writes the object, its keys in sorted order.
+        func write(to json: inout JSONWriter) {
+            json.member("description", description)
+            json.member("height", height)
+            json.member("kind", kind)
+            json.member("mime_type", mime_type)
+            json.member("preview_url", preview_url)
+            json.member("size_bytes", size_bytes)
+            json.member("title", title)
+            json.member("url", url)
+            json.member("width", width)
+        }
+    }
+
+    public static func encode(_ attachments: [Post.Attachment], dialect: JSONDialect) -> String {
+        guard !attachments.isEmpty else { return "[]" }
+        var json = JSONWriter(dialect: dialect, reserving: attachments.count * 160)
+        json.append(UInt8(ascii: "["))
+        for (index, attachment) in attachments.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            json.beginObject()
+            Fields(attachment).write(to: &json)
+            json.endObject()
+        }
+        json.append(UInt8(ascii: "]"))
+        return json.text
+    }
+
+    /// The attachments of a stored array; those whose URL does not parse are left out, and
+    /// anything that is not such an array reads as none.
+    public static func decode(_ json: String) -> [Post.Attachment] {
+        guard json != "[]", let rows = try? JSONDecoder().decode([Fields].self, from: Data(json.utf8)) else { return [] }
+        return rows.compactMap(\.attachment)
+    }
+}

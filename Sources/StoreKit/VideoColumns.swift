@@ -1,0 +1,67 @@
+import Core
+import Foundation
+
+/// A resolved `videos` row, named as both stores name its columns.
+public struct VideoColumns: Hashable, Sendable, Encodable {
+    public var id: String
+    public var title: String
+    public var durationMs: Int64
+    public var streamURL: String
+    public var thumbnailURL: String?
+    public var sizeBytes: Int64?
+    public var width: Int64?
+    public var height: Int64?
+    public var fps: Double?
+
+    /// The columns a read selects, by name.
+    public static let names = ["id", "title", "duration_ms", "stream_url", "thumbnail_url", "size_bytes", "width", "height", "fps"]
+
+    private enum CodingKeys: String, CodingKey {
+        case id, title, durationMs = "duration_ms", streamURL = "stream_url", thumbnailURL = "thumbnail_url",
+             sizeBytes = "size_bytes", width, height, fps
+    }
+
+    public init(_ video: Video) {
+        id = video.id.rawValue
+        title = video.title
+        // Integrations bound durations, but no value from outside may trap the conversion.
+        durationMs = Int64(exactly: (video.duration * 1000).rounded()) ?? 0
+        streamURL = video.streamURL.absoluteString
+        thumbnailURL = video.thumbnailURL?.absoluteString
+        sizeBytes = video.sizeBytes
+        width = video.width.map(Int64.init)
+        height = video.height.map(Int64.init)
+        fps = video.framesPerSecond
+    }
+
+    /// Where each column is in a query's result, looked up by name once per query.
+    public struct Positions: Sendable {
+        let at: [Int]
+
+        /// - Throws: ``MissingColumn`` when the query lacks one of ``VideoColumns/names``.
+        public init(_ layout: ColumnLayout) throws {
+            at = try VideoColumns.names.map(layout.position(of:))
+        }
+    }
+
+    public init(_ row: some ResultRow, at positions: Positions) {
+        let at = positions.at
+        id = row.text(at[0]) ?? ""
+        title = row.text(at[1]) ?? ""
+        durationMs = row.integer(at[2]) ?? 0
+        streamURL = row.text(at[3]) ?? ""
+        thumbnailURL = row.text(at[4])
+        sizeBytes = row.integer(at[5])
+        width = row.integer(at[6])
+        height = row.integer(at[7])
+        fps = row.real(at[8])
+    }
+
+    /// The video, or `nil` for a row whose stream URL no longer parses (written by another tool, say).
+    public var video: Video? {
+        guard let stream = URL(string: streamURL) else { return nil }
+        return Video(id: VideoID(id), title: title, duration: Double(durationMs) / 1000, streamURL: stream,
+                     thumbnailURL: thumbnailURL.flatMap(URL.init(string:)), sizeBytes: sizeBytes,
+                     width: width.map { Int(clamping: $0) }, height: height.map { Int(clamping: $0) }, framesPerSecond: fps)
+    }
+}
