@@ -51,10 +51,12 @@ struct BlueskyLiveConfig {
         let authentication = BlueskyAuthenticationService(client: client, identifier: identifier, password: password)
         // One session per account for every live feed of the process, and one position per connection.
         let session = shared.value(for: "bluesky live session \(accountKey)") { BlueskyLiveSession(authentication) }
-        let position = shared.value(for: "bluesky live position \(url.absoluteString) \(accountKey) \(subscription)") { JetstreamPosition() }
+        let connection = "\(url.absoluteString) \(accountKey) \(subscription)"
+        let position = shared.value(for: "bluesky live position \(connection)") { JetstreamPosition() }
+        let accounts = shared.value(for: "bluesky live accounts \(connection)") { BlueskyAccountStates() }
         return BlueskyLiveSource(client: client, session: session, identifier: identifier, subscription: subscription, jetstreamURL: url,
                                  transport: transport, limits: limits, refreshInterval: refreshInterval, position: position,
-                                 accountKey: accountKey, notice: notice)
+                                 accounts: accounts, accountKey: accountKey, notice: notice)
     }
 
     /// FNV-1a, to tell accounts apart in keys without keeping the password there.

@@ -210,6 +210,9 @@ public actor SQLiteFeedStore: FeedStore {
                     WHERE feeds.cursor IS NOT ?2 OR feeds.cursor_validator IS NOT ?3
                     """).run([.text(feed), .text(page.nextCursor.position), .text(page.nextCursor.validator)])
                 result.rowsWritten += db.changes
+                if let position = page.streamPosition {
+                    try db.statement("UPDATE feeds SET stream_position = ?2 WHERE name = ?1").run([.text(feed), .text(position)])
+                }
                 return result
             }
         }
@@ -348,7 +351,8 @@ public actor SQLiteFeedStore: FeedStore {
                 """)
             selectUser = try db.statement("SELECT pk, handle, display_name FROM users WHERE feed = ?1 AND id = ?2")
             insertVideoID = try db.statement("INSERT INTO videos (feed, id) VALUES (?1, ?2) ON CONFLICT (feed, id) DO NOTHING")
-            deletePost = try db.statement("DELETE FROM posts WHERE feed = ?1 AND id = ?2")
+            // A deleted post takes the entries that repost it along (migration 012 indexes repost_of).
+            deletePost = try db.statement("DELETE FROM posts WHERE feed = ?1 AND (id = ?2 OR repost_of = ?2)")
             indexPosts = try db.statement("""
                 INSERT INTO posts_fts (rowid, text, title, content_warning, author_handle, author_name)
                 SELECT pk, text, title, content_warning, author_handle, author_name FROM posts

@@ -75,7 +75,9 @@ import Testing
         let collected = try await withThrowingTaskGroup(of: [LiveEvent]?.self) { group in
             group.addTask {
                 var events: [LiveEvent] = []
+                var positions: [LiveEvent] = []
                 for try await event in source.events() {
+                    if case .position = event { positions.append(event); continue }
                     events.append(event)
                     if events.count == 32 { break }
                 }
@@ -131,9 +133,9 @@ import Testing
     }
 
     @Test func aFloodPastTheQueueEndsTheConnection() throws {
-        let queue = BlueskyLiveQueue()
-        for _ in 0..<BlueskyLiveQueue.capacity { try queue.push(.connected, "following home") }
-        #expect(throws: ServiceError.self) { try queue.push(.connected, "following home") }
+        let queue = LiveQueue<BlueskyLiveSource.Item>(overflow: ServiceError(.contractViolation, "following home", "too many"))
+        for _ in 0..<queue.capacity { try queue.push(.connected) }
+        #expect(throws: ServiceError.self) { try queue.push(.connected) }
     }
 
     // MARK: Helpers
@@ -150,7 +152,7 @@ import Testing
         let session = BlueskyLiveSession(BlueskyAuthenticationService(client: client, identifier: "me.test", password: Secret("pw")))
         let source = BlueskyLiveSource(client: client, session: session, identifier: "me.test", subscription: .follows,
                                        jetstreamURL: URL(string: "wss://jetstream.example/subscribe")!, transport: sockets,
-                                       limits: WebSocketLimits(), refreshInterval: refresh, position: JetstreamPosition(), accountKey: "k")
+                                       limits: WebSocketLimits(), refreshInterval: refresh, position: JetstreamPosition(), accounts: BlueskyAccountStates(), accountKey: "k")
         return (source, http, sockets)
     }
 }
