@@ -4,7 +4,8 @@ import IntegrationKit
 
 /// A Bluesky feed's live settings: `stream` (default false), `jetstreamURL` (default
 /// ``defaultURL``; `ws://` only to a loopback host or with `"jetstreamPlaintext": true`),
-/// `subscriptionRefreshSeconds` (how often the follow set is read again, 60–86400, default 900)
+/// `subscriptionRefreshSeconds` (how often the follow set is read again, 10–86400, default the
+/// feed's `interval`, within those bounds)
 /// and `streamIdleSeconds` (5–3600, default 60).
 struct BlueskyLiveConfig {
     static let defaultURL = URL(string: "wss://jetstream2.us-east.bsky.network/subscribe")!
@@ -15,11 +16,15 @@ struct BlueskyLiveConfig {
     var limits: WebSocketLimits
 
     /// `nil` when the feed does not stream (or its timeline has no stream: a warning says so).
-    init?(_ config: ConfigSection, timeline: BlueskyTimeline, timelineText: String) throws {
+    /// The bounds of the follow set's refresh, in seconds.
+    static let refreshRange = 10...86_400
+
+    init?(_ config: ConfigSection, timeline: BlueskyTimeline, timelineText: String, interval: TimeInterval?) throws {
         let stream = try config.bool("stream") ?? false
         let text = try config.nonEmptyString("jetstreamURL")
         let plaintext = try config.bool("jetstreamPlaintext") ?? false
-        let refresh = try config.int("subscriptionRefreshSeconds", in: 60...86_400) ?? 900
+        let every = interval.map { Int(min(max($0.rounded(), Double(Self.refreshRange.lowerBound)), Double(Self.refreshRange.upperBound))) }
+        let refresh = try config.int("subscriptionRefreshSeconds", in: Self.refreshRange) ?? every ?? 900
         let idle = try config.int("streamIdleSeconds", in: 5...3600) ?? 60
         var url = Self.defaultURL
         if let text {

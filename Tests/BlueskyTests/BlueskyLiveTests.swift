@@ -132,6 +132,38 @@ import Testing
         #expect(sockets.requests.count == 1, "no reconnect")
     }
 
+    @Test func identityAndAccountEventsAndTheStreamPositionAndAResumeFromTheStoredOne() async throws {
+        var (source, _, sockets) = makeSource(follows: 3, keepOpen: true)
+        let notices = Mutex<[String]>([])
+        source.notice = { text in notices.withLock { $0.append(text) } }
+        let did = Self.follow(1)
+        func account(_ active: Bool, _ time: Int64) -> String {
+            #"{"did":"\#(did)","time_us":\#(time),"kind":"account","account":{"active":\#(active),"did":"\#(did)","seq":1,"time":"2024-09-05T06:11:04.870Z"}}"#
+        }
+        sockets.script = [#"{"did":"\#(did)","time_us":300,"kind":"identity","identity":{"did":"\#(did)","handle":"new.test","seq":1}}"#,
+                          #"{"did":"\#(did)","time_us":301,"kind":"identity","identity":{"did":"\#(did)","handle":"not a handle"}}"#,
+                          account(false, 302), account(false, 303), account(true, 304), Self.postEvent(did: Self.follow(2), rkey: "p", time: 305)]
+        var events: [LiveEvent] = []
+        for try await event in source.events() {
+            events.append(event)
+            if event == .position("305") { break }
+        }
+        #expect(events.contains(.renamed(UserID(did), handle: "new.test", at: Date(timeIntervalSince1970: 0.0003))))
+        #expect(!events.contains { if case .renamed(_, let handle, _) = $0 { handle != "new.test" } else { false } }, "a bad handle is dropped")
+        #expect(events.contains { if case .upserted(let post, _) = $0 { post.id.rawValue.hasSuffix("/p") } else { false } })
+        #expect(events.firstIndex(of: .position("305"))! > events.firstIndex { if case .upserted = $0 { true } else { false } }!,
+                "the position follows the changes it covers")
+        #expect(notices.withLock { $0 }.count == 2, "deactivated once, active again once: \(notices.withLock { $0 })")
+
+        // A restarted daemon hands the stored positions back: the earliest, rewound.
+        let (fresh, _, freshSockets) = makeSource(follows: 3, keepOpen: true)
+        let consumer = Task { for try await _ in fresh.events(resumingFrom: ["1725911162329308", "1725911100000000", "junk"]) {} }
+        for _ in 0..<200 where freshSockets.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        consumer.cancel()
+        let query = URLComponents(url: try #require(freshSockets.requests.first).url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(query.first { $0.name == "cursor" }?.value == String(1_725_911_100_000_000 - BlueskyLiveSource.rewind))
+    }
+
     @Test func aFloodPastTheQueueEndsTheConnection() throws {
         let queue = LiveQueue<BlueskyLiveSource.Item>(overflow: ServiceError(.contractViolation, "following home", "too many"))
         for _ in 0..<queue.capacity { try queue.push(.connected) }
