@@ -52,7 +52,7 @@ struct BlueskyLiveConfig {
 
     func source(client: BlueskyClient, identifier: String, password: Secret, transport: CurlTransport, shared: SharedResources,
                 notice: @escaping @Sendable (String) -> Void) -> BlueskyLiveSource {
-        let accountKey = Self.digest("\(client.service.absoluteString) \(identifier) \(password.revealed)")
+        let accountKey = ConnectionDigest.of("\(client.service.absoluteString) \(identifier) \(password.revealed)")
         let authentication = BlueskyAuthenticationService(client: client, identifier: identifier, password: password)
         // One session per account for every live feed of the process, and one position per connection.
         let session = shared.value(for: "bluesky live session \(accountKey)") { BlueskyLiveSession(authentication) }
@@ -62,12 +62,5 @@ struct BlueskyLiveConfig {
         return BlueskyLiveSource(client: client, session: session, identifier: identifier, subscription: subscription, jetstreamURL: url,
                                  transport: transport, limits: limits, refreshInterval: refreshInterval, position: position,
                                  accounts: accounts, accountKey: accountKey, notice: notice)
-    }
-
-    /// FNV-1a, to tell accounts apart in keys without keeping the password there.
-    static func digest(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return String(hash, radix: 16)
     }
 }

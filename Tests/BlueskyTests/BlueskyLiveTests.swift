@@ -39,6 +39,30 @@ import Testing
         #expect(JetstreamEvent("not json") == nil)
     }
 
+    @Test func hostileMessagesAndGraphPagesAreReadFieldByFieldOrRefused() throws {
+        // Fields in any order, a record before its collection, and values of the wrong type counted as absent.
+        let reordered = #"{"commit":{"record":{"createdAt":"2026-01-01T00:00:00Z","subject":{"cid":"c","uri":"at://did:plc:b/app.bsky.feed.post/3p"}},"rkey":"3r","collection":"app.bsky.feed.repost","operation":"create"},"kind":"commit","time_us":7,"did":"did:plc:a"}"#
+        #expect(JetstreamEvent(reordered)?.change == .repost(uri: "at://did:plc:a/app.bsky.feed.repost/3r", subject: "at://did:plc:b/app.bsky.feed.post/3p",
+                                                              at: "2026-01-01T00:00:00Z"))
+        #expect(JetstreamEvent(#"{"did":"did:plc:a","time_us":"7","kind":"commit"}"#) == nil, "a time that is not a number")
+        #expect(JetstreamEvent(#"{"did":"did:plc:a","time_us":7.5,"kind":"commit"}"#) == nil)
+        #expect(JetstreamEvent(#"{"did":"did:plc:a","time_us":7,"kind":"commit","commit":5}"#)?.change == .other)
+        #expect(JetstreamEvent(#"{"did":"did:plc:a","time_us":7,"kind":"commit","commit":{"operation":1,"collection":"app.bsky.feed.post","rkey":"3k"}}"#)?.change == .other)
+        #expect(JetstreamEvent(#"{"did":"did:plc:a","time_us":7,"kind":"account","account":{"active":"no"}}"#)?.change == .account(active: true))
+        #expect(JetstreamEvent(#"{"did":"did:plc:a","time_us":7,"kind":"identity"} {}"#) == nil, "data after the message")
+        #expect(JetstreamEvent(#"{"did":"did:plc:a","time_us":7,"kind":"x","deep":"# + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}") == nil)
+        #expect(JetstreamEvent("[1]") == nil)
+
+        let follows = try BlueskyGraphPage(body: Data(#"{"follows":[{"did":"did:plc:a","handle":"a.test","displayName":"A"},{"did":"nope","handle":"b.test"},{"did":"did:plc:c"},7],"cursor":"next"}"#.utf8),
+                                           list: "follows")
+        #expect(follows.profiles == [BlueskyProfile(did: "did:plc:a", handle: "a.test", displayName: "A")] && follows.cursor == "next")
+        let list = try BlueskyGraphPage(body: Data(#"{"list":{},"items":[{"uri":"at://x","subject":{"did":"did:plc:m","handle":"m.test"}}],"cursor":""}"#.utf8), list: "items")
+        #expect(list.profiles.map(\.did) == ["did:plc:m"] && list.cursor == nil)
+        #expect(throws: (any Error).self) { try BlueskyGraphPage(body: Data(#"{"cursor":"x"}"#.utf8), list: "follows") }
+        #expect(throws: (any Error).self) { try BlueskyGraphPage(body: Data(#"{"follows":[]"#.utf8), list: "follows") }
+        #expect(try BlueskyGraphPage.profile(body: Data(#"{"handle":"p.test","did":"did:plc:p"}"#.utf8))?.did == "did:plc:p")
+    }
+
     // MARK: The subscribe request
 
     @Test func theRequestCarriesCollectionsDidsAndCursorButNoToken() throws {
