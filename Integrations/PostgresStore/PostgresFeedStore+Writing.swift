@@ -101,9 +101,13 @@ extension PostgresFeedStore: FeedPageWriter {
         }
         let deleting = rows.deletions == nil ? nil : closing.count
         if let deletions = rows.deletions {
-            // A deleted post takes the entries that repost it along (migration 006 indexes repost_of).
-            closing.append(("DELETE FROM posts WHERE feed = $1 AND (id = ANY($2::text[]) OR repost_of = ANY($2::text[])) RETURNING 1",
-                            [feed, deletions]))
+            // A deleted post takes the entries that repost it along; each half searches its own
+            // index (migration 006 indexes repost_of).
+            closing.append(("""
+                DELETE FROM posts WHERE pk IN (SELECT pk FROM posts WHERE feed = $1 AND id = ANY($2::text[])
+                                               UNION SELECT pk FROM posts WHERE feed = $1 AND repost_of = ANY($2::text[]))
+                RETURNING 1
+                """, [feed, deletions]))
         }
         let resolving = videos.isEmpty ? nil : closing.count
         if !videos.isEmpty { closing.append(videoUpsert(videos, feed: feed)) }

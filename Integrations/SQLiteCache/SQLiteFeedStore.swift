@@ -300,10 +300,14 @@ public actor SQLiteFeedStore: FeedStore {
                 result.rowsWritten += db.changes
             case .delete(let id):
                 try index()
-                try statements.deletePost.bind(id ..< id + 1, of: pinned, from: 2)
-                try statements.deletePost.execute()
-                result.deleted += db.changes
-                result.rowsWritten += db.changes
+                // A deleted post takes the entries that repost it along: two statements, so each
+                // searches its own index (an OR of the two would scan the feed).
+                for statement in [statements.deletePost, statements.deleteReposts] {
+                    try statement.bind(id ..< id + 1, of: pinned, from: 2)
+                    try statement.execute()
+                    result.deleted += db.changes
+                    result.rowsWritten += db.changes
+                }
             }
         }
         try index()
@@ -312,7 +316,7 @@ public actor SQLiteFeedStore: FeedStore {
 
     /// The statements a page commit runs for each row. Parameter 1 is always the feed.
     private struct PageStatements {
-        let insertPost, updatePost, upsertUser, selectUser, insertVideoID, deletePost: SQLiteStatement
+        let insertPost, updatePost, upsertUser, selectUser, insertVideoID, deletePost, deleteReposts: SQLiteStatement
         /// Adds the posts whose keys are in a JSON array (parameter 1) to the search index.
         let indexPosts: SQLiteStatement
         /// Adds the posts with keys from parameter 1 to parameter 2 to the search index.
@@ -351,8 +355,9 @@ public actor SQLiteFeedStore: FeedStore {
                 """)
             selectUser = try db.statement("SELECT pk, handle, display_name FROM users WHERE feed = ?1 AND id = ?2")
             insertVideoID = try db.statement("INSERT INTO videos (feed, id) VALUES (?1, ?2) ON CONFLICT (feed, id) DO NOTHING")
-            // A deleted post takes the entries that repost it along (migration 012 indexes repost_of).
-            deletePost = try db.statement("DELETE FROM posts WHERE feed = ?1 AND (id = ?2 OR repost_of = ?2)")
+            deletePost = try db.statement("DELETE FROM posts WHERE feed = ?1 AND id = ?2")
+            // Migration 012 indexes repost_of.
+            deleteReposts = try db.statement("DELETE FROM posts WHERE feed = ?1 AND repost_of = ?2")
             indexPosts = try db.statement("""
                 INSERT INTO posts_fts (rowid, text, title, content_warning, author_handle, author_name)
                 SELECT pk, text, title, content_warning, author_handle, author_name FROM posts
@@ -364,7 +369,7 @@ public actor SQLiteFeedStore: FeedStore {
                 """)
         }
 
-        private var all: [SQLiteStatement] { [insertPost, updatePost, upsertUser, selectUser, insertVideoID, deletePost] }
+        private var all: [SQLiteStatement] { [insertPost, updatePost, upsertUser, selectUser, insertVideoID, deletePost, deleteReposts] }
 
         func bindFeed(_ feed: String) throws {
             for statement in all { try statement.bind(feed, at: 1) }
