@@ -73,6 +73,26 @@ import Glibc
         #expect(await daemon.exits(within: 8))
     }
 
+    @Test func aPostDeletedOnTheStreamTakesAlongTheRepostsAPollStored() async throws {
+        let server = try ReferenceServer(script: "Fixtures/bluesky/jetstream.py", arguments: ["--posts", "40"])
+        let scratch = try Scratch()
+        let daemon = try DaemonProcess(config: try writeConfig(scratch, server), in: scratch, environment: Self.environment)
+        #expect(try await caughtUp(daemon), "\(daemon.log)")
+        let timeline = Set(try await server.control("GET", "/_control/timeline")["ids"] as? [String] ?? [])
+        #expect(try await eventually(within: 10) { try await storedIDs(scratch) == timeline }, "\(daemon.log)")
+        let original = try await sqlite(scratch.database, "SELECT repost_of FROM posts WHERE feed = 'sky' AND repost_of IS NOT NULL LIMIT 1")
+        #expect(!original.isEmpty, "the first sync stored a repost")
+
+        try await server.control("POST", "/_jetstream/delete?uri=\(original)")
+        #expect(try await eventually(within: 10) {
+            try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts WHERE feed = 'sky' AND (id = '\(original)' OR repost_of = '\(original)')") == "0"
+        }, "\(daemon.log)")
+        let after = Set(try await server.control("GET", "/_control/timeline")["ids"] as? [String] ?? [])
+        #expect(try await storedIDs(scratch) == after, "exactly what a poll would now list")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 8))
+    }
+
     @Test func anIdentityEventRenamesTheStoredAuthorAndARestartResumesFromTheCommittedTimeUs() async throws {
         let server = try ReferenceServer(script: "Fixtures/bluesky/jetstream.py", arguments: ["--posts", "20"])
         let scratch = try Scratch()
