@@ -27,8 +27,8 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from benchkit import (BASELINE_PACKAGES, BASELINE_VENV, BENCH, PASSWORD, USERNAME, Broken, RefServer, best_of,
-                      build_release, checked, ensure_venv, last_rows_written, load_average, measure, mib, note,
-                      pick_binary, preamble, pull, rate, reference_config, sides, statuses, tail, venv_versions,
+                      build_release, checked, cold_and_idle, ensure_venv, last_rows_written, load_average, measure, mib, note,
+                      pick_binary, preamble, pull, rate, reference_config, run_script, sides, tail, venv_versions,
                       verdict, verify_count)
 import bench_mastodon                          # the Mastodon side keeps to its own file
 
@@ -156,15 +156,7 @@ def report(args, meta, rows, idle, idle_rows, rss):
         budget = n / (TARGET_VS_CEILING * rate(n, by_name["ceiling (raw)"].wall))
         print(f"  {TARGET_VS_CEILING:.0%} of the raw ceiling allows {budget:.2f} s for the whole sync; "
               f"SQLite's inserts alone took {floor.wall:.2f} s")
-    print()
-    print("feedsync cold sync said: " + (fs.stdout.strip() or "(nothing)"))
-    print()
-    print("idle poll (second pull, nothing changed)")
-    print(f"  requests {idle.stats['total_requests']} ({statuses(idle.stats)}), "
-          f"{idle.stats['bytes_sent']:,} bytes received, {idle_rows} rows written, "
-          f"wall {idle.wall:.3f} s, CPU {idle.cpu:.3f} s, peak RSS {idle.rss_mib:.1f} MiB")
-    print(f"  expected 1 request answered 304, 0 rows written: {verdict(idle_ok(idle, idle_rows))}")
-    print("  feedsync said: " + (idle.stdout.strip() or "(nothing)"))
+    cold_and_idle(fs, idle, idle_rows, "1 request answered 304, 0 rows written", idle_ok(idle, idle_rows))
     if rss:
         small, big = rss
         r = big.rss_mib / small.rss_mib
@@ -315,10 +307,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Broken as e:
-        print(f"\nbench: BROKEN: {e}", file=sys.stderr)
-        sys.exit(1)
-    except KeyboardInterrupt:
-        sys.exit(130)
+    run_script(main, "bench")

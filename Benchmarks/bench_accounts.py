@@ -20,48 +20,24 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_webfeeds import Broken, Daemon, descriptors, note, verdict  # noqa: E402
+from benchkit import (REFERENCE_SERVER, ROOT, Broken, Daemon, RefServer, build_release, descriptors, load_average, note,  # noqa: E402
+                      run_script, verdict)
 
-BENCH = Path(__file__).resolve().parent
-ROOT = BENCH.parent
-SERVER = ROOT / "Fixtures" / "reference-api" / "server.py"
 TARGET_SECONDS = 60.0
 TARGET_LOGINS = 1
 TARGET_HWM_MIB = 200.0
 TARGET_FDS = 2000
 
 
-class ReferenceAPI:
-    def __init__(self, posts):
-        self.proc = subprocess.Popen([sys.executable, str(SERVER), "--port", "0", "--posts", str(posts), "--warm",
-                                      "--exit-on-stdin-eof"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True)
-        line = self.proc.stdout.readline()
-        if "listening on" not in line:
-            raise Broken(f"the reference API did not start: {line!r}")
-        self.base = "http://" + line.strip().rsplit(" ", 1)[1]
-
-    def stats(self):
-        with urllib.request.urlopen(self.base + "/_control/stats", timeout=30) as r:
-            return json.load(r)["requests"]
-
-    def cpu_seconds(self):
-        with open(f"/proc/{self.proc.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def stop(self):
-        self.proc.stdin.close()
-        self.proc.terminate()
-        self.proc.wait(10)
+def reference_api(posts):
+    """The reference API as a child that dies with us."""
+    return RefServer(posts, None, [sys.executable, str(REFERENCE_SERVER), "--port", "0", "--posts", str(posts), "--warm",
+                                   "--exit-on-stdin-eof"])
 
 
 def write_config(folder, base, feeds, concurrency, per_host):
@@ -89,15 +65,12 @@ def main():
     if min(args.feeds, args.posts, args.concurrency, args.per_host) < 1:
         p.error("--feeds, --posts, --concurrency and --per-host must be at least 1")
     if not args.no_build and not args.debug:
-        note("swift build -c release -j 1 …")
-        done = subprocess.run(["swift", "build", "-c", "release", "-j", "1"], cwd=ROOT, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise Broken(f"swift build -c release failed: {done.stdout[-2000:]}{done.stderr[-2000:]}")
+        build_release(jobs=1)
     feedsyncd = ROOT / (".build/debug" if args.debug else ".build/release") / "feedsyncd"
     scratch = Path(tempfile.mkdtemp(prefix="feedsync-bench-accounts-"))
-    server = ReferenceAPI(args.posts)
+    server = reference_api(args.posts)
     try:
-        config, db = write_config(scratch, server.base, args.feeds, args.concurrency, args.per_host)
+        config, db = write_config(scratch, server.base_url, args.feeds, args.concurrency, args.per_host)
         note(f"feedsyncd with {args.feeds:,} httpapi feeds of one account …")
         os.environ["FEEDSYNC_PASSWORD"] = "demo"
         daemon = Daemon(feedsyncd, config)
@@ -106,7 +79,7 @@ def main():
             end_fds = descriptors(daemon.proc.pid)
         finally:
             hwm, cpu = daemon.stop()
-        requests = server.stats()
+        requests = server.stats()["requests"]
         server_cpu = server.cpu_seconds()
         with sqlite3.connect(db) as c:
             rows = c.execute("SELECT COUNT(*), COUNT(DISTINCT feed) FROM posts").fetchone()
@@ -125,7 +98,7 @@ def main():
     logins = sum(requests.get("POST /v1/auth/login", {}).values())
     refreshes = sum(requests.get("POST /v1/auth/refresh", {}).values())
     feed_requests = sum(requests.get("GET /v1/feed", {}).values())
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    load = load_average()
     print(f"\nOne account, {args.feeds:,} httpapi feeds of {args.posts} posts, one feedsyncd "
           f"(daemon.concurrency {args.concurrency}, maxRequestsPerHost {args.per_host}); {os.cpu_count()} cores, "
           f"load average {load} at end; {'debug' if args.debug else 'release'} build")
@@ -139,8 +112,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Broken as e:
-        print(f"\nbench-accounts: BROKEN: {e}", file=sys.stderr)
-        sys.exit(1)
+    run_script(main, "bench-accounts")

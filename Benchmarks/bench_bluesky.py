@@ -25,9 +25,8 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from benchkit import Broken
+from benchkit import ROOT, Broken, RefServer, answer, build_release, run_script
 
-ROOT = Path(__file__).resolve().parent.parent
 SERVER = ROOT / "Fixtures/bluesky/server.py"
 PASSWORD = "bench-app-password"
 TARGET = 0.70
@@ -39,42 +38,24 @@ def note(message):
     print(f"bench-bluesky: {message}", file=sys.stderr, flush=True)
 
 
-class FakeBluesky:
-    def __init__(self, posts):
-        # A quota no walk reaches: the benchmark measures reading and storing, not waiting.
-        self.proc = subprocess.Popen([sys.executable, str(SERVER), "--port", "0", "--exit-on-stdin-eof", "--posts", str(posts),
-                                      "--password", PASSWORD, "--rate-limit", "100000000"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline().strip()
-        if not line.startswith("listening on 127.0.0.1:"):
-            raise Broken(f"the fake Bluesky service did not start: {line!r}")
-        self.port = int(line.rsplit(":", 1)[1])
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.wait(10)
-        self.proc.stdout.close()
+def fake_bluesky(posts):
+    """The fake Bluesky service as a child that dies with us."""
+    # A quota no walk reaches: the benchmark measures reading and storing, not waiting.
+    return RefServer(posts, None, [sys.executable, str(SERVER), "--port", "0", "--exit-on-stdin-eof", "--posts", str(posts),
+                                   "--password", PASSWORD, "--rate-limit", "100000000"])
 
 
 def ceiling(port, limit, parse):
     """(seconds, pages, bytes) of one walk: log in, then every page of the home timeline."""
     started = time.perf_counter()
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.request("POST", "/xrpc/com.atproto.server.createSession", body=json.dumps({"identifier": "me.test", "password": PASSWORD}),
-                 headers={"Content-Type": "application/json"})
-    resp = conn.getresponse()
-    body = resp.read()
-    if resp.status != 200:
-        raise Broken(f"createSession answered {resp.status}")
+    _, body = answer(conn, "POST", "/xrpc/com.atproto.server.createSession", {"Content-Type": "application/json"},
+                     json.dumps({"identifier": "me.test", "password": PASSWORD}))
     headers = {"Authorization": "Bearer " + json.loads(body)["accessJwt"]}
     cursor, pages, total, items = None, 0, 0, 0
     while True:
-        conn.request("GET", f"/xrpc/app.bsky.feed.getTimeline?limit={limit}" + (f"&cursor={quote(cursor)}" if cursor else ""), headers=headers)
-        resp = conn.getresponse()
-        body = resp.read()
-        if resp.status != 200:
-            raise Broken(f"getTimeline answered {resp.status}")
+        _, body = answer(conn, "GET", f"/xrpc/app.bsky.feed.getTimeline?limit={limit}" + (f"&cursor={quote(cursor)}" if cursor else ""),
+                         headers)
         pages, total = pages + 1, total + len(body)
         if parse:
             page = json.loads(body)
@@ -113,7 +94,7 @@ def run(binary, posts=20_000, limit=100, repeat=1, scratch=None):
     own_scratch = scratch is None
     scratch = scratch or Path(tempfile.mkdtemp(prefix="feedsync-bench-bluesky-"))
     note(f"starting the fake Bluesky service with {posts:,} posts …")
-    server = FakeBluesky(posts)
+    server = fake_bluesky(posts)
     try:
         note("warming the page cache …")
         ceiling(server.port, limit, parse=False)
@@ -145,10 +126,7 @@ def main():
     if args.posts < 1 or not 1 <= args.page_size <= 100 or args.repeat < 1:
         p.error("need --posts >= 1, --page-size in 1..100 and --repeat >= 1")
     if not args.no_build:
-        note("swift build -c release …")
-        done = subprocess.run(["swift", "build", "-c", "release", "-j", "1"], cwd=ROOT, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise Broken(f"swift build -c release failed: {done.stdout[-2000:]}{done.stderr[-2000:]}")
+        build_release(jobs=1, say=note)
     binary = ROOT / ".build/release/feedsync"
     if not binary.exists():
         raise Broken(f"no feedsync binary at {binary}; build it first")
@@ -156,8 +134,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Broken as e:
-        print(f"\nbench-bluesky: BROKEN: {e}", file=sys.stderr)
-        sys.exit(1)
+    run_script(main, "bench-bluesky")

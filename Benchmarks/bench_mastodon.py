@@ -13,8 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchkit import (BASELINE_PACKAGES, BASELINE_VENV, BENCH, ROOT, Broken, RefServer, best_of, checked, ensure_venv,
-                      last_rows_written, load_average, measure, mib, note, preamble, pull, sides, statuses, venv_versions,
+from benchkit import (BASELINE_PACKAGES, BASELINE_VENV, BENCH, ROOT, Broken, RefServer, best_of, checked, cold_and_idle,
+                      ensure_venv, last_rows_written, load_average, measure, mib, note, preamble, pull, sides, venv_versions,
                       verdict, verify_count)
 
 MASTODON_SERVER = ROOT / "Fixtures" / "mastodon" / "server.py"
@@ -124,15 +124,7 @@ def mastodon_report(args, meta, rows, body_bytes, idle, idle_rows):
           f"{verdict(r >= TARGET_VS_MASTODON_CEILING)}")
     r = by_name["ceiling (raw)"].wall / fs.wall
     print(f"  feedsync / {'ceiling (raw)':<22}{r:8.1%}   (no target)")
-    print()
-    print("feedsync cold sync said: " + (fs.stdout.strip() or "(nothing)"))
-    print()
-    print("idle poll (second pull, nothing changed)")
-    print(f"  requests {idle.stats['total_requests']} ({statuses(idle.stats)}), "
-          f"{idle.stats['bytes_sent']:,} bytes received, {idle_rows} rows written, "
-          f"wall {idle.wall:.3f} s, CPU {idle.cpu:.3f} s, peak RSS {idle.rss_mib:.1f} MiB")
-    print(f"  expected 1 request answered 200 with an empty page, 0 rows written: {verdict(mastodon_idle_ok(idle, idle_rows))}")
-    print("  feedsync said: " + (idle.stdout.strip() or "(nothing)"))
+    cold_and_idle(fs, idle, idle_rows, "1 request answered 200 with an empty page, 0 rows written", mastodon_idle_ok(idle, idle_rows))
 
 
 def baseline_venv():

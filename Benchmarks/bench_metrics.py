@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchkit import ROOT, TICK, Broken, Daemon, FeedServer, cpu_ticks  # noqa: E402
+from benchkit import ROOT, TICK, Broken, Daemon, FeedServer, cpu_ticks, run_script  # noqa: E402
 
 
 def free_port():
@@ -112,8 +112,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Broken as error:
-        print(f"bench_metrics: {error}", file=sys.stderr)
-        sys.exit(1)
+    run_script(main, "bench_metrics")

@@ -30,7 +30,6 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import time
@@ -263,10 +262,7 @@ def main():
     if min(args.feeds, args.items, args.hosts, args.repeat, args.scale_items) < 1:
         p.error("--feeds, --items, --hosts, --repeat and --scale-items must be at least 1")
     if not args.no_build:
-        note("swift build -c release -j 1 …")
-        done = subprocess.run(["swift", "build", "-c", "release", "-j", "1"], cwd=ROOT, capture_output=True, text=True)
-        if done.returncode != 0:
-            raise Broken(f"swift build -c release failed: {done.stdout[-2000:]}{done.stderr[-2000:]}")
+        benchkit.build_release(jobs=1, say=note)
     bin_dir = ROOT / ".build/release"
     if args.smoke and not (bin_dir / "feedsyncd").exists():
         bin_dir = ROOT / ".build/debug"
@@ -279,8 +275,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Broken as e:
-        print(f"\nbench-webfeeds: BROKEN: {e}", file=sys.stderr)
-        sys.exit(1)
+    benchkit.run_script(main, "bench-webfeeds")

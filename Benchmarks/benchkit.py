@@ -5,12 +5,14 @@ and finding the binaries, the baselines' venvs, and the report's small pieces.
 Every script in Benchmarks/ imports this module; only bench.py imports other scripts (the sides
 it runs after its own), so there is no import circle. Standard library only.
 """
+import argparse
 import http.client
 import json
 import os
 import re
 import signal
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,6 +42,38 @@ def note(message):
 
 def tail(text, lines=30):
     return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def run_script(main, name):
+    """Runs a script's main() and exits with its status: a Broken exits 1 with its sentence on
+    stderr, ^C exits 130."""
+    try:
+        status = main()
+    except Broken as e:
+        print(f"\n{name}: BROKEN: {e}", file=sys.stderr)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    sys.exit(status or 0)
+
+
+def answer(conn, method, path, headers=None, body=None):
+    """(response, body) of one request on `conn` that must answer 200; Broken naming the path otherwise."""
+    conn.request(method, path, body=body, headers=headers or {})
+    resp = conn.getresponse()
+    data = resp.read()
+    if resp.status != 200:
+        raise Broken(f"{method} {path} answered {resp.status}: {data[:200]!r}")
+    return resp, data
+
+
+def call(port, method, path, timeout=30):
+    """The body of a 200 answer to one request on a connection of its own (a fixture's control API)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        return answer(conn, method, path)[1]
+    finally:
+        conn.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -139,16 +173,7 @@ class RefServer:
         self.base_url = f"http://127.0.0.1:{self.port}"
 
     def control(self, method, path):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            conn.request(method, path)
-            resp = conn.getresponse()
-            body = resp.read()
-        finally:
-            conn.close()
-        if resp.status != 200:
-            raise Broken(f"{method} {path} answered {resp.status}: {body[:200]!r}")
-        return json.loads(body)
+        return json.loads(call(self.port, method, path))
 
     def reset_stats(self):
         self.control("POST", "/_control/reset-stats")
@@ -193,16 +218,7 @@ class FeedServer:
             self.ports.append(int(line.rsplit(":", 1)[1]))
 
     def call(self, method, path):
-        conn = http.client.HTTPConnection("127.0.0.1", self.ports[0], timeout=60)
-        try:
-            conn.request(method, path)
-            resp = conn.getresponse()
-            body = resp.read()
-        finally:
-            conn.close()
-        if resp.status != 200:
-            raise Broken(f"{method} {path} answered {resp.status}")
-        return body
+        return call(self.ports[0], method, path, timeout=60)
 
     def reset_stats(self):
         self.call("POST", "/_control/reset-stats")
@@ -227,13 +243,14 @@ class FeedServer:
 
 
 class Daemon:
-    """feedsyncd with its log in a file, watched through /proc."""
+    """feedsyncd with its log in a file, watched through /proc; `env` adds to our environment
+    (a feed's secret)."""
 
-    def __init__(self, binary, config):
+    def __init__(self, binary, config, env=None):
         self.log = open(config.parent / "feedsyncd.log", "w+")
         self.started = time.perf_counter()
         self.proc = subprocess.Popen([str(binary), "--config", str(config)], stdin=subprocess.DEVNULL,
-                                     stdout=self.log, stderr=self.log, cwd=config.parent)
+                                     stdout=self.log, stderr=self.log, cwd=config.parent, env={**os.environ, **(env or {})})
         self.max_fds = 0
 
     def events(self, event):
@@ -260,6 +277,12 @@ class Daemon:
         time.sleep(seconds)
         return cpu_ticks(self.proc.pid) - before, status_kib(self.proc.pid, "VmRSS") / 1024
 
+    def idle_figures(self, seconds):
+        """CPU % and RSS (MiB, the larger of the start's and the end's) over `seconds` with nothing due."""
+        rss_before = status_kib(self.proc.pid, "VmRSS") / 1024
+        ticks, rss_after = self.idle(seconds)
+        return ticks / TICK / seconds * 100, max(rss_before, rss_after)
+
     def tail(self):
         self.log.flush()
         with open(self.log.name) as f:
@@ -279,6 +302,68 @@ class Daemon:
         if self.proc.returncode != 0:
             raise Broken(f"feedsyncd exited {self.proc.returncode} on SIGTERM")
         return hwm, cpu
+
+
+# ---------------------------------------------------------------------------------------------
+# The live sides (bench_live.py, bench_live_bluesky.py): feedsyncd following streams
+
+def sqlite_config(folder, feeds):
+    """folder/feedsync.json: `feeds` stored in folder/feedsync.sqlite; returns its path."""
+    config = Path(folder) / "feedsync.json"
+    config.write_text(json.dumps({"store": {"integration": "sqlite", "path": "feedsync.sqlite"}, "feeds": feeds}))
+    return config
+
+
+def arrivals(db, count, publish, daemon, noun):
+    """For each of `count` posts, the seconds from just before `publish(n)` (which returns the
+    post's id) to the moment its row is in feed `live` of `db`, polled every 1 ms from here."""
+    samples = []
+    for n in range(count):
+        started = time.perf_counter()
+        post = publish(n)
+        deadline = started + 10
+        while db.execute("SELECT 1 FROM posts WHERE feed = 'live' AND id = ?", (post,)).fetchone() is None:
+            if time.perf_counter() > deadline:
+                raise Broken(f"{noun} {post} did not arrive within 10 s:\n{daemon.tail()}")
+            time.sleep(0.001)
+        samples.append(time.perf_counter() - started)
+    return sorted(samples)
+
+
+def latency_figures(samples):
+    """Median, p99 and the largest of `samples` (sorted, in seconds), with their verdicts against
+    the targets of < 200 ms and < 1 s, as a report line's phrase."""
+    median = statistics.median(samples) * 1000
+    p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))] * 1000
+    return (f"median {median:.1f} ms ({verdict(median < 200)}, target < 200), "
+            f"p99 {p99:.1f} ms ({verdict(p99 < 1000)}, target < 1000), max {samples[-1] * 1000:.1f} ms")
+
+
+def live_main(description, sides, count_option, counts):
+    """The command line both live scripts share: build the release feedsyncd (unless --no-build),
+    then `sides(binary, args)`; --smoke runs 20 posts, 2 accounts and a 5 s idle window.
+    `counts` are the defaults of `count_option` and --accounts. Returns the exit status."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--no-build", action="store_true")
+    p.add_argument("--smoke", action="store_true")
+    p.add_argument(f"--{count_option}", type=int, default=counts[0])
+    p.add_argument("--accounts", type=int, default=counts[1])
+    p.add_argument("--idle-seconds", type=float, default=30)
+    args = p.parse_args()
+    if args.smoke:
+        setattr(args, count_option, 20)
+        args.accounts, args.idle_seconds = 2, 5
+    if not args.no_build:
+        subprocess.run(["swift", "build", "-c", "release", "--product", "feedsyncd"], cwd=ROOT, check=True)
+    binary = ROOT / ".build" / "release" / "feedsyncd"
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    print(f"build: {commit}, release feedsyncd, {os.cpu_count()} cores")
+    try:
+        sides(binary, args)
+    except Broken as error:
+        print(f"broken: {error}", file=sys.stderr)
+        return 1
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -330,13 +415,15 @@ def last_rows_written(db):
 # ---------------------------------------------------------------------------------------------
 # Building, finding the binaries, the baselines' venvs
 
-def build_release():
-    note("swift build -c release …")
+def build_release(jobs=None, say=note):
+    """`swift build -c release`, with at most `jobs` jobs when given; Broken when it fails."""
+    say("swift build -c release …")
     started = time.perf_counter()
-    done = subprocess.run(["swift", "build", "-c", "release"], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(["swift", "build", "-c", "release"] + (["-j", str(jobs)] if jobs else []), cwd=ROOT,
+                          capture_output=True, text=True)
     if done.returncode != 0:
         raise Broken(f"swift build -c release failed ({done.returncode})\n{tail(done.stdout + done.stderr, 40)}")
-    note(f"built in {time.perf_counter() - started:.1f} s")
+    say(f"built in {time.perf_counter() - started:.1f} s")
 
 
 def pick_binary(smoke):
@@ -413,6 +500,20 @@ def preamble(args, meta, title):
     if args.smoke:
         print("smoke run: the figures are too small to mean anything; it checks row counts and the idle poll")
     print()
+
+
+def cold_and_idle(cold, idle, idle_rows, expected, ok):
+    """A report's closing lines: what the cold sync said, then the idle poll (a second pull with
+    nothing changed) against what it should have cost (`expected`, and whether `ok`)."""
+    print()
+    print("feedsync cold sync said: " + (cold.stdout.strip() or "(nothing)"))
+    print()
+    print("idle poll (second pull, nothing changed)")
+    print(f"  requests {idle.stats['total_requests']} ({statuses(idle.stats)}), "
+          f"{idle.stats['bytes_sent']:,} bytes received, {idle_rows} rows written, "
+          f"wall {idle.wall:.3f} s, CPU {idle.cpu:.3f} s, peak RSS {idle.rss_mib:.1f} MiB")
+    print(f"  expected {expected}: {verdict(ok)}")
+    print("  feedsync said: " + (idle.stdout.strip() or "(nothing)"))
 
 
 def sides(rows, n, unit, width):

@@ -14,7 +14,7 @@ Prints one JSON object: {"seconds", "pages", "body_bytes", "parsed"}. The clock 
 the connection to the last byte of the last page, so interpreter start-up is not charged to it:
 that makes the ceiling as high as it can be, and the ratio against it as strict as it can be.
 
-Standard library only; bench.py also runs it once, untimed, to warm the server's page cache.
+Standard library and benchkit only; bench.py also runs it once, untimed, to warm the server's page cache.
 """
 import argparse
 import http.client
@@ -22,6 +22,10 @@ import json
 import re
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchkit import Broken, answer  # noqa: E402
 
 # The body ends in  ],"next_cursor":"<c>","has_more":true}  (API.md); a regex over the tail finds
 # both without decoding the changes.
@@ -32,21 +36,13 @@ def walk(port, limit, username="demo", password="demo", parse=False):
     """(seconds, pages, body bytes) for one full walk of the feed."""
     started = time.perf_counter()
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.request("POST", "/v1/auth/login", body=json.dumps({"username": username, "password": password}),
-                 headers={"Content-Type": "application/json"})
-    resp = conn.getresponse()
-    body = resp.read()
-    if resp.status != 200:
-        raise SystemExit(f"ceiling: login answered {resp.status}: {body[:200]!r}")
+    _, body = answer(conn, "POST", "/v1/auth/login", {"Content-Type": "application/json"},
+                     json.dumps({"username": username, "password": password}))
     headers = {"Authorization": "Bearer " + json.loads(body)["access_token"]}
     cursor, pages, total = None, 0, 0
     while True:
         path = f"/v1/feed?limit={limit}" + (f"&cursor={cursor}" if cursor is not None else "")
-        conn.request("GET", path, headers=headers)
-        resp = conn.getresponse()
-        body = resp.read()
-        if resp.status != 200:
-            raise SystemExit(f"ceiling: {path} answered {resp.status}: {body[:200]!r}")
+        _, body = answer(conn, "GET", path, headers)
         pages, total = pages + 1, total + len(body)
         if parse:
             page = json.loads(body)
@@ -54,7 +50,7 @@ def walk(port, limit, username="demo", password="demo", parse=False):
         else:
             m = TAIL.search(body, max(0, len(body) - 200))
             if m is None:
-                raise SystemExit(f"ceiling: no next_cursor/has_more at the end of {path}")
+                raise Broken(f"no next_cursor/has_more at the end of {path}")
             cursor, has_more = m.group(1).decode(), m.group(2) == b"true"
         if not has_more:
             break
@@ -70,19 +66,11 @@ def walk_mastodon(port, limit, token, parse=False):
     started = time.perf_counter()
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     headers = {"Authorization": "Bearer " + token}
-    conn.request("GET", "/api/v1/accounts/verify_credentials", headers=headers)
-    resp = conn.getresponse()
-    body = resp.read()
-    if resp.status != 200:
-        raise SystemExit(f"ceiling: verify_credentials answered {resp.status}: {body[:200]!r}")
+    answer(conn, "GET", "/api/v1/accounts/verify_credentials", headers)
     path, pages, total = f"/api/v1/timelines/home?limit={limit}", 0, 0
     prefix = f"http://127.0.0.1:{port}"
     while True:
-        conn.request("GET", path, headers=headers)
-        resp = conn.getresponse()
-        body = resp.read()
-        if resp.status != 200:
-            raise SystemExit(f"ceiling: {path} answered {resp.status}: {body[:200]!r}")
+        resp, body = answer(conn, "GET", path, headers)
         pages, total = pages + 1, total + len(body)
         if parse:
             empty = not json.loads(body)
@@ -92,7 +80,7 @@ def walk_mastodon(port, limit, token, parse=False):
             break
         m = LINK_NEXT.search(resp.getheader("Link") or "")
         if m is None or not m.group(1).startswith(prefix):
-            raise SystemExit(f"ceiling: no rel=\"next\" link on this server after {path}")
+            raise Broken(f"no rel=\"next\" link on this server after {path}")
         path = m.group(1)[len(prefix):]
     conn.close()
     return time.perf_counter() - started, pages, total
@@ -108,10 +96,13 @@ def main():
     p.add_argument("--mastodon", action="store_true", help="walk the fake Mastodon server's home timeline")
     p.add_argument("--token", default="test-token", help="the Mastodon access token (with --mastodon)")
     args = p.parse_args()
-    if args.mastodon:
-        seconds, pages, total = walk_mastodon(args.port, args.limit, args.token, args.parse)
-    else:
-        seconds, pages, total = walk(args.port, args.limit, args.username, args.password, args.parse)
+    try:
+        if args.mastodon:
+            seconds, pages, total = walk_mastodon(args.port, args.limit, args.token, args.parse)
+        else:
+            seconds, pages, total = walk(args.port, args.limit, args.username, args.password, args.parse)
+    except Broken as e:
+        raise SystemExit(f"ceiling: {e}") from e
     json.dump({"seconds": seconds, "pages": pages, "body_bytes": total, "parsed": args.parse}, sys.stdout)
     print()
 

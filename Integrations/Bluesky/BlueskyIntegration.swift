@@ -46,9 +46,9 @@ public enum BlueskyIntegration: PostsIntegration {
         let client = BlueskyClient(service: service, transport: transport, requests: context.requests,
                                    gate: context.hosts,
                                    pacer: RateLimitPacer.shared(for: service, account: "\(identifier) reads", in: context.shared,
-                                                                notice: context.notice),
+                                                                log: context.log),
                                    sessionPacer: RateLimitPacer.shared(for: service, account: "\(identifier) sessions", in: context.shared,
-                                                                       notice: context.notice),
+                                                                       log: context.log),
                                    waiter: context.waiter)
         return FeedBackend(
             posts: BlueskyPostService(client: client, timeline: timeline, filter: filter, identifier: identifier,

@@ -3,21 +3,40 @@ import Foundation
 import IntegrationKit
 
 /// The body of `POST /v1/auth/login` and `/v1/auth/refresh`.
-struct APITokenResponse: Decodable {
+struct APITokenResponse {
     var access_token: String
     var refresh_token: String?
     var token_type: String?
     var expires_in: Double?
 }
 
-/// The body every error response may carry: `{"error": {"code": …, "message": …}}`.
-struct APIErrorResponse: Decodable {
-    struct Detail: Decodable {
-        var code: String?
-        var message: String?
-    }
+extension APITokenResponse {
+    private enum Field: String, CaseIterable { case access_token, refresh_token, token_type, expires_in }
+    private static let fields = JSONKeys<Field>()
 
-    var error: Detail
+    /// Reads a token response: `access_token` a string; the others a string (a number for
+    /// `expires_in`), `null` or missing.
+    ///
+    /// - Throws: `JSONReader.FieldError` for a missing or mistyped field, `SyntaxError` for bad JSON.
+    init(body: Data) throws {
+        self = try body.withUnsafeBytes { raw in
+            var reader = JSONReader(raw.bindMemory(to: UInt8.self))
+            guard try reader.peek() == UInt8(ascii: "{") else { throw JSONReader.FieldError(reason: "the body is not an object") }
+            var access: String?, refresh: String?, type: String?, expires: Double?
+            try reader.readObject(Self.fields) { reader, field in
+                switch field {
+                case .access_token?: access = try reader.string("access_token")
+                case .refresh_token?: refresh = try reader.optionalString("refresh_token")
+                case .token_type?: type = try reader.optionalString("token_type")
+                case .expires_in?: expires = try reader.optionalDouble("expires_in")
+                case nil: try reader.skipValue()
+                }
+            }
+            guard reader.isAtEnd else { throw JSONReader.SyntaxError(offset: reader.offset, reason: "data follows the object") }
+            guard let access else { throw JSONReader.FieldError(reason: "access_token is missing") }
+            return APITokenResponse(access_token: access, refresh_token: refresh, token_type: type, expires_in: expires)
+        }
+    }
 }
 
 struct APILoginRequest: Encodable {

@@ -29,6 +29,6 @@ struct HTTPAPIAuthenticationService: AuthenticationService {
     private func tokens(_ request: HTTPRequest, _ operation: String) async throws -> Session {
         let received = now()
         let response = try await client.send(request, operation)
-        return try Session(client.decode(APITokenResponse.self, from: response, operation), receivedAt: received)
+        return try Session(client.decode(APITokenResponse.init(body:), from: response, operation), receivedAt: received)
     }
 }

@@ -50,8 +50,9 @@ struct HTTPAPIClient: Sendable {
         if (200..<300).contains(response.status) || response.status == 304 { return response }
         // Only an error's body is read as an error message: decoding every page that way cost
         // as much as reading its posts.
-        let detail = (try? JSONDecoder().decode(APIErrorResponse.self, from: response.body))
-            .map { HTTPStatus.detail([$0.error.code, $0.error.message]) } ?? ""
+        // An error's body is `{"error": {"code": …, "message": …}}`.
+        let detail = HTTPStatus.detail([JSONReader.string(at: ["error", "code"], in: response.body),
+                                        JSONReader.string(at: ["error", "message"], in: response.body)])
         guard var error = HTTPStatus.error(for: response, operation, detail: detail) else { return response }
         // This API has no resource that may be missing: a 404 means the base URL is wrong,
         // which may be a proxy or deployment hiccup, so it is retried like a 5xx.
@@ -61,10 +62,10 @@ struct HTTPAPIClient: Sendable {
         throw error
     }
 
-    /// Decodes a JSON body, or throws `.invalidResponse` naming the request.
-    func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse, _ operation: String) throws -> T {
+    /// Reads a JSON body with `read`, or throws `.invalidResponse` naming the request.
+    func decode<T>(_ read: (Data) throws -> T, from response: HTTPResponse, _ operation: String) throws -> T {
         do {
-            return try JSONDecoder().decode(type, from: response.body)
+            return try read(response.body)
         } catch {
             throw ServiceError(.invalidResponse, "\(operation) \(server)", "the response body is not the JSON the API documents")
         }

@@ -40,7 +40,7 @@ public enum HTTPAPIIntegration: PostsIntegration {
         try config.finish(alsoKnown: ["integration"])
 
         let client = HTTPAPIClient(transport: transport, baseURL: base, server: server, requests: context.requests, gate: context.hosts,
-                                   pacer: RateLimitPacer.shared(for: base, account: "\(username) on \(server)", in: context.shared, notice: context.notice),
+                                   pacer: RateLimitPacer.shared(for: base, account: "\(username) on \(server)", in: context.shared, log: context.log),
                                    waiter: context.waiter)
         return FeedBackend(
             posts: HTTPAPIPostService(client: client, pageSize: pageSize),

@@ -1,7 +1,8 @@
+import Foundation
 import IntegrationKit
 
 /// An account (`Account` entity): only the fields feedsync keeps.
-struct MastodonAccount: Decodable {
+struct MastodonAccount {
     var id: String
     var username: String?
     var acct: String
@@ -32,6 +33,18 @@ extension MastodonAccount {
         guard let id else { throw JSONReader.FieldError(reason: "\(path).id is missing") }
         guard let acct else { throw JSONReader.FieldError(reason: "\(path).acct is missing") }
         self.init(id: id, username: username, acct: acct, display_name: displayName, avatar: avatar)
+    }
+
+    /// Reads a body that is one account object (`GET /api/v1/accounts/lookup`).
+    ///
+    /// - Throws: `JSONReader.FieldError` for a missing or mistyped field, `SyntaxError` for bad JSON.
+    init(body: Data) throws {
+        self = try body.withUnsafeBytes { raw in
+            var reader = JSONReader(raw.bindMemory(to: UInt8.self))
+            let account = try MastodonAccount(reading: &reader, path: "account")
+            guard reader.isAtEnd else { throw JSONReader.SyntaxError(offset: reader.offset, reason: "data follows the account") }
+            return account
+        }
     }
 }
 

@@ -62,7 +62,8 @@ struct MastodonClient: Sendable {
         // Only an error's body is read for its message: a timeline page is an array, and decoding
         // one as an error body first cost as much as reading its statuses.
         let isError = !(200..<300).contains(response.status) && response.status != 304
-        let message = isError ? (try? JSONDecoder().decode(MastodonError.self, from: response.body)).map { HTTPStatus.detail([$0.error]) } ?? "" : ""
+        // An error's body is `{"error": "…"}`.
+        let message = isError ? JSONReader.string(at: ["error"], in: response.body).map { HTTPStatus.detail([$0]) } ?? "" : ""
         if let error = HTTPStatus.error(for: response, operation, detail: message) {
             switch error.code {
             case .unauthorized:

@@ -58,7 +58,7 @@ public enum MastodonIntegration: PostsIntegration {
                                     // Mastodon counts a quota per access token (its account); the token's hash
                                     // tells tokens apart without keeping its text in another place.
                                     pacer: RateLimitPacer.shared(for: server, account: "token \(token.hashValue)", in: context.shared,
-                                                                 notice: context.notice),
+                                                                 log: context.log),
                                     waiter: context.waiter)
         return FeedBackend(
             posts: MastodonPostService(client: client, timeline: timeline, pageSize: pageSize, maxPosts: maxPosts, since: since,

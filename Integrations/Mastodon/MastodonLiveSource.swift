@@ -83,9 +83,7 @@ struct MastodonLiveSource: LiveSource {
             } catch let error as ServiceError where error.code == .invalidRequest {
                 continue   // an older server without v2, or one without either
             }
-            var value: Any? = try? JSONSerialization.jsonObject(with: response.body)
-            for key in keys { value = (value as? [String: Any])?[key] }
-            if let text = value as? String, !text.isEmpty {
+            if let text = JSONReader.string(at: keys, in: response.body), !text.isEmpty {
                 guard let url = MastodonStream.httpForm(text) else {
                     throw ServiceError(.invalidResponse, "asking where the stream is on \(client.origin.host)",
                                        "\(path) announces \"\(Terminal.safe(text, limit: 200))\", which is not a ws(s) or http(s) URL")

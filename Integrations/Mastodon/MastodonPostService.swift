@@ -121,7 +121,7 @@ actor AccountLookup {
         if let id = known[acct] { return id }
         let response = try await client.get(client.url("/api/v1/accounts/lookup", query: [URLQueryItem(name: "acct", value: acct)]),
                                             "looking up @\(acct) on")
-        guard let account = try? JSONDecoder().decode(MastodonAccount.self, from: response.body) else {
+        guard let account = try? MastodonAccount(body: response.body) else {
             throw ServiceError(.invalidResponse, "looking up @\(acct)", "the answer is not an account")
         }
         known[acct] = account.id

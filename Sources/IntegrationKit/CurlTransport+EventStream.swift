@@ -182,7 +182,7 @@ final class CurlEventStreamTransfer: @unchecked Sendable {
     /// The error for an answer that was not `200`, with the server's message when it sent one.
     private func statusError() -> ServiceError? {
         guard headersDone, status != 200 else { return nil }
-        let message = (try? JSONSerialization.jsonObject(with: errorBody) as? [String: Any])?["error"] as? String
+        let message = JSONReader.string(at: ["error"], in: errorBody)
         let response = HTTPResponse(status: status, headers: headers, body: errorBody)
         if let error = HTTPStatus.error(for: response, operation, detail: HTTPStatus.detail([message])) { return error }
         return ServiceError(.contractViolation, operation, "the server answered \(status), not 200, to a stream request")

@@ -16,7 +16,7 @@ import Foundation
 /// permits handed back (``HTTPTransport/sendPaced(_:gate:pacer:waiter:requests:operation:adjust:)``).
 ///
 /// A server counts its quota per account, so every feed of that account on that server shares
-/// one pacer (``shared(for:account:in:notice:)``) and sees the requests of the others.
+/// one pacer (``shared(for:account:in:log:)``) and sees the requests of the others.
 public actor RateLimitPacer {
     private var limit: Int?
     private var remaining: Int?
@@ -25,28 +25,29 @@ public actor RateLimitPacer {
     private var lastTurn: Date?
     /// The longest it waits for a reset.
     public let maxWait: TimeInterval
-    private let notice: @Sendable (String) -> Void
+    private let log: Logger
 
     /// - Parameters:
     ///   - maxWait: the longest wait; the default covers Mastodon's 5-minute window.
-    ///   - notice: told, in one sentence, whenever a wait of a second or more begins.
-    public init(maxWait: TimeInterval = 900, notice: @escaping @Sendable (String) -> Void = { _ in }) {
+    ///   - log: where each wait goes: a `debug` event `quota_wait` with the operation, the
+    ///     requests remaining and the wait; a wait of a second or more also as a notice.
+    public init(maxWait: TimeInterval = 900, log: Logger = .disabled) {
         self.maxWait = maxWait
-        self.notice = notice
+        self.log = log
     }
 
     /// The one pacer of `account` on `server`'s origin among the feeds that share `resources`:
     /// the one place a pacer's key is made, so feeds of one account always meet at one pacer.
     ///
-    ///     let pacer = RateLimitPacer.shared(for: server, account: username, in: context.shared, notice: context.notice)
+    ///     let pacer = RateLimitPacer.shared(for: server, account: username, in: context.shared, log: context.log)
     ///
     /// - Parameter account: who the server counts the quota for (a user name, a handle, an
     ///   access token), plus what else splits the server's count (`"… sessions"` for a login
     ///   endpoint with a quota of its own). It only keys memory: it is never printed.
     public static func shared(for server: URL, account: String, in resources: SharedResources,
-                              notice: @escaping @Sendable (String) -> Void) -> RateLimitPacer {
+                              log: Logger) -> RateLimitPacer {
         let origin = Origin(server)?.gateKey ?? server.absoluteString
-        return resources.value(for: "rate-limit pacer \(origin) \(account)") { RateLimitPacer(notice: notice) }
+        return resources.value(for: "rate-limit pacer \(origin) \(account)") { RateLimitPacer(log: log) }
     }
 
     /// Takes the next request's turn: the time it may be sent, `now` when the quota allows it.
@@ -76,7 +77,8 @@ public actor RateLimitPacer {
             throw ServiceError(.rateLimited(until: resetAt), operation,
                                "the request quota is spent until \(resetAt.formatted(.iso8601)), more than \(Int(maxWait)) s away")
         }
-        if wait >= 1 { notice("\(operation): the server's request quota is \(remaining <= 0 ? "spent" : "nearly spent"); waiting \(Int(wait.rounded(.up))) s") }
+        log.debug("quota_wait", ["operation": operation, "remaining": String(remaining), "wait_ms": String(Int((wait * 1000).rounded(.up)))])
+        if wait >= 1 { log.notice("\(operation): the server's request quota is \(remaining <= 0 ? "spent" : "nearly spent"); waiting \(Int(wait.rounded(.up))) s") }
         if remaining > 0 { self.remaining = remaining - 1 }
         lastTurn = turn
         return turn

@@ -7,18 +7,10 @@ public enum SHA1 {
     /// The 20-byte digest of `message`.
     public static func digest(_ message: some Collection<UInt8>) -> [UInt8] {
         var state: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
-        var padded = Array(message)
-        let bitLength = UInt64(padded.count) &* 8
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        let padded = FIPS180.paddedWords(message)
         var words = [UInt32](repeating: 0, count: 80)
-        for block in stride(from: 0, to: padded.count, by: 64) {
-            for index in 0..<16 {
-                let offset = block + index * 4
-                words[index] = UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16
-                    | UInt32(padded[offset + 2]) << 8 | UInt32(padded[offset + 3])
-            }
+        for block in stride(from: 0, to: padded.count, by: 16) {
+            for index in 0..<16 { words[index] = padded[block + index] }
             for index in 16..<80 {
                 words[index] = rotate(words[index - 3] ^ words[index - 8] ^ words[index - 14] ^ words[index - 16], 1)
             }

@@ -204,7 +204,7 @@ import Testing
         let http = MockXRPC(follows: follows)
         let sockets = MockSockets(keepOpen: keepOpen)
         let client = BlueskyClient(service: URL(string: "https://pds.example")!, transport: http, requests: RequestCounter(), gate: HostGate(),
-                                   pacer: RateLimitPacer(notice: { _ in }), sessionPacer: RateLimitPacer(notice: { _ in }))
+                                   pacer: RateLimitPacer(), sessionPacer: RateLimitPacer())
         let session = BlueskyLiveSession(BlueskyAuthenticationService(client: client, identifier: "me.test", password: Secret("pw")))
         let source = BlueskyLiveSource(client: client, session: session, identifier: "me.test", subscription: .follows,
                                        jetstreamURL: URL(string: "wss://jetstream.example/subscribe")!, transport: sockets,

@@ -61,11 +61,21 @@ import Testing
     }
 
     @Test func waitsForTheResetAndSaysSo() async throws {
-        let notices = SleepLog()
-        let pacer = RateLimitPacer(notice: { _ in notices.add(1) })
+        let lines = LogLines()
+        let pacer = RateLimitPacer(log: Logger(minimum: .debug, handler: lines))
         await pacer.record(HTTPResponse(status: 200, headers: ["X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "240"]), now: now)
         #expect(try await pacer.turn("reading", now: now) == now.addingTimeInterval(240))
-        #expect(notices.all.count == 1)
+        #expect(lines.all == ["debug quota_wait operation=reading remaining=0 wait_ms=240000",
+                              "info notice detail=reading: the server's request quota is spent; waiting 240 s"])
+    }
+
+    @Test func aShortWaitIsLoggedAtDebugOnly() async throws {
+        let lines = LogLines()
+        let pacer = RateLimitPacer(log: Logger(minimum: .debug, handler: lines))
+        await pacer.record(HTTPResponse(status: 200, headers: ["X-RateLimit-Limit": "100", "X-RateLimit-Remaining": "4",
+                                                               "X-RateLimit-Reset": "2"]), now: now)
+        #expect(try await pacer.turn("reading", now: now) == now.addingTimeInterval(0.4))
+        #expect(lines.all == ["debug quota_wait operation=reading remaining=4 wait_ms=400"])
     }
 
     @Test func aResetPastTheCapIsRateLimitedNotASleep() async {
@@ -137,6 +147,16 @@ import Testing
         #expect(RateLimitPacer.resetDate("2027-01-15T08:00:00Z", now: now) == Date(timeIntervalSince1970: 1_800_000_000))
         #expect(RateLimitPacer.resetDate("30", now: now) == now.addingTimeInterval(30))
         #expect(RateLimitPacer.resetDate("soon", now: now) == nil)
+    }
+}
+
+/// Records every event it is handed, as `level event key=value …`.
+final class LogLines: LogHandler {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+
+    func write(_ level: Logger.Level, _ event: String, _ fields: KeyValuePairs<String, String>) {
+        lines.withLock { $0.append(([level.name, event] + fields.map { "\($0.key)=\($0.value)" }).joined(separator: " ")) }
     }
 }
 

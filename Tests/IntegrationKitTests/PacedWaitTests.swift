@@ -69,10 +69,10 @@ import Testing
 
     @Test func feedsOfOneAccountOnOneServerShareOnePacer() async throws {
         let resources = SharedResources()
-        let home = RateLimitPacer.shared(for: URL(string: "https://example.social/")!, account: "token 1", in: resources, notice: { _ in })
-        let list = RateLimitPacer.shared(for: URL(string: "https://EXAMPLE.social:443/api")!, account: "token 1", in: resources, notice: { _ in })
-        let otherAccount = RateLimitPacer.shared(for: URL(string: "https://example.social/")!, account: "token 2", in: resources, notice: { _ in })
-        let otherServer = RateLimitPacer.shared(for: URL(string: "https://example.org/")!, account: "token 1", in: resources, notice: { _ in })
+        let home = RateLimitPacer.shared(for: URL(string: "https://example.social/")!, account: "token 1", in: resources, log: .disabled)
+        let list = RateLimitPacer.shared(for: URL(string: "https://EXAMPLE.social:443/api")!, account: "token 1", in: resources, log: .disabled)
+        let otherAccount = RateLimitPacer.shared(for: URL(string: "https://example.social/")!, account: "token 2", in: resources, log: .disabled)
+        let otherServer = RateLimitPacer.shared(for: URL(string: "https://example.org/")!, account: "token 1", in: resources, log: .disabled)
         #expect(home === list)
         #expect(home !== otherAccount && home !== otherServer)
 

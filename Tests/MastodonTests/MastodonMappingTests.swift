@@ -173,7 +173,7 @@ import Testing
         #expect(try dto.media_attachments?.compactMap { try Video($0) }.allSatisfy { ($0.width ?? 0) > 0 } == true)
         let (minimal, _) = try post("status_minimal.json")
         #expect(minimal.language == nil && minimal.editedAt == nil)
-        let account = try JSONDecoder().decode(MastodonAccount.self, from: Data(contentsOf: Self.folder.appendingPathComponent("account.json")))
+        let account = try MastodonAccount(body: Data(contentsOf: Self.folder.appendingPathComponent("account.json")))
         #expect(try User(account).handle == account.acct)
     }
 }

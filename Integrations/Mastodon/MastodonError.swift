@@ -1,4 +1,0 @@
-/// The body of an error response: `{"error": "…"}`.
-struct MastodonError: Decodable {
-    var error: String
-}
