@@ -78,6 +78,22 @@ import Testing
         #expect(manyQuery.contains(URLQueryItem(name: "requireHello", value: "true")) && !manyQuery.contains { $0.name == "wantedDids" || $0.name == "cursor" })
     }
 
+    @Test func theFollowSetIsReadAgainAtTheFeedsIntervalUnlessTheConfigSaysOtherwise() throws {
+        func refresh(_ keys: String, interval: TimeInterval?) throws -> TimeInterval? {
+            let value = try JSONDecoder().decode(ConfigValue.self, from: Data(#"{"stream": true\#(keys)}"#.utf8))
+            guard case .object(let object) = value else { return nil }
+            let section = ConfigSection(object, path: "feeds[0].posts", context: ConfigContext(fileName: "f", directory: URL(fileURLWithPath: "/"),
+                                                                                                environment: [:]))
+            return try BlueskyLiveConfig(section, timeline: .home, timelineText: "home", interval: interval)?.refreshInterval
+        }
+        #expect(try refresh("", interval: 300) == 300)
+        #expect(try refresh("", interval: 1) == 10, "no faster than every 10 s")
+        #expect(try refresh("", interval: 7 * 86_400) == 86_400)
+        #expect(try refresh("", interval: nil) == 900)
+        #expect(try refresh(#", "subscriptionRefreshSeconds": 60"#, interval: 300) == 60)
+        #expect(throws: ConfigError.self) { try refresh(#", "subscriptionRefreshSeconds": 5"#, interval: 300) }
+    }
+
     @Test func tenThousandDidsPerConnection() {
         let chunks = BlueskyLiveSource.chunks((0..<20_001).map(Self.follow))
         #expect(chunks.map(\.count) == [10_000, 10_000, 1])
