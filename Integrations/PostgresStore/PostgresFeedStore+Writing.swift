@@ -3,7 +3,7 @@ import Foundation
 import StoreKit
 
 /// The write side: each page one transaction, one set-based statement per table.
-extension PostgresFeedStore: FeedPageWriter {
+extension PostgresFeedStore: PageCommitter, VideoCache, FeedSweeper, SyncRecorder {
     public func cursor(ofFeed feed: String) throws -> FeedCursor? {
         try run("reading the cursor of feed \(feed)", "SELECT cursor, cursor_validator FROM feeds WHERE name = $1", [feed])
             .first.flatMap { row in row[0].map { FeedCursor(position: $0, validator: row[1]) } }

@@ -1,8 +1,9 @@
 import Core
 import Foundation
 
-/// The roles of the store a sync uses: it writes pages, keeps the session, and holds the feed's lease.
-public typealias SyncStore = FeedPageWriter & SessionKeeper & FeedLeases
+/// The roles of the store a sync uses: it commits pages, keeps the video cache, the feed's
+/// backend and its run records, sweeps, keeps the session, and holds the feed's lease.
+public typealias SyncStore = PageCommitter & VideoCache & FeedSweeper & SyncRecorder & SessionKeeper & FeedLeases
 
 /// Syncs one feed into the store: logs in or reuses the session, walks the pages from the
 /// stored cursor, resolves the videos each page refers to, and commits each page.

@@ -56,7 +56,7 @@ func underLease<T>(_ store: any FeedLeases, _ feed: String = "home", _ writes: (
     }
 }
 
-extension FeedLeases where Self: FeedPageWriter {
+extension FeedLeases where Self: PageCommitter {
     /// Commits `page` under the feed's lease.
     func commit(_ page: FeedPage, toFeed feed: String = "home") async throws -> PageWriteResult {
         try await underLease(self, feed) { try await self.apply(page, videos: [], toFeed: feed) }
