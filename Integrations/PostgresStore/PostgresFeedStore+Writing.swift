@@ -37,7 +37,10 @@ extension PostgresFeedStore: PageCommitter, VideoCache, FeedSweeper, SyncRecorde
     /// Encodes the page's rows on the caller's task, so that work is not on the store's queue.
     public nonisolated func prepare(_ page: FeedPage) -> any PreparedPage { PostgresPreparedPage(page) }
 
-    public func apply(_ prepared: any PreparedPage, videos: [Video], toFeed feed: String) async throws -> PageWriteResult {
+    /// Commits the page only while `lease` is still this worker's: held here (not given back)
+    /// and, checked in the page's transaction, not taken over by another worker.
+    public func apply(_ prepared: any PreparedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
+        let feed = lease.feed
         await pageGate(feed)
         let page = prepared.page
         let rows = (prepared as? PostgresPreparedPage) ?? PostgresPreparedPage(page)
@@ -45,7 +48,7 @@ extension PostgresFeedStore: PageCommitter, VideoCache, FeedSweeper, SyncRecorde
         let db = try db(operation)
         return try storage(operation) {
             do {
-                return try write(rows, videos: videos, toFeed: feed, operation, in: db)
+                return try write(rows, videos: videos, under: lease, operation, in: db)
             } catch {
                 db.rollbackIfOpen()
                 throw error
@@ -59,10 +62,11 @@ extension PostgresFeedStore: PageCommitter, VideoCache, FeedSweeper, SyncRecorde
     /// posts' upsert; then the video links, deletions, resolved videos and the cursor with COMMIT
     /// in one pipeline. COMMIT is only sent once the renewal proved the lease still this worker's;
     /// the renewal locks the lease row until the commit, so no other worker takes the feed between.
-    private func write(_ rows: PostgresPreparedPage, videos: [Video], toFeed feed: String, _ operation: String,
+    private func write(_ rows: PostgresPreparedPage, videos: [Video], under lease: FeedLease, _ operation: String,
                        in db: PostgresConnection) throws -> PageWriteResult {
+        let feed = lease.feed
         var result = PageWriteResult()
-        var opening: [PostgresConnection.Statement] = [("BEGIN", []), try leaseRenewal(feed, operation)]
+        var opening: [PostgresConnection.Statement] = [("BEGIN", []), try leaseRenewal(of: lease, operation)]
         if let videoIDs = rows.videoIDs {
             opening.append(("INSERT INTO videos (feed, id) SELECT $1, v FROM unnest($2::text[]) v ON CONFLICT (feed, id) DO NOTHING",
                             [feed, videoIDs]))

@@ -187,7 +187,11 @@ public actor SQLiteFeedStore: FeedStore {
         EncodedPage(page: page, rows: PageRows(page.changes))
     }
 
-    public func apply(_ prepared: any PreparedPage, videos: [Video], toFeed feed: String) throws -> PageWriteResult {
+    /// Commits the page under the store's write lock, which the lease is a hold on: the kernel
+    /// keeps it for this process until it is given back, so no other process can take it over
+    /// meanwhile, and the commit needs no check of it.
+    public func apply(_ prepared: any PreparedPage, videos: [Video], under lease: FeedLease) throws -> PageWriteResult {
+        let feed = lease.feed
         let db = try db("committing a page of feed \(feed)")
         let page = prepared.page
         let rows = (prepared as? EncodedPage)?.rows ?? PageRows(page.changes)

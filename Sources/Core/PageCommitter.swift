@@ -20,13 +20,17 @@ public protocol PageCommitter: Sendable {
     /// The default returns the page as it is.
     func prepare(_ page: FeedPage) -> any PreparedPage
 
-    /// Commits one page in one transaction: its posts and their authors, `videos`, the
-    /// deletions, and the page's cursor. Rows that already match are not rewritten. `page`
-    /// may come from ``prepare(_:)`` or be a plain ``FeedPage``.
+    /// Commits one page of the lease's feed in one transaction: its posts and their authors,
+    /// `videos`, the deletions, and the page's cursor. Rows that already match are not
+    /// rewritten. `page` may come from ``prepare(_:)`` or be a plain ``FeedPage``.
     ///
+    /// - Parameter lease: the lease on the feed the page is written under, as
+    ///   ``FeedLeases/acquireLease(onFeed:holder:wait:onlyIfDue:)`` gave it. A store whose lease
+    ///   can run out checks in the page's transaction that it is still this one.
     /// - Important: On any error nothing of the page is kept and the cursor does not move.
-    /// - Throws: ``ServiceError`` `.storage`; `.locked` when the feed's lease was lost meanwhile.
-    func apply(_ page: any PreparedPage, videos: [Video], toFeed feed: String) async throws -> PageWriteResult
+    /// - Throws: ``ServiceError`` `.storage`; `.locked` when the lease was given back, or lost
+    ///   meanwhile to another worker.
+    func apply(_ page: any PreparedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult
 }
 
 extension PageCommitter {

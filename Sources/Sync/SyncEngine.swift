@@ -152,7 +152,7 @@ public struct SyncEngine: Sendable {
         guard let lease = try await acquireLease(onlyIfDue: onlyIfDue) else { return nil }
         let result: Result<SyncReport, any Error>
         do {
-            result = .success(try await sync(full: full, progress: progress))
+            result = .success(try await sync(full: full, under: lease, progress: progress))
         } catch {
             result = .failure(error)
         }
@@ -176,7 +176,7 @@ public struct SyncEngine: Sendable {
     }
 
     /// One sync under the feed's lease, its outcome recorded.
-    private func sync(full: Bool, progress: @Sendable (Progress) -> Void) async throws -> SyncReport {
+    private func sync(full: Bool, under lease: FeedLease, progress: @Sendable (Progress) -> Void) async throws -> SyncReport {
         let started = now()
         let requestsBefore = services.requests.value
         var report = SyncReport(feed: feed)
@@ -210,7 +210,7 @@ public struct SyncEngine: Sendable {
                     let fetched = try await pipeline.take()
                     let page = fetched.page
                     let videos = try await resolveVideos(of: page, report: &report)
-                    report.add(try await services.store.apply(fetched.prepared, videos: videos, toFeed: feed))
+                    report.add(try await services.store.apply(fetched.prepared, videos: videos, under: lease))
                     await pipeline.committed()
                     walk?.note(page)
                     report.pages += 1

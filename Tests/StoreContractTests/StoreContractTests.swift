@@ -45,9 +45,14 @@ func makePage(_ changes: [FeedChange], cursor: String) -> FeedPage {
 /// Runs `writes` holding the feed's lease, as a sync does: a shared store refuses a feed's
 /// writes without it.
 func underLease<T>(_ store: any FeedLeases, _ feed: String = "home", _ writes: () async throws -> T) async throws -> T {
+    try await underLease(store, feed) { _ in try await writes() }
+}
+
+/// Runs `writes` given the feed's lease, as a sync does.
+func underLease<T>(_ store: any FeedLeases, _ feed: String = "home", _ writes: (FeedLease) async throws -> T) async throws -> T {
     let lease = try #require(try await store.acquireLease(onFeed: feed, holder: "test", wait: 5, onlyIfDue: false))
     do {
-        let value = try await writes()
+        let value = try await writes(lease)
         await store.release(lease)
         return value
     } catch {
@@ -59,7 +64,7 @@ func underLease<T>(_ store: any FeedLeases, _ feed: String = "home", _ writes: (
 extension FeedLeases where Self: PageCommitter {
     /// Commits `page` under the feed's lease.
     func commit(_ page: FeedPage, toFeed feed: String = "home") async throws -> PageWriteResult {
-        try await underLease(self, feed) { try await self.apply(page, videos: [], toFeed: feed) }
+        try await underLease(self, feed) { lease in try await self.apply(page, videos: [], under: lease) }
     }
 }
 
@@ -402,7 +407,7 @@ enum StoreContract {
         await dead.close()   // as a killed worker: no renewal, no release
         // close() gives leases back; hold one again without renewal to play the dead worker.
         try await dead.open()
-        _ = try await dead.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false)
+        let lost = try #require(try await dead.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
         await dead.stopRenewingForTests()
         let expiry = "SELECT expires_at FROM feed_leases WHERE feed = 'home'"
         let ranOut = try #require(Int64(try await dead.run("reading the lease", expiry).first?[0] ?? ""))
@@ -415,7 +420,7 @@ enum StoreContract {
         #expect(takenAt >= ranOut, "not taken over before the lease ran out")
         #expect(takenAt - ranOut < 30_000, "taken over \(takenAt - ranOut) ms after the lease ran out")
         let error = await #expect(throws: ServiceError.self) {
-            _ = try await dead.apply(makePage([.upsert(makePost("late"))], cursor: "9"), videos: [], toFeed: "home")
+            _ = try await dead.apply(makePage([.upsert(makePost("late"))], cursor: "9"), videos: [], under: lost)
         }
         #expect(error?.code == .locked, "the worker that lost its lease commits nothing more")
     }
@@ -424,13 +429,13 @@ enum StoreContract {
     /// over; the worker's next commit must still meet the fence, not find no lease to check.
     @Test func aWorkerWhoseLateRenewalFoundItsLeaseGoneCommitsNothing() async throws {
         let (late, other) = try await makeWorkers(lease: 1)
-        _ = try await late.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false)
+        let lost = try #require(try await late.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
         await late.stopRenewingForTests()
         let taken = try await other.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 60, onlyIfDue: false)
         #expect(taken?.tookOverFrom != nil)
         await late.renewLeases()
         let error = await #expect(throws: ServiceError.self) {
-            _ = try await late.apply(makePage([.upsert(makePost("late"))], cursor: "9"), videos: [], toFeed: "home")
+            _ = try await late.apply(makePage([.upsert(makePost("late"))], cursor: "9"), videos: [], under: lost)
         }
         #expect(error?.code == .locked)
         let record = await #expect(throws: ServiceError.self) {

@@ -316,7 +316,7 @@ import Testing
 
     func storeHolding(_ ids: [String]) async throws -> MockStore {
         let store = MockStore(log: log)
-        _ = try await store.apply(makePage(ids.map { makePost($0) }, cursor: "0", hasMore: false), videos: [], toFeed: "home")
+        _ = try await store.apply(makePage(ids.map { makePost($0) }, cursor: "0", hasMore: false), videos: [], under: FeedLease(feed: "home", token: "test"))
         return store
     }
 
@@ -410,7 +410,7 @@ final class SleepRecorder: Sendable {
     @Test func aFullWalkOfABackendThatForgetsDeletesNothing() async throws {
         let log = CallLog()
         let store = MockStore(log: log)
-        _ = try await store.apply(makePage(["p1", "p2", "p3"].map { makePost($0) }, cursor: "0", hasMore: false), videos: [], toFeed: "home")
+        _ = try await store.apply(makePage(["p1", "p2", "p3"].map { makePost($0) }, cursor: "0", hasMore: false), videos: [], under: FeedLease(feed: "home", token: "test"))
         var last = makePage([makePost("p3")], cursor: "3", hasMore: false)
         last.missingMeansDeleted = false
         let services = SyncEngine.Services(authentication: MockAuthentication(log: log), posts: MockPosts(log: log, [.success(last)]),
