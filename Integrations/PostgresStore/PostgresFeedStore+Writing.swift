@@ -35,15 +35,13 @@ extension PostgresFeedStore: PageCommitter, VideoCache, FeedSweeper, SyncRecorde
     }
 
     /// Encodes the page's rows on the caller's task, so that work is not on the store's queue.
-    public nonisolated func prepare(_ page: FeedPage) -> any PreparedPage { PostgresPreparedPage(page) }
+    public nonisolated func prepare(_ page: FeedPage) -> PostgresPreparedPage { PostgresPreparedPage(page) }
 
     /// Commits the page only while `lease` is still this worker's: held here (not given back)
     /// and, checked in the page's transaction, not taken over by another worker.
-    public func apply(_ prepared: any PreparedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
+    public func apply(_ rows: PostgresPreparedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
         let feed = lease.feed
         await pageGate(feed)
-        let page = prepared.page
-        let rows = (prepared as? PostgresPreparedPage) ?? PostgresPreparedPage(page)
         let operation = "committing a page of feed \(feed)"
         let db = try db(operation)
         return try storage(operation) {

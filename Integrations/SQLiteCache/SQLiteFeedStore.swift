@@ -176,25 +176,16 @@ public actor SQLiteFeedStore: FeedStore {
         }
     }
 
-    /// A page with its rows already encoded.
-    private struct EncodedPage: PreparedPage {
-        let page: FeedPage
-        let rows: PageRows
-    }
-
     /// Encodes the page's rows on the caller's task, so that work is not on the store's.
-    public nonisolated func prepare(_ page: FeedPage) -> any PreparedPage {
-        EncodedPage(page: page, rows: PageRows(page.changes))
-    }
+    public nonisolated func prepare(_ page: FeedPage) -> SQLitePreparedPage { SQLitePreparedPage(page) }
 
     /// Commits the page under the store's write lock, which the lease is a hold on: the kernel
     /// keeps it for this process until it is given back, so no other process can take it over
     /// meanwhile, and the commit needs no check of it.
-    public func apply(_ prepared: any PreparedPage, videos: [Video], under lease: FeedLease) throws -> PageWriteResult {
+    public func apply(_ prepared: SQLitePreparedPage, videos: [Video], under lease: FeedLease) throws -> PageWriteResult {
         let feed = lease.feed
         let db = try db("committing a page of feed \(feed)")
-        let page = prepared.page
-        let rows = (prepared as? EncodedPage)?.rows ?? PageRows(page.changes)
+        let (page, rows) = (prepared.page, prepared.rows)
         return try storage("committing a page of feed \(feed)") {
             try db.withTransaction {
                 // Looked up once per page rather than once per row: the cache is keyed by the SQL text.

@@ -91,8 +91,8 @@ import Testing
         func unresolvedVideoIDs(inFeed feed: String, limit: Int) async throws -> [VideoID] {
             try interrupter.step("unresolved"); return try await real.unresolvedVideoIDs(inFeed: feed, limit: limit)
         }
-        func prepare(_ page: FeedPage) -> any PreparedPage { real.prepare(page) }
-        func apply(_ page: any PreparedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
+        func prepare(_ page: FeedPage) -> SQLitePreparedPage { real.prepare(page) }
+        func apply(_ page: SQLitePreparedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
             try interrupter.step("apply"); return try await real.apply(page, videos: videos, under: lease)
         }
         func saveVideos(_ videos: [Video], inFeed feed: String) async throws -> Int {

@@ -147,8 +147,7 @@ actor MockStore: SyncStore {
     func videosToResolve(among ids: [VideoID], inFeed feed: String) -> [VideoID] { ids.filter { videos[$0] == nil } }
     func unresolvedVideoIDs(inFeed feed: String, limit: Int) -> [VideoID] { Array(unresolved.sorted().prefix(limit)) }
 
-    func apply(_ prepared: any PreparedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
-        let page = prepared.page
+    func apply(_ page: FeedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
         commits += 1
         let number = commits
         await beforeCommit?(number)

@@ -376,7 +376,7 @@ import Testing
         let posts = MockPosts(log: log, [.success(first), .success(last)])
         let notices = Mutex<[String]>([])
         var options = SyncEngine.Options()
-        options.notice = { line in notices.withLock { $0.append(line) } }
+        options.log = Logger(sentences: { line in notices.withLock { $0.append(line) } })
         let services = SyncEngine.Services(authentication: MockAuthentication(log: log), posts: posts, videos: MockVideos(log: log),
                                            store: store, requests: RequestCounter())
 
