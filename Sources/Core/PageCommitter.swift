@@ -6,8 +6,9 @@ import Foundation
 /// into the store's own ``PreparedPage`` (its rows, encoded), which ``apply(_:videos:under:)``
 /// then writes. The sync engine prepares the next page while one commits.
 ///
-///     let lease = try await store.acquireLease(onFeed: "home", holder: "feedsync", wait: 30, onlyIfDue: false)
+///     guard let lease = try await store.acquireLease(onFeed: "home", holder: "feedsync", wait: 30, onlyIfDue: false) else { return }
 ///     let result = try await store.apply(store.prepare(page), videos: videos, under: lease)
+///     await store.release(lease)
 public protocol PageCommitter: Sendable {
     /// A page as this store is going to write it, made by ``prepare(_:)``: ``FeedPage`` itself
     /// for a store that does nothing ahead.
