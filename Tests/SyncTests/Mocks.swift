@@ -243,3 +243,10 @@ func makePage(_ posts: [Post], deleting: [String] = [], cursor: String, hasMore:
     FeedPage(changes: posts.map { .upsert($0) } + deleting.map { .delete(PostID($0)) },
              nextCursor: FeedCursor(position: cursor), hasMore: hasMore)
 }
+
+/// Records the waits a sync asks for instead of sleeping.
+final class SleepRecorder: Sendable {
+    private let recorded = Mutex<[TimeInterval]>([])
+    func record(_ seconds: TimeInterval) { recorded.withLock { $0.append(seconds) } }
+    var waits: [TimeInterval] { recorded.withLock { $0 } }
+}
