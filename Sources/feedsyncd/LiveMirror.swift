@@ -219,7 +219,7 @@ actor LiveMirror {
                 // A feed that has never synced has no position yet; its catch-up sync will read it.
                 if let cursor = try await store.cursor(ofFeed: feed) {
                     let page = FeedPage(changes: changes, nextCursor: cursor, hasMore: false, missingMeansDeleted: false, videos: videos)
-                    let result = try await store.apply(page, videos: videos, toFeed: feed)
+                    let result = try await store.apply(page, videos: videos, under: lease)
                     log.debug("live_written", ["feed": feed, "changes": "\(changes.count)", "new": "\(result.inserted)"])
                 }
             } catch {
