@@ -57,7 +57,7 @@ extension PostgresFeedStore {
         }
     }
 
-    /// The lease this process holds on `feed`, if any: page commits check it is still theirs.
+    /// The lease this process holds on `feed`, if any: every write to the feed checks it is still its own.
     func heldToken(_ feed: String) -> String? { held[feed] }
 
     /// Proves, inside the caller's transaction, that this worker holds the feed's lease and that
@@ -68,24 +68,28 @@ extension PostgresFeedStore {
     ///
     /// - Throws: ``ServiceError`` `.locked`.
     func checkLease(_ feed: String, _ operation: String, in db: PostgresConnection) throws {
-        let renewal = try leaseRenewal(feed, operation)
+        guard let token = heldToken(feed) else { throw Self.notHeld(operation) }
+        let renewal = try leaseRenewal(of: FeedLease(feed: feed, token: token), operation)
         try leaseKept(try db.query(renewal.sql, renewal.parameters), operation)
     }
 
-    /// The statement of ``checkLease(_:_:in:)``, for a caller that sends it with others: it
-    /// returns a row when the lease is still this worker's, and must be checked with
+    /// The statement of ``checkLease(_:_:in:)`` for `lease`, for a caller that sends it with
+    /// others: it returns a row when the lease is still this worker's, and must be checked with
     /// ``leaseKept(_:_:)`` before the transaction may commit.
     ///
-    /// - Throws: ``ServiceError`` `.locked` when this worker holds no lease on the feed.
-    func leaseRenewal(_ feed: String, _ operation: String) throws -> PostgresConnection.Statement {
-        guard let token = heldToken(feed) else {
-            throw ServiceError(.locked, operation, "this worker does not hold the feed's lease (it was given back or never taken); nothing was kept")
-        }
+    /// - Throws: ``ServiceError`` `.locked` when this worker does not hold `lease` (it was given
+    ///   back, or never taken here).
+    func leaseRenewal(of lease: FeedLease, _ operation: String) throws -> PostgresConnection.Statement {
+        guard heldToken(lease.feed) == lease.token else { throw Self.notHeld(operation) }
         return ("UPDATE feed_leases SET expires_at = \(Self.nowMs) + $3 WHERE feed = $1 AND token = $2 RETURNING 1",
-                [feed, token, "\(Int64(leasePeriod * 1000))"])
+                [lease.feed, lease.token, "\(Int64(leasePeriod * 1000))"])
     }
 
-    /// Fails unless ``leaseRenewal(_:_:)`` found the lease still this worker's.
+    private static func notHeld(_ operation: String) -> ServiceError {
+        ServiceError(.locked, operation, "this worker does not hold the feed's lease (it was given back or never taken); nothing was kept")
+    }
+
+    /// Fails unless ``leaseRenewal(of:_:)`` found the lease still this worker's.
     ///
     /// - Throws: ``ServiceError`` `.locked`.
     func leaseKept(_ renewed: [[String?]], _ operation: String) throws {

@@ -2,50 +2,26 @@ import Core
 import Foundation
 import StoreKit
 
-/// The write side: each page one transaction, one set-based statement per table.
-extension PostgresFeedStore: FeedPageWriter {
+/// The write path: each page one transaction, one set-based statement per table.
+extension PostgresFeedStore: PageCommitter {
     public func cursor(ofFeed feed: String) throws -> FeedCursor? {
         try run("reading the cursor of feed \(feed)", "SELECT cursor, cursor_validator FROM feeds WHERE name = $1", [feed])
             .first.flatMap { row in row[0].map { FeedCursor(position: $0, validator: row[1]) } }
     }
 
-    public func backend(ofFeed feed: String) throws -> String? {
-        try run("reading the backend of feed \(feed)", "SELECT backend FROM feeds WHERE name = $1", [feed]).first?[0] ?? nil
-    }
-
-    public func setBackend(_ backend: String, ofFeed feed: String) throws {
-        try fenced(feed, "recording the backend of feed \(feed)") { db in
-            try db.query("""
-                INSERT INTO feeds (name, backend) VALUES ($1, $2)
-                ON CONFLICT (name) DO UPDATE SET backend = $2 WHERE feeds.backend IS DISTINCT FROM $2
-                """, [feed, backend])
-        }
-    }
-
-    public func videosToResolve(among ids: [VideoID], inFeed feed: String) throws -> [VideoID] {
-        let resolved = Set(try run("looking up videos of feed \(feed)", """
-            SELECT id FROM videos WHERE feed = $1 AND id = ANY($2::text[]) AND resolved = 1
-            """, [feed, pgArray(ids.map(\.rawValue))]).compactMap { $0[0] })
-        return ids.filter { !resolved.contains($0.rawValue) }
-    }
-
-    public func unresolvedVideoIDs(inFeed feed: String, limit: Int) throws -> [VideoID] {
-        try run("listing unresolved videos of feed \(feed)", "SELECT id FROM videos WHERE feed = $1 AND resolved = 0 ORDER BY id LIMIT $2",
-                [feed, "\(limit)"]).map { VideoID($0[0] ?? "") }
-    }
-
     /// Encodes the page's rows on the caller's task, so that work is not on the store's queue.
-    public nonisolated func prepare(_ page: FeedPage) -> any PreparedPage { PostgresPreparedPage(page) }
+    public nonisolated func prepare(_ page: FeedPage) -> PostgresPreparedPage { PostgresPreparedPage(page) }
 
-    public func apply(_ prepared: any PreparedPage, videos: [Video], toFeed feed: String) async throws -> PageWriteResult {
+    /// Commits the page only while `lease` is still this worker's: held here (not given back)
+    /// and, checked in the page's transaction, not taken over by another worker.
+    public func apply(_ rows: PostgresPreparedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
+        let feed = lease.feed
         await pageGate(feed)
-        let page = prepared.page
-        let rows = (prepared as? PostgresPreparedPage) ?? PostgresPreparedPage(page)
         let operation = "committing a page of feed \(feed)"
         let db = try db(operation)
         return try storage(operation) {
             do {
-                return try write(rows, videos: videos, toFeed: feed, operation, in: db)
+                return try write(rows, videos: videos, under: lease, operation, in: db)
             } catch {
                 db.rollbackIfOpen()
                 throw error
@@ -59,10 +35,11 @@ extension PostgresFeedStore: FeedPageWriter {
     /// posts' upsert; then the video links, deletions, resolved videos and the cursor with COMMIT
     /// in one pipeline. COMMIT is only sent once the renewal proved the lease still this worker's;
     /// the renewal locks the lease row until the commit, so no other worker takes the feed between.
-    private func write(_ rows: PostgresPreparedPage, videos: [Video], toFeed feed: String, _ operation: String,
+    private func write(_ rows: PostgresPreparedPage, videos: [Video], under lease: FeedLease, _ operation: String,
                        in db: PostgresConnection) throws -> PageWriteResult {
+        let feed = lease.feed
         var result = PageWriteResult()
-        var opening: [PostgresConnection.Statement] = [("BEGIN", []), try leaseRenewal(feed, operation)]
+        var opening: [PostgresConnection.Statement] = [("BEGIN", []), try leaseRenewal(of: lease, operation)]
         if let videoIDs = rows.videoIDs {
             opening.append(("INSERT INTO videos (feed, id) SELECT $1, v FROM unnest($2::text[]) v ON CONFLICT (feed, id) DO NOTHING",
                             [feed, videoIDs]))
@@ -218,89 +195,5 @@ extension PostgresFeedStore: FeedPageWriter {
             ON CONFLICT DO NOTHING
             """, ["{" + pks.joined(separator: ",") + "}", "{" + positions.joined(separator: ",") + "}", pgArray(videoIDs), feed]))
         return statements
-    }
-
-    private func upsertVideos(_ videos: [Video], feed: String, in db: PostgresConnection) throws -> Int {
-        let upsert = videoUpsert(videos, feed: feed)
-        return try db.query(upsert.sql, upsert.parameters).count
-    }
-
-    /// Marks `videos` resolved with their details; one row per video written.
-    private nonisolated func videoUpsert(_ videos: [Video], feed: String) -> PostgresConnection.Statement {
-        ("""
-            INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps)
-            SELECT $1, r.id, 1, r.title, r.duration_ms, r.stream_url, r.thumbnail_url, r.size_bytes, r.width, r.height, r.fps
-            FROM jsonb_to_recordset($2::jsonb) AS r(id text, title text, duration_ms bigint, stream_url text, thumbnail_url text,
-                 size_bytes bigint, width bigint, height bigint, fps double precision)
-            ON CONFLICT (feed, id) DO UPDATE SET resolved = 1, title = excluded.title, duration_ms = excluded.duration_ms,
-                stream_url = excluded.stream_url, thumbnail_url = excluded.thumbnail_url, size_bytes = excluded.size_bytes,
-                width = excluded.width, height = excluded.height, fps = excluded.fps
-            WHERE (videos.resolved, videos.title, videos.duration_ms, videos.stream_url, videos.thumbnail_url, videos.size_bytes,
-                   videos.width, videos.height, videos.fps) IS DISTINCT FROM
-                  (1, excluded.title, excluded.duration_ms, excluded.stream_url, excluded.thumbnail_url, excluded.size_bytes,
-                   excluded.width, excluded.height, excluded.fps)
-            RETURNING 1
-            """, [feed, jsonText(videos.map(VideoColumns.init))])
-    }
-
-    public func unseenPosts(of walk: FullWalk) throws -> (unseen: Int, cached: Int) {
-        let row = try run("counting posts of feed \(walk.feed)", """
-            SELECT COUNT(*), COUNT(*) FILTER (WHERE NOT (id = ANY($2::text[]))) FROM posts WHERE feed = $1
-            """, [walk.feed, pgArray(walk.seen.map(\.rawValue))]).first
-        return (Int(row?[1] ?? "0") ?? 0, Int(row?[0] ?? "0") ?? 0)
-    }
-
-    public func deleteUnseenPosts(of walk: FullWalk) throws -> Int {
-        let operation = "finishing the full sync of feed \(walk.feed)"
-        let db = try db(operation)
-        return try storage(operation) {
-            try db.transaction {
-                try checkLease(walk.feed, operation, in: db)
-                // What a sweep deletes is not fetched again: it waits for the disk, unlike a page.
-                try db.execute("SET LOCAL synchronous_commit = on")
-                return try db.query("DELETE FROM posts WHERE feed = $1 AND NOT (id = ANY($2::text[])) RETURNING 1",
-                                    [walk.feed, pgArray(walk.seen.map(\.rawValue))]).count
-            }
-        }
-    }
-
-    public func saveVideos(_ videos: [Video], inFeed feed: String) throws -> Int {
-        guard !videos.isEmpty else { return 0 }
-        return try fenced(feed, "saving videos of feed \(feed)") { db in try upsertVideos(videos, feed: feed, in: db) }
-    }
-
-    public func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) throws {
-        let db = try db("recording the sync of feed \(feed)")
-        let report = outcome.report
-        let finished = "\(milliseconds(outcome.finishedAt))"
-        try storage("recording the sync of feed \(feed)") {
-            try db.transaction {
-                // A run whose lease another worker took over is not recorded: it would overlap theirs.
-                try checkLease(feed, "recording the sync of feed \(feed)", in: db)
-                try db.query("""
-                    INSERT INTO sync_runs (feed, started_at, finished_at, error, new_posts, updated_posts, deleted_posts,
-                                           skipped_items, pages, requests, rows_written)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-                    """, [feed, "\(milliseconds(outcome.startedAt))", finished, outcome.error,
-                          report.map { "\($0.newPosts)" }, report.map { "\($0.updatedPosts)" }, report.map { "\($0.deletedPosts)" },
-                          report.map { "\($0.skippedItems)" }, report.map { "\($0.pages)" }, report.map { "\($0.requests)" },
-                          report.map { "\($0.rowsWritten)" }])
-                if let error = outcome.error {
-                    try db.query("""
-                        INSERT INTO feeds (name, last_error_at, last_error, consecutive_failures) VALUES ($1, $2, $3, 1)
-                        ON CONFLICT (name) DO UPDATE SET last_error_at = $2, last_error = $3,
-                            consecutive_failures = feeds.consecutive_failures + 1
-                        """, [feed, finished, error])
-                } else {
-                    // Only a walk that would sweep says anything new about the sweep.
-                    try db.query("""
-                        INSERT INTO feeds (name, last_success_at, location, polling_stopped, sweep_withheld) VALUES ($1, $2, $3, $4, $6)
-                        ON CONFLICT (name) DO UPDATE SET last_success_at = $2, consecutive_failures = 0, location = $3, polling_stopped = $4,
-                            sweep_withheld = CASE WHEN $5::boolean THEN $6 ELSE feeds.sweep_withheld END
-                        """, [feed, finished, report?.polling?.location, report?.polling?.stopped,
-                              report?.walkedToSweep == true ? "true" : "false", report?.sweepWithheld])
-                }
-            }
-        }
     }
 }

@@ -85,7 +85,7 @@ public actor PostgresFeedStore {
     /// The task that renews the leases, for a test that it ends with the store.
     var renewalForTests: Task<Void, Never>? { renewal }
 
-    /// Holds every page of ``apply(_:videos:toFeed:)`` in `gate` (given the feed) after the call
+    /// Holds every page of ``apply(_:videos:under:)`` in `gate` (given the feed) after the call
     /// reached the store and before its transaction begins, as the store's queue may hold one
     /// while other calls (a release at shutdown) run first: for tests of the fence.
     func holdPageCommitsForTests(_ gate: (@Sendable (String) async -> Void)?) {

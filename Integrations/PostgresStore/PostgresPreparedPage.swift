@@ -2,10 +2,10 @@ import Core
 import Foundation
 import StoreKit
 
-/// A page as ``PostgresFeedStore/apply(_:videos:toFeed:)`` sends it: the page's net effect, its
+/// A page as ``PostgresFeedStore/apply(_:videos:under:)`` sends it: the page's net effect, its
 /// posts as COPY lines and its authors and videos as parameters, all encoded before the store's
 /// queue is reached (``PostgresFeedStore/prepare(_:)``), so the next page is encoded while one commits.
-struct PostgresPreparedPage: PreparedPage {
+public struct PostgresPreparedPage: Sendable {
     let page: FeedPage
     /// The posts to upsert, in COPY's text format, and how many.
     let copyLines: [UInt8]

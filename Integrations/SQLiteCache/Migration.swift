@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// A named schema change, applied once and recorded in `schema_migrations`.
@@ -311,10 +312,12 @@ struct Migration: Sendable {
     /// `DatabaseMigrator` does), so none applies one twice.
     ///
     /// - Returns: whether any migration ran here.
-    /// - Parameter notice: told before and after a migration that rebuilds posts, with their count.
+    /// - Parameter log: told, as notices naming `store`, before and after a migration that
+    ///   rebuilds posts, with their count.
     @discardableResult
     static func migrate(_ database: SQLiteDatabase, sessions: SessionFile, now: Int64,
-                        notice: (String) -> Void = { _ in }) throws -> Bool {
+                        log: Logger = .disabled, store: String = "") throws -> Bool {
+        func notice(_ what: String) { log.notice("upgrading the store \(store): \(what)") }
         guard try !pending(in: database).isEmpty else { return false }
         // Freed pages are zeroed, so a dropped table's tokens do not linger in the file.
         try database.execute("PRAGMA secure_delete = ON")

@@ -111,4 +111,14 @@ extension SQLiteFeedStore {
             }
         }
     }
+
+    public func setNextAttempt(_ date: Date?, ofFeed feed: String) throws {
+        let db = try db("scheduling feed \(feed)")
+        try storage("scheduling feed \(feed)") {
+            try db.statement("""
+                INSERT INTO feeds (name, next_attempt_at) VALUES (?1, ?2)
+                ON CONFLICT (name) DO UPDATE SET next_attempt_at = ?2 WHERE feeds.next_attempt_at IS NOT ?2
+                """).run([.text(feed), .integer(date.map(millisecondsSince1970))])
+        }
+    }
 }

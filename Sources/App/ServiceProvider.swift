@@ -56,7 +56,7 @@ public struct ServiceProvider: Sendable {
         let slots = SyncSlots(limit: config.daemon.concurrency)
         let storeSection = config.store
         let store = try shared ?? Self.integration(storeSection, IntegrationRegistry.stores, default: "sqlite")
-            .makeStore(storeSection, createIfMissing: createStore, notice: { log.notice($0) })
+            .makeStore(storeSection, createIfMissing: createStore, log: log)
         var lifecycles: [any IntegrationLifecycle] = [store.lifecycle]
         let chosen: [Config.Feed]
         switch selection {

@@ -114,7 +114,7 @@ public protocol StoreIntegration {
     /// - Parameters:
     ///   - createIfMissing: whether setup may create the store. When `false` (commands that only
     ///     read it), setup of a missing store fails with ``ServiceError`` `.notFound`.
-    ///   - notice: told, in one sentence, about slow work an operator should see (an upgrade).
-    static func makeStore(_ config: ConfigSection, createIfMissing: Bool,
-                          notice: @escaping @Sendable (String) -> Void) throws -> Managed<any FeedStore>
+    ///   - log: where the store logs: slow work an operator should see (an upgrade) as a
+    ///     ``Logger/notice(_:)``.
+    static func makeStore(_ config: ConfigSection, createIfMissing: Bool, log: Logger) throws -> Managed<any FeedStore>
 }

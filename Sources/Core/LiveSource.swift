@@ -25,7 +25,7 @@ public enum LiveEvent: Hashable, Sendable {
 /// A backend that pushes a feed's changes as they happen, beside its ``PostService``.
 ///
 /// Live is a capability of an integration, not of the daemon: the daemon opens the source's
-/// connection, writes what it yields through the same ``FeedPageWriter`` as a polled page, and
+/// connection, writes what it yields through the same ``PageCommitter`` as a polled page, and
 /// after every ``LiveEvent/connected`` runs the feed's ordinary incremental sync, so a
 /// reconnect never leaves a gap. The feed's interval keeps polling as a safety net.
 ///

@@ -6,13 +6,13 @@
 /// page N+1 is fetched and decoded while page N commits, and page N+2 waits for that commit.
 /// Memory stays flat however fast the network is. A fetch failure is handed over in the page's
 /// place. Every wait ends with `CancellationError` when its task is cancelled.
-actor PagePipeline {
+actor PagePipeline<Page: Sendable> {
     private let capacity: Int
     /// Pages reserved and not yet committed: fetching, decoded and waiting, or committing.
     private var held = 0
-    private var pages: [SyncEngine.Fetched] = []
+    private var pages: [Page] = []
     private var failure: (any Error)?
-    private var taker: CheckedContinuation<SyncEngine.Fetched, any Error>?
+    private var taker: CheckedContinuation<Page, any Error>?
     private var reserver: CheckedContinuation<Void, any Error>?
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
@@ -31,7 +31,7 @@ actor PagePipeline {
     }
 
     /// Hands a page fetched under an earlier ``reserve()`` to the committing side.
-    func put(_ page: SyncEngine.Fetched) {
+    func put(_ page: Page) {
         if let taker {
             self.taker = nil
             taker.resume(returning: page)
@@ -51,7 +51,7 @@ actor PagePipeline {
     }
 
     /// The next page, in order, waiting for it if need be.
-    func take() async throws -> SyncEngine.Fetched {
+    func take() async throws -> Page {
         if !pages.isEmpty { return pages.removeFirst() }
         if let failure { throw failure }
         return try await withTaskCancellationHandler {

@@ -241,7 +241,7 @@ actor LiveMirror {
                 if let cursor = try await store.cursor(ofFeed: feed) {
                     let page = FeedPage(changes: changes, nextCursor: cursor, hasMore: false, missingMeansDeleted: false, videos: videos,
                                         streamPosition: position)
-                    let result = try await store.apply(page, videos: videos, toFeed: feed)
+                    let result = try await store.apply(page, videos: videos, under: lease)
                     log.debug("live_written", ["feed": feed, "changes": "\(changes.count)", "new": "\(result.inserted)"])
                 }
                 if let writer = store as? any AuthorHandleWriter {

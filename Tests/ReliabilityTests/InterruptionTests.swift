@@ -91,9 +91,9 @@ import Testing
         func unresolvedVideoIDs(inFeed feed: String, limit: Int) async throws -> [VideoID] {
             try interrupter.step("unresolved"); return try await real.unresolvedVideoIDs(inFeed: feed, limit: limit)
         }
-        func prepare(_ page: FeedPage) -> any PreparedPage { real.prepare(page) }
-        func apply(_ page: any PreparedPage, videos: [Video], toFeed feed: String) async throws -> PageWriteResult {
-            try interrupter.step("apply"); return try await real.apply(page, videos: videos, toFeed: feed)
+        func prepare(_ page: FeedPage) -> SQLitePreparedPage { real.prepare(page) }
+        func apply(_ page: SQLitePreparedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
+            try interrupter.step("apply"); return try await real.apply(page, videos: videos, under: lease)
         }
         func saveVideos(_ videos: [Video], inFeed feed: String) async throws -> Int {
             try interrupter.step("saveVideos"); return try await real.saveVideos(videos, inFeed: feed)

@@ -38,7 +38,7 @@ import Testing
         let posts = [makePost("p1", by: ada, at: 1), makePost("p2", by: bob, at: 2), makePost("p3", by: ada, at: 3, repostedBy: cy),
                      makePost("p4", by: cy, at: 4, repostedBy: bob), makePost("p5", by: bob, at: 5)]
 
-        _ = try await store.apply(makePage(posts, cursor: "1"), videos: [], toFeed: "home")
+        _ = try await store.apply(makePage(posts, cursor: "1"), videos: [], under: testLease("home"))
 
         #expect(try sqlite3(path, "SELECT group_concat(p.id || '=' || a.handle, ' ') FROM posts p JOIN users a ON a.pk = p.author_pk ORDER BY p.pk")
                     .trimmingCharacters(in: .whitespacesAndNewlines) == "p1=ada p2=bob p3=ada p4=cy p5=bob")
@@ -55,9 +55,9 @@ import Testing
         let store = try await makeStore()
         // A backfill commits the newest page first: the author's handle changed in between.
         _ = try await store.apply(makePage([makePost("p2", by: makeUser("u1", handle: "renamed"), at: 2_000)], cursor: "a"),
-                                  videos: [], toFeed: "home")
+                                  videos: [], under: testLease("home"))
         _ = try await store.apply(makePage([makePost("p1", by: makeUser("u1", handle: "formerly"), at: 1_000)], cursor: "b"),
-                                  videos: [], toFeed: "home")
+                                  videos: [], under: testLease("home"))
 
         #expect(try sqlite3(path, "SELECT group_concat(author_handle, ' ') FROM posts ORDER BY pk")
                     .trimmingCharacters(in: .whitespacesAndNewlines) == "renamed renamed")

@@ -53,7 +53,7 @@ import Glibc
         let store = try await makeStore()
         let result = try await store.apply(page([.upsert(makePost("p1", videos: ["v1"])), .upsert(makePost("p2", author: "u2"))], cursor: "2"),
                                            videos: [Video(id: "v1", title: "Clip", duration: 12.5, streamURL: URL(string: "https://x/v1")!)],
-                                           toFeed: "home")
+                                           under: testLease("home"))
 
         #expect(result.inserted == 2 && result.updated == 0)
         #expect(try sqlite("SELECT COUNT(*) FROM posts") == "2")
@@ -65,13 +65,13 @@ import Glibc
 
     @Test func anUnchangedPostIsNotRewrittenAndAnEditIsApplied() async throws {
         let store = try await makeStore()
-        _ = try await store.apply(page([.upsert(makePost("p1")), .upsert(makePost("p2"))], cursor: "2"), videos: [], toFeed: "home")
+        _ = try await store.apply(page([.upsert(makePost("p1")), .upsert(makePost("p2"))], cursor: "2"), videos: [], under: testLease("home"))
 
-        let same = try await store.apply(page([.upsert(makePost("p1")), .upsert(makePost("p2"))], cursor: "2"), videos: [], toFeed: "home")
+        let same = try await store.apply(page([.upsert(makePost("p1")), .upsert(makePost("p2"))], cursor: "2"), videos: [], under: testLease("home"))
         #expect(same.unchanged == 2 && same.rowsWritten == 0)
 
         let edited = try await store.apply(page([.upsert(makePost("p1", text: "edited", edited: Date(timeIntervalSince1970: 1_800_000_000)))], cursor: "3"),
-                                           videos: [], toFeed: "home")
+                                           videos: [], under: testLease("home"))
         #expect(edited.updated == 1)
         #expect(edited.rowsWritten == 2, "the post and the cursor")
         #expect(try sqlite("SELECT text, edited_at FROM posts WHERE id = 'p1'") == "edited|1800000000000")
@@ -79,11 +79,11 @@ import Glibc
 
     @Test func deletionsRemovePostsAndReadMarksSurviveResyncs() async throws {
         let store = try await makeStore()
-        _ = try await store.apply(page([.upsert(makePost("p1")), .upsert(makePost("p2"))], cursor: "2"), videos: [], toFeed: "home")
+        _ = try await store.apply(page([.upsert(makePost("p1")), .upsert(makePost("p2"))], cursor: "2"), videos: [], under: testLease("home"))
         #expect(try await store.setRead(true, postID: "p2", inFeed: nil) == ["home"])
 
         let result = try await store.apply(page([.delete("p1"), .delete("p-unknown"), .upsert(makePost("p2", text: "new text"))], cursor: "5"),
-                                           videos: [], toFeed: "home")
+                                           videos: [], under: testLease("home"))
 
         #expect(result.deleted == 1)
         let posts = try await store.posts(matching: PostQuery())
@@ -99,7 +99,7 @@ import Glibc
         let result = try await store.apply(page([.upsert(makePost("gone")), .delete("gone"),
                                                  .delete("back"), .upsert(makePost("back", text: "first")),
                                                  .upsert(makePost("back", text: "second"))], cursor: "1"),
-                                           videos: [], toFeed: "home")
+                                           videos: [], under: testLease("home"))
 
         #expect(result.inserted == 2 && result.updated == 1 && result.deleted == 1)
         #expect(try sqlite("SELECT id, text FROM posts") == "back|second")
@@ -108,7 +108,7 @@ import Glibc
         let prepared = store.prepare(page([.upsert(makePost("gone")), .delete("gone"), .delete("back"),
                                            .upsert(makePost("back", text: "first")), .upsert(makePost("back", text: "second"))],
                                           cursor: "1"))
-        let again = try await store.apply(prepared, videos: [], toFeed: "other")
+        let again = try await store.apply(prepared, videos: [], under: testLease("other"))
         #expect(again.inserted == 2 && again.updated == 1 && again.deleted == 1)
         #expect(try sqlite("SELECT id, text FROM posts WHERE feed = 'other'") == "back|second")
     }
@@ -120,8 +120,8 @@ import Glibc
                          createdAt: Date(timeIntervalSince1970: 1), html: "", language: "")
         let second = Post(id: "p2", author: User(id: "u2", handle: "zoë", displayName: "Zoë 🚀"), text: "naïve café — 東京 🚀\u{0}end",
                           createdAt: Date(timeIntervalSince1970: 2))
-        _ = try await store.apply(page([.upsert(first)], cursor: "1"), videos: [], toFeed: "home")
-        _ = try await store.apply(page([.upsert(second)], cursor: "2"), videos: [], toFeed: "home")
+        _ = try await store.apply(page([.upsert(first)], cursor: "1"), videos: [], under: testLease("home"))
+        _ = try await store.apply(page([.upsert(second)], cursor: "2"), videos: [], under: testLease("home"))
 
         let stored = try await store.posts(matching: PostQuery(feed: "home")).map(\.post)
         #expect(Set(stored.map(\.id)) == ["p1", "p2"])
@@ -132,12 +132,12 @@ import Glibc
 
     @Test func aFailedPageRollsBackEverythingIncludingTheCursor() async throws {
         let store = try await makeStore()
-        _ = try await store.apply(page([.upsert(makePost("p1"))], cursor: "1"), videos: [], toFeed: "home")
+        _ = try await store.apply(page([.upsert(makePost("p1"))], cursor: "1"), videos: [], under: testLease("home"))
         // A trigger makes the second post's insert fail mid-page, as a full disk would.
         _ = try sqlite("CREATE TRIGGER boom BEFORE INSERT ON posts WHEN NEW.id = 'p3' BEGIN SELECT RAISE(ABORT, 'boom'); END;")
 
         await #expect(throws: ServiceError.self) {
-            _ = try await store.apply(page([.upsert(makePost("p2")), .upsert(makePost("p3"))], cursor: "3"), videos: [], toFeed: "home")
+            _ = try await store.apply(page([.upsert(makePost("p2")), .upsert(makePost("p3"))], cursor: "3"), videos: [], under: testLease("home"))
         }
 
         #expect(try sqlite("SELECT id FROM posts ORDER BY id") == "p1")
@@ -146,7 +146,7 @@ import Glibc
 
     @Test func unresolvedVideosAreListedUntilResolved() async throws {
         let store = try await makeStore()
-        _ = try await store.apply(page([.upsert(makePost("p1", videos: ["v1", "v2"]))], cursor: "1"), videos: [], toFeed: "home")
+        _ = try await store.apply(page([.upsert(makePost("p1", videos: ["v1", "v2"]))], cursor: "1"), videos: [], under: testLease("home"))
         #expect(try await store.unresolvedVideoIDs(inFeed: "home", limit: 10) == ["v1", "v2"])
         #expect(try await store.videosToResolve(among: ["v1", "v2"], inFeed: "home") == ["v1", "v2"])
 
@@ -186,18 +186,18 @@ import Glibc
         let newest = FeedPage(changes: [.upsert(post("p3", at: 3_000, avatar: "new")), .upsert(post("p2", at: 2_000, avatar: "new"))],
                               nextCursor: FeedCursor(position: "a"), hasMore: true)
         let oldest = FeedPage(changes: [.upsert(post("p1", at: 1_000, avatar: "missing"))], nextCursor: FeedCursor(position: "b"), hasMore: false)
-        _ = try await store.apply(newest, videos: [], toFeed: "home")
-        _ = try await store.apply(oldest, videos: [], toFeed: "home")
+        _ = try await store.apply(newest, videos: [], under: testLease("home"))
+        _ = try await store.apply(oldest, videos: [], under: testLease("home"))
         #expect(try sqlite("SELECT avatar_url FROM users") == "https://a.example/new.png")
 
         // The same walk again, as a --full of an unchanged feed would, writes no row but the cursor's.
-        let again = try await store.apply(newest, videos: [], toFeed: "home")
-        let againOld = try await store.apply(oldest, videos: [], toFeed: "home")
+        let again = try await store.apply(newest, videos: [], under: testLease("home"))
+        let againOld = try await store.apply(oldest, videos: [], under: testLease("home"))
         #expect(again.rowsWritten == 1 && againOld.rowsWritten == 1, "\(again.rowsWritten) \(againOld.rowsWritten)")
 
         // A newer post brings a newer profile in.
         let later = FeedPage(changes: [.upsert(post("p4", at: 4_000, avatar: "newest"))], nextCursor: FeedCursor(position: "c"), hasMore: false)
-        _ = try await store.apply(later, videos: [], toFeed: "home")
+        _ = try await store.apply(later, videos: [], under: testLease("home"))
         #expect(try sqlite("SELECT avatar_url FROM users") == "https://a.example/newest.png")
     }
 
@@ -205,7 +205,7 @@ import Glibc
         let store = try await makeStore()
         let changes: [FeedChange] = [.upsert(makePost("p1", text: "apricot jam")), .upsert(makePost("p2", text: "quince paste")),
                                      .upsert(makePost("p1", text: "bramble jelly")), .delete("p2"), .upsert(makePost("p3", text: "apricot tart"))]
-        _ = try await store.apply(page(changes, cursor: "1"), videos: [], toFeed: "home")
+        _ = try await store.apply(page(changes, cursor: "1"), videos: [], under: testLease("home"))
 
         #expect(try sqlite("INSERT INTO posts_fts(posts_fts, rank) VALUES('integrity-check', 1); SELECT 'ok'") == "ok")
         #expect(try await store.search(SearchQuery(text: "apricot")).map(\.stored.post.id) == ["p3"])
@@ -215,8 +215,8 @@ import Glibc
 
     @Test func feedsAreSeparateNamespaces() async throws {
         let store = try await makeStore()
-        _ = try await store.apply(page([.upsert(makePost("p1", text: "home"))], cursor: "1"), videos: [], toFeed: "home")
-        _ = try await store.apply(page([.upsert(makePost("p1", text: "work"))], cursor: "1"), videos: [], toFeed: "work")
+        _ = try await store.apply(page([.upsert(makePost("p1", text: "home"))], cursor: "1"), videos: [], under: testLease("home"))
+        _ = try await store.apply(page([.upsert(makePost("p1", text: "work"))], cursor: "1"), videos: [], under: testLease("work"))
 
         #expect(try await store.posts(matching: PostQuery(feed: "work")).map(\.post.text) == ["work"])
         #expect(try await store.setRead(true, postID: "p1", inFeed: nil) == ["home", "work"], "ambiguous: nothing marked")
@@ -316,7 +316,7 @@ extension SQLiteFeedStore {
                         text: "Robert'); DROP TABLE posts;--", createdAt: Date(timeIntervalSince1970: 1), videoIDs: [VideoID("v\"1")])
         let feed = "f'eed"
         _ = try await store.apply(FeedPage(changes: [.upsert(post)], nextCursor: FeedCursor(position: "1' OR '1'='1"), hasMore: false),
-                                  videos: [], toFeed: feed)
+                                  videos: [], under: testLease(feed))
 
         let stored = try await store.posts(matching: PostQuery(feed: feed))
         #expect(stored.map(\.post) == [post])
@@ -351,13 +351,13 @@ extension SQLiteFeedStore {
                           framesPerSecond: 29.97)
         let page = { (post: Post) in FeedPage(changes: [.upsert(post)], nextCursor: FeedCursor(position: "c"), hasMore: false) }
 
-        _ = try await store.apply(page(post), videos: [video], toFeed: "m")
+        _ = try await store.apply(page(post), videos: [video], under: testLease("m"))
         let stored = try await store.posts(matching: PostQuery(feed: "m"))
         #expect(stored.first?.post == post)
         #expect(stored.first?.videos == [video])
 
-        #expect(try await store.apply(page(post), videos: [], toFeed: "m").unchanged == 1)
+        #expect(try await store.apply(page(post), videos: [], under: testLease("m")).unchanged == 1)
         post.contentWarning = nil
-        #expect(try await store.apply(page(post), videos: [], toFeed: "m").updated == 1)
+        #expect(try await store.apply(page(post), videos: [], under: testLease("m")).updated == 1)
     }
 }

@@ -26,7 +26,7 @@ import Testing
                 let page = FeedPage(changes: [.upsert(Post(id: PostID("p\(index)"), author: User(id: "u", handle: "u", displayName: "U"),
                                                            text: "x", createdAt: Date(timeIntervalSince1970: 1_700_000_000)))],
                                     nextCursor: FeedCursor(position: "\(index)"), hasMore: false)
-                return try await store.apply(page, videos: [], toFeed: "feed\(index)")
+                return try await store.apply(page, videos: [], under: testLease("feed\(index)"))
             }
         }
         // This task needs a pool thread to wake up and let go of the lock. Stores that held the

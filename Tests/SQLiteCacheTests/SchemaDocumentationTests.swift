@@ -80,7 +80,7 @@ import Testing
         _ = try sqlite3(path, old)
 
         let notices = Notices()
-        let store = SQLiteFeedStore(path: path, notice: { notices.add($0) })
+        let store = SQLiteFeedStore(path: path, log: Logger(sentences: { notices.add($0) }))
         try await store.open()
         let session = try await store.takeFormerSession(ofFeed: "home", backend: "httpapi https://feed.example user me")
 

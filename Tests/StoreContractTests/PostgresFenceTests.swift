@@ -46,27 +46,48 @@ struct PostgresFenceTests {
         var walk = FullWalk(feed: "home")
         walk.note(makePage([], cursor: "0"))
         let sweep = walk
-        let writes: [(String, @Sendable () async throws -> Void)] = [
-            ("a page", { _ = try await store.apply(makePage([.upsert(makePost("p1"))], cursor: "1"), videos: [], toFeed: "home") }),
-            ("the backend", { try await store.setBackend("api", ofFeed: "home") }),
-            ("videos", { _ = try await store.saveVideos([video], inFeed: "home") }),
-            ("a sweep", { _ = try await store.deleteUnseenPosts(of: sweep) }),
-            ("a run record", { try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home")),
-                                                          ofFeed: "home") }),
+        // Each write given the lease a page is written under; the others find the feed's lease themselves.
+        let writes: [(String, @Sendable (FeedLease) async throws -> Void)] = [
+            ("a page", { lease in _ = try await store.apply(makePage([.upsert(makePost("p1"))], cursor: "1"), videos: [], under: lease) }),
+            ("the backend", { _ in try await store.setBackend("api", ofFeed: "home") }),
+            ("videos", { _ in _ = try await store.saveVideos([video], inFeed: "home") }),
+            ("a sweep", { _ in _ = try await store.deleteUnseenPosts(of: sweep) }),
+            ("a run record", { _ in try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home")),
+                                                               ofFeed: "home") }),
         ]
+        let neverTaken = FeedLease(feed: "home", token: "never taken")
         for (what, write) in writes {
-            let error = await #expect(throws: ServiceError.self, "\(what) without the lease") { try await write() }
+            let error = await #expect(throws: ServiceError.self, "\(what) without the lease") { try await write(neverTaken) }
             #expect(error?.code == .locked, "\(what)")
         }
         // Once given back, the same again.
         let lease = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
-        for (what, write) in writes { try await write(); _ = what }
+        for (what, write) in writes { try await write(lease); _ = what }
         await store.release(lease)
         for (what, write) in writes {
-            let error = await #expect(throws: ServiceError.self, "\(what) after the lease was given back") { try await write() }
+            let error = await #expect(throws: ServiceError.self, "\(what) after the lease was given back") { try await write(lease) }
             #expect(error?.code == .locked, "\(what)")
         }
         #expect(try await store.backend(ofFeed: "home") == "api", "only the write under the lease was kept")
+    }
+
+    /// A sync's lease ran out and another worker synced the feed; then this worker took the feed
+    /// again for a new sync. A page of the first sync, written under the lease it was given, is
+    /// refused: it is not the lease this worker holds now.
+    @Test func aPageUnderALostLeaseIsRefusedWhileTheWorkerHoldsANewerOne() async throws {
+        let (store, other) = try await makeWorkers(lease: 1)
+        let lost = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        await store.stopRenewingForTests()
+        let taken = try #require(try await other.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 60, onlyIfDue: false))
+        await other.release(taken)
+        let newer = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 5, onlyIfDue: false))
+
+        let error = await #expect(throws: ServiceError.self) {
+            try await store.apply(makePage([.upsert(makePost("late"))], cursor: "9"), videos: [], under: lost)
+        }
+        #expect(error?.code == .locked)
+        #expect(try await other.cursor(ofFeed: "home") == nil, "nothing of the lost lease's page was kept")
+        #expect(try await store.apply(makePage([.upsert(makePost("p1"))], cursor: "1"), videos: [], under: newer).inserted == 1)
     }
 
     /// A page reached the store as the daemon stopped (SIGTERM): the heartbeat gave the leases
@@ -75,10 +96,10 @@ struct PostgresFenceTests {
     func aPageHeldUntilTheLeaseWasGivenBackCommitsNothing(anotherWorkerTookIt: Bool) async throws {
         let (store, other) = try await makeWorkers()
         let daemon = try await store.join(startedAt: Date())
-        _ = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        let lease = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
         let gate = PageGate()
         await store.holdPageCommitsForTests { _ in await gate.pass() }
-        let page = Task { try await store.apply(makePage([.upsert(makePost("late"))], cursor: "9"), videos: [], toFeed: "home") }
+        let page = Task { try await store.apply(makePage([.upsert(makePost("late"))], cursor: "9"), videos: [], under: lease) }
         await gate.waitForArrival()
         await store.leave(daemon)
         if anotherWorkerTookIt {

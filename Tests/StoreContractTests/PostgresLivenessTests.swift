@@ -62,8 +62,8 @@ struct PostgresLivenessTests {
         let store = PostgresFeedStore(conninfo: "postgresql://postgres@127.0.0.1:\(proxy.port)/\(database.name)?connect_timeout=5",
                                       leasePeriod: 30, liveness: Self.liveness)
         try await store.open()
-        _ = try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false)
-        _ = try await store.apply(makePage([.upsert(makePost("p1"))], cursor: "1"), videos: [], toFeed: "home")
+        let lease = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        _ = try await store.apply(makePage([.upsert(makePost("p1"))], cursor: "1"), videos: [], under: lease)
         let daemon = try await store.join(startedAt: Date())
 
         proxy.freeze()
@@ -128,10 +128,10 @@ struct PostgresLivenessTests {
         let database = try await PostgresServer.makeDatabase()
         let store = PostgresFeedStore(conninfo: database.url)
         try await store.open()
-        _ = try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false)
+        let lease = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
         let synchronous = "SET LOCAL synchronous_commit = on"
         await store.recordStatementsForTests()
-        _ = try await store.apply(makePage([.upsert(makePost("p1")), .upsert(makePost("p2"))], cursor: "2"), videos: [], toFeed: "home")
+        _ = try await store.apply(makePage([.upsert(makePost("p1")), .upsert(makePost("p2"))], cursor: "2"), videos: [], under: lease)
         #expect(await store.statementsSentForTests.contains(synchronous) == false, "a page commits without waiting for the disk")
         await store.recordStatementsForTests()
         _ = try await store.setRead(true, postID: "p1", inFeed: nil)

@@ -12,9 +12,9 @@ struct PostgresPageRoundTripTests {
     /// deletion and resolved videos: every statement a page can need.
     @Test func aPageCostsFiveRoundTripsWhateverItHolds() async throws {
         let (store, _) = try await makeWorkers()
-        _ = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        let lease = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
         _ = try await store.apply(makePage([.upsert(makePost("old")), .upsert(makePost("gone"))], cursor: "1"),
-                                  videos: [], toFeed: "home")
+                                  videos: [], under: lease)
         let grace = User(id: "u2", handle: "grace", displayName: "Grace"), alan = User(id: "u3", handle: "alan", displayName: "Alan")
         let at = Date(timeIntervalSince1970: 1_700_000_100)
         let posts = [
@@ -26,7 +26,7 @@ struct PostgresPageRoundTripTests {
         let page = store.prepare(makePage(posts.map { .upsert($0) } + [.delete("gone")], cursor: "2"))
         let backend = try await store.run("naming the backend", "SELECT pg_backend_pid()")
         let before = await store.roundTripsForTests
-        let result = try await store.apply(page, videos: [video], toFeed: "home")
+        let result = try await store.apply(page, videos: [video], under: lease)
         // BEGIN with the lease, videos, authors and staging table; COPY's start; its rows; the
         // upsert; the links, deletion, resolved videos and cursor with COMMIT. It was 14, one per statement.
         #expect(await store.roundTripsForTests - before == 5)
@@ -45,12 +45,12 @@ struct PostgresPageRoundTripTests {
     /// first pipeline finds the lease gone, COMMIT is never sent, and the connection goes on.
     @Test func aPageWhoseLeaseWasTakenOverCommitsNothingAndTheConnectionGoesOn() async throws {
         let (store, other) = try await makeWorkers()
-        _ = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        let lease = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
         try await other.run("taking the lease over", "UPDATE feed_leases SET token = 'another worker' WHERE feed = 'home'")
         let page = makePage([.upsert(Post(id: "p1", author: User(id: "u2", handle: "grace", displayName: "Grace"), text: "one",
                                           createdAt: Date(timeIntervalSince1970: 1_700_000_000), videoIDs: ["v1"]))], cursor: "1")
         let backend = try await store.run("naming the backend", "SELECT pg_backend_pid()")
-        let error = await #expect(throws: ServiceError.self) { try await store.apply(store.prepare(page), videos: [], toFeed: "home") }
+        let error = await #expect(throws: ServiceError.self) { try await store.apply(store.prepare(page), videos: [], under: lease) }
         #expect(error?.code == .locked)
         #expect(try await store.run("naming the backend", "SELECT pg_backend_pid()") == backend)
         #expect(try await store.cursor(ofFeed: "home") == nil, "the same connection answers, outside any transaction")

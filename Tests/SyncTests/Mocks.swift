@@ -147,8 +147,7 @@ actor MockStore: SyncStore {
     func videosToResolve(among ids: [VideoID], inFeed feed: String) -> [VideoID] { ids.filter { videos[$0] == nil } }
     func unresolvedVideoIDs(inFeed feed: String, limit: Int) -> [VideoID] { Array(unresolved.sorted().prefix(limit)) }
 
-    func apply(_ prepared: any PreparedPage, videos: [Video], toFeed feed: String) async throws -> PageWriteResult {
-        let page = prepared.page
+    func apply(_ page: FeedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
         commits += 1
         let number = commits
         await beforeCommit?(number)
@@ -243,4 +242,11 @@ func makeVideo(_ id: String) -> Video {
 func makePage(_ posts: [Post], deleting: [String] = [], cursor: String, hasMore: Bool) -> FeedPage {
     FeedPage(changes: posts.map { .upsert($0) } + deleting.map { .delete(PostID($0)) },
              nextCursor: FeedCursor(position: cursor), hasMore: hasMore)
+}
+
+/// Records the waits a sync asks for instead of sleeping.
+final class SleepRecorder: Sendable {
+    private let recorded = Mutex<[TimeInterval]>([])
+    func record(_ seconds: TimeInterval) { recorded.withLock { $0.append(seconds) } }
+    var waits: [TimeInterval] { recorded.withLock { $0 } }
 }

@@ -75,14 +75,3 @@ final class RecordingLog: LogHandler {
         #expect(handler.events.isEmpty)
     }
 }
-
-@Suite struct NoticeAdapterTests {
-    @Test func settingAnEnginesNoticeHandsItNoticesAndDropsDebugRetries() {
-        let sentences = Mutex<[String]>([])
-        var options = SyncEngine.Options()
-        options.notice = { sentence in sentences.withLock { $0.append(sentence) } }
-        options.log.debug("retry", ["attempt": "1"])
-        options.notice("feed home: waiting 5 s")
-        #expect(sentences.withLock { $0 } == ["feed home: waiting 5 s"])
-    }
-}

@@ -1,0 +1,39 @@
+import Core
+import Foundation
+
+/// The feed's backend, and the sweep after a walk from the start; their writes behind the feed's lease.
+extension PostgresFeedStore: FeedSweeper {
+    public func backend(ofFeed feed: String) throws -> String? {
+        try run("reading the backend of feed \(feed)", "SELECT backend FROM feeds WHERE name = $1", [feed]).first?[0] ?? nil
+    }
+
+    public func setBackend(_ backend: String, ofFeed feed: String) throws {
+        try fenced(feed, "recording the backend of feed \(feed)") { db in
+            try db.query("""
+                INSERT INTO feeds (name, backend) VALUES ($1, $2)
+                ON CONFLICT (name) DO UPDATE SET backend = $2 WHERE feeds.backend IS DISTINCT FROM $2
+                """, [feed, backend])
+        }
+    }
+
+    public func unseenPosts(of walk: FullWalk) throws -> (unseen: Int, cached: Int) {
+        let row = try run("counting posts of feed \(walk.feed)", """
+            SELECT COUNT(*), COUNT(*) FILTER (WHERE NOT (id = ANY($2::text[]))) FROM posts WHERE feed = $1
+            """, [walk.feed, pgArray(walk.seen.map(\.rawValue))]).first
+        return (Int(row?[1] ?? "0") ?? 0, Int(row?[0] ?? "0") ?? 0)
+    }
+
+    public func deleteUnseenPosts(of walk: FullWalk) throws -> Int {
+        let operation = "finishing the full sync of feed \(walk.feed)"
+        let db = try db(operation)
+        return try storage(operation) {
+            try db.transaction {
+                try checkLease(walk.feed, operation, in: db)
+                // What a sweep deletes is not fetched again: it waits for the disk, unlike a page.
+                try db.execute("SET LOCAL synchronous_commit = on")
+                return try db.query("DELETE FROM posts WHERE feed = $1 AND NOT (id = ANY($2::text[])) RETURNING 1",
+                                    [walk.feed, pgArray(walk.seen.map(\.rawValue))]).count
+            }
+        }
+    }
+}

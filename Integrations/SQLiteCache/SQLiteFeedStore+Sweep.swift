@@ -1,0 +1,53 @@
+import Core
+import Foundation
+
+/// The feed's backend, and the sweep after a walk from the start.
+extension SQLiteFeedStore {
+    public func backend(ofFeed feed: String) throws -> String? {
+        let db = try db("reading the backend of feed \(feed)")
+        return try storage("reading the backend of feed \(feed)") {
+            try db.statement("SELECT backend FROM feeds WHERE name = ?").query([.text(feed)]) { $0.string(0) }.first ?? nil
+        }
+    }
+
+    public func setBackend(_ backend: String, ofFeed feed: String) throws {
+        let db = try db("recording the backend of feed \(feed)")
+        try storage("recording the backend of feed \(feed)") {
+            try db.statement("""
+                INSERT INTO feeds (name, backend) VALUES (?1, ?2)
+                ON CONFLICT (name) DO UPDATE SET backend = ?2 WHERE feeds.backend IS NOT ?2
+                """).run([.text(feed), .text(backend)])
+        }
+    }
+
+    /// The ids of the feed's cached posts the walk did not see.
+    private func unseenIDs(of walk: FullWalk, in db: SQLiteDatabase) throws -> (unseen: [String], cached: Int) {
+        let cached = try db.statement("SELECT id FROM posts WHERE feed = ?").query([.text(walk.feed)]) { $0.string(0) ?? "" }
+        return (cached.filter { !walk.seen.contains(PostID($0)) }, cached.count)
+    }
+
+    public func unseenPosts(of walk: FullWalk) throws -> (unseen: Int, cached: Int) {
+        let db = try db("counting posts of feed \(walk.feed)")
+        return try storage("counting posts of feed \(walk.feed)") {
+            try db.withReadTransaction {
+                let (unseen, cached) = try unseenIDs(of: walk, in: db)
+                return (unseen.count, cached)
+            }
+        }
+    }
+
+    public func deleteUnseenPosts(of walk: FullWalk) throws -> Int {
+        let db = try db("finishing the full sync of feed \(walk.feed)")
+        return try storage("finishing the full sync of feed \(walk.feed)") {
+            try db.withTransaction {
+                let delete = try db.statement("DELETE FROM posts WHERE feed = ?1 AND id = ?2")
+                var deleted = 0
+                for id in try unseenIDs(of: walk, in: db).unseen {
+                    try delete.run([.text(walk.feed), .text(id)])
+                    deleted += db.changes
+                }
+                return deleted
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Core
+import Foundation
+import StoreKit
+
+/// The write path: each page one transaction with its cursor, its rows bound in place from the
+/// page's ``RowBuffer``.
+extension SQLiteFeedStore {
+    public func cursor(ofFeed feed: String) throws -> FeedCursor? {
+        let db = try db("reading the cursor of feed \(feed)")
+        return try storage("reading the cursor of feed \(feed)") {
+            try db.statement("SELECT cursor, cursor_validator FROM feeds WHERE name = ?").query([.text(feed)]) { row in
+                row.string(0).map { FeedCursor(position: $0, validator: row.string(1)) }
+            }.first ?? nil
+        }
+    }
+
+    /// Encodes the page's rows on the caller's task, so that work is not on the store's.
+    public nonisolated func prepare(_ page: FeedPage) -> SQLitePreparedPage { SQLitePreparedPage(page) }
+
+    /// Commits the page under the store's write lock, which the lease is a hold on: the kernel
+    /// keeps it for this process until it is given back, so no other process can take it over
+    /// meanwhile, and the commit needs no check of it.
+    public func apply(_ prepared: SQLitePreparedPage, videos: [Video], under lease: FeedLease) throws -> PageWriteResult {
+        let feed = lease.feed
+        let db = try db("committing a page of feed \(feed)")
+        let (page, rows) = (prepared.page, prepared.rows)
+        return try storage("committing a page of feed \(feed)") {
+            try db.withTransaction {
+                // Looked up once per page rather than once per row: the cache is keyed by the SQL text.
+                let statements = try PageStatements(db)
+                var result = try rows.buffer.withPinned { pinned in
+                    defer { statements.clearBindings() }
+                    try statements.bindFeed(feed)
+                    return try write(rows, pinned: pinned, with: statements, in: db)
+                }
+                for video in videos {
+                    try upsert(VideoColumns(video), feed: feed, in: db)
+                    result.rowsWritten += db.changes
+                }
+                try db.statement("""
+                    INSERT INTO feeds (name, cursor, cursor_validator) VALUES (?1, ?2, ?3)
+                    ON CONFLICT (name) DO UPDATE SET cursor = ?2, cursor_validator = ?3
+                    WHERE feeds.cursor IS NOT ?2 OR feeds.cursor_validator IS NOT ?3
+                    """).run([.text(feed), .text(page.nextCursor.position), .text(page.nextCursor.validator)])
+                result.rowsWritten += db.changes
+                if let position = page.streamPosition {
+                    try db.statement("UPDATE feeds SET stream_position = ?2 WHERE name = ?1").run([.text(feed), .text(position)])
+                }
+                return result
+            }
+        }
+    }
+
+    /// Writes a page's rows: a placeholder for each video id it refers to, its authors, then its
+    /// upserts and deletions in the page's order (a post is inserted, or rewritten only when a
+    /// column differs). Triggers keep the search index and post_videos in step.
+    ///
+    /// `rowsWritten` counts the mirror's rows these statements wrote, not the index entries
+    /// their triggers maintain.
+    private func write(_ rows: PageRows, pinned: PinnedRows, with statements: PageStatements,
+                       in db: SQLiteDatabase) throws -> PageWriteResult {
+        var result = PageWriteResult()
+        // Video placeholders first, so a new post links to its videos as it is inserted.
+        for id in rows.videoIDs {
+            try statements.insertVideoID.bind(id ..< id + 1, of: pinned, from: 2)
+            try statements.insertVideoID.execute()
+            result.rowsWritten += db.changes
+        }
+        // Each author's key, handle and name as stored (a stored profile newer than the page's
+        // stays), looked up once per page and bound to every post of theirs: 3 values per slot.
+        var authors = RowBuffer(reservingValues: rows.users.count * 3, bytes: rows.users.count * 32)
+        for user in rows.users {
+            try statements.upsertUser.bind(user ..< user + PageRows.userWidth, of: pinned, from: 2)
+            try statements.upsertUser.execute()
+            result.rowsWritten += db.changes
+            try statements.selectUser.bind(user ..< user + 1, of: pinned, from: 2)
+            defer { statements.selectUser.reset() }
+            if try statements.selectUser.step() {
+                statements.selectUser.appendColumns(0 ..< 3, to: &authors)
+            } else {
+                for _ in 0 ..< 3 { authors.append(nil as Int64?) }
+            }
+        }
+        return try authors.withPinned { authorValues in
+            defer { statements.insertPost.clearBindings() }
+            return try writePosts(rows, pinned: pinned, authors: authorValues, with: statements, in: db, result: result)
+        }
+    }
+
+    private func writePosts(_ rows: PageRows, pinned: PinnedRows, authors: PinnedRows, with statements: PageStatements,
+                            in db: SQLiteDatabase, result: PageWriteResult) throws -> PageWriteResult {
+        var result = result
+        // Keys of the posts inserted and not yet in the search index. They are indexed in one
+        // statement, before any update or deletion (whose triggers unindex the old text) and at
+        // the end of the page. New rows take consecutive keys, so the statement is most often
+        // over a range of keys rather than a list.
+        var unindexed: [Int64] = []
+        func index() throws {
+            guard let first = unindexed.first, let last = unindexed.last else { return }
+            if last - first + 1 == Int64(unindexed.count), zip(unindexed, unindexed.dropFirst()).allSatisfy({ $1 == $0 + 1 }) {
+                try statements.indexPostRange.bind(first, at: 1)
+                try statements.indexPostRange.bind(last, at: 2)
+                try statements.indexPostRange.execute()
+            } else {
+                try statements.indexPosts.bind(JSONStringArray.encode(unindexed.map(String.init), dialect: .sqlite), at: 1)
+                try statements.indexPosts.execute()
+            }
+            unindexed.removeAll(keepingCapacity: true)
+        }
+        for step in rows.steps {
+            switch step {
+            case .upsert(let start, let author, let reposter):
+                let values = start ..< start + PageRows.postWidth
+                try statements.insertPost.bind(values, of: pinned, from: 2)
+                // After the feed and the post's own columns: the author's key, handle and name, then the reposter's key.
+                let authorParameter = Int32(PageRows.postWidth + 2)
+                try statements.insertPost.bind(author * 3 ..< author * 3 + 3, of: authors, from: authorParameter)
+                if let reposter {
+                    try statements.insertPost.bind(reposter * 3 ..< reposter * 3 + 1, of: authors, from: authorParameter + 3)
+                } else {
+                    try statements.insertPost.bindNull(at: authorParameter + 3)
+                }
+                try statements.insertPost.execute()
+                if db.changes == 1 {
+                    result.inserted += 1
+                    unindexed.append(db.lastInsertRowID)
+                } else {
+                    try index()
+                    try statements.updatePost.bind(values, of: pinned, from: 2)
+                    try statements.updatePost.execute()
+                    if db.changes == 1 { result.updated += 1 } else { result.unchanged += 1 }
+                }
+                result.rowsWritten += db.changes
+            case .delete(let id):
+                try index()
+                // A deleted post takes the entries that repost it along: two statements, so each
+                // searches its own index (an OR of the two would scan the feed).
+                for statement in [statements.deletePost, statements.deleteReposts] {
+                    try statement.bind(id ..< id + 1, of: pinned, from: 2)
+                    try statement.execute()
+                    result.deleted += db.changes
+                    result.rowsWritten += db.changes
+                }
+            }
+        }
+        try index()
+        return result
+    }
+}

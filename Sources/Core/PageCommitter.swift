@@ -1,0 +1,50 @@
+import Foundation
+
+/// The store's role that commits a feed page by page, each page with its cursor.
+///
+/// A store may do part of a commit ahead, on the caller's task: ``prepare(_:)`` turns a page
+/// into the store's own ``PreparedPage`` (its rows, encoded), which ``apply(_:videos:under:)``
+/// then writes. The sync engine prepares the next page while one commits.
+///
+///     guard let lease = try await store.acquireLease(onFeed: "home", holder: "feedsync", wait: 30, onlyIfDue: false) else { return }
+///     let result = try await store.apply(store.prepare(page), videos: videos, under: lease)
+///     await store.release(lease)
+public protocol PageCommitter: Sendable {
+    /// A page as this store is going to write it, made by ``prepare(_:)``: ``FeedPage`` itself
+    /// for a store that does nothing ahead.
+    associatedtype PreparedPage: Sendable = FeedPage
+
+    /// Where a feed's last committed page ended; `nil` before its first page.
+    func cursor(ofFeed feed: String) async throws -> FeedCursor?
+
+    /// Does the part of committing `page` that needs no database, such as encoding its rows,
+    /// on the caller's task. The default, for a store whose ``PreparedPage`` is ``FeedPage``,
+    /// returns the page as it is.
+    func prepare(_ page: FeedPage) -> PreparedPage
+
+    /// Commits one page of the lease's feed in one transaction: its posts and their authors,
+    /// `videos`, the deletions, and the page's cursor. Rows that already match are not
+    /// rewritten.
+    ///
+    /// - Parameters:
+    ///   - page: the page, as ``prepare(_:)`` made it.
+    ///   - lease: the lease on the feed the page is written under, as
+    ///     ``FeedLeases/acquireLease(onFeed:holder:wait:onlyIfDue:)`` gave it. A store whose
+    ///     lease can run out checks in the page's transaction that it is still this one.
+    /// - Important: On any error nothing of the page is kept and the cursor does not move.
+    /// - Throws: ``ServiceError`` `.storage`; `.locked` when the lease was given back, or lost
+    ///   meanwhile to another worker.
+    func apply(_ page: PreparedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult
+}
+
+extension PageCommitter where PreparedPage == FeedPage {
+    public func prepare(_ page: FeedPage) -> FeedPage { page }
+}
+
+extension PageCommitter {
+    /// Prepares `page` and commits it: ``apply(_:videos:under:)`` for a caller with a plain
+    /// page, such as one that holds the store as `any FeedStore`.
+    public func apply(_ page: FeedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
+        try await apply(prepare(page), videos: videos, under: lease)
+    }
+}

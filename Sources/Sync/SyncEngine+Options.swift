@@ -1,0 +1,37 @@
+import Core
+import Foundation
+
+extension SyncEngine {
+    /// Tunables with defaults that suit a real backend.
+    public struct Options: Sendable {
+        /// Refresh the session when it has less than this many seconds left.
+        public var refreshMargin: TimeInterval = 60
+        /// The longest a rate limit is waited out before the sync gives up: long enough for
+        /// Mastodon's 5-minute window.
+        public var maxRateLimitWait: TimeInterval = 900
+        /// How many rate limits in a row are waited out before the sync gives up.
+        public var maxRateLimitRetries = 5
+        /// How many times a call that fails transiently is tried before the sync gives up.
+        public var maxAttempts = 6
+        /// The first retry waits up to this long; each further one up to twice as long.
+        public var baseRetryDelay: TimeInterval = 0.25
+        /// The longest a single retry waits.
+        public var maxRetryDelay: TimeInterval = 8
+        /// How many earlier unresolved videos each sync retries.
+        public var unresolvedVideoRetryLimit = 200
+        /// The largest fraction of a feed's cached posts a full sync may delete as gone.
+        public var maxDeletionRatio = 0.5
+        /// Delete whatever a full sync did not see, however much that is.
+        public var forceDelete = false
+        /// How long to wait for another process's lease on the feed.
+        public var lockWait: TimeInterval = 30
+        /// Who this sync is, for the lease message another process sees.
+        public var lockHolder = "feedsync"
+        /// Where the sync logs: each retry and rate-limit wait at `debug`, with its attempt and
+        /// wait; what an operator should see while it happens (a wait for a rate limit, a
+        /// backend that changed) as a notice.
+        public var log: Logger = .disabled
+
+        public init() {}
+    }
+}

@@ -1,0 +1,63 @@
+import Core
+import Foundation
+
+/// Resolves the videos a feed's pages refer to: each is asked of the video host once, and one
+/// the host could not resolve is asked again on a later sync.
+///
+/// A host failure never fails the sync: the posts are stored regardless, their videos left
+/// unresolved for a later sync to retry.
+struct VideoResolution: Sendable {
+    let feed: String
+    let cache: any VideoCache
+    let host: any VideoService
+
+    /// The videos to store with `page`: those it carried itself, and those the host resolved of
+    /// the ones the store does not hold yet.
+    func resolve(_ page: FeedPage, report: inout SyncReport) async throws -> [Video] {
+        let ids = page.referencedVideoIDs
+        guard !ids.isEmpty else { return [] }
+        let unresolved = try await cache.videosToResolve(among: ids, inFeed: feed)
+        // Videos that came with the page are stored as they came (an unchanged row is not
+        // rewritten); only the others are asked of the video host.
+        let referenced = Set(ids)
+        let carried = page.videos.filter { referenced.contains($0.id) }
+        let carriedIDs = Set(carried.map(\.id))
+        report.videosResolved += unresolved.filter { carriedIDs.contains($0) }.count
+        let wanted = unresolved.filter { !carriedIDs.contains($0) }
+        guard !wanted.isEmpty else { return carried }
+        let found: [Video]
+        do {
+            found = try await host.videos(withIDs: wanted)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            found = []
+        }
+        let wantedSet = Set(wanted)
+        let resolved = found.filter { wantedSet.contains($0.id) }
+        report.videosResolved += resolved.count
+        report.videosUnresolved += wanted.count - resolved.count
+        return carried + resolved
+    }
+
+    /// Gives up to `limit` videos that earlier syncs could not resolve another chance.
+    ///
+    /// - Returns: how many were resolved now.
+    func retryUnresolved(limit: Int) async throws -> Int {
+        let ids = try await cache.unresolvedVideoIDs(inFeed: feed, limit: limit)
+        guard !ids.isEmpty else { return 0 }
+        let found: [Video]
+        do {
+            found = try await host.videos(withIDs: ids)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            return 0   // still unresolvable; a later sync tries again
+        }
+        guard !found.isEmpty else { return 0 }
+        let wanted = Set(ids)
+        let resolved = found.filter { wanted.contains($0.id) }
+        _ = try await cache.saveVideos(resolved, inFeed: feed)
+        return resolved.count
+    }
+}

@@ -1,0 +1,67 @@
+import Core
+import Foundation
+@testable import PostgresStore
+import PostgresTestSupport
+import SQLiteCache
+import Synchronization
+import Testing
+
+/// What only a store several workers share promises.
+@Suite(.needsPostgres) struct PostgresLeaseTests {
+    @Test func aLeaseOfAWorkerThatStoppedRenewingIsTakenOverAfterOnePeriod() async throws {
+        let (dead, other) = try await makeWorkers(lease: 1)
+        _ = try await dead.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false)
+        await dead.close()   // as a killed worker: no renewal, no release
+        // close() gives leases back; hold one again without renewal to play the dead worker.
+        try await dead.open()
+        let lost = try #require(try await dead.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        await dead.stopRenewingForTests()
+        let expiry = "SELECT expires_at FROM feed_leases WHERE feed = 'home'"
+        let ranOut = try #require(Int64(try await dead.run("reading the lease", expiry).first?[0] ?? ""))
+        let lease = try await other.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 60, onlyIfDue: false)
+        #expect(lease?.tookOverFrom?.contains("feedsyncd") == true)
+        // Measured on the server's clock, from the dead lease's recorded expiry to the new lease's
+        // start (its expiry less one period): never before, and soon after (the waiter looks every
+        // 200 ms; the bound leaves room for a loaded machine, as the chaos test's does).
+        let takenAt = try #require(Int64(try await other.run("reading the lease", expiry).first?[0] ?? "")) - 1_000
+        #expect(takenAt >= ranOut, "not taken over before the lease ran out")
+        #expect(takenAt - ranOut < 30_000, "taken over \(takenAt - ranOut) ms after the lease ran out")
+        let error = await #expect(throws: ServiceError.self) {
+            _ = try await dead.apply(makePage([.upsert(makePost("late"))], cursor: "9"), videos: [], under: lost)
+        }
+        #expect(error?.code == .locked, "the worker that lost its lease commits nothing more")
+    }
+
+    /// A renewal that comes too late (the worker stalled past its lease) finds the lease taken
+    /// over; the worker's next commit must still meet the fence, not find no lease to check.
+    @Test func aWorkerWhoseLateRenewalFoundItsLeaseGoneCommitsNothing() async throws {
+        let (late, other) = try await makeWorkers(lease: 1)
+        let lost = try #require(try await late.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        await late.stopRenewingForTests()
+        let taken = try await other.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 60, onlyIfDue: false)
+        #expect(taken?.tookOverFrom != nil)
+        await late.renewLeases()
+        let error = await #expect(throws: ServiceError.self) {
+            _ = try await late.apply(makePage([.upsert(makePost("late"))], cursor: "9"), videos: [], under: lost)
+        }
+        #expect(error?.code == .locked)
+        let record = await #expect(throws: ServiceError.self) {
+            try await late.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home")), ofFeed: "home")
+        }
+        #expect(record?.code == .locked, "nor records a run that would overlap the new holder's")
+    }
+
+    @Test func aDroppedConnectionIsRemadeForTheNextOperation() async throws {
+        let database = try await PostgresServer.makeDatabase()
+        let store = PostgresFeedStore(conninfo: database.url)
+        try await store.open()
+        _ = try await store.commit(makePage([.upsert(makePost("p1"))], cursor: "1"))
+        // The server ends the store's session, as a restart or a failover would.
+        try await database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        _ = try? await store.cursor(ofFeed: "home")   // may fail: the connection was dropped under it
+        #expect(try await store.cursor(ofFeed: "home") == FeedCursor(position: "1"))
+        // The new session has the store's settings, and pages commit on it.
+        _ = try await store.commit(makePage([.upsert(makePost("p2"))], cursor: "2"))
+        #expect(try await store.cursor(ofFeed: "home") == FeedCursor(position: "2"))
+    }
+}
