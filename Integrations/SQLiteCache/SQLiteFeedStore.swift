@@ -374,15 +374,18 @@ public actor SQLiteFeedStore: FeedStore {
 
     private func upsert(_ row: VideoColumns, feed: String, in db: SQLiteDatabase) throws {
         try db.statement("""
-            INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps)
-            VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps,
+                view_count, rating)
+            VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
             ON CONFLICT (feed, id) DO UPDATE SET resolved = 1, title = ?3, duration_ms = ?4, stream_url = ?5,
-                thumbnail_url = ?6, size_bytes = ?7, width = ?8, height = ?9, fps = ?10
+                thumbnail_url = ?6, size_bytes = ?7, width = ?8, height = ?9, fps = ?10, view_count = ?11, rating = ?12
             WHERE videos.resolved = 0 OR videos.title IS NOT ?3 OR videos.duration_ms IS NOT ?4
                 OR videos.stream_url IS NOT ?5 OR videos.thumbnail_url IS NOT ?6 OR videos.size_bytes IS NOT ?7
                 OR videos.width IS NOT ?8 OR videos.height IS NOT ?9 OR videos.fps IS NOT ?10
+                OR videos.view_count IS NOT ?11 OR videos.rating IS NOT ?12
             """).run([.text(feed), .text(row.id), .text(row.title), .integer(row.durationMs), .text(row.streamURL),
-                      .text(row.thumbnailURL), .integer(row.sizeBytes), .integer(row.width), .integer(row.height), .real(row.fps)])
+                      .text(row.thumbnailURL), .integer(row.sizeBytes), .integer(row.width), .integer(row.height), .real(row.fps),
+                      .integer(row.viewCount), .real(row.rating)])
     }
 
     /// The ids of the feed's cached posts the walk did not see.
@@ -451,11 +454,14 @@ public actor SQLiteFeedStore: FeedStore {
                     let polling = report?.polling
                     // Only a walk that would sweep says anything new about the sweep.
                     try db.statement("""
-                        INSERT INTO feeds (name, last_success_at, location, polling_stopped, sweep_withheld) VALUES (?1, ?2, ?3, ?4, ?6)
+                        INSERT INTO feeds (name, last_success_at, location, polling_stopped, sweep_withheld, discovered_from)
+                        VALUES (?1, ?2, ?3, ?4, ?6, ?7)
                         ON CONFLICT (name) DO UPDATE SET last_success_at = ?2, consecutive_failures = 0,
-                            location = ?3, polling_stopped = ?4, sweep_withheld = CASE WHEN ?5 THEN ?6 ELSE sweep_withheld END
+                            location = ?3, polling_stopped = ?4, sweep_withheld = CASE WHEN ?5 THEN ?6 ELSE sweep_withheld END,
+                            discovered_from = ?7
                         """).run([.text(feed), .integer(finished), .text(polling?.location), .text(polling?.stopped),
-                                  .integer(report?.walkedToSweep == true ? 1 : 0), .text(report?.sweepWithheld)])
+                                  .integer(report?.walkedToSweep == true ? 1 : 0), .text(report?.sweepWithheld),
+                                  .text(polling?.discoveredFrom)])
                 }
             }
         }
@@ -467,7 +473,7 @@ public actor SQLiteFeedStore: FeedStore {
             try db.statement("""
                 SELECT f.name, f.cursor, f.cursor_validator, f.last_success_at, f.last_error_at, f.last_error,
                        f.consecutive_failures, f.next_attempt_at, (SELECT COUNT(*) FROM posts p WHERE p.feed = f.name),
-                       f.location, f.polling_stopped, f.sweep_withheld
+                       f.location, f.polling_stopped, f.sweep_withheld, f.discovered_from
                 FROM feeds f ORDER BY f.name
                 """).query { row in
                 FeedStatus(feed: row.string(0) ?? "", cursor: row.string(1).map { FeedCursor(position: $0, validator: row.string(2)) },
@@ -475,7 +481,8 @@ public actor SQLiteFeedStore: FeedStore {
                            lastErrorAt: row.optionalInt64(4).map(Date.init(milliseconds:)),
                            lastError: row.string(5), consecutiveFailures: Int(row.int64(6)),
                            nextAttemptAt: row.optionalInt64(7).map(Date.init(milliseconds:)), postCount: Int(row.int64(8)),
-                           location: row.string(9), pollingStopped: row.string(10), sweepWithheld: row.string(11))
+                           location: row.string(9), discoveredFrom: row.string(12), pollingStopped: row.string(10),
+                           sweepWithheld: row.string(11))
             }
         }
     }
