@@ -180,6 +180,9 @@ def mirror_with_feedsync(binary, folder, feeds):
         "daemon": {"concurrency": 8, "maxRequestsPerHost": 8},
         "feeds": [{"name": name, "interval": "1h", "posts": {"integration": "webfeed", "url": url}} for name, url in feeds]}))
     first = subprocess.run([str(binary), "pull", "--config", str(config)], capture_output=True, text=True, cwd=folder)
+    if first.returncode < 0:
+        (folder / "pull.stderr").write_text(first.stderr)
+        raise Broken(f"feedsync pull died of signal {-first.returncode} (its stderr is in pull.stderr, with --keep)")
     errors = {}
     for line in first.stderr.splitlines():
         # feedsync: NAME: reason, one line a failed feed.
@@ -227,6 +230,7 @@ def main():
     parser.add_argument("folders", nargs="*", type=Path, help="folders of feed files (default: feedparser's tests and Fixtures/webfeed/feeds)")
     parser.add_argument("--binary", type=Path, help="the feedsync binary (default: .build/release, else .build/debug)")
     parser.add_argument("--include-bozo", action="store_true", help="also every feed feedparser flags but reads an entry from")
+    parser.add_argument("--keep", type=Path, help="mirror into this folder and keep it (default: a temporary one)")
     parser.add_argument("--list-failures", action="store_true", help="print every feed that falls short")
     args = parser.parse_args()
     try:
@@ -255,7 +259,8 @@ def main():
             corpus.append(index)
         note(f"{len(corpus)} feeds feedparser reads; feedsync pulls them twice ({binary.relative_to(ROOT)}) …")
         with tempfile.TemporaryDirectory(prefix="feedsync-compare-") as scratch:
-            folder = Path(scratch)
+            folder = Path(args.keep or scratch)
+            folder.mkdir(parents=True, exist_ok=True)
             started = time.perf_counter()
             posts, errors, config = mirror_with_feedsync(binary, folder, [(f"f{i}", urls[i]) for i in corpus])
             first_wall = time.perf_counter() - started

@@ -1,7 +1,8 @@
 import Core
 import Foundation
 
-/// Reads RSS 2.0 (and 0.9x), RSS 1.0 (RDF) and Atom 1.0 with ``XMLReader`` (libxml2).
+/// Reads RSS 2.0 (and 0.9x), RSS 1.0 (RDF, and Netscape's RSS 0.90), Atom 1.0 and 0.3 with
+/// ``XMLReader`` (libxml2).
 ///
 /// The format is told by the root element and its namespace, not by the URL. Relative URLs
 /// resolve against `xml:base` where the document sets it, else against the feed's own URL.
@@ -18,6 +19,19 @@ final class XMLFeedParser: XMLReaderDelegate {
         static let media = "http://search.yahoo.com/mrss/"
         static let itunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
         static let youTube = "http://www.youtube.com/xml/schemas/2015"
+
+        /// Older names of the same vocabularies, read as the names above: Atom 0.3's namespace
+        /// (its elements are Atom 1.0's but for `issued`, `modified` and `created`, and `mode`
+        /// on text), RSS 0.90's, and the RSS 2.0 namespace some feeds declare.
+        static func canonical(_ namespace: String) -> String {
+            switch namespace {
+            case "": return ""
+            case "http://purl.org/atom/ns#": return atom
+            case "http://my.netscape.com/rdf/simple/0.9/": return rss1
+            case "http://backend.userland.com/rss2", "http://blogs.law.harvard.edu/tech/rss": return ""
+            default: return namespace
+            }
+        }
     }
 
     /// The deepest nesting accepted; feeds are shallow, hostile documents need not be.
@@ -120,6 +134,7 @@ final class XMLFeedParser: XMLReaderDelegate {
     // MARK: XMLReaderDelegate
 
     func reader(_ reader: XMLReader, didStartElement elementName: String, namespace: String, attributes: [String: String]) {
+        let namespace = Namespace.canonical(namespace)
         guard stack.count < Self.maxDepth else { return reader.stop("elements nest more than \(Self.maxDepth) deep") }
         if var open = xhtml {
             // Markup inside Atom xhtml text is kept as markup, minus namespace prefixes.
@@ -161,7 +176,10 @@ final class XMLFeedParser: XMLReaderDelegate {
         case (Namespace.atom, "author"), (Namespace.atom, "contributor"):
             author = WebFeedAuthor()
         case (Namespace.atom, "content"), (Namespace.atom, "summary"), (Namespace.atom, "title"):
-            if attributes["type"] == "xhtml" { xhtml = (stack.count, "") }
+            // Atom 0.3 says application/xhtml+xml, with mode="xml" (its default).
+            if attributes["type"] == "xhtml" || attributes["type"] == "application/xhtml+xml" && (attributes["mode"] ?? "xml") == "xml" {
+                xhtml = (stack.count, "")
+            }
         default:
             break
         }
@@ -266,7 +284,8 @@ final class XMLFeedParser: XMLReaderDelegate {
         case (Namespace.dc, "creator"), ("", "managingEditor"), (Namespace.itunes, "author"):
             if let name = FeedText.singleLine(frame.text), document?.authors.isEmpty == true { document?.authors.append(Self.rssAuthor(name)) }
         case (Namespace.itunes, "image"):
-            document?.podcastImage = FeedText.httpURL(frame.attributes["href"], base: frame.base) ?? document?.podcastImage
+            // Read before the write: `document?.x = … ?? document?.x` is a simultaneous access (a crash).
+            if let image = FeedText.httpURL(frame.attributes["href"], base: frame.base) { document?.podcastImage = image }
         default:
             break
         }
@@ -325,6 +344,9 @@ final class XMLFeedParser: XMLReaderDelegate {
         // Dates
         case ("", "pubDate"), (Namespace.atom, "published"), (Namespace.atom, "issued"):
             entry?.published = FeedDate.date(from: text)
+        case (Namespace.atom, "created"):
+            // Atom 0.3: when the entry was created, which its `issued` (if any) overrides.
+            if entry?.published == nil { entry?.published = FeedDate.date(from: text) }
         case (Namespace.dc, "date"):
             if entry?.published == nil { entry?.published = FeedDate.date(from: text) }
         case (Namespace.atom, "updated"), (Namespace.atom, "modified"):
@@ -343,38 +365,6 @@ final class XMLFeedParser: XMLReaderDelegate {
         default:
             break
         }
-    }
-
-    /// Atom text: `type="text"` (the default) is plain, `html` is escaped markup, `xhtml` inline markup.
-    private func atomText(_ frame: Frame, xhtmlMarkup: Bool) -> (html: String?, plain: String?) {
-        if xhtmlMarkup {
-            let html = FeedText.content(frame.text)
-            return (html, html.map(HTMLText.plainText))
-        }
-        switch frame.attributes["type"]?.lowercased() {
-        case "html", "text/html":
-            let html = FeedText.content(frame.text).map { HTMLLinks.resolve($0, base: frame.base) }
-            return (html, html.map(HTMLText.plainText))
-        default:
-            return (nil, FeedText.content(frame.text))
-        }
-    }
-
-    /// An RSS `author` is an email, often `jane@example.com (Jane Doe)`; `dc:creator` a name.
-    static func rssAuthor(_ text: String) -> WebFeedAuthor {
-        if let open = text.firstIndex(of: "("), text.hasSuffix(")") {
-            let email = text[..<open].trimmingCharacters(in: .whitespaces)
-            let name = text[text.index(after: open)..<text.index(before: text.endIndex)].trimmingCharacters(in: .whitespaces)
-            return WebFeedAuthor(name: name.isEmpty ? nil : name, email: email.contains("@") ? email : nil, uri: nil)
-        }
-        if text.contains("@"), !text.contains(" ") { return WebFeedAuthor(name: nil, email: text, uri: nil) }
-        return WebFeedAuthor(name: text, email: nil, uri: nil)
-    }
-
-    /// An enclosure's `length`: a byte count, or nothing when it is not one (feeds write 0 or junk).
-    static func length(_ text: String) -> Int64? {
-        guard let value = Int64(text.trimmingCharacters(in: .whitespaces)), value > 0 else { return nil }
-        return value
     }
 }
 
