@@ -15,6 +15,7 @@ final class XMLFeedParser: XMLReaderDelegate {
         static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
         static let content = "http://purl.org/rss/1.0/modules/content/"
         static let dc = "http://purl.org/dc/elements/1.1/"
+        static let dcterms = "http://purl.org/dc/terms/"
         static let xml = "http://www.w3.org/XML/1998/namespace"
         static let media = "http://search.yahoo.com/mrss/"
         static let itunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
@@ -28,7 +29,7 @@ final class XMLFeedParser: XMLReaderDelegate {
             case "": return ""
             case "http://purl.org/atom/ns#": return atom
             case "http://my.netscape.com/rdf/simple/0.9/": return rss1
-            case "http://backend.userland.com/rss2", "http://blogs.law.harvard.edu/tech/rss": return ""
+            case "http://backend.userland.com/rss2", "http://backend.userland.com/rss", "http://blogs.law.harvard.edu/tech/rss": return ""
             default: return namespace
             }
         }
@@ -344,6 +345,10 @@ final class XMLFeedParser: XMLReaderDelegate {
         // Dates
         case ("", "pubDate"), (Namespace.atom, "published"), (Namespace.atom, "issued"):
             entry?.published = FeedDate.date(from: text)
+        case (Namespace.dcterms, "issued"), (Namespace.dcterms, "created"), (Namespace.dcterms, "date"):
+            if entry?.published == nil { entry?.published = FeedDate.date(from: text) }
+        case (Namespace.dcterms, "modified"):
+            if entry?.updated == nil { entry?.updated = FeedDate.date(from: text) }
         case (Namespace.atom, "created"):
             // Atom 0.3: when the entry was created, which its `issued` (if any) overrides.
             if entry?.published == nil { entry?.published = FeedDate.date(from: text) }
