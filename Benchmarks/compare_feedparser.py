@@ -42,6 +42,7 @@ import time
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urljoin
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import benchkit  # noqa: E402
@@ -207,31 +208,40 @@ def normalized(text):
 
 # ---------------------------------------------------------------------------------------------
 
-def compare(expected, got):
+def compare(expected, got, url):
     """(matched entries, entries) for one feed: each of feedparser's entries is matched to a post
     not yet taken, by title, else by link, else by its id, and must carry
     the same date when feedparser has one; in a feed of one entry and one post, an entry with none
     of the three is that post."""
     pool = list(got)
     matched = 0
+    missed = []
     for entry in expected:
         title, link = normalized(entry["title"]), entry["link"]
         found = next((p for p in pool if title and normalized(p["title"]) == title), None)
         if found is None:
             found = next((p for p in pool if link and p["link"] == link), None)
         if found is None:
-            found = next((p for p in pool if entry["id"] and p["id"] == entry["id"].strip()), None)
+            # feedparser resolves a relative guid against the feed's URL; feedsync keeps it as written.
+            found = next((p for p in pool if entry["id"] and entry["id"].strip() in (p["id"], urljoin(url, p["id"]))), None)
         if found is None and not title and not link:
             # An entry with nothing to tell it by (feedparser's tests of one content field) is the
             # post when the feed has just the one.
             if not entry["id"] and len(expected) == 1 and len(got) == 1:
                 found = got[0]
         if found is None:
+            missed.append(f"not found: {short(entry)}")
             continue
         pool.remove(found)
         if entry["date"] is None or abs(found["date"] - entry["date"]) < 1:
             matched += 1
-    return matched, len(expected)
+        else:
+            missed.append(f"date {found['date']:.0f} against {short(entry)}")
+    return matched, len(expected), missed
+
+
+def short(entry):
+    return json.dumps({k: entry.get(k) for k in ("title", "link", "id", "date")}, ensure_ascii=False)[:200]
 
 
 def main():
@@ -286,26 +296,30 @@ def main():
         for index in corpus:
             name, label = f"f{index}", files[index][0]
             expected, got = read[urls[index]]["entries"], posts.get(f"f{index}", [])
-            matched, entries = compare(expected, got)
+            matched, entries, missed = compare(expected, got, urls[index])
             counts_equal = len(expected) == len(got)
             was_304 = second.get(index) == [304]
             total_matched, total_entries = total_matched + matched, total_entries + entries
             equal_counts += counts_equal
             answered_304 += was_304
-            rows.append((label, len(expected), len(got), matched, entries, was_304, errors.get(name)))
+            rows.append((label, len(expected), len(got), matched, entries, was_304, errors.get(name), missed, got))
         share = 100 * total_matched / total_entries if total_entries else 100.0
         print(f"feedsync ({binary.relative_to(ROOT)}) against feedparser {FEEDPARSER_VERSION}: {len(corpus)} feeds of "
               f"{len(files)} files ({', '.join(str(f) for f in folders)}); first pull {first_wall:.1f} s")
         print(f"  post counts equal:             {equal_counts} of {len(corpus)} feeds ({100 * equal_counts / max(1, len(corpus)):.1f}%)")
         print(f"  entries matched, dates equal:  {total_matched} of {total_entries} ({share:.1f}%)")
         print(f"  second pull answered 304:      {answered_304} of {len(corpus)} feeds")
-        short = [r for r in rows if r[1] != r[2] or r[3] != r[4] or not r[5]]
-        print(f"  feeds short of any of these:   {len(short)}")
+        failing = [r for r in rows if r[1] != r[2] or r[3] != r[4] or not r[5]]
+        print(f"  feeds short of any of these:   {len(failing)}")
         if args.list_failures:
-            for label, want, have, matched, entries, was_304, error in short:
+            for label, want, have, matched, entries, was_304, error, missed, got in failing:
                 why = f"feedparser {want} entries, feedsync {have} posts; {matched}/{entries} matched; " \
                       f"{'304' if was_304 else 'no 304'}" + (f"; {error}" if error else "")
                 print(f"    {label}: {why}")
+                for line in missed[:3]:
+                    print(f"      {line}")
+                if missed:
+                    print(f"      feedsync has: " + "; ".join(short(p) for p in got[:3]))
         return 0
     except Broken as e:
         print(f"compare-feedparser: BROKEN: {e}", file=sys.stderr)
