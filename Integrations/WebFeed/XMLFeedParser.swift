@@ -27,7 +27,8 @@ final class XMLFeedParser: XMLReaderDelegate {
         static func canonical(_ namespace: String) -> String {
             switch namespace {
             case "": return ""
-            case "http://purl.org/atom/ns#": return atom
+            // Atom 0.3, and the names its 2003 drafts went by (Echo, Pie).
+            case "http://purl.org/atom/ns#", "http://purl.org/echo/", "http://purl.org/pie/", "http://example.com/necho": return atom
             case "http://my.netscape.com/rdf/simple/0.9/": return rss1
             case "http://backend.userland.com/rss2", "http://backend.userland.com/rss", "http://blogs.law.harvard.edu/tech/rss": return ""
             default: return namespace
@@ -53,6 +54,8 @@ final class XMLFeedParser: XMLReaderDelegate {
     private let feedURL: URL?
     private var stack: [Frame] = []
     private var format: WebFeedDocument.Format?
+    /// Whether the root is a `<feed>` in no namespace: its unqualified elements are Atom's.
+    private var unnamespacedAtom = false
     private var document: WebFeedDocument?
     /// The entry being read (internal for the Media RSS and podcast fields, in their own file).
     var entry: WebFeedEntry?
@@ -135,7 +138,10 @@ final class XMLFeedParser: XMLReaderDelegate {
     // MARK: XMLReaderDelegate
 
     func reader(_ reader: XMLReader, didStartElement elementName: String, namespace: String, attributes: [String: String]) {
-        let namespace = Namespace.canonical(namespace)
+        var namespace = Namespace.canonical(namespace)
+        // A <feed> root that declares no namespace is Atom that forgot it, and so is what it holds.
+        if stack.isEmpty, namespace.isEmpty, elementName == "feed" { unnamespacedAtom = true }
+        if namespace.isEmpty, unnamespacedAtom { namespace = Namespace.atom }
         guard stack.count < Self.maxDepth else { return reader.stop("elements nest more than \(Self.maxDepth) deep") }
         if var open = xhtml {
             // Markup inside Atom xhtml text is kept as markup, minus namespace prefixes.

@@ -37,6 +37,15 @@ import Testing
         #expect(document.entries[2].html == "<p>In <i>line</i></p>")
     }
 
+    /// Atom that forgot its namespace, and the names Atom's 2003 drafts went by.
+    @Test func atomWithoutItsNamespaceIsStillAtom() throws {
+        let bare = try parse(#"<feed><title>Bare</title><entry><id>1</id><title>One</title><updated>2024-01-02T03:04:05Z</updated></entry></feed>"#)
+        #expect(bare.title == "Bare" && bare.entries.map(\.title) == ["One"] && bare.entries.first?.updated == Date(timeIntervalSince1970: 1_704_164_645))
+        let echo = try parse(#"<feed version="0.3" xmlns="http://purl.org/echo/"><title>Echo</title><entry><title>E</title></entry></feed>"#)
+        #expect(echo.title == "Echo" && echo.entries.count == 1)
+        #expect(throws: WebFeedParseError.self) { try parse(#"<feed xmlns="http://example.org/other"><entry/></feed>"#) }
+    }
+
     /// RSS 0.90 (Netscape's namespace) and RSS 2.0 with the namespace some feeds declare.
     @Test func rss090AndNamespacedRSS2AreRead() throws {
         let rss090 = try parse("""
