@@ -197,6 +197,11 @@ def mirror_with_feedsync(binary, folder, feeds):
     return posts, errors, config
 
 
+def shown(path):
+    """A path as the report names it: relative to the repository when it is inside it."""
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+
+
 def normalized(text):
     """A title as both sides would show it: markup and references read, white space collapsed."""
     if text is None:
@@ -255,7 +260,7 @@ def main():
     try:
         python = benchkit.ensure_venv(VENV, [f"{FEEDPARSER}=={FEEDPARSER_VERSION}"], "import feedparser", say=note)
         folders = args.folders or [feedparser_tests(python), OUR_FIXTURES]
-        binary = args.binary or next((p for p in (ROOT / ".build/release/feedsync", ROOT / ".build/debug/feedsync") if p.exists()), None)
+        binary = args.binary.resolve() if args.binary else next((p for p in (ROOT / ".build/release/feedsync", ROOT / ".build/debug/feedsync") if p.exists()), None)
         if binary is None:
             raise Broken("no feedsync binary in .build/release or .build/debug; run swift build first")
         files = collect(folders)
@@ -276,7 +281,7 @@ def main():
             if row.get("bozo") and not (args.include_bozo or in_encoding_tests) or (row.get("bozo") and not entries):
                 continue
             corpus.append(index)
-        note(f"{len(corpus)} feeds feedparser reads; feedsync pulls them twice ({binary.relative_to(ROOT)}) …")
+        note(f"{len(corpus)} feeds feedparser reads; feedsync pulls them twice ({shown(binary)}) …")
         with tempfile.TemporaryDirectory(prefix="feedsync-compare-") as scratch:
             folder = Path(args.keep or scratch)
             folder.mkdir(parents=True, exist_ok=True)
@@ -304,7 +309,7 @@ def main():
             answered_304 += was_304
             rows.append((label, len(expected), len(got), matched, entries, was_304, errors.get(name), missed, got))
         share = 100 * total_matched / total_entries if total_entries else 100.0
-        print(f"feedsync ({binary.relative_to(ROOT)}) against feedparser {FEEDPARSER_VERSION}: {len(corpus)} feeds of "
+        print(f"feedsync ({shown(binary)}) against feedparser {FEEDPARSER_VERSION}: {len(corpus)} feeds of "
               f"{len(files)} files ({', '.join(str(f) for f in folders)}); first pull {first_wall:.1f} s")
         print(f"  post counts equal:             {equal_counts} of {len(corpus)} feeds ({100 * equal_counts / max(1, len(corpus)):.1f}%)")
         print(f"  entries matched, dates equal:  {total_matched} of {total_entries} ({share:.1f}%)")

@@ -146,12 +146,12 @@ enum WebFeedMapping {
 }
 
 extension Post {
-    /// A feed item as a post: title, permalink, HTML with its plain-text rendering.
+    /// A feed item as a post: title (else its `media:title`), permalink, HTML with its plain-text rendering.
     init(_ entry: WebFeedEntry, id: PostID, author: User, createdAt: Date) {
         let text = entry.html.map(HTMLText.plainText) ?? entry.plainText ?? ""
         var edited: Date?
         if let updated = entry.updated, let published = entry.published, updated.timeIntervalSince(published) >= 1 { edited = updated }
         self.init(id: id, author: author, text: text, createdAt: createdAt, editedAt: edited, html: entry.html,
-                  language: entry.language, title: entry.title, url: entry.link, labels: [])
+                  language: entry.language, title: entry.title ?? entry.media.title, url: entry.link, labels: [])
     }
 }

@@ -3,6 +3,22 @@ import Foundation
 /// How the parser reads the values of a few elements: Atom text constructs (1.0's `type`, 0.3's
 /// `mode`), RSS authors and enclosure lengths.
 extension XMLFeedParser {
+    /// The elements whose content is text or escaped markup (a title, a description, Atom's
+    /// content and summary), in which a child element is markup a feed forgot to escape.
+    static func holdsText(_ frame: Frame) -> Bool {
+        switch (frame.namespace, frame.name) {
+        case ("", "title"), ("", "description"), (Namespace.rss1, "title"), (Namespace.rss1, "description"),
+             (Namespace.atom, "title"), (Namespace.atom, "summary"), (Namespace.content, "encoded"):
+            return true
+        case (Namespace.atom, "content"):
+            // Atom content of an XML media type holds XML, not text.
+            let type = frame.attributes["type"]?.lowercased() ?? "text"
+            return ["text", "html", "text/plain", "text/html"].contains(type)
+        default:
+            return false
+        }
+    }
+
     /// Atom text: `type="text"` (the default) is plain, `html` is escaped markup, `xhtml` inline markup.
     func atomText(_ frame: Frame, xhtmlMarkup: Bool) -> (html: String?, plain: String?) {
         if xhtmlMarkup {

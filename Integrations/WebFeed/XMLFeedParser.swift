@@ -56,6 +56,8 @@ final class XMLFeedParser: XMLReaderDelegate {
     private var format: WebFeedDocument.Format?
     /// Whether the root is a `<feed>` in no namespace: its unqualified elements are Atom's.
     private var unnamespacedAtom = false
+    /// Whether the markup being kept was met unescaped in a text element, rather than Atom xhtml.
+    private var nakedMarkup = false
     private var document: WebFeedDocument?
     /// The entry being read (internal for the Media RSS and podcast fields, in their own file).
     var entry: WebFeedEntry?
@@ -143,6 +145,12 @@ final class XMLFeedParser: XMLReaderDelegate {
         if stack.isEmpty, namespace.isEmpty, elementName == "feed" { unnamespacedAtom = true }
         if namespace.isEmpty, unnamespacedAtom { namespace = Namespace.atom }
         guard stack.count < Self.maxDepth else { return reader.stop("elements nest more than \(Self.maxDepth) deep") }
+        if xhtml == nil, let parent = stack.last, stack.count >= 2, Self.holdsText(parent) {
+            // Markup written unescaped in a text element (`<title>An <b>bold</b> claim</title>`)
+            // is kept as markup, as other readers keep it, not dropped with the child's text.
+            xhtml = (stack.count, HTMLText.escape(parent.text))
+            nakedMarkup = true
+        }
         if var open = xhtml {
             // Markup inside Atom xhtml text is kept as markup, minus namespace prefixes.
             open.markup += "<" + elementName
@@ -222,6 +230,14 @@ final class XMLFeedParser: XMLReaderDelegate {
             }
             var done = frame
             done.text = markup
+            if nakedMarkup, frame.name == "title" {
+                // A title is one line of text: the markup read as text.
+                done.text = HTMLText.plainText(markup)
+                nakedMarkup = false
+                end(done, isHTML: false)
+                return
+            }
+            nakedMarkup = false
             end(done, isHTML: true)
             return
         }

@@ -46,6 +46,18 @@ import Testing
         #expect(throws: WebFeedParseError.self) { try parse(#"<feed xmlns="http://example.org/other"><entry/></feed>"#) }
     }
 
+    /// Markup a feed forgot to escape in a text element is kept, not dropped with its text.
+    @Test func unescapedMarkupInTextElementsIsKept() throws {
+        let atom = try parse(#"<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>1</id><title>Example <b>Atom</b> here</title></entry></feed>"#)
+        #expect(atom.entries.first?.title == "Example Atom here")
+        let rss = try parse(#"<rss version="2.0"><channel><item><guid>1</guid><title>T</title><description>Intro <p>One <a href="/x">link</a></p> end</description></item></channel></rss>"#)
+        #expect(rss.entries.first?.html == #"Intro <p>One <a href="http://fixtures.example/x">link</a></p> end"#)
+        #expect(rss.entries.first?.title == "T", "the title after it is read as before")
+        let media = try parse(#"<rss xmlns:media="http://search.yahoo.com/mrss/"><channel><item><guid>m</guid><media:title>bar</media:title></item></channel></rss>"#)
+        let post = WebFeedMapping.changes(media, firstSeen: [:], now: Date()).posts.first
+        #expect(post?.title == "bar", "media:title stands in for a missing title")
+    }
+
     /// RSS 0.90 (Netscape's namespace) and RSS 2.0 with the namespace some feeds declare.
     @Test func rss090AndNamespacedRSS2AreRead() throws {
         let rss090 = try parse("""
