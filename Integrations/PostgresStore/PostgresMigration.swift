@@ -164,6 +164,13 @@ struct PostgresMigration {
                 PRIMARY KEY (integration, server, account)
             );
             """),
+        // A video's view count and rating (YouTube's media:statistics and media:starRating), and
+        // the page a web feed was discovered on, so `status` tells a discovery from a server's move.
+        PostgresMigration(name: "005_video_stats_discovered_feeds", sql: """
+            ALTER TABLE videos ADD COLUMN view_count BIGINT;
+            ALTER TABLE videos ADD COLUMN rating DOUBLE PRECISION;
+            ALTER TABLE feeds ADD COLUMN discovered_from TEXT;
+            """),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.

@@ -27,9 +27,11 @@ enum FeedDiscovery {
         return type.hasPrefix("text/html") && !["<?xml", "<rss", "<feed", "<rdf", "<!doctype", "{"].contains(where: { head.hasPrefix($0) })
     }
 
-    /// The feed URLs `html` links to, first first; only absolute http(s) URLs.
+    /// The feed URLs `html` links to in its head, first first; only absolute http(s) URLs. A
+    /// link in the body is not taken: anyone who may post on the page may write one there.
     static func feedLinks(in html: Data, pageURL: URL) -> [URL] {
-        let text = String(decoding: html.prefix(maxSearchedBytes), as: UTF8.self)
+        var text = String(decoding: html.prefix(maxSearchedBytes), as: UTF8.self)
+        if let body = text.firstRange(of: /(?i)<body[\s>]/) { text = String(text[..<body.lowerBound]) }
         var base: URL?
         var links: [String] = []
         for match in text.matches(of: /(?i)<(link|base)\b([^>]*)>/) {

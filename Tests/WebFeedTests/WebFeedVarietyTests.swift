@@ -116,6 +116,8 @@ import Testing
         #expect(!FeedDiscovery.isHTML(Data("<!DOCTYPE rss PUBLIC \"-//Netscape Communications//DTD RSS 0.91//EN\" \"x\"><rss/>".utf8),
                                       contentType: "text/html"))
         #expect(FeedDiscovery.feedLinks(in: Data("<html><head></head></html>".utf8), pageURL: URL(string: "https://example.org/")!).isEmpty)
+        let inBody = #"<html><head></head><BODY class="x"><link rel="alternate" type="application/rss+xml" href="/comment-spam.xml"></body></html>"#
+        #expect(FeedDiscovery.feedLinks(in: Data(inBody.utf8), pageURL: URL(string: "https://example.org/")!).isEmpty, "the head only")
     }
 
     @Test func aNoteIsSaidOncePerKind() {
