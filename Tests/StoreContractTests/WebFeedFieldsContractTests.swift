@@ -16,7 +16,7 @@ enum WebFeedFieldsContract {
         post.videoIDs = [video.id]
         post.attachments = [Post.Attachment(kind: "audio", url: URL(string: "https://cdn.example.org/e4.m4a")!, mimeType: "audio/x-m4a",
                                             sizeBytes: 8_727_310, duration: 3723.5, episode: 4, season: 2)]
-        try await underLease(store) { _ = try await store.apply(makePage([.upsert(post)], cursor: "1"), videos: [video], toFeed: "home") }
+        try await underLease(store) { lease in _ = try await store.apply(makePage([.upsert(post)], cursor: "1"), videos: [video], under: lease) }
         let stored = try #require(try await store.posts(matching: PostQuery(feed: "home")).first)
         #expect(stored.videos == [video])
         #expect(stored.post.attachments == post.attachments)
@@ -25,7 +25,7 @@ enum WebFeedFieldsContract {
         var watched = video
         watched.viewCount = 60_000
         watched.rating = nil
-        try await underLease(store) { _ = try await store.apply(makePage([.upsert(post)], cursor: "2"), videos: [watched], toFeed: "home") }
+        try await underLease(store) { lease in _ = try await store.apply(makePage([.upsert(post)], cursor: "2"), videos: [watched], under: lease) }
         #expect(try await store.posts(matching: PostQuery(feed: "home")).first?.videos == [watched])
     }
 
