@@ -77,7 +77,7 @@ struct BlueskyClient: Sendable {
     /// The error an XRPC answer stands for, or `nil` for a success.
     static func error(for response: HTTPResponse, _ operation: String, now: Date = Date()) -> ServiceError? {
         guard !(200..<300).contains(response.status) else { return nil }
-        let body = response.status >= 400 ? try? JSONDecoder().decode(BlueskyError.self, from: response.body) : nil
+        let body = response.status >= 400 ? BlueskyError(body: response.body) : nil
         let detail = HTTPStatus.detail([body?.error, body?.message])
         if response.status == 400, body?.error == "ExpiredToken" || body?.error == "InvalidToken" {
             return ServiceError(.unauthorized, operation, "the server no longer accepts the token (\(response.status)\(detail))")

@@ -1,4 +1,7 @@
 import Core
+import Foundation
+import IntegrationKit
+
 /// The AppView's answers as the lexicons describe them (`app.bsky.feed.defs`,
 /// `app.bsky.embed.*`, `app.bsky.richtext.facet`, `com.atproto.label.defs`), keeping only the
 /// fields feedsync maps. Strings stay as the server sent them; ``Post/init(_:)`` checks them.
@@ -131,10 +134,16 @@ struct BlueskyFeedItem: Hashable {
     var postID: PostID { Self.postID(uri: post.uri, repostURI: repost?.uri, reposter: repost?.by.did) }
 }
 
-/// The body of an XRPC error: `{"error": "ExpiredToken", "message": "…"}`.
-struct BlueskyError: Decodable {
+/// The body of an XRPC error: `{"error": "ExpiredToken", "message": "…"}`, read with
+/// IntegrationKit's ``JSONReader``; a field that is missing or not a string is `nil`.
+struct BlueskyError {
     var error: String?
     var message: String?
+
+    init(body: Data) {
+        error = JSONReader.string(at: ["error"], in: body)
+        message = JSONReader.string(at: ["message"], in: body)
+    }
 }
 
 /// `com.atproto.server.createSession` and `refreshSession` output (the fields kept).

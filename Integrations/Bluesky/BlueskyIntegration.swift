@@ -39,7 +39,7 @@ public enum BlueskyIntegration: PostsIntegration {
             guard since != nil else { throw config.error("since", "\"\(Terminal.safe(text, limit: 80))\" is not a date; write 2026-01-31 or 2026-01-31T12:00:00Z") }
         }
         let limits = try HTTPLimits(config)
-        let live = try BlueskyLiveConfig(config, timeline: timeline, timelineText: timelineText)
+        let live = try BlueskyLiveConfig(config, timeline: timeline, timelineText: timelineText, interval: context.interval)
         try config.finish(alsoKnown: ["integration"])
 
         let transport = CurlTransport.shared(limits, in: context.shared)

@@ -4,7 +4,8 @@ import IntegrationKit
 
 /// A Bluesky feed's live settings: `stream` (default false), `jetstreamURL` (default
 /// ``defaultURL``; `ws://` only to a loopback host or with `"jetstreamPlaintext": true`),
-/// `subscriptionRefreshSeconds` (how often the follow set is read again, 60–86400, default 900)
+/// `subscriptionRefreshSeconds` (how often the follow set is read again, 10–86400, default the
+/// feed's `interval`, within those bounds)
 /// and `streamIdleSeconds` (5–3600, default 60).
 struct BlueskyLiveConfig {
     static let defaultURL = URL(string: "wss://jetstream2.us-east.bsky.network/subscribe")!
@@ -15,11 +16,15 @@ struct BlueskyLiveConfig {
     var limits: WebSocketLimits
 
     /// `nil` when the feed does not stream (or its timeline has no stream: a warning says so).
-    init?(_ config: ConfigSection, timeline: BlueskyTimeline, timelineText: String) throws {
+    /// The bounds of the follow set's refresh, in seconds.
+    static let refreshRange = 10...86_400
+
+    init?(_ config: ConfigSection, timeline: BlueskyTimeline, timelineText: String, interval: TimeInterval?) throws {
         let stream = try config.bool("stream") ?? false
         let text = try config.nonEmptyString("jetstreamURL")
         let plaintext = try config.bool("jetstreamPlaintext") ?? false
-        let refresh = try config.int("subscriptionRefreshSeconds", in: 60...86_400) ?? 900
+        let every = interval.map { Int(min(max($0.rounded(), Double(Self.refreshRange.lowerBound)), Double(Self.refreshRange.upperBound))) }
+        let refresh = try config.int("subscriptionRefreshSeconds", in: Self.refreshRange) ?? every ?? 900
         let idle = try config.int("streamIdleSeconds", in: 5...3600) ?? 60
         var url = Self.defaultURL
         if let text {
@@ -47,20 +52,15 @@ struct BlueskyLiveConfig {
 
     func source(client: BlueskyClient, identifier: String, password: Secret, transport: CurlTransport, shared: SharedResources,
                 notice: @escaping @Sendable (String) -> Void) -> BlueskyLiveSource {
-        let accountKey = Self.digest("\(client.service.absoluteString) \(identifier) \(password.revealed)")
+        let accountKey = ConnectionDigest.of("\(client.service.absoluteString) \(identifier) \(password.revealed)")
         let authentication = BlueskyAuthenticationService(client: client, identifier: identifier, password: password)
         // One session per account for every live feed of the process, and one position per connection.
         let session = shared.value(for: "bluesky live session \(accountKey)") { BlueskyLiveSession(authentication) }
-        let position = shared.value(for: "bluesky live position \(url.absoluteString) \(accountKey) \(subscription)") { JetstreamPosition() }
+        let connection = "\(url.absoluteString) \(accountKey) \(subscription)"
+        let position = shared.value(for: "bluesky live position \(connection)") { JetstreamPosition() }
+        let accounts = shared.value(for: "bluesky live accounts \(connection)") { BlueskyAccountStates() }
         return BlueskyLiveSource(client: client, session: session, identifier: identifier, subscription: subscription, jetstreamURL: url,
                                  transport: transport, limits: limits, refreshInterval: refreshInterval, position: position,
-                                 accountKey: accountKey, notice: notice)
-    }
-
-    /// FNV-1a, to tell accounts apart in keys without keeping the password there.
-    static func digest(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return String(hash, radix: 16)
+                                 accounts: accounts, accountKey: accountKey, notice: notice)
     }
 }

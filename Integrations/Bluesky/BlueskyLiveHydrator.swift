@@ -9,16 +9,19 @@ extension BlueskyLiveSource {
     struct Hydrator {
         let source: BlueskyLiveSource
         let out: AsyncThrowingStream<LiveEvent, any Error>.Continuation
-        /// The reposts seen on the stream, by the post they repost: deleting the post deletes them.
-        private var repostsOf: [String: Set<String>] = [:]
         private var pending: [(subject: String, repost: BlueskyRepostReason?, time: Int64)] = []
+        /// The newest `time_us` handled and not yet yielded as a ``LiveEvent/position(_:)``.
+        private var reached: Int64?
 
         init(source: BlueskyLiveSource, out: AsyncThrowingStream<LiveEvent, any Error>.Continuation) {
             self.source = source
             self.out = out
         }
 
-        mutating func handle(_ items: [BlueskyLiveQueue.Item], profiles: BlueskyLiveMembers) async throws {
+        /// Handles a batch in order, then yields where the stream got to, for the store to commit
+        /// with the batch's changes. A post's `delete` is passed on as it is: the store deletes
+        /// the entries that repost it with it.
+        mutating func handle(_ items: [Item], profiles: BlueskyLiveMembers) async throws {
             for item in items {
                 guard case .event(let event) = item else {
                     try await flush()
@@ -31,33 +34,44 @@ extension BlueskyLiveSource {
                 case .repost(let uri, let subject, let at):
                     let by = profiles.profile(event.did) ?? BlueskyProfile(did: event.did, handle: "handle.invalid")
                     let indexedAt = at.flatMap { RFC3339.date(from: $0) != nil ? $0 : nil }
-                        ?? Date(timeIntervalSince1970: Double(event.timeMicroseconds) / 1_000_000).formatted(.iso8601)
+                        ?? Self.date(event.timeMicroseconds).formatted(.iso8601)
                     pending.append((subject, BlueskyRepostReason(by: by, uri: uri, indexedAt: indexedAt), event.timeMicroseconds))
-                    repostsOf[subject, default: []].insert(uri)
-                case .postDeleted(let uri):
+                case .postDeleted(let uri), .repostDeleted(let uri):
                     try await flush()
                     out.yield(.deleted(PostID(uri)))
-                    for repost in repostsOf.removeValue(forKey: uri) ?? [] { out.yield(.deleted(PostID(repost))) }
-                    source.position.handled(event.timeMicroseconds)
-                case .repostDeleted(let uri):
-                    try await flush()
-                    out.yield(.deleted(PostID(uri)))
-                    source.position.handled(event.timeMicroseconds)
+                    handled(event.timeMicroseconds)
                 case .identity(let handle):
-                    // The handle shown for this author's reposts from now on; stored posts get it at their next hydration or poll.
-                    if let handle, BlueskyIdentifier.isHandle(handle) { profiles.setHandle(handle, of: event.did) }
-                    source.position.handled(event.timeMicroseconds)
+                    // The handle shown for this author's reposts from now on, and on the stored author and posts.
+                    if let handle, BlueskyIdentifier.isHandle(handle) {
+                        try await flush()
+                        profiles.setHandle(handle, of: event.did)
+                        out.yield(.renamed(UserID(event.did), handle: handle, at: Self.date(event.timeMicroseconds)))
+                    }
+                    handled(event.timeMicroseconds)
                 case .account(let active):
-                    source.notice("Bluesky account \(event.did) is \(active ? "active again" : "deactivated or taken down") (a Jetstream account "
-                                  + "event on \(source.subscription.shown)); its stored posts are kept")
-                    source.position.handled(event.timeMicroseconds)
+                    if source.accounts.changed(event.did, active: active) {
+                        source.notice("Bluesky account \(event.did) is \(active ? "active again" : "deactivated or taken down") (a Jetstream account "
+                                      + "event on \(source.subscription.shown)); its stored posts are kept")
+                    }
+                    handled(event.timeMicroseconds)
                 case .other:
-                    source.position.handled(event.timeMicroseconds)
+                    handled(event.timeMicroseconds)
                 }
                 if pending.count >= BlueskyLiveSource.hydrationBatch { try await flush() }
             }
             try await flush()
+            if let time = reached {
+                out.yield(.position(String(time)))
+                reached = nil
+            }
         }
+
+        private mutating func handled(_ time: Int64) {
+            source.position.handled(time)
+            reached = max(reached ?? time, time)
+        }
+
+        private static func date(_ microseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(microseconds) / 1_000_000) }
 
         /// Hydrates what is pending and yields it, oldest first.
         private mutating func flush() async throws {
@@ -85,7 +99,7 @@ extension BlueskyLiveSource {
                         out.yield(.upserted(post, videos: video.map { [$0] } ?? []))
                     }
                 }
-                if let newest = batch.map(\.time).max() { source.position.handled(newest) }
+                if let newest = batch.map(\.time).max() { handled(newest) }
             }
         }
     }

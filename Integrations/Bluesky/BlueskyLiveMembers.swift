@@ -1,5 +1,4 @@
 import Foundation
-import IntegrationKit
 import Synchronization
 
 /// Whom a live connection follows now, with their profiles: read by the sockets' readers (to
@@ -24,23 +23,4 @@ final class BlueskyLiveMembers: Sendable {
     }
 
     func setHandle(_ handle: String, of did: String) { profiles.withLock { $0[did]?.handle = handle } }
-}
-
-/// How many of a connection's sockets have opened.
-final class BlueskyOpenCount: Sendable {
-    private let count = Atomic(0)
-
-    func increment() -> Int { count.add(1, ordering: .relaxed).newValue }
-}
-
-/// The sockets of a live connection, so that ending its stream closes them.
-final class BlueskyLiveSockets: Sendable {
-    private let sockets = Mutex<[WebSocketStream]>([])
-
-    func add(_ more: [WebSocketStream]) { sockets.withLock { $0 += more } }
-
-    /// Closes every socket with a close frame, waiting at most `timeout` in all.
-    func closeAll(waiting timeout: TimeInterval) {
-        WebSocketStream.close(sockets.withLock { $0 }, waiting: timeout)
-    }
 }

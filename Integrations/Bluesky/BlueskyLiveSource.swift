@@ -14,8 +14,10 @@ import Synchronization
 /// DIDs are ignored.
 ///
 /// No token goes to Jetstream: the session's token goes only to the PDS, for hydration.
-/// The last `time_us` handled is kept, and a reconnect resumes from it rewound by
-/// ``rewind``; the follow set is read again on every connect and every ``refreshInterval``.
+/// The last `time_us` handled is kept, and yielded as ``LiveEvent/position(_:)`` for the store
+/// to commit with the changes it produced; a reconnect resumes from it rewound by ``rewind``,
+/// and so does a restarted daemon, from the stored one (``events(resumingFrom:)``). The follow
+/// set is read again on every connect and every ``refreshInterval``.
 struct BlueskyLiveSource: LiveSource {
     let client: BlueskyClient
     let session: BlueskyLiveSession
@@ -27,6 +29,8 @@ struct BlueskyLiveSource: LiveSource {
     let refreshInterval: TimeInterval
     /// Where the last connection got to, shared by its reconnects.
     let position: JetstreamPosition
+    /// Which accounts were last seen deactivated, so each change is told once.
+    let accounts: BlueskyAccountStates
     /// Identifies the account (a digest of identifier and app password), never shown.
     let accountKey: String
     /// Told, in one sentence, what the operator should know (an account deactivated).
@@ -46,6 +50,19 @@ struct BlueskyLiveSource: LiveSource {
     var description: String { "bluesky jetstream \(subscription.shown) at \(jetstreamURL.host ?? "?")" }
 
     private var operation: String { "following \(subscription.shown) on Jetstream at \(jetstreamURL.host ?? "?")" }
+
+    /// What the connection's readers hand the hydrator, in order.
+    enum Item: Sendable {
+        case connected
+        case event(JetstreamEvent)
+    }
+
+    /// Resumes from the earliest stored `time_us` when this process has not followed the
+    /// connection yet (a restart); otherwise from where it got to.
+    func events(resumingFrom stored: [String]) -> AsyncThrowingStream<LiveEvent, any Error> {
+        position.start(from: stored.compactMap { Int64($0) }.filter { $0 > 0 }.min())
+        return events()
+    }
 
     func events() -> AsyncThrowingStream<LiveEvent, any Error> {
         AsyncThrowingStream { continuation in
@@ -78,19 +95,19 @@ struct BlueskyLiveSource: LiveSource {
         let sockets = chunks.map { transport.webSocket(request(for: $0, cursor: cursor), limits: limits) }
         open.add(sockets)
         for (socket, chunk) in zip(sockets, chunks) where chunk.count > Self.urlDIDs { socket.send(Self.optionsUpdate(chunk)) }
-        let queue = BlueskyLiveQueue()
+        let queue = LiveQueue<Item>(overflow: ServiceError(.contractViolation, operation, "Jetstream sends events faster than they can be "
+                                                           + "hydrated (more than \(LiveQueue<Item>.defaultCapacity) waiting)"))
         let opened = BlueskyOpenCount()
-        let operation = operation
         try await withThrowingTaskGroup(of: Void.self) { group in
             for socket in sockets {
                 group.addTask {
                     for try await message in socket {
                         switch message {
                         case .opened:
-                            if opened.increment() == sockets.count { try queue.push(.connected, operation) }
+                            if opened.increment() == sockets.count { try queue.push(.connected) }
                         case .text(let text):
                             guard let event = JetstreamEvent(text), profiles.contains(event.did) else { continue }
-                            try queue.push(.event(event), operation)
+                            try queue.push(.event(event))
                         case .binary: continue
                         }
                     }
@@ -99,8 +116,8 @@ struct BlueskyLiveSource: LiveSource {
             }
             group.addTask {
                 var hydrator = Hydrator(source: self, out: out)
-                while true {
-                    try await hydrator.handle(try await queue.next(), profiles: profiles)
+                while let items = try await queue.next() {
+                    try await hydrator.handle(items, profiles: profiles)
                 }
             }
             group.addTask {
@@ -150,16 +167,4 @@ struct BlueskyLiveSource: LiveSource {
                                       "payload": ["wantedCollections": BlueskySubscription.collections, "wantedDids": dids]]
         return String(decoding: (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
     }
-}
-
-/// The newest `time_us` a live connection handled, kept across its reconnects.
-final class JetstreamPosition: Sendable {
-    private let last = Mutex<Int64?>(nil)
-
-    init() {}
-
-    func handled(_ time: Int64) { last.withLock { $0 = max($0 ?? time, time) } }
-
-    /// Where a reconnect resumes: the last time handled, less `rewind`; `nil` (live) before any event.
-    func resumeCursor(rewind: Int64) -> Int64? { last.withLock { $0.map { max(1, $0 - rewind) } } }
 }

@@ -47,7 +47,7 @@ enum BlueskySubscription: Hashable, Sendable {
         case .author(let actor):
             let response = try await session.query(client, "app.bsky.actor.getProfile", [URLQueryItem(name: "actor", value: actor)],
                                                    "reading the profile of \(actor) on")
-            guard let profile = (try? JSONSerialization.jsonObject(with: response.body)).flatMap(Self.profile) else {
+            guard let profile = (try? BlueskyGraphPage.profile(body: response.body)) ?? nil else {
                 throw ServiceError(.invalidResponse, "reading the profile of \(actor) on \(client.origin.host)", "the answer is not a profile")
             }
             return [profile.did: profile]
@@ -65,24 +65,15 @@ enum BlueskySubscription: Hashable, Sendable {
             let query = parameters + [URLQueryItem(name: "limit", value: "100")] + (cursor.map { [URLQueryItem(name: "cursor", value: $0)] } ?? [])
             let operation = "reading whom the \(shown) subscription follows from"
             let response = try await session.query(client, method, query, operation)
-            guard let page = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any], let items = page[key] as? [Any] else {
-                throw ServiceError(.invalidResponse, "\(operation) \(client.origin.host)", "the answer has no \(key) list")
+            let page: BlueskyGraphPage
+            do { page = try BlueskyGraphPage(body: response.body, list: key) } catch {
+                throw ServiceError(.invalidResponse, "\(operation) \(client.origin.host)", "the answer has no readable \(key) list")
             }
-            for item in items {
-                // getList's items wrap the profile in `subject`.
-                let object: Any? = key == "items" ? (item as? [String: Any])?["subject"] : item
-                if let object, let profile = Self.profile(object) { members[profile.did] = profile }
-            }
-            cursor = (page["cursor"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+            for profile in page.profiles { members[profile.did] = profile }
+            cursor = page.cursor
             // A server that repeats a cursor, or lists without end, is stopped.
             guard cursor.map({ seen.insert($0).inserted }) ?? true, members.count <= Self.maxDIDs else { break }
         } while cursor != nil
         return members
-    }
-
-    static func profile(_ value: Any) -> BlueskyProfile? {
-        guard let object = value as? [String: Any], let did = object["did"] as? String, BlueskyIdentifier.isDID(did),
-              let handle = object["handle"] as? String else { return nil }
-        return BlueskyProfile(did: did, handle: handle, displayName: object["displayName"] as? String, avatar: object["avatar"] as? String)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationKit
 
 /// One Jetstream message, as its README documents it, reduced to what a live feed uses.
 ///
@@ -25,16 +26,18 @@ struct JetstreamEvent: Equatable {
     var change: Change
 
     /// - Returns: `nil` for a message that is not a Jetstream event (not JSON, no valid `did` or `time_us`).
+    ///
+    /// Read with IntegrationKit's forward-only ``JSONReader``, in whatever order the fields come;
+    /// a field of the wrong type counts as absent.
     init?(_ text: String) {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return nil }
-        guard let did = object["did"] as? String, BlueskyIdentifier.isDID(did),
-              let time = (object["time_us"] as? NSNumber)?.int64Value, time > 0 else { return nil }   // a heartbeat, or not an event
+        var text = text
+        guard let fields = text.withUTF8({ Fields.read($0) }) else { return nil }
+        guard let did = fields.did, BlueskyIdentifier.isDID(did), let time = fields.time, time > 0 else { return nil }   // a heartbeat, or not an event
         self.did = did
-        timeMicroseconds = time
-        switch object["kind"] as? String {
+        timeMicroseconds = Int64(time)
+        switch fields.kind {
         case "commit":
-            guard let commit = object["commit"] as? [String: Any], let operation = commit["operation"] as? String,
-                  let collection = commit["collection"] as? String, let rkey = commit["rkey"] as? String, Self.isRecordKey(rkey) else {
+            guard let operation = fields.operation, let collection = fields.collection, let rkey = fields.rkey, Self.isRecordKey(rkey) else {
                 change = .other
                 return
             }
@@ -43,22 +46,85 @@ struct JetstreamEvent: Equatable {
             case ("app.bsky.feed.post", "create"), ("app.bsky.feed.post", "update"): change = .post(uri: uri)
             case ("app.bsky.feed.post", "delete"): change = .postDeleted(uri: uri)
             case ("app.bsky.feed.repost", "create"), ("app.bsky.feed.repost", "update"):
-                let record = commit["record"] as? [String: Any]
-                guard let subject = (record?["subject"] as? [String: Any])?["uri"] as? String,
-                      BlueskyIdentifier.atURI(subject, collection: "app.bsky.feed.post") != nil else {
+                guard let subject = fields.subject, BlueskyIdentifier.atURI(subject, collection: "app.bsky.feed.post") != nil else {
                     change = .other
                     return
                 }
-                change = .repost(uri: uri, subject: subject, at: record?["createdAt"] as? String)
+                change = .repost(uri: uri, subject: subject, at: fields.createdAt)
             case ("app.bsky.feed.repost", "delete"): change = .repostDeleted(uri: uri)
             default: change = .other
             }
-        case "identity":
-            change = .identity(handle: (object["identity"] as? [String: Any])?["handle"] as? String)
-        case "account":
-            change = .account(active: (object["account"] as? [String: Any])?["active"] as? Bool ?? true)
-        default:
-            change = .other
+        case "identity": change = .identity(handle: fields.handle)
+        case "account": change = .account(active: fields.active ?? true)
+        default: change = .other
+        }
+    }
+
+    /// The fields of a message a live feed reads, each `nil` when absent or of another type.
+    private struct Fields {
+        var did: String?, time: Int?, kind: String?
+        var operation: String?, collection: String?, rkey: String?, subject: String?, createdAt: String?
+        var handle: String?, active: Bool?
+
+        /// `nil` when the bytes are not one JSON object.
+        static func read(_ bytes: UnsafeBufferPointer<UInt8>) -> Fields? {
+            var reader = JSONReader(bytes)
+            var fields = Fields()
+            do {
+                guard try reader.peek() == UInt8(ascii: "{") else { return nil }
+                try reader.readObject { reader, key in
+                    switch key {
+                    case "did": fields.did = try text(&reader)
+                    case "time_us": fields.time = try lenient { try reader.optionalWholeNumber("time_us") }
+                    case "kind": fields.kind = try text(&reader)
+                    case "commit":
+                        try object(&reader) { reader, key in
+                            switch key {
+                            case "operation": fields.operation = try text(&reader)
+                            case "collection": fields.collection = try text(&reader)
+                            case "rkey": fields.rkey = try text(&reader)
+                            case "record":
+                                try object(&reader) { reader, key in
+                                    switch key {
+                                    case "subject": try object(&reader) { reader, key in
+                                        if key == "uri" { fields.subject = try text(&reader) } else { try reader.skipValue() }
+                                    }
+                                    case "createdAt": fields.createdAt = try text(&reader)
+                                    default: try reader.skipValue()
+                                    }
+                                }
+                            default: try reader.skipValue()
+                            }
+                        }
+                    case "identity": try object(&reader) { reader, key in
+                        if key == "handle" { fields.handle = try text(&reader) } else { try reader.skipValue() }
+                    }
+                    case "account": try object(&reader) { reader, key in
+                        if key == "active" { fields.active = try lenient { try reader.bool("account.active") } } else { try reader.skipValue() }
+                    }
+                    default: try reader.skipValue()
+                    }
+                }
+                guard reader.isAtEnd else { return nil }
+            } catch {
+                return nil   // not JSON, or nested past the reader's depth
+            }
+            return fields
+        }
+
+        private static func text(_ reader: inout JSONReader) throws -> String? {
+            try lenient { try reader.optionalString("") }
+        }
+
+        /// The value read, or `nil` when it is of another type (the reader has skipped it).
+        private static func lenient<T>(_ read: () throws -> T?) throws -> T? {
+            do { return try read() } catch is JSONReader.FieldError { return nil }
+        }
+
+        /// Reads an object's fields; a value that is not an object is skipped.
+        private static func object(_ reader: inout JSONReader, _ field: (inout JSONReader, String) throws -> Void) throws {
+            guard try reader.peek() == UInt8(ascii: "{") else { return try reader.skipValue() }
+            try reader.readObject(field)
         }
     }
 

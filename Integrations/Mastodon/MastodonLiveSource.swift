@@ -23,7 +23,7 @@ struct MastodonLiveSource: LiveSource {
     let limits: EventStreamLimits
 
     var connectionKey: String {
-        "mastodon \(client.server.absoluteString) \(stream.path)?\(stream.query) \(streamingURL?.absoluteString ?? "") \(Self.digest(token.revealed))"
+        "mastodon \(client.server.absoluteString) \(stream.path)?\(stream.query) \(streamingURL?.absoluteString ?? "") \(ConnectionDigest.of(token.revealed))"
     }
 
     var description: String { "mastodon stream \(stream.shown) at \(client.origin.host)" }
@@ -92,12 +92,5 @@ struct MastodonLiveSource: LiveSource {
             }
         }
         return nil
-    }
-
-    /// FNV-1a, to tell accounts apart in ``connectionKey`` without keeping the token there.
-    private static func digest(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return String(hash, radix: 16)
     }
 }

@@ -78,7 +78,13 @@ extension PostgresFeedStore: PageCommitter {
         }
         let deleting = rows.deletions == nil ? nil : closing.count
         if let deletions = rows.deletions {
-            closing.append(("DELETE FROM posts WHERE feed = $1 AND id = ANY($2::text[]) RETURNING 1", [feed, deletions]))
+            // A deleted post takes the entries that repost it along; each half searches its own
+            // index (migration 006 indexes repost_of).
+            closing.append(("""
+                DELETE FROM posts WHERE pk IN (SELECT pk FROM posts WHERE feed = $1 AND id = ANY($2::text[])
+                                               UNION SELECT pk FROM posts WHERE feed = $1 AND repost_of = ANY($2::text[]))
+                RETURNING 1
+                """, [feed, deletions]))
         }
         let resolving = videos.isEmpty ? nil : closing.count
         if !videos.isEmpty { closing.append(videoUpsert(videos, feed: feed)) }
@@ -88,6 +94,9 @@ extension PostgresFeedStore: PageCommitter {
             WHERE (feeds.cursor, feeds.cursor_validator) IS DISTINCT FROM ($2::text, $3::text) RETURNING 1
             """, [feed, rows.page.nextCursor.position, rows.page.nextCursor.validator]))
         let moving = closing.count - 1
+        if let position = rows.page.streamPosition {
+            closing.append(("UPDATE feeds SET stream_position = $2 WHERE name = $1", [feed, position]))
+        }
         closing.append(("COMMIT", []))
         let closed = try db.pipeline(closing).map { try $0.get() }
         if let deleting {

@@ -171,6 +171,12 @@ struct PostgresMigration {
             ALTER TABLE videos ADD COLUMN rating DOUBLE PRECISION;
             ALTER TABLE feeds ADD COLUMN discovered_from TEXT;
             """),
+        // A live stream's position (Jetstream's time_us), committed with the page it produced; and
+        // the reposts of a post found by it, so deleting a post deletes them too.
+        PostgresMigration(name: "006_live_stream", sql: """
+            ALTER TABLE feeds ADD COLUMN stream_position TEXT;
+            CREATE INDEX posts_reposts ON posts (feed, repost_of) WHERE repost_of IS NOT NULL;
+            """),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.

@@ -283,6 +283,12 @@ struct Migration: Sendable {
             ALTER TABLE videos ADD COLUMN rating REAL;
             ALTER TABLE feeds ADD COLUMN discovered_from TEXT;
             """),
+        // A live stream's position (Jetstream's time_us), committed with the page it produced; and
+        // the reposts of a post found by it, so deleting a post deletes them too.
+        Migration(name: "012_live_stream", sql: """
+            ALTER TABLE feeds ADD COLUMN stream_position TEXT;
+            CREATE INDEX posts_reposts ON posts (feed, repost_of) WHERE repost_of IS NOT NULL;
+            """),
     ]
 
     /// Moves the tokens of the `sessions` table into the private sessions file, before the

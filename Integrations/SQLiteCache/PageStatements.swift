@@ -3,7 +3,7 @@ import StoreKit
 
 /// The statements a page commit runs for each row. Parameter 1 is always the feed.
 struct PageStatements {
-    let insertPost, updatePost, upsertUser, selectUser, insertVideoID, deletePost: SQLiteStatement
+    let insertPost, updatePost, upsertUser, selectUser, insertVideoID, deletePost, deleteReposts: SQLiteStatement
     /// Adds the posts whose keys are in a JSON array (parameter 1) to the search index.
     let indexPosts: SQLiteStatement
     /// Adds the posts with keys from parameter 1 to parameter 2 to the search index.
@@ -43,6 +43,8 @@ struct PageStatements {
         selectUser = try db.statement("SELECT pk, handle, display_name FROM users WHERE feed = ?1 AND id = ?2")
         insertVideoID = try db.statement("INSERT INTO videos (feed, id) VALUES (?1, ?2) ON CONFLICT (feed, id) DO NOTHING")
         deletePost = try db.statement("DELETE FROM posts WHERE feed = ?1 AND id = ?2")
+        // Migration 012 indexes repost_of.
+        deleteReposts = try db.statement("DELETE FROM posts WHERE feed = ?1 AND repost_of = ?2")
         indexPosts = try db.statement("""
             INSERT INTO posts_fts (rowid, text, title, content_warning, author_handle, author_name)
             SELECT pk, text, title, content_warning, author_handle, author_name FROM posts
@@ -54,7 +56,7 @@ struct PageStatements {
             """)
     }
 
-    private var all: [SQLiteStatement] { [insertPost, updatePost, upsertUser, selectUser, insertVideoID, deletePost] }
+    private var all: [SQLiteStatement] { [insertPost, updatePost, upsertUser, selectUser, insertVideoID, deletePost, deleteReposts] }
 
     func bindFeed(_ feed: String) throws {
         for statement in all { try statement.bind(feed, at: 1) }

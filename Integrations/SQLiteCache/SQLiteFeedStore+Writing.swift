@@ -43,6 +43,9 @@ extension SQLiteFeedStore {
                     WHERE feeds.cursor IS NOT ?2 OR feeds.cursor_validator IS NOT ?3
                     """).run([.text(feed), .text(page.nextCursor.position), .text(page.nextCursor.validator)])
                 result.rowsWritten += db.changes
+                if let position = page.streamPosition {
+                    try db.statement("UPDATE feeds SET stream_position = ?2 WHERE name = ?1").run([.text(feed), .text(position)])
+                }
                 return result
             }
         }
@@ -130,10 +133,14 @@ extension SQLiteFeedStore {
                 result.rowsWritten += db.changes
             case .delete(let id):
                 try index()
-                try statements.deletePost.bind(id ..< id + 1, of: pinned, from: 2)
-                try statements.deletePost.execute()
-                result.deleted += db.changes
-                result.rowsWritten += db.changes
+                // A deleted post takes the entries that repost it along: two statements, so each
+                // searches its own index (an OR of the two would scan the feed).
+                for statement in [statements.deletePost, statements.deleteReposts] {
+                    try statement.bind(id ..< id + 1, of: pinned, from: 2)
+                    try statement.execute()
+                    result.deleted += db.changes
+                    result.rowsWritten += db.changes
+                }
             }
         }
         try index()

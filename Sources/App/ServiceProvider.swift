@@ -68,8 +68,9 @@ public struct ServiceProvider: Sendable {
         }
         feeds = try chosen.map { feed in
             let waiter = Waiter(slots: slots, feed: feed.name)
-            let context = IntegrationContext(requests: RequestCounter(), hosts: hosts, log: log, shared: resources,
+            var context = IntegrationContext(requests: RequestCounter(), hosts: hosts, log: log, shared: resources,
                                              userAgent: "feedsync/\(feedsyncVersion)", waiter: waiter)
+            context.interval = feed.interval
             let backend = try Self.integration(feed.posts, IntegrationRegistry.posts).makeBackend(feed.posts, context: context)
             lifecycles.append(backend.lifecycle)
             var videos: any VideoService = backend.videos ?? NoVideoHost()

@@ -51,9 +51,14 @@ public struct FeedPage: Hashable, Sendable {
     public var nextRequest: String
     /// What the backend asks of the next poll (web feeds: max-age, a permanent move, 410 Gone).
     public var polling: PollingHint?
+    /// Where a live stream had got to when it produced this page (Jetstream's `time_us`), stored
+    /// with the page in its transaction, so a restarted daemon resumes the stream there
+    /// (``StreamPositionReader``); `nil` leaves the stored one as it is.
+    public var streamPosition: String?
 
     public init(changes: [FeedChange], skipped: [SkippedItem] = [], nextCursor: FeedCursor, hasMore: Bool,
-                missingMeansDeleted: Bool = true, videos: [Video] = [], nextRequest: String? = nil, polling: PollingHint? = nil) {
+                missingMeansDeleted: Bool = true, videos: [Video] = [], nextRequest: String? = nil, polling: PollingHint? = nil,
+                streamPosition: String? = nil) {
         self.changes = changes
         self.skipped = skipped
         self.nextCursor = nextCursor
@@ -62,6 +67,7 @@ public struct FeedPage: Hashable, Sendable {
         self.videos = videos
         self.nextRequest = nextRequest ?? nextCursor.position
         self.polling = polling
+        self.streamPosition = streamPosition
     }
 
     /// The ids of every video the page's posts refer to, each once, in order of first mention.

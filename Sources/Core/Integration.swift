@@ -1,3 +1,5 @@
+import Foundation
+
 /// Setup and teardown of one integration, driven in order by the app's IntegrationsManager.
 ///
 /// `setUp` is where an integration touches the world (opens a database, loads a catalog);
@@ -76,6 +78,9 @@ public struct IntegrationContext: Sendable {
     public var shared: SharedResources
     /// What requests call the client: `feedsync/0.1.0`.
     public var userAgent: String
+    /// How often the feed is polled, for work an integration repeats on the feed's rhythm (a
+    /// live source reading its follow set again); `nil` where no feed is being built.
+    public var interval: TimeInterval?
 
     public init(requests: RequestCounter = RequestCounter(), hosts: HostGate = HostGate(),
                 log: Logger = .disabled, shared: SharedResources = SharedResources(),

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a live source reports: its connection opening, or a change to the feed as it happens.
 public enum LiveEvent: Hashable, Sendable {
     /// The connection is open and changes from now on will arrive. Whatever happened before it
@@ -8,8 +10,16 @@ public enum LiveEvent: Hashable, Sendable {
     case upserted(Post, videos: [Video])
     /// A post was edited: its new version replaces the stored one.
     case edited(Post, videos: [Video])
-    /// A post was deleted.
+    /// A post was deleted (and, in the store, every entry that reposts it).
     case deleted(PostID)
+    /// An author's handle changed, at `at` (Bluesky's `identity` event): the stored author
+    /// takes it (``AuthorHandleWriter``).
+    case renamed(UserID, handle: String, at: Date)
+    /// The source has handled its stream up to here, in a form of its own (Jetstream's
+    /// `time_us`): the consumer commits it with the changes before it
+    /// (``FeedPage/streamPosition``) and hands it back on a restart
+    /// (``LiveSource/events(resumingFrom:)``).
+    case position(String)
 }
 
 /// A backend that pushes a feed's changes as they happen, beside its ``PostService``.
@@ -25,8 +35,8 @@ public enum LiveEvent: Hashable, Sendable {
 ///
 /// - Note: A source on another protocol plugs in the same way (Bluesky's Jetstream over
 ///   WebSocket: it hydrates what arrives itself and yields ready posts, a repost as a post of
-///   its own). A source that can replay from a position of its own (Jetstream's `cursor`) will
-///   need one more event carrying that position, for the writer to commit with the batch.
+///   its own). A source that can replay from a position of its own (Jetstream's `cursor`)
+///   yields ``LiveEvent/position(_:)``, which the writer commits with the batch.
 public protocol LiveSource: Sendable {
     /// Which connection this is. Feeds whose sources have the same key share one connection
     /// (same server, account and stream). Compared in memory only, never shown: it may hold a
@@ -48,4 +58,15 @@ public protocol LiveSource: Sendable {
     ///   is not what it claims), `.refused` when the source will not connect at all (the stream
     ///   is on another origin than the credentials may go to): the consumer keeps polling.
     func events() -> AsyncThrowingStream<LiveEvent, any Error>
+
+    /// ``events()``, resuming from a position committed earlier (``LiveEvent/position(_:)``).
+    ///
+    /// - Parameter stored: the positions stored for the connection's feeds, one per feed that
+    ///   has one; the source resumes from the earliest it can read, or as ``events()`` when none.
+    ///   The default ignores them.
+    func events(resumingFrom stored: [String]) -> AsyncThrowingStream<LiveEvent, any Error>
+}
+
+extension LiveSource {
+    public func events(resumingFrom stored: [String]) -> AsyncThrowingStream<LiveEvent, any Error> { events() }
 }

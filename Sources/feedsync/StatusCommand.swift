@@ -58,7 +58,7 @@ enum StatusCommand: Command {
         guard options.positionals.isEmpty else { throw UsageError("status takes no arguments", usage: usage) }
         let report = try await withRuntime(options, localOnly) { runtime in
             let stored = Dictionary(uniqueKeysWithValues: try await runtime.store.feedStatuses().map { ($0.feed, $0) })
-            let live = try await (runtime.store as? any LiveStateRecorder)?.liveStates() ?? [:]
+            let live = try await runtime.store.liveStates()
             let names = runtime.feedNames + stored.keys.filter { !runtime.feedNames.contains($0) }.sorted()
             let rows = names.map { name in
                 let status = stored[name] ?? FeedStatus(feed: name)

@@ -51,7 +51,7 @@ actor LiveMirror {
     /// Starts, stops or re-points connections to match `runtime`'s feeds (at start and on SIGHUP).
     func apply(_ runtime: Runtime) async {
         self.runtime = runtime
-        stateStore = runtime.store as? any LiveStateRecorder
+        stateStore = runtime.store
         var wanted: [String: (any LiveSource, [String])] = [:]
         for feed in runtime.provider.feeds {
             guard let source = feed.live else { continue }
@@ -131,11 +131,13 @@ actor LiveMirror {
 
     /// One connection: open, catch up once open, then write batches until it ends.
     private func run(_ key: String, source: any LiveSource, reached: inout Bool) async throws {
-        let queue = LiveEventQueue()
+        let queue = LiveQueue<LiveEvent>(overflow: ServiceError(.contractViolation, "following \(source.description)",
+                                                                "the stream sent more than \(LiveQueue<LiveEvent>.defaultCapacity) events ahead of the store; reconnecting"))
+        let stored = try await storedPositions(key)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 defer { queue.finish() }
-                for try await event in source.events() {
+                for try await event in source.events(resumingFrom: stored) {
                     try queue.push(event)
                 }
             }
@@ -154,6 +156,16 @@ actor LiveMirror {
             }
             try await group.waitForAll()
         }
+    }
+
+    /// The stream positions stored for the connection's feeds, for the source to resume from.
+    private func storedPositions(_ key: String) async throws -> [String] {
+        guard let reader = runtime?.store else { return [] }
+        var positions: [String] = []
+        for feed in connections[key]?.feeds ?? [] {
+            if let position = try await reader.streamPosition(ofFeed: feed) { positions.append(position) }
+        }
+        return positions
     }
 
     /// After the stream's credentials were refused: runs the feeds' syncs, which go through the
@@ -194,10 +206,18 @@ actor LiveMirror {
         var order: [PostID] = []
         var latest: [PostID: FeedChange] = [:]
         var videos: [Video] = []
+        var renames: [(UserID, String, Date)] = []
+        var position: String?
         for event in events {
             let change: FeedChange
             switch event {
             case .connected: continue
+            case .position(let reached):
+                position = reached
+                continue
+            case .renamed(let author, let handle, let at):
+                renames.append((author, handle, at))
+                continue
             case .upserted(let post, let carried), .edited(let post, let carried):
                 change = .upsert(post)
                 videos += carried
@@ -211,6 +231,7 @@ actor LiveMirror {
             if latest.updateValue(change, forKey: id) == nil { order.append(id) }
         }
         let changes = order.compactMap { latest[$0] }
+        guard !changes.isEmpty || !renames.isEmpty || position != nil else { return }
         let store = runtime.store
         for feed in connections[key]?.feeds ?? [] {
             guard let lease = try await store.acquireLease(onFeed: feed, holder: "feedsyncd", wait: runtime.daemon.lockWait,
@@ -218,9 +239,13 @@ actor LiveMirror {
             do {
                 // A feed that has never synced has no position yet; its catch-up sync will read it.
                 if let cursor = try await store.cursor(ofFeed: feed) {
-                    let page = FeedPage(changes: changes, nextCursor: cursor, hasMore: false, missingMeansDeleted: false, videos: videos)
+                    let page = FeedPage(changes: changes, nextCursor: cursor, hasMore: false, missingMeansDeleted: false, videos: videos,
+                                        streamPosition: position)
                     let result = try await store.apply(page, videos: videos, under: lease)
                     log.debug("live_written", ["feed": feed, "changes": "\(changes.count)", "new": "\(result.inserted)"])
+                }
+                for (author, handle, at) in renames where try await store.setHandle(handle, ofAuthor: author, at: at, inFeed: feed) {
+                    log.info("live_renamed", ["feed": feed, "author": author.rawValue, "handle": handle])
                 }
             } catch {
                 await store.release(lease)

@@ -39,6 +39,30 @@ import Testing
         #expect(JetstreamEvent("not json") == nil)
     }
 
+    @Test func hostileMessagesAndGraphPagesAreReadFieldByFieldOrRefused() throws {
+        // Fields in any order, a record before its collection, and values of the wrong type counted as absent.
+        let reordered = #"{"commit":{"record":{"createdAt":"2026-01-01T00:00:00Z","subject":{"cid":"c","uri":"at://did:plc:b/app.bsky.feed.post/3p"}},"rkey":"3r","collection":"app.bsky.feed.repost","operation":"create"},"kind":"commit","time_us":7,"did":"did:plc:a"}"#
+        #expect(JetstreamEvent(reordered)?.change == .repost(uri: "at://did:plc:a/app.bsky.feed.repost/3r", subject: "at://did:plc:b/app.bsky.feed.post/3p",
+                                                              at: "2026-01-01T00:00:00Z"))
+        #expect(JetstreamEvent(#"{"did":"did:plc:a","time_us":"7","kind":"commit"}"#) == nil, "a time that is not a number")
+        #expect(JetstreamEvent(#"{"did":"did:plc:a","time_us":7.5,"kind":"commit"}"#) == nil)
+        #expect(JetstreamEvent(#"{"did":"did:plc:a","time_us":7,"kind":"commit","commit":5}"#)?.change == .other)
+        #expect(JetstreamEvent(#"{"did":"did:plc:a","time_us":7,"kind":"commit","commit":{"operation":1,"collection":"app.bsky.feed.post","rkey":"3k"}}"#)?.change == .other)
+        #expect(JetstreamEvent(#"{"did":"did:plc:a","time_us":7,"kind":"account","account":{"active":"no"}}"#)?.change == .account(active: true))
+        #expect(JetstreamEvent(#"{"did":"did:plc:a","time_us":7,"kind":"identity"} {}"#) == nil, "data after the message")
+        #expect(JetstreamEvent(#"{"did":"did:plc:a","time_us":7,"kind":"x","deep":"# + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}") == nil)
+        #expect(JetstreamEvent("[1]") == nil)
+
+        let follows = try BlueskyGraphPage(body: Data(#"{"follows":[{"did":"did:plc:a","handle":"a.test","displayName":"A"},{"did":"nope","handle":"b.test"},{"did":"did:plc:c"},7],"cursor":"next"}"#.utf8),
+                                           list: "follows")
+        #expect(follows.profiles == [BlueskyProfile(did: "did:plc:a", handle: "a.test", displayName: "A")] && follows.cursor == "next")
+        let list = try BlueskyGraphPage(body: Data(#"{"list":{},"items":[{"uri":"at://x","subject":{"did":"did:plc:m","handle":"m.test"}}],"cursor":""}"#.utf8), list: "items")
+        #expect(list.profiles.map(\.did) == ["did:plc:m"] && list.cursor == nil)
+        #expect(throws: (any Error).self) { try BlueskyGraphPage(body: Data(#"{"cursor":"x"}"#.utf8), list: "follows") }
+        #expect(throws: (any Error).self) { try BlueskyGraphPage(body: Data(#"{"follows":[]"#.utf8), list: "follows") }
+        #expect(try BlueskyGraphPage.profile(body: Data(#"{"handle":"p.test","did":"did:plc:p"}"#.utf8))?.did == "did:plc:p")
+    }
+
     // MARK: The subscribe request
 
     @Test func theRequestCarriesCollectionsDidsAndCursorButNoToken() throws {
@@ -52,6 +76,22 @@ import Testing
         let many = source.request(for: (0..<51).map(Self.follow), cursor: nil)
         let manyQuery = URLComponents(url: many.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         #expect(manyQuery.contains(URLQueryItem(name: "requireHello", value: "true")) && !manyQuery.contains { $0.name == "wantedDids" || $0.name == "cursor" })
+    }
+
+    @Test func theFollowSetIsReadAgainAtTheFeedsIntervalUnlessTheConfigSaysOtherwise() throws {
+        func refresh(_ keys: String, interval: TimeInterval?) throws -> TimeInterval? {
+            let value = try JSONDecoder().decode(ConfigValue.self, from: Data(#"{"stream": true\#(keys)}"#.utf8))
+            guard case .object(let object) = value else { return nil }
+            let section = ConfigSection(object, path: "feeds[0].posts", context: ConfigContext(fileName: "f", directory: URL(fileURLWithPath: "/"),
+                                                                                                environment: [:]))
+            return try BlueskyLiveConfig(section, timeline: .home, timelineText: "home", interval: interval)?.refreshInterval
+        }
+        #expect(try refresh("", interval: 300) == 300)
+        #expect(try refresh("", interval: 1) == 10, "no faster than every 10 s")
+        #expect(try refresh("", interval: 7 * 86_400) == 86_400)
+        #expect(try refresh("", interval: nil) == 900)
+        #expect(try refresh(#", "subscriptionRefreshSeconds": 60"#, interval: 300) == 60)
+        #expect(throws: ConfigError.self) { try refresh(#", "subscriptionRefreshSeconds": 5"#, interval: 300) }
     }
 
     @Test func tenThousandDidsPerConnection() {
@@ -75,7 +115,9 @@ import Testing
         let collected = try await withThrowingTaskGroup(of: [LiveEvent]?.self) { group in
             group.addTask {
                 var events: [LiveEvent] = []
+                var positions: [LiveEvent] = []
                 for try await event in source.events() {
+                    if case .position = event { positions.append(event); continue }
                     events.append(event)
                     if events.count == 32 { break }
                 }
@@ -130,10 +172,42 @@ import Testing
         #expect(sockets.requests.count == 1, "no reconnect")
     }
 
+    @Test func identityAndAccountEventsAndTheStreamPositionAndAResumeFromTheStoredOne() async throws {
+        var (source, _, sockets) = makeSource(follows: 3, keepOpen: true)
+        let notices = Mutex<[String]>([])
+        source.notice = { text in notices.withLock { $0.append(text) } }
+        let did = Self.follow(1)
+        func account(_ active: Bool, _ time: Int64) -> String {
+            #"{"did":"\#(did)","time_us":\#(time),"kind":"account","account":{"active":\#(active),"did":"\#(did)","seq":1,"time":"2024-09-05T06:11:04.870Z"}}"#
+        }
+        sockets.script = [#"{"did":"\#(did)","time_us":300,"kind":"identity","identity":{"did":"\#(did)","handle":"new.test","seq":1}}"#,
+                          #"{"did":"\#(did)","time_us":301,"kind":"identity","identity":{"did":"\#(did)","handle":"not a handle"}}"#,
+                          account(false, 302), account(false, 303), account(true, 304), Self.postEvent(did: Self.follow(2), rkey: "p", time: 305)]
+        var events: [LiveEvent] = []
+        for try await event in source.events() {
+            events.append(event)
+            if event == .position("305") { break }
+        }
+        #expect(events.contains(.renamed(UserID(did), handle: "new.test", at: Date(timeIntervalSince1970: 0.0003))))
+        #expect(!events.contains { if case .renamed(_, let handle, _) = $0 { handle != "new.test" } else { false } }, "a bad handle is dropped")
+        #expect(events.contains { if case .upserted(let post, _) = $0 { post.id.rawValue.hasSuffix("/p") } else { false } })
+        #expect(events.firstIndex(of: .position("305"))! > events.firstIndex { if case .upserted = $0 { true } else { false } }!,
+                "the position follows the changes it covers")
+        #expect(notices.withLock { $0 }.count == 2, "deactivated once, active again once: \(notices.withLock { $0 })")
+
+        // A restarted daemon hands the stored positions back: the earliest, rewound.
+        let (fresh, _, freshSockets) = makeSource(follows: 3, keepOpen: true)
+        let consumer = Task { for try await _ in fresh.events(resumingFrom: ["1725911162329308", "1725911100000000", "junk"]) {} }
+        for _ in 0..<200 where freshSockets.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        consumer.cancel()
+        let query = URLComponents(url: try #require(freshSockets.requests.first).url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(query.first { $0.name == "cursor" }?.value == String(1_725_911_100_000_000 - BlueskyLiveSource.rewind))
+    }
+
     @Test func aFloodPastTheQueueEndsTheConnection() throws {
-        let queue = BlueskyLiveQueue()
-        for _ in 0..<BlueskyLiveQueue.capacity { try queue.push(.connected, "following home") }
-        #expect(throws: ServiceError.self) { try queue.push(.connected, "following home") }
+        let queue = LiveQueue<BlueskyLiveSource.Item>(overflow: ServiceError(.contractViolation, "following home", "too many"))
+        for _ in 0..<queue.capacity { try queue.push(.connected) }
+        #expect(throws: ServiceError.self) { try queue.push(.connected) }
     }
 
     // MARK: Helpers
@@ -150,7 +224,7 @@ import Testing
         let session = BlueskyLiveSession(BlueskyAuthenticationService(client: client, identifier: "me.test", password: Secret("pw")))
         let source = BlueskyLiveSource(client: client, session: session, identifier: "me.test", subscription: .follows,
                                        jetstreamURL: URL(string: "wss://jetstream.example/subscribe")!, transport: sockets,
-                                       limits: WebSocketLimits(), refreshInterval: refresh, position: JetstreamPosition(), accountKey: "k")
+                                       limits: WebSocketLimits(), refreshInterval: refresh, position: JetstreamPosition(), accounts: BlueskyAccountStates(), accountKey: "k")
         return (source, http, sockets)
     }
 }

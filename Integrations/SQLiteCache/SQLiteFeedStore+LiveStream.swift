@@ -1,0 +1,28 @@
+import Core
+import Foundation
+import StoreKit
+
+/// What a live stream needs of the store beside pages: where it had got to, and an author's new handle.
+extension SQLiteFeedStore {
+    public func streamPosition(ofFeed feed: String) throws -> String? {
+        let db = try db("reading the stream position of feed \(feed)")
+        return try storage("reading the stream position of feed \(feed)") {
+            try db.statement("SELECT stream_position FROM feeds WHERE name = ?1").query([.text(feed)]) { $0.string(0) }.first ?? nil
+        }
+    }
+
+    /// The `users_au_profile` trigger carries the handle to the author's posts and their search entries.
+    public func setHandle(_ handle: String, ofAuthor author: UserID, at: Date, inFeed feed: String) throws -> Bool {
+        let operation = "recording the new handle of \(author.rawValue) in feed \(feed)"
+        let db = try db(operation)
+        return try storage(operation) {
+            try db.withTransaction {
+                try db.statement("""
+                    UPDATE users SET handle = ?3, profile_at = max(coalesce(profile_at, ?4), ?4)
+                    WHERE feed = ?1 AND id = ?2 AND handle IS NOT ?3 AND coalesce(profile_at, ?4) <= ?4
+                    """).run([.text(feed), .text(author.rawValue), .text(handle), .integer(StoredTime.milliseconds(at))])
+                return db.changes > 0
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Core
+import Foundation
+import Testing
+
+/// What every store promises a live stream beside pages: deletes that take reposts along, the
+/// stream position committed with its page, and an author's new handle without a post.
+extension StoreContract {
+    static func aDeletedPostTakesItsRepostsAlongAndADeletedRepostOnlyItself(_ kind: StoreKind) async throws {
+        let (store, _) = try await makeStores(kind)
+        func repost(_ id: String, of original: String, by handle: String) -> Post {
+            var post = makePost(id)
+            post.repost = Post.Repost(by: User(id: UserID("r-\(handle)"), handle: handle, displayName: handle), originalID: PostID(original),
+                                      at: Date(timeIntervalSince1970: 1_700_000_900))
+            return post
+        }
+        _ = try await store.commit(makePage([.upsert(makePost("p1")), .upsert(makePost("p2")),
+                                             .upsert(repost("r1", of: "p1", by: "grace")), .upsert(repost("r2", of: "p1", by: "linus")),
+                                             .upsert(repost("r3", of: "p2", by: "grace"))], cursor: "1"))
+        func ids() async throws -> [String] { try await store.posts(matching: PostQuery(feed: "home")).map(\.post.id.rawValue).sorted() }
+
+        let repostGone = try await store.commit(makePage([.delete("r3")], cursor: "2"))
+        #expect(repostGone.deleted == 1)
+        #expect(try await ids() == ["p1", "p2", "r1", "r2"], "a repost's delete removes that entry only")
+
+        let postGone = try await store.commit(makePage([.delete("p1")], cursor: "3"))
+        #expect(postGone.deleted == 3)
+        #expect(try await ids() == ["p2"], "a post's delete removes it and every entry that reposts it")
+        #expect(try await store.search(SearchQuery(text: "hello")).map(\.stored.post.id) == ["p2"], "and their search entries")
+    }
+
+    static func aStreamPositionIsCommittedWithItsPageAndReadBackByAnotherConnection(_ kind: StoreKind) async throws {
+        let (store, other) = try await makeStores(kind)
+        let reader = other
+        #expect(try await reader.streamPosition(ofFeed: "home") == nil)
+
+        var page = makePage([.upsert(makePost("p1"))], cursor: "1")
+        page.streamPosition = "1725911162329308"
+        _ = try await store.commit(page)
+        #expect(try await reader.streamPosition(ofFeed: "home") == "1725911162329308")
+
+        _ = try await store.commit(makePage([.upsert(makePost("p2"))], cursor: "2"))
+        #expect(try await reader.streamPosition(ofFeed: "home") == "1725911162329308", "a page without a position leaves it")
+        var empty = makePage([], cursor: "2")
+        empty.streamPosition = "1725911162999999"
+        _ = try await store.commit(empty)
+        #expect(try await reader.streamPosition(ofFeed: "home") == "1725911162999999", "a page of no changes still moves it")
+        #expect(try await reader.streamPosition(ofFeed: "other") == nil)
+    }
+
+    static func aNewHandleFromTheStreamReachesTheAuthorAndTheirPosts(_ kind: StoreKind) async throws {
+        let (store, _) = try await makeStores(kind)
+        let writer = store
+        _ = try await store.commit(makePage([.upsert(makePost("p1", text: "first")), .upsert(makePost("p2", text: "second", at: 1_700_000_500))],
+                                            cursor: "1"))
+        let renamed = try await underLease(store) {
+            try await writer.setHandle("lovelace", ofAuthor: "u1", at: Date(timeIntervalSince1970: 1_700_001_000), inFeed: "home")
+        }
+        #expect(renamed)
+        #expect(try await store.posts(matching: PostQuery(feed: "home")).map(\.post.author.handle) == ["lovelace", "lovelace"])
+        #expect(try await store.search(SearchQuery(text: "lovelace")).map(\.stored.post.id).sorted() == ["p1", "p2"])
+
+        let again = try await underLease(store) {
+            try await writer.setHandle("lovelace", ofAuthor: "u1", at: Date(timeIntervalSince1970: 1_700_002_000), inFeed: "home")
+        }
+        #expect(!again, "the same handle changes nothing")
+        let stale = try await underLease(store) {
+            try await writer.setHandle("ada-old", ofAuthor: "u1", at: Date(timeIntervalSince1970: 1_600_000_000), inFeed: "home")
+        }
+        #expect(!stale, "a rename older than the profile stored is not applied")
+        let stranger = try await underLease(store) {
+            try await writer.setHandle("nobody", ofAuthor: "u9", at: Date(timeIntervalSince1970: 1_700_003_000), inFeed: "home")
+        }
+        #expect(!stranger, "an author the feed does not hold is left alone")
+        // An older page carrying the old profile does not bring it back.
+        _ = try await store.commit(makePage([.upsert(makePost("p0", text: "zeroth", at: 1_600_000_000))], cursor: "2"))
+        #expect(try await store.posts(matching: PostQuery(feed: "home")).allSatisfy { $0.post.author.handle == "lovelace" })
+    }
+}
+
+extension SQLiteStoreContractTests {
+    @Test func aDeletedPostTakesItsRepostsAlongAndADeletedRepostOnlyItself() async throws {
+        try await StoreContract.aDeletedPostTakesItsRepostsAlongAndADeletedRepostOnlyItself(.sqlite)
+    }
+    @Test func aStreamPositionIsCommittedWithItsPageAndReadBackByAnotherConnection() async throws {
+        try await StoreContract.aStreamPositionIsCommittedWithItsPageAndReadBackByAnotherConnection(.sqlite)
+    }
+    @Test func aNewHandleFromTheStreamReachesTheAuthorAndTheirPosts() async throws {
+        try await StoreContract.aNewHandleFromTheStreamReachesTheAuthorAndTheirPosts(.sqlite)
+    }
+}
+
+extension PostgresStoreContractTests {
+    @Test func aDeletedPostTakesItsRepostsAlongAndADeletedRepostOnlyItself() async throws {
+        try await StoreContract.aDeletedPostTakesItsRepostsAlongAndADeletedRepostOnlyItself(.postgres)
+    }
+    @Test func aStreamPositionIsCommittedWithItsPageAndReadBackByAnotherConnection() async throws {
+        try await StoreContract.aStreamPositionIsCommittedWithItsPageAndReadBackByAnotherConnection(.postgres)
+    }
+    @Test func aNewHandleFromTheStreamReachesTheAuthorAndTheirPosts() async throws {
+        try await StoreContract.aNewHandleFromTheStreamReachesTheAuthorAndTheirPosts(.postgres)
+    }
+}
