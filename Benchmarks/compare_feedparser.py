@@ -181,8 +181,9 @@ def mirror_with_feedsync(binary, folder, feeds):
         "daemon": {"concurrency": 8, "maxRequestsPerHost": 8},
         "feeds": [{"name": name, "interval": "1h", "posts": {"integration": "webfeed", "url": url}} for name, url in feeds]}))
     first = subprocess.run([str(binary), "pull", "--config", str(config)], capture_output=True, text=True, cwd=folder)
+    # Kept for a look afterwards (with --keep): every failed feed's sentence, and anything else said.
+    (folder / "pull.stderr").write_text(first.stderr)
     if first.returncode < 0:
-        (folder / "pull.stderr").write_text(first.stderr)
         raise Broken(f"feedsync pull died of signal {-first.returncode} (its stderr is in pull.stderr, with --keep)")
     errors = {}
     for line in first.stderr.splitlines():

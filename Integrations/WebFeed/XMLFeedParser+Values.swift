@@ -26,11 +26,13 @@ extension XMLFeedParser {
             return (html, html.map(HTMLText.plainText))
         }
         var text = frame.text
-        // Atom 0.3's mode="base64" holds the text encoded.
-        if frame.attributes["mode"]?.lowercased() == "base64" {
-            text = Data(base64Encoded: text, options: .ignoreUnknownCharacters).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let type = frame.attributes["type"]?.lowercased()
+        // Atom 0.3's mode="base64", and Atom 1.0's media types that are neither text nor XML
+        // (RFC 4287 §4.1.3.3), hold the content base64-encoded: kept only when it is text.
+        if frame.attributes["mode"]?.lowercased() == "base64" || type.map(Self.isBase64Type) == true {
+            text = Data(base64Encoded: text, options: .ignoreUnknownCharacters).flatMap { String(validating: $0, as: UTF8.self) } ?? ""
         }
-        switch frame.attributes["type"]?.lowercased() {
+        switch type {
         case "html", "text/html", "application/xhtml+xml":
             let html = FeedText.content(text).map { HTMLLinks.resolve($0, base: frame.base) }
             return (html, html.map(HTMLText.plainText))
@@ -41,6 +43,12 @@ extension XMLFeedParser {
         default:
             return (nil, FeedText.content(text))
         }
+    }
+
+    /// A media type whose content Atom carries in base64: one that is not `text/*` nor XML.
+    static func isBase64Type(_ type: String) -> Bool {
+        type.contains("/") && !type.hasPrefix("text/") && !type.hasSuffix("+xml") && !type.hasSuffix("/xml")
+            && !type.hasSuffix("/xml-external-parsed-entity") && !type.hasSuffix("/xml-dtd")
     }
 
     /// An RSS `author` is an email, often `jane@example.com (Jane Doe)`; `dc:creator` a name.

@@ -37,6 +37,19 @@ import Testing
         #expect(document.entries[2].html == "<p>In <i>line</i></p>")
     }
 
+    /// Atom 1.0 content of a media type that is neither text nor XML is base64 (RFC 4287
+    /// §4.1.3.3): text is decoded, anything else is not taken for text.
+    @Test func atomBase64ContentIsDecodedWhenItIsText() throws {
+        let document = try parse("""
+            <feed xmlns="http://www.w3.org/2005/Atom"><entry><id>1</id>
+            <title type="application/octet-stream">RXhhbXBsZSA8Yj5BdG9tPC9iPg==</title>
+            <content type="image/png">iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==</content>
+            </entry></feed>
+            """)
+        #expect(document.entries.first?.title == "Example <b>Atom</b>", "a title of an odd type is text once decoded")
+        #expect(document.entries.first?.plainText == nil && document.entries.first?.html == nil, "a PNG is not text")
+    }
+
     /// Atom that forgot its namespace, and the names Atom's 2003 drafts went by.
     @Test func atomWithoutItsNamespaceIsStillAtom() throws {
         let bare = try parse(#"<feed><title>Bare</title><entry><id>1</id><title>One</title><updated>2024-01-02T03:04:05Z</updated></entry></feed>"#)
