@@ -12,14 +12,14 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
             SELECT f.name, f.cursor, f.cursor_validator, f.last_success_at, f.last_error_at, f.last_error, f.consecutive_failures,
                    f.next_attempt_at, (SELECT COUNT(*) FROM posts p WHERE p.feed = f.name), f.location, f.polling_stopped,
                    (SELECT l.holder FROM feed_leases l WHERE l.feed = f.name AND l.token IS NOT NULL AND l.expires_at > \(Self.nowMs)),
-                   f.sweep_withheld
+                   f.sweep_withheld, f.discovered_from
             FROM feeds f ORDER BY f.name
             """).map { row in
             FeedStatus(feed: row[0] ?? "", cursor: row[1].map { FeedCursor(position: $0, validator: row[2]) },
                        lastSuccessAt: row[3].map { Date(pgMilliseconds: $0) }, lastErrorAt: row[4].map { Date(pgMilliseconds: $0) },
                        lastError: row[5], consecutiveFailures: Int(row[6] ?? "0") ?? 0,
                        nextAttemptAt: row[7].map { Date(pgMilliseconds: $0) }, postCount: Int(row[8] ?? "0") ?? 0,
-                       location: row[9], pollingStopped: row[10], leaseHolder: row[11],
+                       location: row[9], discoveredFrom: row[13], pollingStopped: row[10], leaseHolder: row[11],
                        sweepWithheld: row[12])
         }
     }

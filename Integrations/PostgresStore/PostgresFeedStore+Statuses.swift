@@ -28,11 +28,12 @@ extension PostgresFeedStore: SyncRecorder {
                 } else {
                     // Only a walk that would sweep says anything new about the sweep.
                     try db.query("""
-                        INSERT INTO feeds (name, last_success_at, location, polling_stopped, sweep_withheld) VALUES ($1, $2, $3, $4, $6)
+                        INSERT INTO feeds (name, last_success_at, location, polling_stopped, sweep_withheld, discovered_from)
+                        VALUES ($1, $2, $3, $4, $6, $7)
                         ON CONFLICT (name) DO UPDATE SET last_success_at = $2, consecutive_failures = 0, location = $3, polling_stopped = $4,
-                            sweep_withheld = CASE WHEN $5::boolean THEN $6 ELSE feeds.sweep_withheld END
+                            sweep_withheld = CASE WHEN $5::boolean THEN $6 ELSE feeds.sweep_withheld END, discovered_from = $7
                         """, [feed, finished, report?.polling?.location, report?.polling?.stopped,
-                              report?.walkedToSweep == true ? "true" : "false", report?.sweepWithheld])
+                              report?.walkedToSweep == true ? "true" : "false", report?.sweepWithheld, report?.polling?.discoveredFrom])
                 }
             }
         }

@@ -29,17 +29,20 @@ extension PostgresFeedStore: VideoCache {
     /// Marks `videos` resolved with their details; one row per video written.
     nonisolated func videoUpsert(_ videos: [Video], feed: String) -> PostgresConnection.Statement {
         ("""
-            INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps)
-            SELECT $1, r.id, 1, r.title, r.duration_ms, r.stream_url, r.thumbnail_url, r.size_bytes, r.width, r.height, r.fps
+            INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps,
+                view_count, rating)
+            SELECT $1, r.id, 1, r.title, r.duration_ms, r.stream_url, r.thumbnail_url, r.size_bytes, r.width, r.height, r.fps,
+                r.view_count, r.rating
             FROM jsonb_to_recordset($2::jsonb) AS r(id text, title text, duration_ms bigint, stream_url text, thumbnail_url text,
-                 size_bytes bigint, width bigint, height bigint, fps double precision)
+                 size_bytes bigint, width bigint, height bigint, fps double precision, view_count bigint, rating double precision)
             ON CONFLICT (feed, id) DO UPDATE SET resolved = 1, title = excluded.title, duration_ms = excluded.duration_ms,
                 stream_url = excluded.stream_url, thumbnail_url = excluded.thumbnail_url, size_bytes = excluded.size_bytes,
-                width = excluded.width, height = excluded.height, fps = excluded.fps
+                width = excluded.width, height = excluded.height, fps = excluded.fps, view_count = excluded.view_count,
+                rating = excluded.rating
             WHERE (videos.resolved, videos.title, videos.duration_ms, videos.stream_url, videos.thumbnail_url, videos.size_bytes,
-                   videos.width, videos.height, videos.fps) IS DISTINCT FROM
+                   videos.width, videos.height, videos.fps, videos.view_count, videos.rating) IS DISTINCT FROM
                   (1, excluded.title, excluded.duration_ms, excluded.stream_url, excluded.thumbnail_url, excluded.size_bytes,
-                   excluded.width, excluded.height, excluded.fps)
+                   excluded.width, excluded.height, excluded.fps, excluded.view_count, excluded.rating)
             RETURNING 1
             """, [feed, jsonText(videos.map(VideoColumns.init))])
     }

@@ -164,6 +164,13 @@ struct PostgresMigration {
                 PRIMARY KEY (integration, server, account)
             );
             """),
+        // A video's view count and rating (YouTube's media:statistics and media:starRating), and
+        // the page a web feed was discovered on, so `status` tells a discovery from a server's move.
+        PostgresMigration(name: "005_video_stats_discovered_feeds", sql: """
+            ALTER TABLE videos ADD COLUMN view_count BIGINT;
+            ALTER TABLE videos ADD COLUMN rating DOUBLE PRECISION;
+            ALTER TABLE feeds ADD COLUMN discovered_from TEXT;
+            """),
         // A live stream's position (Jetstream's time_us), committed with the page it produced; and
         // the reposts of a post found by it, so deleting a post deletes them too.
         PostgresMigration(name: "006_live_stream", sql: """

@@ -276,6 +276,13 @@ struct Migration: Sendable {
         Migration(name: "010_sweep_withheld", sql: """
             ALTER TABLE feeds ADD COLUMN sweep_withheld TEXT;
             """),
+        // A video's view count and rating (YouTube's media:statistics and media:starRating), and
+        // the page a web feed was discovered on, so `status` tells a discovery from a server's move.
+        Migration(name: "011_video_stats_discovered_feeds", sql: """
+            ALTER TABLE videos ADD COLUMN view_count INTEGER;
+            ALTER TABLE videos ADD COLUMN rating REAL;
+            ALTER TABLE feeds ADD COLUMN discovered_from TEXT;
+            """),
         // A live stream's position (Jetstream's time_us), committed with the page it produced; and
         // the reposts of a post found by it, so deleting a post deletes them too.
         Migration(name: "012_live_stream", sql: """

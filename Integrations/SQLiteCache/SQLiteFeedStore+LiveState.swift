@@ -3,7 +3,7 @@ import Foundation
 
 /// How each streaming feed is followed, for `feedsync status`: a table of its own, made on
 /// first use, because the state is the running daemon's and nothing else reads or migrates it.
-extension SQLiteFeedStore: LiveStateRecorder {
+extension SQLiteFeedStore {
     private static let liveStateTable = "CREATE TABLE IF NOT EXISTS live_state (feed TEXT PRIMARY KEY, state TEXT NOT NULL, at INTEGER NOT NULL)"
 
     public func setLiveState(_ state: String?, ofFeed feed: String) throws {

@@ -3,7 +3,7 @@ import Foundation
 import StoreKit
 
 /// What a live stream needs of the store beside pages: where it had got to, and an author's new handle.
-extension SQLiteFeedStore: StreamPositionReader, AuthorHandleWriter {
+extension SQLiteFeedStore {
     public func streamPosition(ofFeed feed: String) throws -> String? {
         let db = try db("reading the stream position of feed \(feed)")
         return try storage("reading the stream position of feed \(feed)") {

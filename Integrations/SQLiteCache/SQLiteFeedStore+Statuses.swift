@@ -27,11 +27,14 @@ extension SQLiteFeedStore {
                     let polling = report?.polling
                     // Only a walk that would sweep says anything new about the sweep.
                     try db.statement("""
-                        INSERT INTO feeds (name, last_success_at, location, polling_stopped, sweep_withheld) VALUES (?1, ?2, ?3, ?4, ?6)
+                        INSERT INTO feeds (name, last_success_at, location, polling_stopped, sweep_withheld, discovered_from)
+                        VALUES (?1, ?2, ?3, ?4, ?6, ?7)
                         ON CONFLICT (name) DO UPDATE SET last_success_at = ?2, consecutive_failures = 0,
-                            location = ?3, polling_stopped = ?4, sweep_withheld = CASE WHEN ?5 THEN ?6 ELSE sweep_withheld END
+                            location = ?3, polling_stopped = ?4, sweep_withheld = CASE WHEN ?5 THEN ?6 ELSE sweep_withheld END,
+                            discovered_from = ?7
                         """).run([.text(feed), .integer(finished), .text(polling?.location), .text(polling?.stopped),
-                                  .integer(report?.walkedToSweep == true ? 1 : 0), .text(report?.sweepWithheld)])
+                                  .integer(report?.walkedToSweep == true ? 1 : 0), .text(report?.sweepWithheld),
+                                  .text(polling?.discoveredFrom)])
                 }
             }
         }
@@ -43,7 +46,7 @@ extension SQLiteFeedStore {
             try db.statement("""
                 SELECT f.name, f.cursor, f.cursor_validator, f.last_success_at, f.last_error_at, f.last_error,
                        f.consecutive_failures, f.next_attempt_at, (SELECT COUNT(*) FROM posts p WHERE p.feed = f.name),
-                       f.location, f.polling_stopped, f.sweep_withheld
+                       f.location, f.polling_stopped, f.sweep_withheld, f.discovered_from
                 FROM feeds f ORDER BY f.name
                 """).query { row in
                 FeedStatus(feed: row.string(0) ?? "", cursor: row.string(1).map { FeedCursor(position: $0, validator: row.string(2)) },
@@ -51,7 +54,8 @@ extension SQLiteFeedStore {
                            lastErrorAt: row.optionalInt64(4).map(Date.init(milliseconds:)),
                            lastError: row.string(5), consecutiveFailures: Int(row.int64(6)),
                            nextAttemptAt: row.optionalInt64(7).map(Date.init(milliseconds:)), postCount: Int(row.int64(8)),
-                           location: row.string(9), pollingStopped: row.string(10), sweepWithheld: row.string(11))
+                           location: row.string(9), discoveredFrom: row.string(12), pollingStopped: row.string(10),
+                           sweepWithheld: row.string(11))
             }
         }
     }

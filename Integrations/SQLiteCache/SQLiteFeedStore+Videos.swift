@@ -43,14 +43,17 @@ extension SQLiteFeedStore {
     /// Marks the video resolved with its details; an unchanged row is not rewritten.
     func upsert(_ row: VideoColumns, feed: String, in db: SQLiteDatabase) throws {
         try db.statement("""
-            INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps)
-            VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps,
+                view_count, rating)
+            VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
             ON CONFLICT (feed, id) DO UPDATE SET resolved = 1, title = ?3, duration_ms = ?4, stream_url = ?5,
-                thumbnail_url = ?6, size_bytes = ?7, width = ?8, height = ?9, fps = ?10
+                thumbnail_url = ?6, size_bytes = ?7, width = ?8, height = ?9, fps = ?10, view_count = ?11, rating = ?12
             WHERE videos.resolved = 0 OR videos.title IS NOT ?3 OR videos.duration_ms IS NOT ?4
                 OR videos.stream_url IS NOT ?5 OR videos.thumbnail_url IS NOT ?6 OR videos.size_bytes IS NOT ?7
                 OR videos.width IS NOT ?8 OR videos.height IS NOT ?9 OR videos.fps IS NOT ?10
+                OR videos.view_count IS NOT ?11 OR videos.rating IS NOT ?12
             """).run([.text(feed), .text(row.id), .text(row.title), .integer(row.durationMs), .text(row.streamURL),
-                      .text(row.thumbnailURL), .integer(row.sizeBytes), .integer(row.width), .integer(row.height), .real(row.fps)])
+                      .text(row.thumbnailURL), .integer(row.sizeBytes), .integer(row.width), .integer(row.height), .real(row.fps),
+                      .integer(row.viewCount), .real(row.rating)])
     }
 }

@@ -18,18 +18,40 @@ enum FeedDiscovery {
         // An XML declaration (XHTML) and comments before the root say nothing either way.
         if head.hasPrefix("<?xml"), let end = head.range(of: "?>") {
             let rest = head[end.upperBound...].drop(while: { $0.isWhitespace })
-            if rest.hasPrefix("<!doctype html") || rest.hasPrefix("<html") { return true }
+            if rest.hasPrefix("<html") { return true }
+            // A feed may carry an XHTML doctype by mistake: its root element decides.
+            if rest.hasPrefix("<!doctype html") { return !startsAsFeed(rootElement(after: rest)) }
         }
         while head.hasPrefix("<!--"), let end = head.range(of: "-->") { head = head[end.upperBound...].drop(while: { $0.isWhitespace }) }
-        if head.hasPrefix("<!doctype html") || head.hasPrefix("<html") { return true }
+        if head.hasPrefix("<html") { return true }
+        if head.hasPrefix("<!doctype html") { return !startsAsFeed(rootElement(after: head)) }
         let type = contentType?.lowercased() ?? ""
         // A feed served as text/html (a common misconfiguration) still starts as a feed does.
         return type.hasPrefix("text/html") && !["<?xml", "<rss", "<feed", "<rdf", "<!doctype", "{"].contains(where: { head.hasPrefix($0) })
     }
 
-    /// The feed URLs `html` links to, first first; only absolute http(s) URLs.
+    /// The text from the first element that is not a declaration, comment or processing instruction.
+    private static func rootElement(after text: Substring) -> Substring {
+        var rest = text
+        while let open = rest.firstIndex(of: "<") {
+            let tag = rest[open...]
+            if tag.hasPrefix("<!--"), let end = tag.range(of: "-->") { rest = tag[end.upperBound...]; continue }
+            if tag.hasPrefix("<!") || tag.hasPrefix("<?"), let end = tag.firstIndex(of: ">") { rest = tag[tag.index(after: end)...]; continue }
+            return tag
+        }
+        return ""
+    }
+
+    /// Whether lower-cased text starts with a feed's root element.
+    private static func startsAsFeed(_ text: Substring) -> Bool {
+        ["<rss", "<feed", "<rdf:rdf"].contains(where: { text.hasPrefix($0) })
+    }
+
+    /// The feed URLs `html` links to in its head, first first; only absolute http(s) URLs. A
+    /// link in the body is not taken: anyone who may post on the page may write one there.
     static func feedLinks(in html: Data, pageURL: URL) -> [URL] {
-        let text = String(decoding: html.prefix(maxSearchedBytes), as: UTF8.self)
+        var text = String(decoding: html.prefix(maxSearchedBytes), as: UTF8.self)
+        if let body = text.firstRange(of: /(?i)<body[\s>]/) { text = String(text[..<body.lowerBound]) }
         var base: URL?
         var links: [String] = []
         for match in text.matches(of: /(?i)<(link|base)\b([^>]*)>/) {

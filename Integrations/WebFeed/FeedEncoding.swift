@@ -32,6 +32,14 @@ enum FeedEncoding {
         if head.starts(with: [0, 0, 0xFE, 0xFF]) { return try convert(data.dropFirst(4), from: "UTF-32BE", named: "utf-32") }
         if head.starts(with: [0xFF, 0xFE]) { return try convert(data.dropFirst(2), from: "UTF-16LE", named: "utf-16") }
         if head.starts(with: [0xFE, 0xFF]) { return try convert(data.dropFirst(2), from: "UTF-16BE", named: "utf-16") }
+        // UTF-32 without a mark, and EBCDIC, told by how `<?xm` or `<` is written (XML 1.0 appendix F).
+        if head == [0, 0, 0, 0x3C] { return try convert(data, from: "UTF-32BE", named: "utf-32") }
+        if head == [0x3C, 0, 0, 0] { return try convert(data, from: "UTF-32LE", named: "utf-32") }
+        if head == [0x4C, 0x6F, 0xA7, 0x94] {
+            // The declaration, read in EBCDIC's invariant characters, names the code page.
+            let declaration = try convert(data.prefix(200), from: "IBM037", named: "ebcdic", relabelling: false).utf8
+            return try convert(data, from: iconvName(declaredEncoding(declaration) ?? "IBM037"), named: declaredEncoding(declaration) ?? "ebcdic")
+        }
         // UTF-16 without a mark, told by how `<?` or `<` is written (XML 1.0 appendix F).
         if head.starts(with: [0x3C, 0, 0x3F, 0]) { return try convert(data, from: "UTF-16LE", named: "utf-16") }
         if head.starts(with: [0, 0x3C, 0, 0x3F]) { return try convert(data, from: "UTF-16BE", named: "utf-16") }
@@ -132,13 +140,25 @@ enum FeedEncoding {
         case "big5-hkscs": return "BIG5-HKSCS"
         case "x-big5", "cn-big5", "csbig5": return "BIG5"
         case "ks_c_5601-1987", "korean", "csksc56011987", "windows-949", "cp949": return "CP949"
-        default: return label.uppercased()
+        // Python's codec names, which feeds written by Python tools declare.
+        case "maccentraleurope", "maclatin2", "x-mac-ce": return "MAC-CENTRALEUROPE"
+        case "maciceland", "x-mac-icelandic": return "MAC-IS"
+        case "maccyrillic", "x-mac-cyrillic": return "MAC-CYRILLIC"
+        case "cp_is", "csibm861": return "IBM861"
+        // `windows_1252`, `ebcdic_cp_us`, `iso8859_7`: Python's spelling of iconv's names.
+        default: return label.uppercased().replacingOccurrences(of: "_", with: "-")
         }
     }
 
     /// `data` converted by iconv; a byte that is not in the encoding becomes U+FFFD, counted in the note.
-    private static func convert(_ data: Data, from encoding: String, named label: String) throws -> Decoded {
-        let converter = iconv_open("UTF-8", encoding)
+    ///
+    /// - Parameter relabelling: make the XML declaration say UTF-8, as the bytes now are.
+    private static func convert(_ data: Data, from encoding: String, named label: String, relabelling: Bool = true) throws -> Decoded {
+        var converter = iconv_open("UTF-8", encoding)
+        if converter == iconv_t(bitPattern: -1), encoding.contains("-") {
+            // iconv spells some names without the hyphen Python and feeds put in (ISO8859-7, CP1252).
+            converter = iconv_open("UTF-8", encoding.replacingOccurrences(of: "-", with: ""))
+        }
         guard let converter, converter != iconv_t(bitPattern: -1) else {
             throw WebFeedParseError(reason: "the document is in \(Terminal.safeName(label)), an encoding feedsync does not know")
         }
@@ -173,7 +193,19 @@ enum FeedEncoding {
         }
         output.count = written
         let note = replaced == 0 ? nil : "\(replaced) bytes are not \(Terminal.safe(label, limit: 40)) and were read as U+FFFD"
-        return Decoded(utf8: output, encoding: label, isUnconvertedUTF8: false, note: note)
+        return Decoded(utf8: relabelling ? declaringUTF8(output) : output, encoding: label, isUnconvertedUTF8: false, note: note)
+    }
+
+    /// A converted document whose XML declaration names its old encoding says UTF-8 instead: the
+    /// parser ignores the name, but still refuses one XML does not allow (`encoding="437"`).
+    private static func declaringUTF8(_ data: Data) -> Data {
+        // The declaration is ASCII and comes first: only the bytes up to its end are read.
+        guard let close = data.prefix(512).firstRange(of: Data("?>".utf8)),
+              let text = String(data: data[data.startIndex..<close.upperBound], encoding: .utf8),
+              let open = text.range(of: "<?xml"), text[..<open.lowerBound].allSatisfy(\.isWhitespace),
+              let match = text[open.upperBound...].firstMatch(of: /encoding\s*=\s*(?:"[^"]*"|'[^']*')/) else { return data }
+        let replaced = text.replacingCharacters(in: match.range, with: "encoding=\"UTF-8\"")
+        return Data(replaced.utf8) + data[close.upperBound...]
     }
 
     /// windows-1252: Latin-1 but for 0x80–0x9F, which hold typographic characters.

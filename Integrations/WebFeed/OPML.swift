@@ -2,14 +2,18 @@ import Core
 import Foundation
 
 /// Reads the subscription lists (OPML 1.0 and 2.0) that feed readers export: every
-/// `<outline>` with an `xmlUrl`, at any depth, in document order.
+/// `<outline>` with an `xmlUrl`, at any depth, in document order; an outline with only an
+/// `htmlUrl` (a site, not its feed) is a subscription to that page, whose feed a pull
+/// discovers as it does for any feed `url` that answers with HTML.
 public enum OPML {
     /// One subscription.
     public struct Subscription: Sendable, Equatable {
         /// The outline's `title`, else its `text`; `nil` when it has neither.
         public var title: String?
-        /// The feed's URL: always absolute http(s).
+        /// The feed's URL (or the site's, for ``isSite``): always absolute http(s).
         public var url: URL
+        /// Whether the outline named only its site (`htmlUrl`), so the feed is found on that page.
+        public var isSite = false
     }
 
     /// The most subscriptions read from one file.
@@ -50,10 +54,15 @@ public enum OPML {
         func reader(_ reader: XMLReader, didStartElement elementName: String, namespace: String, attributes: [String: String]) {
             depth += 1
             if depth == 1 { sawRoot = elementName == "opml" }
-            guard elementName == "outline", subscriptions.count < OPML.maxSubscriptions,
-                  let url = FeedText.httpURL(attributes["xmlUrl"] ?? attributes["xmlurl"], base: nil) else { return }
+            guard elementName == "outline", subscriptions.count < OPML.maxSubscriptions else { return }
+            let feed = FeedText.httpURL(attributes["xmlUrl"] ?? attributes["xmlurl"], base: nil)
+            // Only an outline that names no feed at all stands for its site: one whose xmlUrl is
+            // not an http(s) URL is not a subscription.
+            let site = attributes["xmlUrl"] == nil && attributes["xmlurl"] == nil
+                ? FeedText.httpURL(attributes["htmlUrl"] ?? attributes["htmlurl"], base: nil) : nil
+            guard let url = feed ?? site else { return }
             let title = FeedText.singleLine(attributes["title"]) ?? FeedText.singleLine(attributes["text"])
-            subscriptions.append(Subscription(title: title, url: url))
+            subscriptions.append(Subscription(title: title, url: url, isSite: feed == nil))
         }
 
         func reader(_ reader: XMLReader, didEndElement elementName: String, namespace: String) {

@@ -16,6 +16,8 @@ struct WebFeedCursor: Codable, Equatable {
     var firstSeen: [String: Int64] = [:]
     /// Set after a 410 Gone.
     var gone: String?
+    /// The HTML page the polled feed was found on, when the configured URL was a page.
+    var discoveredFrom: String?
 
     /// The most undated items remembered.
     static let maxFirstSeen = 5_000

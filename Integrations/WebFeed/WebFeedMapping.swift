@@ -58,12 +58,13 @@ enum WebFeedMapping {
     /// and the attachments.
     ///
     /// - A YouTube entry is one video, `youtube:<videoId>`, streamed at its watch URL, with the
-    ///   `media:group`'s title, thumbnail and `media:content` duration and size; its
-    ///   `media:starRating` count becomes the post's likes.
+    ///   `media:group`'s title, thumbnail, `media:content` duration and size, view count
+    ///   (`media:statistics views`) and rating (`media:starRating average`); the rating's count
+    ///   becomes the post's likes.
     /// - A `video/*` enclosure or `media:content` (type `video/*` or `medium="video"`) is a video
     ///   named by its URL; images, audio and other files are attachments; one URL counts once.
     /// - An audio attachment of a podcast (the iTunes namespace) has the episode's or the show's
-    ///   image as its preview and "Episode 12, season 2, 1:02:03" as its description.
+    ///   image as its preview, and the episode's duration, number and season.
     static func media(of entry: WebFeedEntry, document: WebFeedDocument, into post: inout Post) -> [Video] {
         var videos: [Video] = []
         var seen = Set<URL>()
@@ -73,7 +74,8 @@ enum WebFeedMapping {
             let watch = entry.link ?? URL(string: "https://www.youtube.com/watch?v=\(id)")!
             let content = entry.media.contents.first
             videos.append(Video(id: VideoID("youtube:\(id)"), title: entry.media.title ?? entry.title ?? "", duration: content?.duration ?? 0,
-                                streamURL: watch, thumbnailURL: thumbnail, sizeBytes: content?.fileSize, width: content?.width, height: content?.height))
+                                streamURL: watch, thumbnailURL: thumbnail, sizeBytes: content?.fileSize, width: content?.width, height: content?.height,
+                                viewCount: entry.media.views.map { Int(clamping: $0) }, rating: entry.media.averageRating))
             if let ratings = entry.media.ratings { post.counts.likes = Int(clamping: ratings) }
             // Its media:content is YouTube's player, not a file: the video above stands for it.
             entry.media.contents.forEach { seen.insert($0.url) }
@@ -87,10 +89,13 @@ enum WebFeedMapping {
                                     streamURL: url, thumbnailURL: thumbnail, sizeBytes: size, width: width, height: height))
                 return
             }
-            var attachment = Post.Attachment(kind: kind, url: url, title: title, mimeType: type, sizeBytes: size, width: width, height: height)
-            if kind == "audio", episodeImage != nil || entry.episode != WebFeedEpisode() {
+            var attachment = Post.Attachment(kind: kind, url: url, title: title, mimeType: type, sizeBytes: size, width: width, height: height,
+                                             duration: duration)
+            if kind == "audio" {
                 attachment.previewURL = episodeImage
-                attachment.description = episodeDescription(entry.episode, duration: duration)
+                attachment.duration = entry.episode.duration ?? duration
+                attachment.episode = entry.episode.number
+                attachment.season = entry.episode.season
             }
             post.attachments.append(attachment)
         }
@@ -107,19 +112,6 @@ enum WebFeedMapping {
         }
         post.videoIDs = videos.map(\.id)
         return videos
-    }
-
-    /// "Episode 12, season 2, 1:02:03": what a podcast says of an episode, in one line.
-    static func episodeDescription(_ episode: WebFeedEpisode, duration: Double?) -> String? {
-        var parts: [String] = []
-        if let number = episode.number { parts.append("Episode \(number)") }
-        if let season = episode.season { parts.append(parts.isEmpty ? "Season \(season)" : "season \(season)") }
-        if let seconds = (episode.duration ?? duration).map({ Int($0.rounded()) }) {
-            let clock = seconds >= 3600 ? String(format: "%d:%02d:%02d", seconds / 3600, seconds / 60 % 60, seconds % 60)
-                                        : String(format: "%d:%02d", seconds / 60, seconds % 60)
-            parts.append(clock)
-        }
-        return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
     /// The item's identity: its `guid`/`id`, else its link, else a hash of what it says. The
@@ -154,12 +146,12 @@ enum WebFeedMapping {
 }
 
 extension Post {
-    /// A feed item as a post: title, permalink, HTML with its plain-text rendering.
+    /// A feed item as a post: title (else its `media:title`), permalink, HTML with its plain-text rendering.
     init(_ entry: WebFeedEntry, id: PostID, author: User, createdAt: Date) {
         let text = entry.html.map(HTMLText.plainText) ?? entry.plainText ?? ""
         var edited: Date?
         if let updated = entry.updated, let published = entry.published, updated.timeIntervalSince(published) >= 1 { edited = updated }
         self.init(id: id, author: author, text: text, createdAt: createdAt, editedAt: edited, html: entry.html,
-                  language: entry.language, title: entry.title, url: entry.link, labels: [])
+                  language: entry.language, title: entry.title ?? entry.media.title, url: entry.link, labels: [])
     }
 }

@@ -21,7 +21,7 @@ struct WebFeedPostService: PostService {
         if let gone = state.gone {
             // No request: the server said the feed is gone for good. A config change starts afresh.
             return FeedPage(changes: [], nextCursor: state.feedCursor, hasMore: false, missingMeansDeleted: false,
-                            polling: PollingHint(location: location(state), stopped: gone))
+                            polling: PollingHint(location: location(state), discoveredFrom: discoveredFrom(state), stopped: gone))
         }
         let polled = URL(string: state.url) ?? url
         let operation = "reading the feed at \(Terminal.safe(polled.absoluteString, limit: 200))"
@@ -31,10 +31,11 @@ struct WebFeedPostService: PostService {
         } catch let error as ServiceError {
             throw ServiceError(error.code, operation, error.reason)
         }
-        let fetched = try await discovered(first, operation: operation)
+        let (fetched, page) = try await discovered(first, operation: operation)
         let response = fetched.response
         let movedFrom = state.url
         state.url = fetched.permanentURL.absoluteString
+        if let page { state.discoveredFrom = page.absoluteString }
         if state.url != movedFrom {
             // Validators were the old URL's.
             (state.etag, state.lastModified) = (nil, nil)
@@ -49,7 +50,7 @@ struct WebFeedPostService: PostService {
             state.gone = "the server answered 410 Gone for \(Terminal.safe(fetched.url.absoluteString, limit: 200)): the feed was removed; "
                 + "polling stopped until its url in the config changes"
             return FeedPage(changes: [], nextCursor: state.feedCursor, hasMore: false, missingMeansDeleted: false,
-                            polling: PollingHint(location: location(state), stopped: state.gone))
+                            polling: PollingHint(location: location(state), discoveredFrom: discoveredFrom(state), stopped: state.gone))
         case 429, 503:
             let until = RateLimitPacer.retryDate(for: response, now: now)
             if let until { throw ServiceError(.rateLimited(until: until), operation, "the server answered \(response.status) and asks to wait") }
@@ -82,10 +83,12 @@ struct WebFeedPostService: PostService {
     ///
     /// - Throws: ``Core/ServiceError`` `.contractViolation` when the page names no feed, or the
     ///   link leads to another page.
-    private func discovered(_ fetched: WebFeedClient.Fetched, operation: String) async throws -> WebFeedClient.Fetched {
+    ///
+    /// - Returns: what to read as the feed, and the page it was found on when it was.
+    private func discovered(_ fetched: WebFeedClient.Fetched, operation: String) async throws -> (WebFeedClient.Fetched, page: URL?) {
         let contentType = fetched.response.header("Content-Type")
         guard (200..<300).contains(fetched.response.status), FeedDiscovery.isHTML(fetched.response.body, contentType: contentType) else {
-            return fetched
+            return (fetched, nil)
         }
         let page = Terminal.safe(fetched.url.absoluteString, limit: 200)
         guard let link = FeedDiscovery.feedLinks(in: fetched.response.body, pageURL: fetched.url).first else {
@@ -104,12 +107,17 @@ struct WebFeedPostService: PostService {
         }
         notices.say("the feed at \(page) is an HTML page; using the feed it names, \(Terminal.safe(feed.permanentURL.absoluteString, limit: 200))")
         // Like a 301: the page's validators were the page's, and the feed is polled from now on.
-        return WebFeedClient.Fetched(response: feed.response, url: feed.url, permanentURL: feed.permanentURL)
+        return (WebFeedClient.Fetched(response: feed.response, url: feed.url, permanentURL: feed.permanentURL), fetched.url)
     }
 
     /// The moved URL, when it differs from the configured one.
     private func location(_ state: WebFeedCursor) -> String? {
         state.url == state.configured ? nil : state.url
+    }
+
+    /// The page the polled feed was found on, when there is a location and it came from one.
+    private func discoveredFrom(_ state: WebFeedCursor) -> String? {
+        location(state) == nil ? nil : state.discoveredFrom
     }
 
     /// `Cache-Control: max-age` (or `Expires`) and `Retry-After` as the earliest next poll.
@@ -127,7 +135,7 @@ struct WebFeedPostService: PostService {
         if let retry = response.header("Retry-After").flatMap({ HTTPDate.retryAfter($0, now: now) }) {
             notBefore = max(notBefore ?? retry, min(retry, now.addingTimeInterval(86_400)))
         }
-        return PollingHint(notBefore: notBefore, location: location(state))
+        return PollingHint(notBefore: notBefore, location: location(state), discoveredFrom: discoveredFrom(state))
     }
 
     /// A validator to send back in `If-None-Match` or `If-Modified-Since`; `nil` (the next poll

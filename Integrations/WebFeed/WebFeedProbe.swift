@@ -7,18 +7,20 @@ import IntegrationKit
 ///
 ///     switch try await WebFeedProbe.look(at: url, userAgent: "feedsync/1.0") {
 ///     case .feed(let url, let title): …
-///     case .page(let url, let html): …
+///     case .page(let url, let feedLinks): …
 ///     }
 ///
-/// The request is the one a pull makes (the same client, redirects and limits), so what is
-/// found here is what the feed's first pull reads.
+/// The request is the one a pull makes (the same client, redirects and limits), and a page's
+/// feed links are found by the discovery a pull uses (``FeedDiscovery``), so what is found here
+/// is what the feed's first pull reads.
 public enum WebFeedProbe {
     /// What the address answered.
     public enum Answer: Sendable, Equatable {
         /// A feed: where it lives (after permanent redirects) and its title, if it has one.
         case feed(url: URL, title: String?)
-        /// An HTML page: the URL it came from (relative links resolve against it) and its text.
-        case page(url: URL, html: String)
+        /// An HTML page: the URL it came from, and the feeds its `<link rel="alternate">` tags
+        /// name, first first, resolved against its `<base href>` or its URL (none when it names none).
+        case page(url: URL, feedLinks: [URL])
     }
 
     /// The limits of one look: a page is small, and a person is waiting.
@@ -52,10 +54,9 @@ public enum WebFeedProbe {
             return .feed(url: fetched.permanentURL, title: title)
         }
         let type = fetched.response.header("Content-Type")?.lowercased() ?? ""
-        let head = String(decoding: body.prefix(2048), as: UTF8.self).lowercased()
-        guard type.hasPrefix("text/html") || type.hasPrefix("application/xhtml") || head.contains("<html") || head.contains("<!doctype html") else {
+        guard FeedDiscovery.isHTML(body, contentType: type) || type.hasPrefix("application/xhtml") else {
             throw ServiceError(.invalidResponse, operation, "it is neither a feed (RSS, Atom or JSON Feed) nor an HTML page")
         }
-        return .page(url: fetched.url, html: String(decoding: body, as: UTF8.self))
+        return .page(url: fetched.url, feedLinks: FeedDiscovery.feedLinks(in: body, pageURL: fetched.url))
     }
 }

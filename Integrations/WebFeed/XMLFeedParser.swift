@@ -1,7 +1,8 @@
 import Core
 import Foundation
 
-/// Reads RSS 2.0 (and 0.9x), RSS 1.0 (RDF) and Atom 1.0 with ``XMLReader`` (libxml2).
+/// Reads RSS 2.0 (and 0.9x), RSS 1.0 (RDF, and Netscape's RSS 0.90), Atom 1.0 and 0.3 with
+/// ``XMLReader`` (libxml2).
 ///
 /// The format is told by the root element and its namespace, not by the URL. Relative URLs
 /// resolve against `xml:base` where the document sets it, else against the feed's own URL.
@@ -14,10 +15,25 @@ final class XMLFeedParser: XMLReaderDelegate {
         static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
         static let content = "http://purl.org/rss/1.0/modules/content/"
         static let dc = "http://purl.org/dc/elements/1.1/"
+        static let dcterms = "http://purl.org/dc/terms/"
         static let xml = "http://www.w3.org/XML/1998/namespace"
         static let media = "http://search.yahoo.com/mrss/"
         static let itunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
         static let youTube = "http://www.youtube.com/xml/schemas/2015"
+
+        /// Older names of the same vocabularies, read as the names above: Atom 0.3's namespace
+        /// (its elements are Atom 1.0's but for `issued`, `modified` and `created`, and `mode`
+        /// on text), RSS 0.90's, and the RSS 2.0 namespace some feeds declare.
+        static func canonical(_ namespace: String) -> String {
+            switch namespace {
+            case "": return ""
+            // Atom 0.3, and the names its 2003 drafts went by (Echo, Pie).
+            case "http://purl.org/atom/ns#", "http://purl.org/echo/", "http://purl.org/pie/", "http://example.com/necho": return atom
+            case "http://my.netscape.com/rdf/simple/0.9/": return rss1
+            case "http://backend.userland.com/rss2", "http://backend.userland.com/rss", "http://blogs.law.harvard.edu/tech/rss": return ""
+            default: return namespace
+            }
+        }
     }
 
     /// The deepest nesting accepted; feeds are shallow, hostile documents need not be.
@@ -38,6 +54,10 @@ final class XMLFeedParser: XMLReaderDelegate {
     private let feedURL: URL?
     private var stack: [Frame] = []
     private var format: WebFeedDocument.Format?
+    /// Whether the root is a `<feed>` in no namespace: its unqualified elements are Atom's.
+    private var unnamespacedAtom = false
+    /// Whether the markup being kept was met unescaped in a text element, rather than Atom xhtml.
+    private var nakedMarkup = false
     private var document: WebFeedDocument?
     /// The entry being read (internal for the Media RSS and podcast fields, in their own file).
     var entry: WebFeedEntry?
@@ -120,7 +140,17 @@ final class XMLFeedParser: XMLReaderDelegate {
     // MARK: XMLReaderDelegate
 
     func reader(_ reader: XMLReader, didStartElement elementName: String, namespace: String, attributes: [String: String]) {
+        var namespace = Namespace.canonical(namespace)
+        // A <feed> root that declares no namespace is Atom that forgot it, and so is what it holds.
+        if stack.isEmpty, namespace.isEmpty, elementName == "feed" { unnamespacedAtom = true }
+        if namespace.isEmpty, unnamespacedAtom { namespace = Namespace.atom }
         guard stack.count < Self.maxDepth else { return reader.stop("elements nest more than \(Self.maxDepth) deep") }
+        if xhtml == nil, let parent = stack.last, stack.count >= 2, Self.holdsText(parent) {
+            // Markup written unescaped in a text element (`<title>An <b>bold</b> claim</title>`)
+            // is kept as markup, as other readers keep it, not dropped with the child's text.
+            xhtml = (stack.count, HTMLText.escape(parent.text))
+            nakedMarkup = true
+        }
         if var open = xhtml {
             // Markup inside Atom xhtml text is kept as markup, minus namespace prefixes.
             open.markup += "<" + elementName
@@ -161,7 +191,10 @@ final class XMLFeedParser: XMLReaderDelegate {
         case (Namespace.atom, "author"), (Namespace.atom, "contributor"):
             author = WebFeedAuthor()
         case (Namespace.atom, "content"), (Namespace.atom, "summary"), (Namespace.atom, "title"):
-            if attributes["type"] == "xhtml" { xhtml = (stack.count, "") }
+            // Atom 0.3 says application/xhtml+xml, with mode="xml" (its default).
+            if attributes["type"] == "xhtml" || attributes["type"] == "application/xhtml+xml" && (attributes["mode"] ?? "xml") == "xml" {
+                xhtml = (stack.count, "")
+            }
         default:
             break
         }
@@ -197,6 +230,14 @@ final class XMLFeedParser: XMLReaderDelegate {
             }
             var done = frame
             done.text = markup
+            if nakedMarkup, frame.name == "title" {
+                // A title is one line of text: the markup read as text.
+                done.text = HTMLText.plainText(markup)
+                nakedMarkup = false
+                end(done, isHTML: false)
+                return
+            }
+            nakedMarkup = false
             end(done, isHTML: true)
             return
         }
@@ -266,7 +307,8 @@ final class XMLFeedParser: XMLReaderDelegate {
         case (Namespace.dc, "creator"), ("", "managingEditor"), (Namespace.itunes, "author"):
             if let name = FeedText.singleLine(frame.text), document?.authors.isEmpty == true { document?.authors.append(Self.rssAuthor(name)) }
         case (Namespace.itunes, "image"):
-            document?.podcastImage = FeedText.httpURL(frame.attributes["href"], base: frame.base) ?? document?.podcastImage
+            // Read before the write: `document?.x = … ?? document?.x` is a simultaneous access (a crash).
+            if let image = FeedText.httpURL(frame.attributes["href"], base: frame.base) { document?.podcastImage = image }
         default:
             break
         }
@@ -325,6 +367,13 @@ final class XMLFeedParser: XMLReaderDelegate {
         // Dates
         case ("", "pubDate"), (Namespace.atom, "published"), (Namespace.atom, "issued"):
             entry?.published = FeedDate.date(from: text)
+        case (Namespace.dcterms, "issued"), (Namespace.dcterms, "created"), (Namespace.dcterms, "date"):
+            if entry?.published == nil { entry?.published = FeedDate.date(from: text) }
+        case (Namespace.dcterms, "modified"):
+            if entry?.updated == nil { entry?.updated = FeedDate.date(from: text) }
+        case (Namespace.atom, "created"):
+            // Atom 0.3: when the entry was created, which its `issued` (if any) overrides.
+            if entry?.published == nil { entry?.published = FeedDate.date(from: text) }
         case (Namespace.dc, "date"):
             if entry?.published == nil { entry?.published = FeedDate.date(from: text) }
         case (Namespace.atom, "updated"), (Namespace.atom, "modified"):
@@ -343,45 +392,5 @@ final class XMLFeedParser: XMLReaderDelegate {
         default:
             break
         }
-    }
-
-    /// Atom text: `type="text"` (the default) is plain, `html` is escaped markup, `xhtml` inline markup.
-    private func atomText(_ frame: Frame, xhtmlMarkup: Bool) -> (html: String?, plain: String?) {
-        if xhtmlMarkup {
-            let html = FeedText.content(frame.text)
-            return (html, html.map(HTMLText.plainText))
-        }
-        switch frame.attributes["type"]?.lowercased() {
-        case "html", "text/html":
-            let html = FeedText.content(frame.text).map { HTMLLinks.resolve($0, base: frame.base) }
-            return (html, html.map(HTMLText.plainText))
-        default:
-            return (nil, FeedText.content(frame.text))
-        }
-    }
-
-    /// An RSS `author` is an email, often `jane@example.com (Jane Doe)`; `dc:creator` a name.
-    static func rssAuthor(_ text: String) -> WebFeedAuthor {
-        if let open = text.firstIndex(of: "("), text.hasSuffix(")") {
-            let email = text[..<open].trimmingCharacters(in: .whitespaces)
-            let name = text[text.index(after: open)..<text.index(before: text.endIndex)].trimmingCharacters(in: .whitespaces)
-            return WebFeedAuthor(name: name.isEmpty ? nil : name, email: email.contains("@") ? email : nil, uri: nil)
-        }
-        if text.contains("@"), !text.contains(" ") { return WebFeedAuthor(name: nil, email: text, uri: nil) }
-        return WebFeedAuthor(name: text, email: nil, uri: nil)
-    }
-
-    /// An enclosure's `length`: a byte count, or nothing when it is not one (feeds write 0 or junk).
-    static func length(_ text: String) -> Int64? {
-        guard let value = Int64(text.trimmingCharacters(in: .whitespaces)), value > 0 else { return nil }
-        return value
-    }
-}
-
-/// URL resolution for markup attributes.
-enum FeedTextURL {
-    static func resolve(_ value: String, base: URL?) -> String? {
-        guard let url = URL(string: value, relativeTo: base)?.absoluteURL else { return nil }
-        return url.absoluteString
     }
 }

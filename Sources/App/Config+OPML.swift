@@ -10,7 +10,8 @@ extension Config {
     ///
     /// The entry's settings (`interval`, `maxDeletionRatio`, `maxAttempts`, and the `posts`
     /// section, whose `integration` defaults to `webfeed`) are every feed's defaults; each
-    /// subscription's `xmlUrl` is its `posts.url`. A feed is named for its outline's title in
+    /// subscription's `xmlUrl` is its `posts.url` (an outline with only an `htmlUrl` gives that
+    /// page, whose feed the pull discovers). A feed is named for its outline's title in
     /// lower case with runs of other characters as `-`, after `name.` when the entry has a name
     /// (`blogs.daring-fireball`); a name taken already gets `-2`, `-3`… in file order. Renaming
     /// an outline renames its feed; moving it in the file does not. The file is read with the
@@ -53,7 +54,8 @@ extension Config {
                                          path: "\(section.path) (\(shown): \(name)).posts")
             return Feed(name: name, interval: interval, posts: posts, videos: videos, maxDeletionRatio: maxDeletionRatio,
                         maxAttempts: maxAttempts,
-                        origin: "\(shown): \"\(subscription.title ?? "")\" \(subscription.url.absoluteString)")
+                        origin: "\(shown): \"\(subscription.title ?? "")\" \(subscription.url.absoluteString)"
+                            + (subscription.isSite ? " (a site: its feed is discovered on the page)" : ""))
         }
     }
 

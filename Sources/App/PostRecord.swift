@@ -14,6 +14,8 @@ public struct PostRecord: Encodable, Sendable {
         public var sizeBytes: Int64?
         public var width, height: Int?
         public var framesPerSecond: Double?
+        public var viewCount: Int?
+        public var rating: Double?
     }
     public struct Repost: Encodable, Sendable { public var by: Author; public var originalID: String; public var at: Date? }
     public struct Attachment: Encodable, Sendable {
@@ -23,6 +25,8 @@ public struct PostRecord: Encodable, Sendable {
         public var description, title, mimeType: String?
         public var sizeBytes: Int64?
         public var width, height: Int?
+        public var durationSeconds: Double?
+        public var episode, season: Int?
     }
     public var feed, id: String
     public var author: Author
@@ -56,7 +60,7 @@ public struct PostRecord: Encodable, Sendable {
         videos = stored.videos.map {
             VideoRow(id: $0.id.rawValue, title: $0.title, durationSeconds: $0.duration, streamURL: $0.streamURL,
                      thumbnailURL: $0.thumbnailURL, sizeBytes: $0.sizeBytes, width: $0.width, height: $0.height,
-                     framesPerSecond: $0.framesPerSecond)
+                     framesPerSecond: $0.framesPerSecond, viewCount: $0.viewCount, rating: $0.rating)
         }
         html = post.html
         contentWarning = post.contentWarning
@@ -65,7 +69,8 @@ public struct PostRecord: Encodable, Sendable {
         repost = post.repost.map { Repost(by: Self.author($0.by), originalID: $0.originalID.rawValue, at: $0.at) }
         attachments = post.attachments.map {
             Attachment(kind: $0.kind, url: $0.url, previewURL: $0.previewURL, description: $0.description, title: $0.title,
-                       mimeType: $0.mimeType, sizeBytes: $0.sizeBytes, width: $0.width, height: $0.height)
+                       mimeType: $0.mimeType, sizeBytes: $0.sizeBytes, width: $0.width, height: $0.height,
+                       durationSeconds: $0.duration, episode: $0.episode, season: $0.season)
         }
         title = post.title
         url = post.url

@@ -11,8 +11,11 @@ public struct FeedStatus: Hashable, Sendable {
     /// When the daemon plans to sync the feed next.
     public var nextAttemptAt: Date?
     public var postCount: Int
-    /// Where the feed is now read from, when its server moved it permanently.
+    /// Where the feed is now read from, when its server moved it permanently or it was
+    /// discovered on the configured page (``discoveredFrom``).
     public var location: String?
+    /// The HTML page ``location`` was discovered on; `nil` when the server moved the feed.
+    public var discoveredFrom: String?
     /// Why polling stopped until the feed's config changes (a 410 Gone), if it did.
     public var pollingStopped: String?
     /// Who holds the feed's lease now, in words (`"feedsyncd on db1, process 4242"`), if anyone
@@ -24,7 +27,9 @@ public struct FeedStatus: Hashable, Sendable {
 
     public init(feed: String, cursor: FeedCursor? = nil, lastSuccessAt: Date? = nil, lastErrorAt: Date? = nil,
                 lastError: String? = nil, consecutiveFailures: Int = 0, nextAttemptAt: Date? = nil, postCount: Int = 0,
-                location: String? = nil, pollingStopped: String? = nil, leaseHolder: String? = nil, sweepWithheld: String? = nil) {
+                location: String? = nil, discoveredFrom: String? = nil, pollingStopped: String? = nil, leaseHolder: String? = nil,
+                sweepWithheld: String? = nil) {
+        self.discoveredFrom = discoveredFrom
         self.sweepWithheld = sweepWithheld
         self.leaseHolder = leaseHolder
         self.location = location

@@ -92,9 +92,15 @@ public struct Post: Hashable, Sendable, Identifiable {
         /// The size in pixels, for images.
         public var width: Int?
         public var height: Int?
+        /// Its length in seconds, for audio and video (a podcast's `itunes:duration`).
+        public var duration: TimeInterval?
+        /// A podcast episode's number and season (`itunes:episode`, `itunes:season`).
+        public var episode: Int?
+        public var season: Int?
 
         public init(kind: String, url: URL, previewURL: URL? = nil, description: String? = nil, title: String? = nil,
-                    mimeType: String? = nil, sizeBytes: Int64? = nil, width: Int? = nil, height: Int? = nil) {
+                    mimeType: String? = nil, sizeBytes: Int64? = nil, width: Int? = nil, height: Int? = nil,
+                    duration: TimeInterval? = nil, episode: Int? = nil, season: Int? = nil) {
             self.kind = kind
             self.url = url
             self.previewURL = previewURL
@@ -104,6 +110,9 @@ public struct Post: Hashable, Sendable, Identifiable {
             self.sizeBytes = sizeBytes
             self.width = width
             self.height = height
+            self.duration = duration
+            self.episode = episode
+            self.season = season
         }
     }
 

@@ -14,11 +14,15 @@ public struct Video: Hashable, Sendable, Identifiable {
     public var width: Int?
     public var height: Int?
     public var framesPerSecond: Double?
+    /// How many times it was watched, when the host says (YouTube's `media:statistics views`).
+    public var viewCount: Int?
+    /// Its average rating, when the host says (YouTube's `media:starRating average`, 1 to 5).
+    public var rating: Double?
 
     public init(
         id: VideoID, title: String, duration: TimeInterval, streamURL: URL,
         thumbnailURL: URL? = nil, sizeBytes: Int64? = nil, width: Int? = nil, height: Int? = nil,
-        framesPerSecond: Double? = nil
+        framesPerSecond: Double? = nil, viewCount: Int? = nil, rating: Double? = nil
     ) {
         self.id = id
         self.title = title
@@ -29,5 +33,7 @@ public struct Video: Hashable, Sendable, Identifiable {
         self.width = width
         self.height = height
         self.framesPerSecond = framesPerSecond
+        self.viewCount = viewCount
+        self.rating = rating
     }
 }

@@ -20,6 +20,10 @@ public enum AttachmentsJSON {
         var size_bytes: Int64?
         var width: Int?
         var height: Int?
+        /// The length in whole milliseconds, as `videos.duration_ms` keeps a video's.
+        var duration_ms: Int64?
+        var episode: Int?
+        var season: Int?
 
         init(_ attachment: Post.Attachment) {
             kind = attachment.kind
@@ -31,22 +35,30 @@ public enum AttachmentsJSON {
             size_bytes = attachment.sizeBytes
             width = attachment.width
             height = attachment.height
+            // Integrations bound durations, but no value from outside may trap the conversion.
+            duration_ms = attachment.duration.flatMap { Int64(exactly: ($0 * 1000).rounded()) }
+            episode = attachment.episode
+            season = attachment.season
         }
 
         /// `nil` for an attachment whose URL no longer parses (written by another tool, say).
         var attachment: Post.Attachment? {
             URL(string: url).map { Post.Attachment(kind: kind, url: $0, previewURL: preview_url.flatMap(URL.init(string:)),
                                                    description: description, title: title, mimeType: mime_type,
-                                                   sizeBytes: size_bytes, width: width, height: height) }
+                                                   sizeBytes: size_bytes, width: width, height: height,
+                                                   duration: duration_ms.map { Double($0) / 1000 }, episode: episode, season: season) }
         }
 
         /// Writes the object, its keys in sorted order.
         func write(to json: inout JSONWriter) {
             json.member("description", description)
+            json.member("duration_ms", duration_ms)
+            json.member("episode", episode)
             json.member("height", height)
             json.member("kind", kind)
             json.member("mime_type", mime_type)
             json.member("preview_url", preview_url)
+            json.member("season", season)
             json.member("size_bytes", size_bytes)
             json.member("title", title)
             json.member("url", url)

@@ -12,13 +12,15 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
     public var width: Int64?
     public var height: Int64?
     public var fps: Double?
+    public var viewCount: Int64?
+    public var rating: Double?
 
     /// The columns a read selects, by name.
-    public static let names = ["id", "title", "duration_ms", "stream_url", "thumbnail_url", "size_bytes", "width", "height", "fps"]
+    public static let names = ["id", "title", "duration_ms", "stream_url", "thumbnail_url", "size_bytes", "width", "height", "fps", "view_count", "rating"]
 
     private enum CodingKeys: String, CodingKey {
         case id, title, durationMs = "duration_ms", streamURL = "stream_url", thumbnailURL = "thumbnail_url",
-             sizeBytes = "size_bytes", width, height, fps
+             sizeBytes = "size_bytes", width, height, fps, viewCount = "view_count", rating
     }
 
     public init(_ video: Video) {
@@ -32,6 +34,8 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
         width = video.width.map(Int64.init)
         height = video.height.map(Int64.init)
         fps = video.framesPerSecond
+        viewCount = video.viewCount.map(Int64.init)
+        rating = video.rating
     }
 
     /// Where each column is in a query's result, looked up by name once per query.
@@ -55,6 +59,8 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
         width = row.integer(at[6])
         height = row.integer(at[7])
         fps = row.real(at[8])
+        viewCount = row.integer(at[9])
+        rating = row.real(at[10])
     }
 
     /// The video, or `nil` for a row whose stream URL no longer parses (written by another tool, say).
@@ -62,6 +68,7 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
         guard let stream = URL(string: streamURL) else { return nil }
         return Video(id: VideoID(id), title: title, duration: Double(durationMs) / 1000, streamURL: stream,
                      thumbnailURL: thumbnailURL.flatMap(URL.init(string:)), sizeBytes: sizeBytes,
-                     width: width.map { Int(clamping: $0) }, height: height.map { Int(clamping: $0) }, framesPerSecond: fps)
+                     width: width.map { Int(clamping: $0) }, height: height.map { Int(clamping: $0) }, framesPerSecond: fps,
+                     viewCount: viewCount.map { Int(clamping: $0) }, rating: rating)
     }
 }

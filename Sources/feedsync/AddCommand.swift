@@ -100,8 +100,7 @@ enum AddCommand: Command {
         switch try await WebFeedProbe.look(at: url, userAgent: userAgent) {
         case .feed(let feedURL, let title):
             found = (feedURL, title)
-        case .page(let pageURL, let html):
-            let links = FeedDiscovery.feedLinks(in: html, base: pageURL)
+        case .page(_, let links):
             guard let first = links.first else {
                 throw ServiceError(.invalidResponse, "finding a feed at \(Terminal.safe(url.absoluteString, limit: 200))",
                                    "the page names no feed (no <link rel=\"alternate\"> of an RSS, Atom or JSON Feed type); add the feed's own address")
@@ -152,21 +151,28 @@ enum AddCommand: Command {
         var known = Set(try webFeedURLs(editor))
         var feeds: [(name: String, fields: [(String, ConfigEditor.Value)])] = []
         var skipped = 0
+        var sites = 0
         for subscription in subscriptions {
             guard known.insert(subscription.url.absoluteString).inserted else {
                 skipped += 1
                 continue
             }
+            // A site's address is added as it is: the pull finds its feed on the page, as for any
+            // feed url that answers with HTML, and remembers it (nothing is fetched here).
+            if subscription.isSite { sites += 1 }
             let base = slug(subscription.title) ?? slug(subscription.url.host) ?? "feed"
             let name = uniqueName(options["--name"].map { "\($0).\(base)" } ?? base, taken: &taken)
             feeds.append((name, webFeedFields(subscription.url, options)))
         }
         guard !feeds.isEmpty else {
-            throw ServiceError(.refused, "reading \(shown)", subscriptions.isEmpty ? "it lists no feed (no <outline> with an xmlUrl)"
+            throw ServiceError(.refused, "reading \(shown)", subscriptions.isEmpty ? "it lists no feed (no <outline> with an xmlUrl or htmlUrl)"
                                                                                    : "\(editor.displayName) has every feed it lists already")
         }
         try editor.addFeeds(feeds, usage: usage)
-        let note = skipped > 0 ? " (\(skipped) already there or listed twice)" : ""
+        var notes: [String] = []
+        if skipped > 0 { notes.append("\(skipped) already there or listed twice") }
+        if sites > 0 { notes.append("\(sites) by \(sites == 1 ? "its site's address; its feed is" : "their sites' addresses; their feeds are") found on the first pull") }
+        let note = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
         try await ConfigChange.commit(editor, options, output, saying: "added \(feeds.count) web feed\(feeds.count == 1 ? "" : "s") from \(shown) to \(editor.displayName)\(note)")
     }
 

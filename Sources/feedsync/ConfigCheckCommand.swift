@@ -22,6 +22,7 @@ enum ConfigCheckCommand: Command {
             try output.line("expanded from OPML: \(expanded.count) feed\(expanded.count == 1 ? "" : "s")")
             for name in expanded { try output.line("  \(name) <- \(Terminal.safe(runtime.feedOrigins[name] ?? "", limit: 400))") }
         }
+        try await showLocations(of: feeds, options, output)
         if let address = runtime.metricsListen {
             // A running feedsyncd holds its own port, so a port in use is a warning here, not an error.
             if let problem = HTTPListener.problem(binding: address) {
@@ -35,5 +36,29 @@ enum ConfigCheckCommand: Command {
             printError("feedsync: warning: secret not available here: \(Terminal.safe(missing)); `feedsync pull` and feedsyncd will need it")
         }
         return .ok
+    }
+
+    /// Where the store polls feeds now that it does not poll at their configured `url`: a web
+    /// feed discovered on the page the config names, or moved by its server. Nothing is said
+    /// when the store cannot be read here (none yet, or a server out of reach): the check is
+    /// of the file.
+    static func showLocations(of feeds: [String], _ options: CommandLineOptions, _ output: CheckedOutput) async throws {
+        var load = localOnly
+        load.deferMissingSecrets = true
+        guard let runtime = try? Runtime.load(configPath: options["--config"], load) else { return }
+        guard (try? await runtime.start()) != nil else { return }
+        let statuses = (try? await runtime.store.feedStatuses()) ?? []
+        await runtime.stop()
+        let moved = statuses.filter { feeds.contains($0.feed) && $0.location != nil }
+        guard !moved.isEmpty else { return }
+        try output.line("polled elsewhere (as the store remembers): \(moved.count) feed\(moved.count == 1 ? "" : "s")")
+        for status in moved {
+            let location = Terminal.safe(status.location ?? "", limit: 300)
+            if let page = status.discoveredFrom {
+                try output.line("  \(status.feed): discovered \(location) on the page \(Terminal.safe(page, limit: 300))")
+            } else {
+                try output.line("  \(status.feed): moved to \(location) (the server moved it permanently)")
+            }
+        }
     }
 }

@@ -40,8 +40,10 @@ enum StatusCommand: Command {
         var consecutiveFailures: Int
         var nextAttemptAt: Date?
         var postCount: Int
-        /// Where a web feed is now read from, after a permanent redirect.
+        /// Where a web feed is now read from, after a permanent redirect or a discovery.
         var location: String?
+        /// The HTML page `location` was discovered on; `nil` when the server moved the feed.
+        var discoveredFrom: String?
         /// Why polling stopped (a 410 Gone), until the feed's config changes.
         var pollingStopped: String?
         /// The daemon or command that holds the feed's lease now, if the store tells.
@@ -56,7 +58,7 @@ enum StatusCommand: Command {
         guard options.positionals.isEmpty else { throw UsageError("status takes no arguments", usage: usage) }
         let report = try await withRuntime(options, localOnly) { runtime in
             let stored = Dictionary(uniqueKeysWithValues: try await runtime.store.feedStatuses().map { ($0.feed, $0) })
-            let live = try await (runtime.store as? any LiveStateRecorder)?.liveStates() ?? [:]
+            let live = try await runtime.store.liveStates()
             let names = runtime.feedNames + stored.keys.filter { !runtime.feedNames.contains($0) }.sorted()
             let rows = names.map { name in
                 let status = stored[name] ?? FeedStatus(feed: name)
@@ -64,7 +66,7 @@ enum StatusCommand: Command {
                            lastSuccessAt: status.lastSuccessAt, lastErrorAt: status.lastErrorAt,
                            lastError: status.lastError, consecutiveFailures: status.consecutiveFailures,
                            nextAttemptAt: status.nextAttemptAt, postCount: status.postCount,
-                           location: status.location, pollingStopped: status.pollingStopped, leaseHolder: status.leaseHolder,
+                           location: status.location, discoveredFrom: status.discoveredFrom, pollingStopped: status.pollingStopped, leaseHolder: status.leaseHolder,
                            sweepWithheld: status.sweepWithheld, live: live[name])
             }
             let here = ProcessInfo.processInfo.hostName
@@ -98,7 +100,13 @@ enum StatusCommand: Command {
             try output.line("  next attempt: \(formatted(row.nextAttemptAt))")
             if let live = row.live { try output.line("  stream:       \(Terminal.safe(live, limit: 1_000))") }
             if let holder = row.leaseHolder { try output.line("  syncing now:  \(Terminal.safe(holder, limit: 200))") }
-            if let location = row.location { try output.line("  moved to:     \(Terminal.safe(location, limit: 300)) (the server moved it permanently)") }
+            if let location = row.location {
+                if let page = row.discoveredFrom {
+                    try output.line("  discovered:   \(Terminal.safe(location, limit: 300)) (the feed the page \(Terminal.safe(page, limit: 300)) names)")
+                } else {
+                    try output.line("  moved to:     \(Terminal.safe(location, limit: 300)) (the server moved it permanently)")
+                }
+            }
             if let stopped = row.pollingStopped { try output.line("  stopped:      \(Terminal.safe(stopped, limit: 1_000))") }
             if let withheld = row.sweepWithheld { try output.line("  no sweep:     \(Terminal.safe(withheld, limit: 1_000))") }
         }

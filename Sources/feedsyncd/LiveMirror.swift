@@ -51,7 +51,7 @@ actor LiveMirror {
     /// Starts, stops or re-points connections to match `runtime`'s feeds (at start and on SIGHUP).
     func apply(_ runtime: Runtime) async {
         self.runtime = runtime
-        stateStore = runtime.store as? any LiveStateRecorder
+        stateStore = runtime.store
         var wanted: [String: (any LiveSource, [String])] = [:]
         for feed in runtime.provider.feeds {
             guard let source = feed.live else { continue }
@@ -160,7 +160,7 @@ actor LiveMirror {
 
     /// The stream positions stored for the connection's feeds, for the source to resume from.
     private func storedPositions(_ key: String) async throws -> [String] {
-        guard let reader = runtime?.store as? any StreamPositionReader else { return [] }
+        guard let reader = runtime?.store else { return [] }
         var positions: [String] = []
         for feed in connections[key]?.feeds ?? [] {
             if let position = try await reader.streamPosition(ofFeed: feed) { positions.append(position) }
@@ -244,10 +244,8 @@ actor LiveMirror {
                     let result = try await store.apply(page, videos: videos, under: lease)
                     log.debug("live_written", ["feed": feed, "changes": "\(changes.count)", "new": "\(result.inserted)"])
                 }
-                if let writer = store as? any AuthorHandleWriter {
-                    for (author, handle, at) in renames where try await writer.setHandle(handle, ofAuthor: author, at: at, inFeed: feed) {
-                        log.info("live_renamed", ["feed": feed, "author": author.rawValue, "handle": handle])
-                    }
+                for (author, handle, at) in renames where try await store.setHandle(handle, ofAuthor: author, at: at, inFeed: feed) {
+                    log.info("live_renamed", ["feed": feed, "author": author.rawValue, "handle": handle])
                 }
             } catch {
                 await store.release(lease)

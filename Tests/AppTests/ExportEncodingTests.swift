@@ -17,11 +17,13 @@ import Testing
             repost: Post.Repost(by: User(id: UserID("u2"), handle: "bob", displayName: "Bob"), originalID: PostID("orig"),
                                 at: Date(timeIntervalSince1970: 1_769_000_000)),
             attachments: [Post.Attachment(kind: "image", url: URL(string: "https://m.example/a.png?x=1&y=2")!, previewURL: nil,
-                                          description: "alt, text", title: nil, mimeType: "image/png", sizeBytes: 12, width: 3, height: nil)],
+                                          description: "alt, text", title: nil, mimeType: "image/png", sizeBytes: 12, width: 3, height: nil),
+                          Post.Attachment(kind: "audio", url: URL(string: "https://m.example/e4.m4a")!, mimeType: "audio/x-m4a",
+                                          duration: 3723.5, episode: 4, season: 2)],
             title: "Title", url: URL(string: "https://example.com/p/1"), quoteOf: PostID("q"), labels: ["nsfw", "x"])
         let videos = [Video(id: VideoID("v1"), title: "Clip", duration: 12.5, streamURL: URL(string: "https://v.example/1.m3u8")!,
                             thumbnailURL: URL(string: "https://v.example/1.jpg"), sizeBytes: 1_000_000, width: 640, height: 360,
-                            framesPerSecond: 29.97),
+                            framesPerSecond: 29.97, viewCount: 56_789, rating: 4.5),
                       Video(id: VideoID("v2"), title: "", duration: 30, streamURL: URL(string: "https://v.example/2.m3u8")!)]
         let bare = Post(id: PostID("p2"), author: User(id: UserID("u3"), handle: "c", displayName: "C"), text: "",
                         createdAt: Date(timeIntervalSince1970: 0))

@@ -83,7 +83,14 @@ import Testing
         #expect(try await requests(server, "/redirect/302/feeds/2.xml") == ["302": 1], "a temporary redirect is followed each time")
         #expect(try await requests(server, "/redirect/307/atom/3.xml") == ["307": 1])
         let status = try await feedsync(["status", "--config", config])
-        #expect(status.stdout.contains("moved to:     \(server.baseURL)/feeds/0.xml"), "\(status.stdout)")
+        #expect(status.stdout.contains("moved to:     \(server.baseURL)/feeds/0.xml (the server moved it permanently)"), "\(status.stdout)")
+        #expect(!status.stdout.contains("discovered:"), "\(status.stdout)")
+        let json = try await feedsync(["status", "--json", "--config", config])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let moved = try #require((report["feeds"] as? [[String: Any]])?.first { $0["feed"] as? String == "moved" })
+        #expect(moved["location"] as? String == "\(server.baseURL)/feeds/0.xml" && moved["discoveredFrom"] == nil)
+        #expect(try await feedsync(["config", "check", "--config", config]).stdout
+                    .contains("  moved: moved to \(server.baseURL)/feeds/0.xml (the server moved it permanently)\n"))
         #expect(try await sqlite(scratch.database, "SELECT name FROM feeds WHERE location IS NOT NULL") == "moved")
         #expect(try await postCount(scratch.database, feed: "elsewhere") == 10, "Atom, its relative links resolved")
         #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts WHERE feed = 'elsewhere' AND url LIKE '\(server.baseURL)/site/3/%'") == "10")
@@ -92,9 +99,18 @@ import Testing
     @Test func aSiteAddressIsFollowedToTheFeedItNamesAndRememberedLikeA301() async throws {
         let server = try startServer()
         let scratch = try Scratch()
-        let config = try writeConfig(scratch, server, [("site", "/blog/2"), ("nofeed", "/nofeed")])
+        // An OPML outline with only an htmlUrl is a site too, discovered the same way.
+        let opml = #"<opml version="2.0"><body><outline text="Four" htmlUrl="\#(server.baseURL)/site/4/"/></body></opml>"#
+        try Data(opml.utf8).write(to: scratch.folder.appendingPathComponent("sites.opml"))
+        let config = try writeConfig(scratch, server, [("site", "/blog/2"), ("nofeed", "/nofeed"),
+                                                       ("", #"{"name": "sites", "opml": "sites.opml", "interval": "1h"}"#)])
+        let check = try await feedsync(["config", "check", "--config", config])
+        #expect(check.stdout.contains("sites.four <- sites.opml: \"Four\" \(server.baseURL)/site/4/ (a site: its feed is discovered on the page)"),
+                "\(check.stdout)")
+        #expect(!check.stdout.contains("polled elsewhere"), "nothing is remembered before a pull: \(check.stdout)")
         let first = try await feedsync(["pull", "--config", config])
         #expect(try await postCount(scratch.database, feed: "site") == 10, "\(first.stderr)")
+        #expect(try await postCount(scratch.database, feed: "sites.four") == 10, "\(first.stderr)")
         #expect(first.stderr.contains("nofeed: reading the feed at \(server.baseURL)/nofeed: \(server.baseURL)/nofeed is an HTML page that names no feed"),
                 "\(first.stderr)")
         // The first feed link (relative, RSS) is used, and polled directly from then on.
@@ -102,8 +118,25 @@ import Testing
         _ = try await feedsync(["pull", "--config", config])
         #expect(try await requests(server, "/blog/2").isEmpty)
         #expect(try await requests(server, "/feeds/2.xml") == ["304": 1])
+        #expect(try await requests(server, "/site/4/").isEmpty)
+        #expect(try await requests(server, "/atom/4.xml") == ["304": 1])
+        // Shown as found on the page, not as a move of the server's.
         let status = try await feedsync(["status", "--config", config])
-        #expect(status.stdout.contains("moved to:     \(server.baseURL)/feeds/2.xml"), "\(status.stdout)")
+        #expect(status.stdout.contains("discovered:   \(server.baseURL)/feeds/2.xml (the feed the page \(server.baseURL)/blog/2 names)"),
+                "\(status.stdout)")
+        #expect(status.stdout.contains("discovered:   \(server.baseURL)/atom/4.xml (the feed the page \(server.baseURL)/site/4/ names)"),
+                "\(status.stdout)")
+        #expect(!status.stdout.contains("moved to:"), "\(status.stdout)")
+        let json = try await feedsync(["status", "--json", "--config", config])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let site = try #require((report["feeds"] as? [[String: Any]])?.first { $0["feed"] as? String == "site" })
+        #expect(site["location"] as? String == "\(server.baseURL)/feeds/2.xml")
+        #expect(site["discoveredFrom"] as? String == "\(server.baseURL)/blog/2")
+        let again = try await feedsync(["config", "check", "--config", config])
+        #expect(again.stdout.contains("polled elsewhere (as the store remembers): 2 feeds\n"
+                                      + "  site: discovered \(server.baseURL)/feeds/2.xml on the page \(server.baseURL)/blog/2\n"
+                                      + "  sites.four: discovered \(server.baseURL)/atom/4.xml on the page \(server.baseURL)/site/4/\n"),
+                "\(again.stdout)")
     }
 
     @Test func goneStopsPollingUntilTheConfigChangesAndABrokenFeedFailsAlone() async throws {

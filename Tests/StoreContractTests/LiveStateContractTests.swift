@@ -6,8 +6,8 @@ import Testing
 enum LiveStateContract {
     static func aLiveStateIsSetReplacedAndClearedAndSeenByAnotherConnection(_ kind: StoreKind) async throws {
         let (store, other) = try await makeStores(kind)
-        let writer = try #require(store as? any LiveStateRecorder)
-        let reader = try #require(other as? any LiveStateRecorder)
+        let writer = store
+        let reader = other
         #expect(try await reader.liveStates().isEmpty, "nothing recorded yet, and no table either")
 
         try await writer.setLiveState("live since 2026-11-25T10:00:00Z", ofFeed: "social")

@@ -25,7 +25,7 @@ import Testing
         for text in Self.awkwardTexts {
             let full = Post.Attachment(kind: text.isEmpty ? "image" : text, url: url, previewURL: URL(string: "https://x.example/p/q.jpg"),
                                        description: text, title: text, mimeType: text, sizeBytes: -9_000_000_000_000,
-                                       width: Int.max, height: 0)
+                                       width: Int.max, height: 0, duration: 3723.5, episode: 12, season: 0)
             let bare = Post.Attachment(kind: "link", url: url)
             for attachments in [[full], [bare], [bare, full, bare]] {
                 #expect(AttachmentsJSON.encode(attachments, dialect: .sqlite) == (try encodedByJSONEncoder(attachments)), "\(text.debugDescription)")
@@ -45,7 +45,7 @@ import Testing
                 Post.Attachment(kind: text() ?? "image", url: URL(string: "https://e.example/\(n)")!,
                                 previewURL: Bool.random(using: &random) ? URL(string: "http://p.example/\(n)?a=b") : nil,
                                 description: text(), title: text(), mimeType: text(), sizeBytes: int().map(Int64.init),
-                                width: int(), height: int())
+                                width: int(), height: int(), duration: int().map { Double($0) / 1000 }, episode: int(), season: int())
             }
             #expect(AttachmentsJSON.encode(attachments, dialect: .sqlite) == (try encodedByJSONEncoder(attachments)))
         }
@@ -67,7 +67,8 @@ extension AttachmentsJSONTests {
     /// order, makes the two differ here.
     @Test func everyFieldIsWrittenInKeyOrder() throws {
         let full = Post.Attachment(kind: "image", url: URL(string: "https://m.example/x")!, previewURL: URL(string: "https://m.example/p"),
-                                   description: "d", title: "t", mimeType: "image/png", sizeBytes: 7, width: 3, height: 4)
+                                   description: "d", title: "t", mimeType: "image/png", sizeBytes: 7, width: 3, height: 4,
+                                   duration: 3723.25, episode: 12, season: 2)
         #expect(AttachmentsJSON.encode([full], dialect: .sqlite) == (try encodedByJSONEncoder([full])))
         #expect(AttachmentsJSON.decode(AttachmentsJSON.encode([full], dialect: .sqlite)) == [full])
     }

@@ -113,6 +113,21 @@ import Testing
         #expect(subscriptions.last?.url.absoluteString == "https://feeds.example.org/99999/rss.xml")
     }
 
+    @Test func anOutlineWithOnlyASiteIsThatPageToDiscoverItsFeedOn() throws {
+        let opml = """
+            <opml version="1.0"><body><outline text="Folder">
+            <outline text="Feed" xmlUrl="https://a.example/feed" htmlUrl="https://a.example/"/>
+            <outline title="Site" text="x" htmlUrl="https://b.example/blog/"/>
+            <outline text="Bad feed" xmlUrl="ftp://c.example/feed" htmlUrl="https://c.example/"/>
+            <outline text="Nothing" htmlUrl="javascript:alert(1)"/>
+            </outline></body></opml>
+            """
+        let subscriptions = try OPML.subscriptions(in: Data(opml.utf8))
+        #expect(subscriptions.map { "\($0.title ?? "-") \($0.url.absoluteString) \($0.isSite)" }
+                == ["Feed https://a.example/feed false", "Site https://b.example/blog/ true"],
+                "an outline whose xmlUrl is unusable is not taken for its site")
+    }
+
     @Test func errorsAreSentencesWithLineAndColumn() throws {
         let broken = ["<rss><channel></rss>", "<rss><channel><title>x</title>", "<rss a=\"1\" a=\"2\"/>", "<rss><a b=c/></rss>",
                       "<rss>\u{1}</rss>", "<rss><channel></channel></rss><rss/>", "<rss><t>a & b</t></rss>", "<rss><t>x</t </rss>"]

@@ -25,6 +25,7 @@ import Testing
         #expect(video.title == "Building a feed reader, part 2")
         #expect(video.thumbnailURL?.absoluteString == "https://i2.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg")
         #expect(video.width == 640 && video.height == 390)
+        #expect(video.viewCount == 56789 && video.rating == 5, "media:statistics views and media:starRating average")
         #expect(post.author.displayName == "Example Channel")
         #expect(result.videos.count == 2)
     }
@@ -34,12 +35,13 @@ import Testing
         let episode = try #require(result.posts.first { $0.id == "22BCFEBF-44FB-4A19-8A33-E9F7DC7A9A32" })
         let audio = try #require(episode.attachments.first)
         #expect(episode.attachments.count == 1 && audio.kind == "audio" && audio.mimeType == "audio/x-m4a" && audio.sizeBytes == 8_727_310)
-        #expect(audio.description == "Episode 4, season 2, 1:02:03")
+        #expect(audio.duration == 3723 && audio.episode == 4 && audio.season == 2, "itunes:duration, itunes:episode, itunes:season")
+        #expect(audio.description == nil, "the episode's fields are fields, not text")
         #expect(audio.previewURL?.absoluteString == "https://example.com/podcasts/everything/mthood.jpg", "the episode's own image")
         #expect(episode.text == "Tips for trekking around the tallest mountain in Oregon", "itunes:summary when there is no description")
         #expect(episode.author.displayName == "The Sunset Explorers", "the show's itunes:author")
         let trailer = try #require(result.posts.first { $0.id == "D03EEC9B-B1B4-475B-92C8-54F853FA2A22" })
-        #expect(trailer.attachments.first?.description == "17:59")
+        #expect(trailer.attachments.first?.duration == 1079 && trailer.attachments.first?.episode == nil, "itunes:duration in seconds")
         #expect(trailer.attachments.first?.previewURL?.absoluteString == "https://applehosted.podcasts.apple.com/hiking_treks/artwork.png",
                 "the show's artwork stands in")
         #expect(result.videos.isEmpty)

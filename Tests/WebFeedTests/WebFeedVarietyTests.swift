@@ -113,9 +113,14 @@ import Testing
         #expect(FeedDiscovery.isHTML(Data("<p>hi".utf8), contentType: "text/html; charset=utf-8"))
         #expect(FeedDiscovery.isHTML(Data("<?xml version=\"1.0\"?>\n<html xmlns=\"http://www.w3.org/1999/xhtml\">".utf8), contentType: nil))
         #expect(!FeedDiscovery.isHTML(try fixture("rss2.xml"), contentType: "text/html"), "a feed served as text/html is a feed")
+        let xhtmlDoctype = "<?xml version=\"1.0\"?><!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Transitional//EN\" \"x\">\n<!-- c -->\n<rss><channel/></rss>"
+        #expect(!FeedDiscovery.isHTML(Data(xhtmlDoctype.utf8), contentType: nil), "a feed with an XHTML doctype by mistake")
+        #expect(FeedDiscovery.isHTML(Data("<!DOCTYPE html>\n<!-- x --><html><head>".utf8), contentType: nil))
         #expect(!FeedDiscovery.isHTML(Data("<!DOCTYPE rss PUBLIC \"-//Netscape Communications//DTD RSS 0.91//EN\" \"x\"><rss/>".utf8),
                                       contentType: "text/html"))
         #expect(FeedDiscovery.feedLinks(in: Data("<html><head></head></html>".utf8), pageURL: URL(string: "https://example.org/")!).isEmpty)
+        let inBody = #"<html><head></head><BODY class="x"><link rel="alternate" type="application/rss+xml" href="/comment-spam.xml"></body></html>"#
+        #expect(FeedDiscovery.feedLinks(in: Data(inBody.utf8), pageURL: URL(string: "https://example.org/")!).isEmpty, "the head only")
     }
 
     @Test func aNoteIsSaidOncePerKind() {
