@@ -55,7 +55,7 @@ public enum BlueskyIntegration: PostsIntegration {
                                       pageSize: pageSize, maxPosts: maxPosts, since: since),
             authentication: BlueskyAuthenticationService(client: client, identifier: identifier, password: password),
             live: live?.source(client: client, identifier: identifier, password: password, transport: transport, shared: context.shared,
-                               notice: context.notice),
+                               log: context.log),
             lifecycle: BlueskyManager(client: client),
             identity: "bluesky \(service.absoluteString) as \(identifier) timeline \(timelineText)" + (filter.map { " filter \($0)" } ?? ""),
             // Every timeline read as one person shares a session: a PDS allows about 30 logins

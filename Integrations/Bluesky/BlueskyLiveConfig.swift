@@ -51,7 +51,7 @@ struct BlueskyLiveConfig {
     }
 
     func source(client: BlueskyClient, identifier: String, password: Secret, transport: CurlTransport, shared: SharedResources,
-                notice: @escaping @Sendable (String) -> Void) -> BlueskyLiveSource {
+                log: Logger) -> BlueskyLiveSource {
         let accountKey = ConnectionDigest.of("\(client.service.absoluteString) \(identifier) \(password.revealed)")
         let authentication = BlueskyAuthenticationService(client: client, identifier: identifier, password: password)
         // One session per account for every live feed of the process, and one position per connection.
@@ -61,6 +61,6 @@ struct BlueskyLiveConfig {
         let accounts = shared.value(for: "bluesky live accounts \(connection)") { BlueskyAccountStates() }
         return BlueskyLiveSource(client: client, session: session, identifier: identifier, subscription: subscription, jetstreamURL: url,
                                  transport: transport, limits: limits, refreshInterval: refreshInterval, position: position,
-                                 accounts: accounts, accountKey: accountKey, notice: notice)
+                                 accounts: accounts, accountKey: accountKey, log: log)
     }
 }

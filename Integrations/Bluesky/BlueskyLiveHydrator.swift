@@ -50,7 +50,7 @@ extension BlueskyLiveSource {
                     handled(event.timeMicroseconds)
                 case .account(let active):
                     if source.accounts.changed(event.did, active: active) {
-                        source.notice("Bluesky account \(event.did) is \(active ? "active again" : "deactivated or taken down") (a Jetstream account "
+                        source.log.notice("Bluesky account \(event.did) is \(active ? "active again" : "deactivated or taken down") (a Jetstream account "
                                       + "event on \(source.subscription.shown)); its stored posts are kept")
                     }
                     handled(event.timeMicroseconds)

@@ -33,8 +33,8 @@ struct BlueskyLiveSource: LiveSource {
     let accounts: BlueskyAccountStates
     /// Identifies the account (a digest of identifier and app password), never shown.
     let accountKey: String
-    /// Told, in one sentence, what the operator should know (an account deactivated).
-    var notice: @Sendable (String) -> Void = { _ in }
+    /// Where the source tells the operator, in one sentence, what they should know (an account deactivated).
+    var log: Logger = .disabled
 
     /// The most DIDs sent in the URL; more go in an `options_update` after connecting.
     static let urlDIDs = 50

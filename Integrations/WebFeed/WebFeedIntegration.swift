@@ -17,7 +17,7 @@ public enum WebFeedIntegration: PostsIntegration {
         let client = WebFeedClient(transport: transport, requests: context.requests, gate: context.hosts,
                                    userAgent: context.userAgent, maxRedirects: limits.maxRedirects)
         return FeedBackend(
-            posts: WebFeedPostService(url: url, client: client, now: { Date() }, notices: NoticeOnce(notice: context.notice)),
+            posts: WebFeedPostService(url: url, client: client, now: { Date() }, notices: NoticeOnce(log: context.log)),
             authentication: nil,
             lifecycle: WebFeedManager(transport: transport, url: url),
             // Not the URL: a feed whose address is edited (or moves) is the same feed, and its

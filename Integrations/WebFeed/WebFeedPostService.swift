@@ -14,7 +14,7 @@ struct WebFeedPostService: PostService {
     let client: WebFeedClient
     let now: @Sendable () -> Date
     /// Told what reading a document took (a fallback encoding, a recovery), once per kind.
-    var notices = NoticeOnce(notice: { _ in })
+    var notices = NoticeOnce(log: .disabled)
 
     func page(after cursor: FeedCursor?, session: Session?) async throws -> FeedPage {
         var state = WebFeedCursor(cursor, configured: url)

@@ -66,12 +66,6 @@ public struct IntegrationContext: Sendable {
     /// Where the integration logs: waits an operator should see (a spent rate limit, say) as
     /// ``Logger/notice(_:)``, retries and other detail at `debug`.
     public var log: Logger
-    /// Told, in one sentence, about waits an operator should see: ``log``'s notices. Setting it
-    /// sets ``log`` to one that hands it every event from `info` up.
-    public var notice: @Sendable (String) -> Void {
-        get { { [log] in log.notice($0) } }
-        set { log = Logger(sentences: newValue) }
-    }
     /// How this feed waits (a quota, a `Retry-After`): with its sync slot and host permit handed back.
     public var waiter: Waiter
     /// Shared by every feed the process builds together: objects feeds may share (a transport).

@@ -175,7 +175,7 @@ import Testing
     @Test func identityAndAccountEventsAndTheStreamPositionAndAResumeFromTheStoredOne() async throws {
         var (source, _, sockets) = makeSource(follows: 3, keepOpen: true)
         let notices = Mutex<[String]>([])
-        source.notice = { text in notices.withLock { $0.append(text) } }
+        source.log = Logger(sentences: { text in notices.withLock { $0.append(text) } })
         let did = Self.follow(1)
         func account(_ active: Bool, _ time: Int64) -> String {
             #"{"did":"\#(did)","time_us":\#(time),"kind":"account","account":{"active":\#(active),"did":"\#(did)","seq":1,"time":"2024-09-05T06:11:04.870Z"}}"#

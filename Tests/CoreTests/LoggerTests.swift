@@ -46,7 +46,7 @@ final class RecordingLogHandler: LogHandler {
         #expect(Logger.disabled.minimum == .error)
         let handler = RecordingLogHandler()
         let context = IntegrationContext(log: Logger(handler: handler))
-        context.notice("the quota is spent; waiting 5 s")
-        #expect(handler.all == ["info notice detail=the quota is spent; waiting 5 s"], "notice is a thin adapter over log")
+        context.log.notice("the quota is spent; waiting 5 s")
+        #expect(handler.all == ["info notice detail=the quota is spent; waiting 5 s"])
     }
 }

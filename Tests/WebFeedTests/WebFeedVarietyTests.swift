@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Synchronization
 import Testing
@@ -125,7 +126,7 @@ import Testing
 
     @Test func aNoteIsSaidOncePerKind() {
         let said = Mutex<[String]>([])
-        let notices = NoticeOnce(notice: { sentence in said.withLock { $0.append(sentence) } })
+        let notices = NoticeOnce(log: Logger(sentences: { sentence in said.withLock { $0.append(sentence) } }))
         notices.say("the feed at http://a/1: line 6, column 38: the feed is not well-formed XML (x); it was read with recovery")
         notices.say("the feed at http://a/1: line 9, column 2: the feed is not well-formed XML (x); it was read with recovery")
         notices.say("the feed at http://a/1: the document is declared UTF-8 but is not valid UTF-8; it was read as windows-1252")
