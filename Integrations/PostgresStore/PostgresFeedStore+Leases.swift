@@ -60,16 +60,16 @@ extension PostgresFeedStore {
     /// The lease this process holds on `feed`, if any: every write to the feed checks it is still its own.
     func heldToken(_ feed: String) -> String? { held[feed] }
 
-    /// Proves, inside the caller's transaction, that this worker holds the feed's lease and that
+    /// Proves, inside the caller's transaction, that this worker holds `lease` (not merely some
+    /// lease on the feed: one a sync lost and took again is another) and that
     /// it is still its own, and renews it: a worker that never took the lease, gave it back (a
     /// daemon stopping), or stalled past it while another took the feed over commits nothing.
     /// The renewal locks the lease row until the transaction ends, so no other worker can take
     /// the feed between the check and the commit.
     ///
     /// - Throws: ``ServiceError`` `.locked`.
-    func checkLease(_ feed: String, _ operation: String, in db: PostgresConnection) throws {
-        guard let token = heldToken(feed) else { throw Self.notHeld(operation) }
-        let renewal = try leaseRenewal(of: FeedLease(feed: feed, token: token), operation)
+    func checkLease(_ lease: FeedLease, _ operation: String, in db: PostgresConnection) throws {
+        let renewal = try leaseRenewal(of: lease, operation)
         try leaseKept(try db.query(renewal.sql, renewal.parameters), operation)
     }
 
@@ -89,6 +89,10 @@ extension PostgresFeedStore {
         ServiceError(.locked, operation, "this worker does not hold the feed's lease (it was given back or never taken); nothing was kept")
     }
 
+    static func otherFeed(_ lease: FeedLease, _ operation: String) -> ServiceError {
+        ServiceError(.locked, operation, "the lease given is on feed \(lease.feed), not this one; nothing was kept")
+    }
+
     /// Fails unless ``leaseRenewal(of:_:)`` found the lease still this worker's.
     ///
     /// - Throws: ``ServiceError`` `.locked`.
@@ -102,7 +106,7 @@ extension PostgresFeedStore {
     /// another worker's live lease; while this worker holds one, it must still be its own.
     /// Locks the lease row until the transaction ends.
     func checkNoOtherHolder(_ feed: String, _ operation: String, in db: PostgresConnection) throws {
-        if heldToken(feed) != nil { return try checkLease(feed, operation, in: db) }
+        if let token = heldToken(feed) { return try checkLease(FeedLease(feed: feed, token: token), operation, in: db) }
         let other = try db.query("""
             SELECT holder FROM feed_leases WHERE feed = $1 AND token IS NOT NULL AND expires_at > \(Self.nowMs) FOR UPDATE
             """, [feed])
@@ -111,14 +115,14 @@ extension PostgresFeedStore {
         }
     }
 
-    /// Runs `body` in one transaction behind the feed's lease (``checkLease(_:_:in:)``).
+    /// Runs `body` in one transaction behind `lease` (``checkLease(_:_:in:)``).
     @discardableResult
-    func fenced<T>(_ feed: String, _ operation: @autoclosure () -> String, _ body: (PostgresConnection) throws -> T) throws -> T {
+    func fenced<T>(_ lease: FeedLease, _ operation: @autoclosure () -> String, _ body: (PostgresConnection) throws -> T) throws -> T {
         let operation = operation()
         let db = try db(operation)
         return try storage(operation) {
             try db.transaction {
-                try checkLease(feed, operation, in: db)
+                try checkLease(lease, operation, in: db)
                 return try body(db)
             }
         }
@@ -147,7 +151,8 @@ extension PostgresFeedStore: FeedLeases {
     }
 
     public func release(_ lease: FeedLease) {
-        held[lease.feed] = nil
+        // Only this lease: a sync that lost it may give it back after the feed was taken again here.
+        if held[lease.feed] == lease.token { held[lease.feed] = nil }
         _ = try? run("releasing the lease on feed \(lease.feed)", """
             UPDATE feed_leases SET token = NULL, holder = NULL, instance = NULL, expires_at = NULL WHERE feed = $1 AND token = $2
             """, [lease.feed, lease.token])

@@ -9,9 +9,9 @@ extension PostgresFeedStore: StreamPositionReader, AuthorHandleWriter {
     }
 
     /// Behind the feed's lease, as a page is; the posts' copies of the handle follow the profile.
-    public func setHandle(_ handle: String, ofAuthor author: UserID, at: Date, inFeed feed: String) throws -> Bool {
-        let at = "\(StoredTime.milliseconds(at))"
-        return try fenced(feed, "recording the new handle of \(author.rawValue) in feed \(feed)") { db in
+    public func setHandle(_ handle: String, ofAuthor author: UserID, at: Date, under lease: FeedLease) throws -> Bool {
+        let (feed, at) = (lease.feed, "\(StoredTime.milliseconds(at))")
+        return try fenced(lease, "recording the new handle of \(author.rawValue) in feed \(feed)") { db in
             let renamed = try db.query("""
                 UPDATE users SET handle = $3, profile_at = GREATEST(coalesce(profile_at, $4::bigint), $4::bigint)
                 WHERE feed = $1 AND id = $2 AND handle IS DISTINCT FROM $3 AND coalesce(profile_at, $4::bigint) <= $4::bigint

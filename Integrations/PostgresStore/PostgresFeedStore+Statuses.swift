@@ -3,14 +3,15 @@ import Foundation
 
 /// Run records, behind the feed's lease.
 extension PostgresFeedStore: SyncRecorder {
-    public func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) throws {
+    public func recordSync(_ outcome: SyncOutcome, under lease: FeedLease) throws {
+        let feed = lease.feed
         let db = try db("recording the sync of feed \(feed)")
         let report = outcome.report
         let finished = "\(milliseconds(outcome.finishedAt))"
         try storage("recording the sync of feed \(feed)") {
             try db.transaction {
                 // A run whose lease another worker took over is not recorded: it would overlap theirs.
-                try checkLease(feed, "recording the sync of feed \(feed)", in: db)
+                try checkLease(lease, "recording the sync of feed \(feed)", in: db)
                 try db.query("""
                     INSERT INTO sync_runs (feed, started_at, finished_at, error, new_posts, updated_posts, deleted_posts,
                                            skipped_items, pages, requests, rows_written)

@@ -7,8 +7,9 @@ extension PostgresFeedStore: FeedSweeper {
         try run("reading the backend of feed \(feed)", "SELECT backend FROM feeds WHERE name = $1", [feed]).first?[0] ?? nil
     }
 
-    public func setBackend(_ backend: String, ofFeed feed: String) throws {
-        try fenced(feed, "recording the backend of feed \(feed)") { db in
+    public func setBackend(_ backend: String, under lease: FeedLease) throws {
+        let feed = lease.feed
+        try fenced(lease, "recording the backend of feed \(feed)") { db in
             try db.query("""
                 INSERT INTO feeds (name, backend) VALUES ($1, $2)
                 ON CONFLICT (name) DO UPDATE SET backend = $2 WHERE feeds.backend IS DISTINCT FROM $2
@@ -23,12 +24,13 @@ extension PostgresFeedStore: FeedSweeper {
         return (Int(row?[1] ?? "0") ?? 0, Int(row?[0] ?? "0") ?? 0)
     }
 
-    public func deleteUnseenPosts(of walk: FullWalk) throws -> Int {
+    public func deleteUnseenPosts(of walk: FullWalk, under lease: FeedLease) throws -> Int {
         let operation = "finishing the full sync of feed \(walk.feed)"
+        guard walk.feed == lease.feed else { throw Self.otherFeed(lease, operation) }
         let db = try db(operation)
         return try storage(operation) {
             try db.transaction {
-                try checkLease(walk.feed, operation, in: db)
+                try checkLease(lease, operation, in: db)
                 // What a sweep deletes is not fetched again: it waits for the disk, unlike a page.
                 try db.execute("SET LOCAL synchronous_commit = on")
                 return try db.query("DELETE FROM posts WHERE feed = $1 AND NOT (id = ANY($2::text[])) RETURNING 1",

@@ -16,9 +16,10 @@ extension PostgresFeedStore: VideoCache {
                 [feed, "\(limit)"]).map { VideoID($0[0] ?? "") }
     }
 
-    public func saveVideos(_ videos: [Video], inFeed feed: String) throws -> Int {
+    public func saveVideos(_ videos: [Video], under lease: FeedLease) throws -> Int {
         guard !videos.isEmpty else { return 0 }
-        return try fenced(feed, "saving videos of feed \(feed)") { db in try upsertVideos(videos, feed: feed, in: db) }
+        let feed = lease.feed
+        return try fenced(lease, "saving videos of feed \(feed)") { db in try upsertVideos(videos, feed: feed, in: db) }
     }
 
     private func upsertVideos(_ videos: [Video], feed: String, in db: PostgresConnection) throws -> Int {

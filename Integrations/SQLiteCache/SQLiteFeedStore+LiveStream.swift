@@ -12,7 +12,9 @@ extension SQLiteFeedStore {
     }
 
     /// The `users_au_profile` trigger carries the handle to the author's posts and their search entries.
-    public func setHandle(_ handle: String, ofAuthor author: UserID, at: Date, inFeed feed: String) throws -> Bool {
+    public func setHandle(_ handle: String, ofAuthor author: UserID, at: Date, under lease: FeedLease) throws -> Bool {
+        // SQLite's lease is this process's lock on the file, which it cannot lose (see `apply`).
+        let feed = lease.feed
         let operation = "recording the new handle of \(author.rawValue) in feed \(feed)"
         let db = try db(operation)
         return try storage(operation) {

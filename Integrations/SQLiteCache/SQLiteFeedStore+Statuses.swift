@@ -3,7 +3,9 @@ import Foundation
 
 /// Run records and each feed's status, for `feedsync status` and the schedule.
 extension SQLiteFeedStore {
-    public func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) throws {
+    public func recordSync(_ outcome: SyncOutcome, under lease: FeedLease) throws {
+        // SQLite's lease is this process's lock on the file, which it cannot lose (see `apply`).
+        let feed = lease.feed
         let db = try db("recording the sync of feed \(feed)")
         try storage("recording the sync of feed \(feed)") {
             try db.withTransaction {

@@ -10,7 +10,9 @@ extension SQLiteFeedStore {
         }
     }
 
-    public func setBackend(_ backend: String, ofFeed feed: String) throws {
+    public func setBackend(_ backend: String, under lease: FeedLease) throws {
+        // SQLite's lease is this process's lock on the file, which it cannot lose (see `apply`).
+        let feed = lease.feed
         let db = try db("recording the backend of feed \(feed)")
         try storage("recording the backend of feed \(feed)") {
             try db.statement("""
@@ -36,7 +38,8 @@ extension SQLiteFeedStore {
         }
     }
 
-    public func deleteUnseenPosts(of walk: FullWalk) throws -> Int {
+    public func deleteUnseenPosts(of walk: FullWalk, under lease: FeedLease) throws -> Int {
+        // SQLite's lease is this process's lock on the file, which it cannot lose (see `apply`).
         let db = try db("finishing the full sync of feed \(walk.feed)")
         return try storage("finishing the full sync of feed \(walk.feed)") {
             try db.withTransaction {

@@ -29,7 +29,9 @@ extension SQLiteFeedStore {
         }
     }
 
-    public func saveVideos(_ videos: [Video], inFeed feed: String) throws -> Int {
+    public func saveVideos(_ videos: [Video], under lease: FeedLease) throws -> Int {
+        // SQLite's lease is this process's lock on the file, which it cannot lose (see `apply`).
+        let feed = lease.feed
         let db = try db("saving videos of feed \(feed)")
         return try storage("saving videos of feed \(feed)") {
             try db.withTransaction {

@@ -6,13 +6,16 @@ public protocol FeedSweeper: Sendable {
     /// `nil` before its first sync.
     func backend(ofFeed feed: String) async throws -> String?
 
-    /// Records the backend a feed now mirrors, once a sync of it has completed.
-    func setBackend(_ backend: String, ofFeed feed: String) async throws
+    /// Records the backend the lease's feed now mirrors, once a sync of it has completed.
+    /// - Throws: ``ServiceError`` `.locked` when `lease` was lost meanwhile.
+    func setBackend(_ backend: String, under lease: FeedLease) async throws
 
     /// How many cached posts of the walk's feed the walk has not seen, of how many cached.
     func unseenPosts(of walk: FullWalk) async throws -> (unseen: Int, cached: Int)
 
-    /// Deletes the cached posts of the walk's feed that the walk has not seen, in one transaction.
+    /// Deletes the cached posts of the walk's feed that the walk has not seen, in one transaction,
+    /// under the lease the walk was made under.
     /// - Returns: the posts deleted.
-    func deleteUnseenPosts(of walk: FullWalk) async throws -> Int
+    /// - Throws: ``ServiceError`` `.locked` when `lease` was lost meanwhile (nothing is deleted).
+    func deleteUnseenPosts(of walk: FullWalk, under lease: FeedLease) async throws -> Int
 }

@@ -2,5 +2,7 @@
 public protocol SyncRecorder: Sendable {
     /// Records how a sync run ended, counting consecutive failures (a success resets them), and
     /// on a success the report's ``PollingHint`` location and stop reason (cleared when absent).
-    func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) async throws
+    /// - Throws: ``ServiceError`` `.locked` when the run's `lease` was lost meanwhile: a run
+    ///   another worker took over is not recorded, since it would overlap theirs.
+    func recordSync(_ outcome: SyncOutcome, under lease: FeedLease) async throws
 }

@@ -7,7 +7,8 @@ public protocol VideoCache: Sendable {
     /// Up to `limit` videos that earlier syncs could not resolve.
     func unresolvedVideoIDs(inFeed feed: String, limit: Int) async throws -> [VideoID]
 
-    /// Stores videos resolved outside a page (retries of earlier unresolved ones).
+    /// Stores videos of the lease's feed resolved outside a page (retries of earlier unresolved ones).
     /// - Returns: the rows written.
-    func saveVideos(_ videos: [Video], inFeed feed: String) async throws -> Int
+    /// - Throws: ``ServiceError`` `.locked` when `lease` was lost meanwhile.
+    func saveVideos(_ videos: [Video], under lease: FeedLease) async throws -> Int
 }

@@ -4,7 +4,8 @@ import Foundation
 /// The end of a walk from the start: deletes the cached posts the server no longer lists,
 /// unless the walk cannot tell which those are, or they are too many to be believed.
 struct FullWalkSweep: Sendable {
-    let feed: String
+    /// The lease the walk was made under; the sweep deletes only while it still holds.
+    let lease: FeedLease
     let store: any FeedSweeper
     let options: SyncEngine.Options
 
@@ -35,6 +36,8 @@ struct FullWalkSweep: Sendable {
                                + "\(Int((options.maxDeletionRatio * 100).rounded()))% allowed; nothing was deleted. If the server really "
                                + "lost them, run `feedsync pull --full --force-delete`")
         }
-        return unseen > 0 ? try await store.deleteUnseenPosts(of: walk) : 0
+        return unseen > 0 ? try await store.deleteUnseenPosts(of: walk, under: lease) : 0
     }
+
+    var feed: String { lease.feed }
 }

@@ -43,7 +43,7 @@ extension SyncEngine {
                 try Task.checkCancellation()
                 let fetched = try await pipeline.take()
                 let page = fetched.page
-                let videos = try await videoResolution.resolve(page, report: &report)
+                let videos = try await videoResolution(under: lease).resolve(page, report: &report)
                 report.add(try await store.apply(fetched.prepared, videos: videos, under: lease))
                 await pipeline.committed()
                 walk?.note(page)

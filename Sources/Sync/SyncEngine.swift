@@ -136,8 +136,10 @@ public struct SyncEngine: Sendable {
         }
     }
 
-    /// The feed's videos: resolved with the video host, remembered in the store.
-    var videoResolution: VideoResolution { VideoResolution(feed: feed, cache: services.store, host: services.videos) }
+    /// The feed's videos: resolved with the video host, remembered in the store under `lease`.
+    func videoResolution(under lease: FeedLease) -> VideoResolution {
+        VideoResolution(lease: lease, cache: services.store, host: services.videos)
+    }
 
     /// One sync under the feed's lease, its outcome recorded.
     private func sync(full: Bool, under lease: FeedLease, progress: @Sendable (Progress) -> Void) async throws -> SyncReport {
@@ -155,7 +157,7 @@ public struct SyncEngine: Sendable {
             }
             let fromStart = full || swapped
             let session = try await currentSession()
-            report.videosResolved += try await videoResolution.retryUnresolved(limit: options.unresolvedVideoRetryLimit)
+            report.videosResolved += try await videoResolution(under: lease).retryUnresolved(limit: options.unresolvedVideoRetryLimit)
             let cursor = fromStart ? nil : try await services.store.cursor(ofFeed: feed)
             // The posts a walk from the start sees, to find afterwards the ones the server dropped.
             var walk = fromStart ? FullWalk(feed: feed) : nil
@@ -165,19 +167,19 @@ public struct SyncEngine: Sendable {
                                               sweepAtEnd: { swapped || (full && $0.missingMeansDeleted) },
                                               walk: &walk, report: &report, progress: progress)
             if sweep, let walk {
-                try await FullWalkSweep(feed: feed, store: services.store, options: options).finish(walk, report: &report)
+                try await FullWalkSweep(lease: lease, store: services.store, options: options).finish(walk, report: &report)
             }
-            if previousBackend != services.backend { try await services.store.setBackend(services.backend, ofFeed: feed) }
+            if previousBackend != services.backend { try await services.store.setBackend(services.backend, under: lease) }
             report.requests = services.requests.value - requestsBefore
             report.seconds = now().timeIntervalSince(started)
-            try await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), report: report), ofFeed: feed)
+            try await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), report: report), under: lease)
             return report
         } catch {
             let message = (error as? ServiceError)?.description ?? (error is CancellationError ? "cancelled" : "\(error)")
             report.requests = services.requests.value - requestsBefore
             // Recording the failure is best effort: the original error is what the caller needs.
             try? await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), error: message, report: report),
-                                                 ofFeed: feed)
+                                                 under: lease)
             throw error
         }
     }

@@ -7,7 +7,8 @@ import Foundation
 /// A host failure never fails the sync: the posts are stored regardless, their videos left
 /// unresolved for a later sync to retry.
 struct VideoResolution: Sendable {
-    let feed: String
+    /// The sync's lease, under which resolved videos are saved.
+    let lease: FeedLease
     let cache: any VideoCache
     let host: any VideoService
 
@@ -57,7 +58,9 @@ struct VideoResolution: Sendable {
         guard !found.isEmpty else { return 0 }
         let wanted = Set(ids)
         let resolved = found.filter { wanted.contains($0.id) }
-        _ = try await cache.saveVideos(resolved, inFeed: feed)
+        _ = try await cache.saveVideos(resolved, under: lease)
         return resolved.count
     }
+
+    var feed: String { lease.feed }
 }

@@ -244,7 +244,7 @@ actor LiveMirror {
                     let result = try await store.apply(page, videos: videos, under: lease)
                     log.debug("live_written", ["feed": feed, "changes": "\(changes.count)", "new": "\(result.inserted)"])
                 }
-                for (author, handle, at) in renames where try await store.setHandle(handle, ofAuthor: author, at: at, inFeed: feed) {
+                for (author, handle, at) in renames where try await store.setHandle(handle, ofAuthor: author, at: at, under: lease) {
                     log.info("live_renamed", ["feed": feed, "author": author.rawValue, "handle": handle])
                 }
             } catch {

@@ -82,8 +82,8 @@ import Testing
         }
         func unlockSession(_ lock: SessionLock) async { await real.unlockSession(lock) }
         func backend(ofFeed feed: String) async throws -> String? { try interrupter.step("backend"); return try await real.backend(ofFeed: feed) }
-        func setBackend(_ backend: String, ofFeed feed: String) async throws {
-            try interrupter.step("setBackend"); try await real.setBackend(backend, ofFeed: feed)
+        func setBackend(_ backend: String, under lease: FeedLease) async throws {
+            try interrupter.step("setBackend"); try await real.setBackend(backend, under: lease)
         }
         func videosToResolve(among ids: [VideoID], inFeed feed: String) async throws -> [VideoID] {
             try interrupter.step("videosToResolve"); return try await real.videosToResolve(among: ids, inFeed: feed)
@@ -95,16 +95,16 @@ import Testing
         func apply(_ page: SQLitePreparedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
             try interrupter.step("apply"); return try await real.apply(page, videos: videos, under: lease)
         }
-        func saveVideos(_ videos: [Video], inFeed feed: String) async throws -> Int {
-            try interrupter.step("saveVideos"); return try await real.saveVideos(videos, inFeed: feed)
+        func saveVideos(_ videos: [Video], under lease: FeedLease) async throws -> Int {
+            try interrupter.step("saveVideos"); return try await real.saveVideos(videos, under: lease)
         }
-        func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) async throws { try interrupter.step("recordSync"); try await real.recordSync(outcome, ofFeed: feed) }
+        func recordSync(_ outcome: SyncOutcome, under lease: FeedLease) async throws { try interrupter.step("recordSync"); try await real.recordSync(outcome, under: lease) }
         func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, onlyIfDue: Bool) async throws -> FeedLease? {
             try interrupter.step("lock"); return try await real.acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: onlyIfDue)
         }
         func release(_ lease: FeedLease) async { await real.release(lease) }
         func unseenPosts(of walk: FullWalk) async throws -> (unseen: Int, cached: Int) { try await real.unseenPosts(of: walk) }
-        func deleteUnseenPosts(of walk: FullWalk) async throws -> Int { try await real.deleteUnseenPosts(of: walk) }
+        func deleteUnseenPosts(of walk: FullWalk, under lease: FeedLease) async throws -> Int { try await real.deleteUnseenPosts(of: walk, under: lease) }
     }
 
     /// Syncs into the store at `path`, failing at step `failAt`; returns how many steps ran.

@@ -7,6 +7,10 @@ import Glibc
 #endif
 
 /// The SQLite cache on a real database file in a fresh temporary folder.
+/// The lease the store's feed writes are made under. SQLite's lease is this process's lock on
+/// the file, which it cannot lose, so its writes take the lease without checking it.
+private let home = FeedLease(feed: "home", token: "this process")
+
 @Suite struct SQLiteFeedStoreTests {
     let folder: URL
     let path: String
@@ -150,7 +154,7 @@ import Glibc
         #expect(try await store.unresolvedVideoIDs(inFeed: "home", limit: 10) == ["v1", "v2"])
         #expect(try await store.videosToResolve(among: ["v1", "v2"], inFeed: "home") == ["v1", "v2"])
 
-        let written = try await store.saveVideos([Video(id: "v2", title: "Two", duration: 2, streamURL: URL(string: "https://x/2")!)], inFeed: "home")
+        let written = try await store.saveVideos([Video(id: "v2", title: "Two", duration: 2, streamURL: URL(string: "https://x/2")!)], under: home)
 
         #expect(written == 1)
         #expect(try await store.unresolvedVideoIDs(inFeed: "home", limit: 10) == ["v1"])
@@ -168,8 +172,8 @@ import Glibc
         #expect(session?.accessToken.revealed == "a" && session?.refreshToken?.revealed == "r" && session?.expiresAt == expiry)
 
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-        try await store.recordSync(SyncOutcome(startedAt: t0, finishedAt: t0 + 1), ofFeed: "home")
-        try await store.recordSync(SyncOutcome(startedAt: t0 + 5, finishedAt: t0 + 6, error: "server down"), ofFeed: "home")
+        try await store.recordSync(SyncOutcome(startedAt: t0, finishedAt: t0 + 1), under: home)
+        try await store.recordSync(SyncOutcome(startedAt: t0 + 5, finishedAt: t0 + 6, error: "server down"), under: home)
         let status = try await store.feedStatuses()
         #expect(status.map(\.feed) == ["home"])
         #expect(status.first?.lastSuccessAt == t0 + 1 && status.first?.lastError == "server down")
@@ -292,11 +296,11 @@ extension SQLiteFeedStore {
         let store = SQLiteFeedStore(path: path)
         try await store.open()
         let t = Date(timeIntervalSince1970: 1_800_000_000)
-        for _ in 0..<3 { try await store.recordSync(SyncOutcome(startedAt: t, finishedAt: t, error: "down"), ofFeed: "home") }
+        for _ in 0..<3 { try await store.recordSync(SyncOutcome(startedAt: t, finishedAt: t, error: "down"), under: home) }
         try await store.setNextAttempt(t + 60, ofFeed: "home")
         #expect(try await store.feedStatuses().first?.consecutiveFailures == 3)
         #expect(try await store.feedStatuses().first?.nextAttemptAt == t + 60)
-        try await store.recordSync(SyncOutcome(startedAt: t, finishedAt: t), ofFeed: "home")
+        try await store.recordSync(SyncOutcome(startedAt: t, finishedAt: t), under: home)
         #expect(try await store.feedStatuses().first?.consecutiveFailures == 0)
     }
 }

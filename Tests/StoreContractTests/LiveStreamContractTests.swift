@@ -52,23 +52,23 @@ extension StoreContract {
         let writer = store
         _ = try await store.commit(makePage([.upsert(makePost("p1", text: "first")), .upsert(makePost("p2", text: "second", at: 1_700_000_500))],
                                             cursor: "1"))
-        let renamed = try await underLease(store) {
-            try await writer.setHandle("lovelace", ofAuthor: "u1", at: Date(timeIntervalSince1970: 1_700_001_000), inFeed: "home")
+        let renamed = try await underLease(store) { lease in
+            try await writer.setHandle("lovelace", ofAuthor: "u1", at: Date(timeIntervalSince1970: 1_700_001_000), under: lease)
         }
         #expect(renamed)
         #expect(try await store.posts(matching: PostQuery(feed: "home")).map(\.post.author.handle) == ["lovelace", "lovelace"])
         #expect(try await store.search(SearchQuery(text: "lovelace")).map(\.stored.post.id).sorted() == ["p1", "p2"])
 
-        let again = try await underLease(store) {
-            try await writer.setHandle("lovelace", ofAuthor: "u1", at: Date(timeIntervalSince1970: 1_700_002_000), inFeed: "home")
+        let again = try await underLease(store) { lease in
+            try await writer.setHandle("lovelace", ofAuthor: "u1", at: Date(timeIntervalSince1970: 1_700_002_000), under: lease)
         }
         #expect(!again, "the same handle changes nothing")
-        let stale = try await underLease(store) {
-            try await writer.setHandle("ada-old", ofAuthor: "u1", at: Date(timeIntervalSince1970: 1_600_000_000), inFeed: "home")
+        let stale = try await underLease(store) { lease in
+            try await writer.setHandle("ada-old", ofAuthor: "u1", at: Date(timeIntervalSince1970: 1_600_000_000), under: lease)
         }
         #expect(!stale, "a rename older than the profile stored is not applied")
-        let stranger = try await underLease(store) {
-            try await writer.setHandle("nobody", ofAuthor: "u9", at: Date(timeIntervalSince1970: 1_700_003_000), inFeed: "home")
+        let stranger = try await underLease(store) { lease in
+            try await writer.setHandle("nobody", ofAuthor: "u9", at: Date(timeIntervalSince1970: 1_700_003_000), under: lease)
         }
         #expect(!stranger, "an author the feed does not hold is left alone")
         // An older page carrying the old profile does not bring it back.

@@ -46,14 +46,14 @@ struct PostgresFenceTests {
         var walk = FullWalk(feed: "home")
         walk.note(makePage([], cursor: "0"))
         let sweep = walk
-        // Each write given the lease a page is written under; the others find the feed's lease themselves.
+        // Each write is given the lease it is made under, as a sync gives it.
         let writes: [(String, @Sendable (FeedLease) async throws -> Void)] = [
             ("a page", { lease in _ = try await store.apply(makePage([.upsert(makePost("p1"))], cursor: "1"), videos: [], under: lease) }),
-            ("the backend", { _ in try await store.setBackend("api", ofFeed: "home") }),
-            ("videos", { _ in _ = try await store.saveVideos([video], inFeed: "home") }),
-            ("a sweep", { _ in _ = try await store.deleteUnseenPosts(of: sweep) }),
-            ("a run record", { _ in try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home")),
-                                                               ofFeed: "home") }),
+            ("the backend", { lease in try await store.setBackend("api", under: lease) }),
+            ("videos", { lease in _ = try await store.saveVideos([video], under: lease) }),
+            ("a sweep", { lease in _ = try await store.deleteUnseenPosts(of: sweep, under: lease) }),
+            ("a run record", { lease in try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home")),
+                                                                   under: lease) }),
         ]
         let neverTaken = FeedLease(feed: "home", token: "never taken")
         for (what, write) in writes {
@@ -72,9 +72,11 @@ struct PostgresFenceTests {
     }
 
     /// A sync's lease ran out and another worker synced the feed; then this worker took the feed
-    /// again for a new sync. A page of the first sync, written under the lease it was given, is
-    /// refused: it is not the lease this worker holds now.
-    @Test func aPageUnderALostLeaseIsRefusedWhileTheWorkerHoldsANewerOne() async throws {
+    /// again (a new sync, or the live mirror). Every write of the first sync, made under the lease
+    /// it was given, is refused: it is not the lease this worker holds now. Its sweep would
+    /// otherwise delete what the newer holder had just written. Giving the lost lease back does
+    /// not give back the newer one.
+    @Test func everyWriteUnderALostLeaseIsRefusedWhileTheWorkerHoldsANewerOne() async throws {
         let (store, other) = try await makeWorkers(lease: 1)
         let lost = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
         await store.stopRenewingForTests()
@@ -88,6 +90,26 @@ struct PostgresFenceTests {
         #expect(error?.code == .locked)
         #expect(try await other.cursor(ofFeed: "home") == nil, "nothing of the lost lease's page was kept")
         #expect(try await store.apply(makePage([.upsert(makePost("p1"))], cursor: "1"), videos: [], under: newer).inserted == 1)
+
+        let video = Video(id: "v1", title: "V", duration: 1, streamURL: URL(string: "https://example.com/v1.mp4")!)
+        let staleWalk = FullWalk(feed: "home")   // saw nothing: its sweep would delete p1
+        let writes: [(String, @Sendable (FeedLease) async throws -> Void)] = [
+            ("a sweep", { lease in _ = try await store.deleteUnseenPosts(of: staleWalk, under: lease) }),
+            ("a run record", { lease in try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home")),
+                                                                   under: lease) }),
+            ("videos", { lease in _ = try await store.saveVideos([video], under: lease) }),
+            ("the backend", { lease in try await store.setBackend("api", under: lease) }),
+            ("a new handle", { lease in _ = try await store.setHandle("renamed", ofAuthor: "u1", at: Date(), under: lease) }),
+        ]
+        for (what, write) in writes {
+            let refused = await #expect(throws: ServiceError.self, "\(what) under the lost lease") { try await write(lost) }
+            #expect(refused?.code == .locked, "\(what)")
+        }
+        #expect(try await other.posts(matching: PostQuery(feed: "home")).map(\.post.id) == ["p1"], "the stale sweep deleted nothing")
+        #expect(try await other.backend(ofFeed: "home") == nil)
+        await store.release(lost)
+        #expect(try await store.apply(makePage([.upsert(makePost("p2"))], cursor: "2"), videos: [], under: newer).inserted == 1,
+                "giving the lost lease back left the newer one held")
     }
 
     /// A page reached the store as the daemon stopped (SIGTERM): the heartbeat gave the leases

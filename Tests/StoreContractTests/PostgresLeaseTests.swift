@@ -46,7 +46,7 @@ import Testing
         }
         #expect(error?.code == .locked)
         let record = await #expect(throws: ServiceError.self) {
-            try await late.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home")), ofFeed: "home")
+            try await late.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home")), under: lost)
         }
         #expect(record?.code == .locked, "nor records a run that would overlap the new holder's")
     }

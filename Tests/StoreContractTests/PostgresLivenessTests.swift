@@ -139,7 +139,7 @@ struct PostgresLivenessTests {
         await store.recordStatementsForTests()
         var walk = FullWalk(feed: "home")
         walk.note(makePage([.upsert(makePost("p1"))], cursor: "1"))
-        #expect(try await store.deleteUnseenPosts(of: walk) == 1)
+        #expect(try await store.deleteUnseenPosts(of: walk, under: lease) == 1)
         #expect(await store.statementsSentForTests.contains(synchronous))
     }
 }

@@ -15,8 +15,8 @@ enum StoreContract {
             var report = SyncReport(feed: "home")
             report.walkedToSweep = walkedToSweep
             report.sweepWithheld = withheld
-            try await underLease(store) {
-                try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: report), ofFeed: "home")
+            try await underLease(store) { lease in
+                try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: report), under: lease)
             }
             return try await store.feedStatuses().first { $0.feed == "home" }?.sweepWithheld
         }
@@ -49,7 +49,7 @@ enum StoreContract {
         walk.note(makePage([.upsert(makePost("p1"))], cursor: "1"))
 
         #expect(try await other.unseenPosts(of: walk) == (unseen: 2, cached: 3))
-        #expect(try await underLease(other) { try await other.deleteUnseenPosts(of: walk) } == 2)
+        #expect(try await underLease(other) { lease in try await other.deleteUnseenPosts(of: walk, under: lease) } == 2)
         #expect(try await store.posts(matching: PostQuery(feed: "home")).map(\.post.id) == ["p1"])
     }
 

@@ -34,8 +34,8 @@ enum WebFeedFieldsContract {
         func record(_ polling: PollingHint) async throws -> FeedStatus? {
             var report = SyncReport(feed: "home")
             report.polling = polling
-            try await underLease(store) {
-                try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: report), ofFeed: "home")
+            try await underLease(store) { lease in
+                try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: report), under: lease)
             }
             return try await store.feedStatuses().first { $0.feed == "home" }
         }

@@ -111,7 +111,7 @@ actor MockStore: SyncStore {
     func cursor(ofFeed feed: String) -> FeedCursor? { storedCursor }
     var storedBackend: String?
     func backend(ofFeed feed: String) -> String? { storedBackend }
-    func setBackend(_ backend: String, ofFeed feed: String) {
+    func setBackend(_ backend: String, under lease: FeedLease) {
         log.record("setBackend")
         storedBackend = backend
     }
@@ -172,7 +172,7 @@ actor MockStore: SyncStore {
         return result
     }
 
-    func saveVideos(_ videos: [Video], inFeed feed: String) -> Int {
+    func saveVideos(_ videos: [Video], under lease: FeedLease) -> Int {
         for video in videos {
             self.videos[video.id] = video
             unresolved.remove(video.id)
@@ -180,7 +180,7 @@ actor MockStore: SyncStore {
         return videos.count
     }
 
-    func recordSync(_ outcome: SyncOutcome, ofFeed feed: String) {
+    func recordSync(_ outcome: SyncOutcome, under lease: FeedLease) {
         log.record(outcome.error == nil ? "recordSync(ok)" : "recordSync(error)")
         outcomes.append(outcome)
     }
@@ -218,7 +218,7 @@ actor MockStore: SyncStore {
     func unseenPosts(of walk: FullWalk) -> (unseen: Int, cached: Int) {
         (posts.keys.filter { !walk.seen.contains($0) }.count, posts.count)
     }
-    func deleteUnseenPosts(of walk: FullWalk) -> Int {
+    func deleteUnseenPosts(of walk: FullWalk, under lease: FeedLease) -> Int {
         log.record("deleteUnseenPosts")
         let gone = posts.keys.filter { !walk.seen.contains($0) }
         gone.forEach { posts[$0] = nil }

@@ -243,7 +243,7 @@ import Testing
 
     @Test func onlyVideosTheStoreLacksAreLookedUp() async throws {
         let store = MockStore(log: log)
-        _ = await store.saveVideos([makeVideo("v1")], inFeed: "home")
+        _ = await store.saveVideos([makeVideo("v1")], under: FeedLease(feed: "home", token: "t"))
         let posts = MockPosts(log: log, [.success(makePage([makePost("p1", videos: ["v1", "v2"]), makePost("p2", videos: ["v2"])],
                                                           cursor: "1", hasMore: false))])
 

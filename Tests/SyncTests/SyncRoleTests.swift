@@ -24,7 +24,7 @@ final class MockVideoCache: VideoCache {
 
     func unresolvedVideoIDs(inFeed feed: String, limit: Int) -> [VideoID] { Array(unresolved.prefix(limit)) }
 
-    func saveVideos(_ videos: [Video], inFeed feed: String) -> Int {
+    func saveVideos(_ videos: [Video], under lease: FeedLease) -> Int {
         log.record("saveVideos(\(videos.map(\.id.rawValue).joined(separator: ",")))")
         saved.withLock { $0 += videos.map(\.id) }
         return videos.count
@@ -42,9 +42,9 @@ final class MockSweeper: FeedSweeper {
     }
 
     func backend(ofFeed feed: String) -> String? { nil }
-    func setBackend(_ backend: String, ofFeed feed: String) {}
+    func setBackend(_ backend: String, under lease: FeedLease) {}
     func unseenPosts(of walk: FullWalk) -> (unseen: Int, cached: Int) { counts }
-    func deleteUnseenPosts(of walk: FullWalk) -> Int {
+    func deleteUnseenPosts(of walk: FullWalk, under lease: FeedLease) -> Int {
         log.record("deleteUnseenPosts")
         return counts.unseen
     }
@@ -60,7 +60,7 @@ final class MockSweeper: FeedSweeper {
         page.videos = [makeVideo("v2")]
         var report = SyncReport(feed: "home")
 
-        let videos = try await VideoResolution(feed: "home", cache: cache, host: host).resolve(page, report: &report)
+        let videos = try await VideoResolution(lease: FeedLease(feed: "home", token: "t"), cache: cache, host: host).resolve(page, report: &report)
 
         #expect(videos.map(\.id) == ["v2", "v3"])
         #expect(log.all == ["videosToResolve(home)", "videos(v3)"])
@@ -71,7 +71,7 @@ final class MockSweeper: FeedSweeper {
         let cache = MockVideoCache(log: log, unresolved: ["v1", "v2"])
         let host = MockVideos(log: log, failure: ServiceError(.unavailable, "resolving videos", "the host is down"))
 
-        let resolved = try await VideoResolution(feed: "home", cache: cache, host: host).retryUnresolved(limit: 10)
+        let resolved = try await VideoResolution(lease: FeedLease(feed: "home", token: "t"), cache: cache, host: host).retryUnresolved(limit: 10)
 
         #expect(resolved == 0)
         #expect(cache.saved.withLock { $0 }.isEmpty, "nothing is saved when the host fails")
@@ -86,7 +86,7 @@ final class MockSweeper: FeedSweeper {
         var report = SyncReport(feed: "home")
 
         let error = await #expect(throws: ServiceError.self) {
-            try await FullWalkSweep(feed: "home", store: sweeper, options: SyncEngine.Options()).finish(FullWalk(feed: "home"), report: &report)
+            try await FullWalkSweep(lease: FeedLease(feed: "home", token: "t"), store: sweeper, options: SyncEngine.Options()).finish(FullWalk(feed: "home"), report: &report)
         }
 
         #expect(error?.code == .refused)
@@ -101,7 +101,7 @@ final class MockSweeper: FeedSweeper {
         walk.note(page)
         var report = SyncReport(feed: "home")
 
-        try await FullWalkSweep(feed: "home", store: sweeper, options: SyncEngine.Options()).finish(walk, report: &report)
+        try await FullWalkSweep(lease: FeedLease(feed: "home", token: "t"), store: sweeper, options: SyncEngine.Options()).finish(walk, report: &report)
 
         #expect(log.all.isEmpty)
         #expect(report.walkedToSweep && report.sweepWithheld?.contains("no id") == true)
