@@ -33,8 +33,11 @@ extension BlueskyLiveSource {
                     pending.append((uri, nil, event.timeMicroseconds))
                 case .repost(let uri, let subject, let at):
                     let by = profiles.profile(event.did) ?? BlueskyProfile(did: event.did, handle: "handle.invalid")
-                    let indexedAt = at.flatMap { RFC3339.date(from: $0) != nil ? $0 : nil }
-                        ?? Self.date(event.timeMicroseconds).formatted(.iso8601)
+                    // The record's own time, unless it claims to be later than Jetstream saw it
+                    // (the author writes createdAt): a time in the future would outrank every
+                    // later profile of the reposter.
+                    let seen = Self.date(event.timeMicroseconds)
+                    let indexedAt = at.flatMap { RFC3339.date(from: $0).map { $0 <= seen } == true ? $0 : nil } ?? seen.formatted(.iso8601)
                     pending.append((subject, BlueskyRepostReason(by: by, uri: uri, indexedAt: indexedAt), event.timeMicroseconds))
                 case .postDeleted(let uri), .repostDeleted(let uri):
                     try await flush()

@@ -29,12 +29,16 @@ struct JetstreamEvent: Equatable {
     ///
     /// Read with IntegrationKit's forward-only ``JSONReader``, in whatever order the fields come;
     /// a field of the wrong type counts as absent.
-    init?(_ text: String) {
+    ///
+    /// A `time_us` later than `now` is taken as `now`: a position in the future would be
+    /// committed, resumed from (skipping every event until then) and, as a rename's time, would
+    /// keep the author's profile from ever changing again.
+    init?(_ text: String, now: Date = Date()) {
         var text = text
         guard let fields = text.withUTF8({ Fields.read($0) }) else { return nil }
         guard let did = fields.did, BlueskyIdentifier.isDID(did), let time = fields.time, time > 0 else { return nil }   // a heartbeat, or not an event
         self.did = did
-        timeMicroseconds = Int64(time)
+        timeMicroseconds = min(Int64(time), Int64(now.timeIntervalSince1970 * 1_000_000))
         switch fields.kind {
         case "commit":
             guard let operation = fields.operation, let collection = fields.collection, let rkey = fields.rkey, Self.isRecordKey(rkey) else {

@@ -3,6 +3,11 @@ import Foundation
 /// How the parser reads the values of a few elements: Atom text constructs (1.0's `type`, 0.3's
 /// `mode`), RSS authors and enclosure lengths.
 extension XMLFeedParser {
+    /// Whether markup being gathered may grow: past the content limit (and a little slack, since
+    /// the content is cut at a character boundary later) the rest is dropped as it comes, so a
+    /// hostile document cannot make one field hold its whole size several times over.
+    static func hasRoom(_ markup: String) -> Bool { markup.utf8.count <= FeedText.maxContentBytes + 4 }
+
     /// The elements whose content is text or escaped markup (a title, a description, Atom's
     /// content and summary), in which a child element is markup a feed forgot to escape.
     static func holdsText(_ frame: Frame) -> Bool {

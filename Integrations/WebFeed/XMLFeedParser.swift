@@ -152,6 +152,8 @@ final class XMLFeedParser: XMLReaderDelegate {
             nakedMarkup = true
         }
         if var open = xhtml {
+            stack.append(Frame(namespace: namespace, name: elementName, attributes: attributes, base: currentBase, language: currentLanguage))
+            guard Self.hasRoom(open.markup) else { return }
             // Markup inside Atom xhtml text is kept as markup, minus namespace prefixes.
             open.markup += "<" + elementName
             for (key, value) in attributes.sorted(by: { $0.key < $1.key }) where !key.hasPrefix("xmlns") {
@@ -160,7 +162,6 @@ final class XMLFeedParser: XMLReaderDelegate {
             }
             open.markup += ">"
             xhtml = open
-            stack.append(Frame(namespace: namespace, name: elementName, attributes: attributes, base: currentBase, language: currentLanguage))
             return
         }
         let parentBase = stack.last?.base ?? feedURL
@@ -204,6 +205,7 @@ final class XMLFeedParser: XMLReaderDelegate {
 
     private func append(_ string: String) {
         if var open = xhtml {
+            guard Self.hasRoom(open.markup) else { return }
             open.markup += HTMLText.escape(string)
             xhtml = open
             return
@@ -219,7 +221,7 @@ final class XMLFeedParser: XMLReaderDelegate {
         guard let frame = stack.popLast() else { return }
         if let open = xhtml {
             if stack.count + 1 > open.depth {
-                xhtml?.markup += "</\(elementName)>"
+                if Self.hasRoom(open.markup) { xhtml?.markup += "</\(elementName)>" }
                 return
             }
             xhtml = nil

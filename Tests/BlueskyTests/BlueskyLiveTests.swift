@@ -37,6 +37,11 @@ import Testing
         #expect(JetstreamEvent(post.replacingOccurrences(of: "did:plc:a", with: "not-a-did")) == nil)
         #expect(JetstreamEvent(post.replacingOccurrences(of: #""time_us":5,"#, with: "")) == nil)
         #expect(JetstreamEvent("not json") == nil)
+        // A time in the future is taken as now: committed, it would be resumed from and skip every event until then.
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let future = post.replacingOccurrences(of: #""time_us":5,"#, with: #""time_us":9000000000000000000,"#)
+        #expect(JetstreamEvent(future, now: now)?.timeMicroseconds == 1_800_000_000_000_000)
+        #expect(JetstreamEvent(post, now: now)?.timeMicroseconds == 5)
     }
 
     @Test func hostileMessagesAndGraphPagesAreReadFieldByFieldOrRefused() throws {
