@@ -76,6 +76,34 @@ public actor PostgresFeedStore {
         }
     }
 
+    /// Connects to read only, for a look at what the store remembers: within 3 s or not at all,
+    /// in read-only transactions, with no migration and no lease renewal. A schema without
+    /// every migration of this version is not read.
+    ///
+    /// - Throws: ``ServiceError`` `.storage` when the server is out of reach, `.refused` when
+    ///   the schema needs migrations (or was never made: `.notFound`).
+    public func openToRead() throws {
+        guard connection == nil else { return }
+        // The last connect_timeout in a URI wins, so this shortens the store's own 10 s.
+        let quick = conninfo + (conninfo.contains("?") ? "&" : "?") + "connect_timeout=3"
+        let db = try storage("connecting to the PostgreSQL store") {
+            try PostgresConnection(quick, password: password, liveness: liveness)
+        }
+        let applied = try storage("reading the PostgreSQL store") { () -> Set<String>? in
+            try db.execute("SET default_transaction_read_only = on")
+            let table = try db.query("SELECT to_regclass('schema_migrations')::text").first?.first ?? nil
+            guard table != nil else { return nil }
+            return Set(try db.query("SELECT name FROM schema_migrations").compactMap { $0[0] })
+        }
+        guard let applied else { throw ServiceError(.notFound, "reading the PostgreSQL store", "nothing synced yet") }
+        let pending = PostgresMigration.all.filter { !applied.contains($0.name) }.count
+        guard pending == 0 else {
+            throw ServiceError(.refused, "reading the PostgreSQL store",
+                               "its schema is older (\(pending) upgrade\(pending == 1 ? "" : "s") to apply); the next `feedsync pull` upgrades it")
+        }
+        connection = db
+    }
+
     /// Stops renewing leases, as a worker that hangs or dies would: for tests of takeover.
     func stopRenewingForTests() {
         renewal?.cancel()

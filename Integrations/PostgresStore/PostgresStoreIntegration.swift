@@ -63,11 +63,13 @@ public enum PostgresStoreIntegration: StoreIntegration {
 }
 
 /// Connects to the PostgreSQL store (and migrates it) at setup; gives back leases and closes at teardown.
-public struct PostgresStoreManager: IntegrationLifecycle {
+public struct PostgresStoreManager: ReadOnlyStoreSetup {
     let store: PostgresFeedStore
     public let name: String
 
     public func setUp() async throws { try await store.open() }
+
+    public func setUpToRead() async throws { try await store.openToRead() }
 
     public func tearDown() async { await store.close() }
 }

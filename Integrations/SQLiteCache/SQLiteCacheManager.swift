@@ -1,7 +1,7 @@
 import Core
 
 /// Sets up the SQLite cache (open, WAL, migrations) and closes it at teardown.
-public struct SQLiteCacheManager: IntegrationLifecycle {
+public struct SQLiteCacheManager: ReadOnlyStoreSetup {
     let store: SQLiteFeedStore
     /// Whether setup may create the database file.
     var create = true
@@ -9,6 +9,8 @@ public struct SQLiteCacheManager: IntegrationLifecycle {
     public var name: String { "sqlite store \(store.path)" }
 
     public func setUp() async throws { try await store.open(create: create) }
+
+    public func setUpToRead() async throws { try await store.openToRead() }
 
     public func tearDown() async { await store.close() }
 }

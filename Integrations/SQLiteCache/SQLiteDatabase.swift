@@ -14,11 +14,13 @@ final class SQLiteDatabase {
     ///
     /// - Throws: ``SQLiteError`` whose message names the reason, from the system when SQLite
     ///   has one (`Permission denied`, `Read-only file system`).
-    /// - Parameter extraFlags: more `SQLITE_OPEN_…` flags, such as `SQLITE_OPEN_NOFOLLOW`.
-    init(path: String, extraFlags: Int32 = 0) throws {
+    /// - Parameters:
+    ///   - extraFlags: more `SQLITE_OPEN_…` flags, such as `SQLITE_OPEN_NOFOLLOW`.
+    ///   - readOnly: open with `SQLITE_OPEN_READONLY`: no statement can change the file.
+    init(path: String, extraFlags: Int32 = 0, readOnly: Bool = false) throws {
         _ = Self.processSetUp
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (path == ":memory:" ? SQLITE_OPEN_CREATE : 0) | extraFlags
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX | (path == ":memory:" ? SQLITE_OPEN_CREATE : 0) | extraFlags
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0

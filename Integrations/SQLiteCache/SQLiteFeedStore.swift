@@ -79,6 +79,35 @@ public actor SQLiteFeedStore: FeedStore {
         }
     }
 
+    /// Opens an existing database to read only (`SQLITE_OPEN_READONLY`): nothing is created,
+    /// migrated or chmodded, and a file whose schema is not this version's is not read.
+    ///
+    /// - Throws: ``ServiceError`` `.notFound` when there is no file, `.refused` when it needs
+    ///   migrations, `.storage` when it cannot be read.
+    public func openToRead() throws {
+        guard database == nil else { return }
+        let operation = "reading the store \(path)"
+        if path != ":memory:" {
+            var info = stat()
+            guard lstat(path, &info) == 0 else {
+                if errno == ENOENT { throw ServiceError(.notFound, operation, "nothing synced yet") }
+                throw ServiceError(.storage, operation, systemReason(errno))
+            }
+            // lstat: a symbolic link is not followed, as ``open(create:)`` follows none.
+            guard info.st_mode & S_IFMT == S_IFREG else { throw ServiceError(.storage, operation, "it is not a regular file") }
+        }
+        let db = try storage(operation) {
+            let db = try SQLiteDatabase(path: path, readOnly: true)
+            db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+            return db
+        }
+        let pending = try storage(operation) { try Migration.pending(in: db) }
+        guard pending.isEmpty else {
+            throw ServiceError(.refused, operation, "it is from an older feedsync (\(pending.count) upgrade\(pending.count == 1 ? "" : "s") to apply); the next `feedsync pull` upgrades it")
+        }
+        database = db
+    }
+
     /// Closes the connection; later calls fail until ``open()`` is called again.
     public func close() {
         database = nil

@@ -39,16 +39,27 @@ enum ConfigCheckCommand: Command {
     }
 
     /// Where the store polls feeds now that it does not poll at their configured `url`: a web
-    /// feed discovered on the page the config names, or moved by its server. Nothing is said
-    /// when the store cannot be read here (none yet, or a server out of reach): the check is
-    /// of the file.
+    /// feed discovered on the page the config names, or moved by its server.
+    ///
+    /// The store is only looked at (``ReadOnlyStoreSetup``): an SQLite file is opened read-only,
+    /// a PostgreSQL server is given 3 s and read in read-only transactions, and a store that
+    /// does not exist or needs an upgrade is not read. One line says when it was not read, and why.
     static func showLocations(of feeds: [String], _ options: CommandLineOptions, _ output: CheckedOutput) async throws {
         var load = localOnly
         load.deferMissingSecrets = true
-        guard let runtime = try? Runtime.load(configPath: options["--config"], load) else { return }
-        guard (try? await runtime.start()) != nil else { return }
-        let statuses = (try? await runtime.store.feedStatuses()) ?? []
-        await runtime.stop()
+        guard let runtime = try? Runtime.load(configPath: options["--config"], load),
+              let look = runtime.provider.store.lifecycle as? any ReadOnlyStoreSetup else { return }
+        let statuses: [FeedStatus]
+        do {
+            try await look.setUpToRead()
+            statuses = try await runtime.store.feedStatuses()
+            await look.tearDown()
+        } catch {
+            await look.tearDown()
+            let reason = (error as? ServiceError)?.reason ?? "\(error)"
+            try output.line("store: what it remembers (feeds discovered or moved) was not read: \(Terminal.safe(reason, limit: 300))")
+            return
+        }
         let moved = statuses.filter { feeds.contains($0.feed) && $0.location != nil }
         guard !moved.isEmpty else { return }
         try output.line("polled elsewhere (as the store remembers): \(moved.count) feed\(moved.count == 1 ? "" : "s")")
