@@ -3,6 +3,15 @@ import Foundation
 import WebFeed
 
 extension Config {
+    /// A feed of the config before every name is handed out: the feed of a site-only outline
+    /// is named after all others, so that it never takes the name of a feed with a `url` or an
+    /// `xmlUrl`, wherever either stands.
+    enum PendingFeed {
+        case named(Feed)
+        /// A site-only outline's feed: the name it would like, and the feed made with the name it gets.
+        case site(base: String, make: (String) -> Feed)
+    }
+
     /// Expands a `feeds[]` entry that names an OPML file into one web feed per subscription.
     ///
     ///     {"name": "blogs", "opml": "subscriptions.opml", "interval": "30m",
@@ -14,9 +23,11 @@ extension Config {
     /// page, whose feed the pull discovers). A feed is named for its outline's title in
     /// lower case with runs of other characters as `-`, after `name.` when the entry has a name
     /// (`blogs.daring-fireball`); a name taken already gets `-2`, `-3`… in file order. Renaming
-    /// an outline renames its feed; moving it in the file does not. The file is read with the
-    /// config, so SIGHUP re-reads it.
-    static func expandOPML(_ section: ConfigSection, intervals: ClosedRange<TimeInterval>, names: inout Set<String>) throws -> [Feed] {
+    /// an outline renames its feed; moving it in the file does not. The feeds of site-only
+    /// outlines are named last (``PendingFeed``): one added to the file never renames a feed
+    /// with an `xmlUrl`, which would point its name, cursor and read marks at another URL.
+    /// The file is read with the config, so SIGHUP re-reads it.
+    static func expandOPML(_ section: ConfigSection, intervals: ClosedRange<TimeInterval>, names: inout Set<String>) throws -> [PendingFeed] {
         let file = try section.require(section.path("opml"), "opml")
         let prefix = try section.nonEmptyString("name")
         if let prefix, !prefix.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) {
@@ -44,19 +55,27 @@ extension Config {
         return subscriptions.map { subscription in
             let slug = Self.slug(subscription.title) ?? Self.slug(subscription.url.host) ?? "feed"
             let base = prefix.map { "\($0).\(slug)" } ?? slug
-            var name = base
-            var suffix = 2
-            while !names.insert(name).inserted {
-                name = "\(base)-\(suffix)"
-                suffix += 1
+            let make = { (name: String) -> Feed in
+                let posts = defaults.merging(integration.merging(["url": .string(subscription.url.absoluteString)]) { _, new in new },
+                                             path: "\(section.path) (\(shown): \(name)).posts")
+                return Feed(name: name, interval: interval, posts: posts, videos: videos, maxDeletionRatio: maxDeletionRatio,
+                            maxAttempts: maxAttempts,
+                            origin: "\(shown): \"\(subscription.title ?? "")\" \(subscription.url.absoluteString)"
+                                + (subscription.isSite ? " (a site: its feed is discovered on the page)" : ""))
             }
-            let posts = defaults.merging(integration.merging(["url": .string(subscription.url.absoluteString)]) { _, new in new },
-                                         path: "\(section.path) (\(shown): \(name)).posts")
-            return Feed(name: name, interval: interval, posts: posts, videos: videos, maxDeletionRatio: maxDeletionRatio,
-                        maxAttempts: maxAttempts,
-                        origin: "\(shown): \"\(subscription.title ?? "")\" \(subscription.url.absoluteString)"
-                            + (subscription.isSite ? " (a site: its feed is discovered on the page)" : ""))
+            return subscription.isSite ? .site(base: base, make: make) : .named(make(uniqueName(base, in: &names)))
         }
+    }
+
+    /// `base`, else `base-2`, `base-3`…: the first not in `names`, which then holds it.
+    static func uniqueName(_ base: String, in names: inout Set<String>) -> String {
+        var name = base
+        var suffix = 2
+        while !names.insert(name).inserted {
+            name = "\(base)-\(suffix)"
+            suffix += 1
+        }
+        return name
     }
 
     /// `"Daring Fireball!"` → `daring-fireball`; `nil` when nothing readable is left. `feedsync add`

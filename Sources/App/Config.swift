@@ -80,7 +80,7 @@ public struct Config {
         let feedSections = try root.require(root.sections("feeds"), "feeds")
         guard !feedSections.isEmpty else { throw root.error("feeds", "must list at least one feed") }
         var names = Set<String>()
-        feeds = try feedSections.flatMap { section -> [Feed] in
+        let pending = try feedSections.flatMap { section -> [PendingFeed] in
             if section.has("opml") { return try Self.expandOPML(section, intervals: intervals, names: &names) }
             let name = try section.require(section.nonEmptyString("name"), "name")
             guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
@@ -93,7 +93,14 @@ public struct Config {
                             maxDeletionRatio: try section.double("maxDeletionRatio", in: 0...1) ?? 0.5,
                             maxAttempts: try section.int("maxAttempts", in: 1...20) ?? 6)
             try section.finish()
-            return [feed]
+            return [.named(feed)]
+        }
+        // Site-only OPML outlines are named once every other feed has its name.
+        feeds = pending.map { feed in
+            switch feed {
+            case .named(let feed): feed
+            case .site(let base, let make): make(Self.uniqueName(base, in: &names))
+            }
         }
         if let section = try root.section("daemon") {
             daemon.concurrency = try section.int("concurrency", in: 1...64) ?? daemon.concurrency
