@@ -94,24 +94,7 @@ enum AddCommand: Command {
 
     static func addWebFeed(_ url: URL, _ editor: inout ConfigEditor, _ options: CommandLineOptions, _ output: CheckedOutput) async throws {
         try refuseTimeline(options, "a web feed")
-        let userAgent = "feedsync/\(feedsyncVersion)"
-        let found: (url: URL, title: String?)
-        var others: [URL] = []
-        switch try await WebFeedProbe.look(at: url, userAgent: userAgent) {
-        case .feed(let feedURL, let title):
-            found = (feedURL, title)
-        case .page(_, let links):
-            guard let first = links.first else {
-                throw ServiceError(.invalidResponse, "finding a feed at \(Terminal.safe(url.absoluteString, limit: 200))",
-                                   "the page names no feed (no <link rel=\"alternate\"> of an RSS, Atom or JSON Feed type); add the feed's own address")
-            }
-            guard case .feed(let feedURL, let title) = try await WebFeedProbe.look(at: first, userAgent: userAgent) else {
-                throw ServiceError(.invalidResponse, "reading the feed \(Terminal.safe(first.absoluteString, limit: 200)) that \(Terminal.safe(url.absoluteString, limit: 200)) names",
-                                   "it is a page, not a feed")
-            }
-            found = (feedURL, title)
-            others = Array(links.dropFirst())
-        }
+        let (found, others) = try await discoverFeed(at: url)
         var taken = try editor.feedNames()
         let name = options["--name"] ?? uniqueName(slug(found.title) ?? slug(found.url.host) ?? "feed", taken: &taken)
         try editor.addFeeds([(name, webFeedFields(found.url, options))], usage: usage)
@@ -123,65 +106,31 @@ enum AddCommand: Command {
         }
     }
 
+    /// The feed `url` is, or the first feed the page at `url` names (checked to be a feed), with
+    /// its title and the other feeds the page names.
+    ///
+    /// - Throws: ``ServiceError`` in one sentence: the page names no feed, its link leads to
+    ///   another page, or the address cannot be read.
+    static func discoverFeed(at url: URL) async throws -> (feed: (url: URL, title: String?), others: [URL]) {
+        let userAgent = "feedsync/\(feedsyncVersion)"
+        switch try await WebFeedProbe.look(at: url, userAgent: userAgent) {
+        case .feed(let feedURL, let title):
+            return ((feedURL, title), [])
+        case .page(_, let links):
+            guard let first = links.first else {
+                throw ServiceError(.invalidResponse, "finding a feed at \(Terminal.safe(url.absoluteString, limit: 200))",
+                                   "the page names no feed (no <link rel=\"alternate\"> of an RSS, Atom or JSON Feed type); add the feed's own address")
+            }
+            guard case .feed(let feedURL, let title) = try await WebFeedProbe.look(at: first, userAgent: userAgent) else {
+                throw ServiceError(.invalidResponse, "reading the feed \(Terminal.safe(first.absoluteString, limit: 200)) that \(Terminal.safe(url.absoluteString, limit: 200)) names",
+                                   "it is a page, not a feed")
+            }
+            return ((feedURL, title), Array(links.dropFirst()))
+        }
+    }
+
     static func webFeedFields(_ url: URL, _ options: CommandLineOptions) -> [(String, ConfigEditor.Value)] {
         interval(options) + [("posts", .object([("integration", .string("webfeed")), ("url", .string(url.absoluteString))]))]
-    }
-
-    // MARK: OPML
-
-    static func addOPML(_ path: String, _ editor: inout ConfigEditor, _ options: CommandLineOptions, _ output: CheckedOutput) async throws {
-        try refuseTimeline(options, "an OPML file's feeds")
-        let shown = Terminal.safe(path, limit: 200)
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ServiceError(.notFound, "reading \(shown)", "it cannot be opened")
-        }
-        let data = try handle.read(upToCount: maxOPMLBytes + 1) ?? Data()
-        try? handle.close()
-        guard data.count <= maxOPMLBytes else {
-            throw ServiceError(.refused, "reading \(shown)", "it is larger than \(maxOPMLBytes >> 20) MiB, more than a list of subscriptions")
-        }
-        let subscriptions: [OPML.Subscription]
-        do {
-            subscriptions = try OPML.subscriptions(in: data)
-        } catch let error as OPML.ReadError {
-            throw ServiceError(.refused, "reading \(shown)", error.description)
-        }
-        var taken = try editor.feedNames()
-        // A feed the config has already, or one the file lists twice, is not added again.
-        var known = Set(try webFeedURLs(editor))
-        var feeds: [(name: String, fields: [(String, ConfigEditor.Value)])] = []
-        var skipped = 0
-        var sites = 0
-        for subscription in subscriptions {
-            guard known.insert(subscription.url.absoluteString).inserted else {
-                skipped += 1
-                continue
-            }
-            // A site's address is added as it is: the pull finds its feed on the page, as for any
-            // feed url that answers with HTML, and remembers it (nothing is fetched here).
-            if subscription.isSite { sites += 1 }
-            let base = slug(subscription.title) ?? slug(subscription.url.host) ?? "feed"
-            let name = uniqueName(options["--name"].map { "\($0).\(base)" } ?? base, taken: &taken)
-            feeds.append((name, webFeedFields(subscription.url, options)))
-        }
-        guard !feeds.isEmpty else {
-            throw ServiceError(.refused, "reading \(shown)", subscriptions.isEmpty ? "it lists no feed (no <outline> with an xmlUrl or htmlUrl)"
-                                                                                   : "\(editor.displayName) has every feed it lists already")
-        }
-        try editor.addFeeds(feeds, usage: usage)
-        var notes: [String] = []
-        if skipped > 0 { notes.append("\(skipped) already there or listed twice") }
-        if sites > 0 { notes.append("\(sites) by \(sites == 1 ? "its site's address; its feed is" : "their sites' addresses; their feeds are") found on the first pull") }
-        let note = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
-        try await ConfigChange.commit(editor, options, output, saying: "added \(feeds.count) web feed\(feeds.count == 1 ? "" : "s") from \(shown) to \(editor.displayName)\(note)")
-    }
-
-    /// The `posts.url` of every web feed entry the config has.
-    static func webFeedURLs(_ editor: ConfigEditor) throws -> [String] {
-        try postsSections(editor).compactMap { posts in
-            guard case .string("webfeed")? = posts["integration"], case .string(let url)? = posts["url"] else { return nil }
-            return url
-        }
     }
 
     // MARK: Accounts
