@@ -58,6 +58,8 @@ public struct Runtime: Sendable {
     public let feedNames: [String]
     /// For feeds expanded from an OPML file: where each came from, by feed name.
     public let feedOrigins: [String: String]
+    /// The `posts.url` of each web feed, by feed name.
+    public let feedURLs: [String: String]
     public let provider: ServiceProvider
     private let log: Logger
     private let storeManager: IntegrationsManager
@@ -86,6 +88,10 @@ public struct Runtime: Sendable {
         self.missingSecrets = config.context.missingSecrets.all
         self.feedNames = config.feeds.map(\.name)
         self.feedOrigins = Dictionary(config.feeds.compactMap { feed in feed.origin.map { (feed.name, $0) } }, uniquingKeysWith: { first, _ in first })
+        self.feedURLs = Dictionary(config.feeds.compactMap { feed in
+            guard ((try? feed.posts.string("integration")) ?? nil)?.lowercased() == "webfeed" else { return nil }
+            return ((try? feed.posts.string("url")) ?? nil).map { (feed.name, $0) }
+        }, uniquingKeysWith: { first, _ in first })
         self.provider = provider
         self.log = log
         self.storeManager = IntegrationsManager([provider.store.lifecycle])

@@ -60,6 +60,7 @@ enum ConfigCheckCommand: Command {
             try output.line("store: what it remembers (feeds discovered or moved) was not read: \(Terminal.safe(reason, limit: 300))")
             return
         }
+        warnOfTwins(among: feeds, urls: runtime.feedURLs, statuses: statuses)
         let moved = statuses.filter { feeds.contains($0.feed) && $0.location != nil }
         guard !moved.isEmpty else { return }
         try output.line("polled elsewhere (as the store remembers): \(moved.count) feed\(moved.count == 1 ? "" : "s")")
@@ -70,6 +71,22 @@ enum ConfigCheckCommand: Command {
             } else {
                 try output.line("  \(status.feed): moved to \(location) (the server moved it permanently)")
             }
+        }
+    }
+
+    /// Warns of feeds that poll one feed, as the store remembers where each polls: a site (an
+    /// OPML outline with only an `htmlUrl`) whose page names a feed another entry's `url` names
+    /// already. Each mirrors it, so its posts are stored twice.
+    static func warnOfTwins(among feeds: [String], urls: [String: String], statuses: [FeedStatus]) {
+        let locations = Dictionary(statuses.compactMap { status in status.location.map { (status.feed, $0) } }, uniquingKeysWith: { first, _ in first })
+        var byURL: [String: [String]] = [:]
+        for feed in feeds {
+            guard let url = locations[feed] ?? urls[feed] else { continue }
+            byURL[url, default: []].append(feed)
+        }
+        for (url, names) in byURL.sorted(by: { $0.key < $1.key }) where names.count > 1 {
+            printError("feedsync: warning: feeds \(names.joined(separator: " and ")) poll the same feed \(Terminal.safe(url, limit: 300)), "
+                       + "so its posts are stored under each name; take all but one out of the config (or give the OPML outline its xmlUrl)")
         }
     }
 }

@@ -56,3 +56,28 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.database.path))
     }
 }
+
+extension ConfigCheckEndToEndTests {
+    /// A site-only outline of an `opml` entry is discovered at its first pull, after the file was
+    /// read: when its page names a feed the file lists too, `config check` says both poll it.
+    @Test func aSiteOutlineWhoseFeedTheFileListsTooIsPointedOut() async throws {
+        let server = try ReferenceServer(script: "Fixtures/webfeed/server.py", arguments: ["--feeds", "5", "--items", "3"])
+        let scratch = try Scratch()
+        try Data("""
+            <opml version="2.0"><body>
+            <outline text="Four's site" htmlUrl="\(server.baseURL)/site/4/"/>
+            <outline text="Four" xmlUrl="\(server.baseURL)/atom/4.xml"/>
+            </body></opml>
+            """.utf8).write(to: scratch.folder.appendingPathComponent("subs.opml"))
+        let config = scratch.folder.appendingPathComponent("feedsync.json")
+        try Data(#"{"feeds": [{"name": "blogs", "opml": "subs.opml", "interval": "1h"}]}"#.utf8).write(to: config)
+        let before = try await feedsync(["config", "check", "--config", config.path])
+        #expect(!before.stderr.contains("poll the same feed"), "nothing is known before a pull: \(before.stderr)")
+        let pulled = try await feedsync(["pull", "--config", config.path])
+        #expect(pulled.status == 0, "\(pulled.stderr)")
+        let check = try await feedsync(["config", "check", "--config", config.path])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stderr.contains("feedsync: warning: feeds blogs.four-s-site and blogs.four poll the same feed \(server.baseURL)/atom/4.xml, "
+                                      + "so its posts are stored under each name"), "\(check.stderr)")
+    }
+}
