@@ -17,11 +17,28 @@ final class SQLiteDatabase {
     /// - Parameters:
     ///   - extraFlags: more `SQLITE_OPEN_…` flags, such as `SQLITE_OPEN_NOFOLLOW`.
     ///   - readOnly: open with `SQLITE_OPEN_READONLY`: no statement can change the file.
-    init(path: String, extraFlags: Int32 = 0, readOnly: Bool = false) throws {
+    ///   - immutable: with `readOnly`, also take no lock and make no `-shm` or `-wal` file
+    ///     (`immutable=1`): only for a file no process is writing, whose WAL is empty.
+    init(path: String, extraFlags: Int32 = 0, readOnly: Bool = false, immutable: Bool = false) throws {
         _ = Self.processSetUp
         var db: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX | (path == ":memory:" ? SQLITE_OPEN_CREATE : 0) | extraFlags
-        let code = sqlite3_open_v2(path, &db, flags, nil)
+        var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX | (path == ":memory:" ? SQLITE_OPEN_CREATE : 0) | extraFlags
+        var name = path
+        if readOnly, immutable, path != ":memory:" {
+            // A URI filename: `%`, `?` and `#` in the path are escaped so they stay part of it.
+            var escaped = ""
+            for character in path.unicodeScalars {
+                switch character {
+                case "%": escaped += "%25"
+                case "?": escaped += "%3f"
+                case "#": escaped += "%23"
+                default: escaped.unicodeScalars.append(character)
+                }
+            }
+            name = "file:\(escaped)?mode=ro&immutable=1"
+            flags |= SQLITE_OPEN_URI
+        }
+        let code = sqlite3_open_v2(name, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0
             let message = systemErrno != 0 ? String(cString: strerror(systemErrno))

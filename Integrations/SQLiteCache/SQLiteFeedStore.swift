@@ -80,7 +80,8 @@ public actor SQLiteFeedStore: FeedStore {
     }
 
     /// Opens an existing database to read only (`SQLITE_OPEN_READONLY`): nothing is created,
-    /// migrated or chmodded, and a file whose schema is not this version's is not read.
+    /// migrated or chmodded (not even a `-wal` or `-shm` beside an idle file), and a file whose
+    /// schema is not this version's is not read.
     ///
     /// - Throws: ``ServiceError`` `.notFound` when there is no file, `.refused` when it needs
     ///   migrations, `.storage` when it cannot be read.
@@ -97,7 +98,12 @@ public actor SQLiteFeedStore: FeedStore {
             guard info.st_mode & S_IFMT == S_IFREG else { throw ServiceError(.storage, operation, "it is not a regular file") }
         }
         let db = try storage(operation) {
-            let db = try SQLiteDatabase(path: path, readOnly: true)
+            // Without a -wal file no process has the database open (the last to close it removes
+            // the file) and every commit is in the database itself: it is read as an immutable
+            // file, so SQLite makes no -wal or -shm beside it. With one, those files are there
+            // already and a reader shares them.
+            let idle = path == ":memory:" || !FileManager.default.fileExists(atPath: path + "-wal")
+            let db = try SQLiteDatabase(path: path, readOnly: true, immutable: idle)
             db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
             return db
         }

@@ -10,7 +10,7 @@ import Testing
         let url = scratch.folder.appendingPathComponent("feedsync.json")
         try Data("""
             {"store": {"integration": "sqlite", "path": "feedsync.sqlite"},
-             "feeds": [{"name": "blog", "posts": {"integration": "webfeed", "url": "http://127.0.0.1:9/feed.xml"}}]}
+             "feeds": [{"name": "blog", "maxAttempts": 1, "posts": {"integration": "webfeed", "url": "http://127.0.0.1:9/feed.xml"}}]}
             """.utf8).write(to: url)
         return url.path
     }
@@ -79,5 +79,25 @@ extension ConfigCheckEndToEndTests {
         #expect(check.status == 0, "\(check.stderr)")
         #expect(check.stderr.contains("feedsync: warning: feeds blogs.four-s-site and blogs.four poll the same feed \(server.baseURL)/atom/4.xml, "
                                       + "so its posts are stored under each name"), "\(check.stderr)")
+    }
+}
+
+extension ConfigCheckEndToEndTests {
+    /// A store of this version that no process has open is read as it is: no `-wal` or `-shm`
+    /// file appears beside it.
+    @Test func aCurrentStoreIsReadWithoutAFileMadeBesideIt() async throws {
+        let scratch = try Scratch()
+        let config = try writeConfig(scratch)
+        _ = try await feedsync(["pull", "--config", config])  // the feed is out of reach; the store is made
+        #expect(FileManager.default.fileExists(atPath: scratch.database.path))
+        #expect(!FileManager.default.fileExists(atPath: scratch.database.path + "-wal"))
+        let before = try Data(contentsOf: scratch.database)
+        let check = try await feedsync(["config", "check", "--config", config])
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(!check.stdout.contains("was not read"), "\(check.stdout)")
+        #expect(try Data(contentsOf: scratch.database) == before)
+        for side in ["-wal", "-shm", "-journal"] {
+            #expect(!FileManager.default.fileExists(atPath: scratch.database.path + side), "no \(side) file was made")
+        }
     }
 }
