@@ -18,13 +18,19 @@ extension SQLiteFeedStore {
         let operation = "recording the new handle of \(author.rawValue) in feed \(feed)"
         let db = try db(operation)
         return try storage(operation) {
-            try db.withTransaction {
-                try db.statement("""
-                    UPDATE users SET handle = ?3, profile_at = max(coalesce(profile_at, ?4), ?4)
-                    WHERE feed = ?1 AND id = ?2 AND handle IS NOT ?3 AND coalesce(profile_at, ?4) <= ?4
-                    """).run([.text(feed), .text(author.rawValue), .text(handle), .integer(StoredTime.milliseconds(at))])
-                return db.changes > 0
-            }
+            try db.withTransaction { try rename(AuthorRename(author: author, handle: handle, at: at), feed: feed, in: db) }
         }
+    }
+
+    /// Gives `feed`'s stored author the new handle unless a newer profile is stored, inside the
+    /// caller's transaction (a page's, or ``setHandle(_:ofAuthor:at:under:)``'s own).
+    ///
+    /// - Returns: whether the stored handle changed.
+    func rename(_ rename: AuthorRename, feed: String, in db: SQLiteDatabase) throws -> Bool {
+        try db.statement("""
+            UPDATE users SET handle = ?3, profile_at = max(coalesce(profile_at, ?4), ?4)
+            WHERE feed = ?1 AND id = ?2 AND handle IS NOT ?3 AND coalesce(profile_at, ?4) <= ?4
+            """).run([.text(feed), .text(rename.author.rawValue), .text(rename.handle), .integer(StoredTime.milliseconds(rename.at))])
+        return db.changes > 0
     }
 }

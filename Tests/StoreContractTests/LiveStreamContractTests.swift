@@ -75,6 +75,28 @@ extension StoreContract {
         _ = try await store.commit(makePage([.upsert(makePost("p0", text: "zeroth", at: 1_600_000_000))], cursor: "2"))
         #expect(try await store.posts(matching: PostQuery(feed: "home")).allSatisfy { $0.post.author.handle == "lovelace" })
     }
+
+    /// An `identity` event's rename rides in the page with the stream position: both are committed
+    /// or neither, so a daemon that resumes from the stored position never steps past a rename it lost.
+    static func aRenameInAPageIsCommittedWithItsStreamPosition(_ kind: StoreKind) async throws {
+        let (store, other) = try await makeStores(kind)
+        _ = try await store.commit(makePage([.upsert(makePost("p1"))], cursor: "1"))
+        let rename = AuthorRename(author: "u1", handle: "lovelace", at: Date(timeIntervalSince1970: 1_700_001_000))
+        var page = makePage([.upsert(makePost("p2", text: "second", at: 1_700_000_500))], cursor: "1")
+        page.streamPosition = "1700001000000001"
+        page.renames = [rename, AuthorRename(author: "u9", handle: "nobody", at: rename.at)]
+        let result = try await store.commit(page)
+        #expect(result.renamed == 1, "the stored author only; a stranger is left alone")
+        #expect(try await other.streamPosition(ofFeed: "home") == "1700001000000001")
+        #expect(try await other.posts(matching: PostQuery(feed: "home")).map(\.post.author.handle) == ["lovelace", "lovelace"],
+                "applied after the page's posts: the one it brought takes the new handle too")
+        #expect(try await other.search(SearchQuery(text: "lovelace")).count == 2)
+
+        var stale = makePage([], cursor: "1")
+        stale.renames = [AuthorRename(author: "u1", handle: "ada-old", at: Date(timeIntervalSince1970: 1_600_000_000))]
+        #expect(try await store.commit(stale).renamed == 0, "a rename older than the stored profile is not applied")
+        #expect(try await other.posts(matching: PostQuery(feed: "home")).allSatisfy { $0.post.author.handle == "lovelace" })
+    }
 }
 
 extension SQLiteStoreContractTests {
@@ -87,6 +109,9 @@ extension SQLiteStoreContractTests {
     @Test func aNewHandleFromTheStreamReachesTheAuthorAndTheirPosts() async throws {
         try await StoreContract.aNewHandleFromTheStreamReachesTheAuthorAndTheirPosts(.sqlite)
     }
+    @Test func aRenameInAPageIsCommittedWithItsStreamPosition() async throws {
+        try await StoreContract.aRenameInAPageIsCommittedWithItsStreamPosition(.sqlite)
+    }
 }
 
 extension PostgresStoreContractTests {
@@ -98,5 +123,8 @@ extension PostgresStoreContractTests {
     }
     @Test func aNewHandleFromTheStreamReachesTheAuthorAndTheirPosts() async throws {
         try await StoreContract.aNewHandleFromTheStreamReachesTheAuthorAndTheirPosts(.postgres)
+    }
+    @Test func aRenameInAPageIsCommittedWithItsStreamPosition() async throws {
+        try await StoreContract.aRenameInAPageIsCommittedWithItsStreamPosition(.postgres)
     }
 }
