@@ -11,19 +11,9 @@ extension SQLiteFeedStore {
         }
     }
 
-    /// The `users_au_profile` trigger carries the handle to the author's posts and their search entries.
-    public func setHandle(_ handle: String, ofAuthor author: UserID, at: Date, under lease: FeedLease) throws -> Bool {
-        // SQLite's lease is this process's lock on the file, which it cannot lose (see `apply`).
-        let feed = lease.feed
-        let operation = "recording the new handle of \(author.rawValue) in feed \(feed)"
-        let db = try db(operation)
-        return try storage(operation) {
-            try db.withTransaction { try rename(AuthorRename(author: author, handle: handle, at: at), feed: feed, in: db) }
-        }
-    }
-
     /// Gives `feed`'s stored author the new handle unless a newer profile is stored, inside the
-    /// caller's transaction (a page's, or ``setHandle(_:ofAuthor:at:under:)``'s own).
+    /// page's transaction (``FeedPage/renames``). The `users_au_profile` trigger carries the
+    /// handle to the author's posts and their search entries.
     ///
     /// - Returns: whether the stored handle changed.
     func rename(_ rename: AuthorRename, feed: String, in db: SQLiteDatabase) throws -> Bool {

@@ -56,10 +56,12 @@ public struct FeedPage: Hashable, Sendable {
     /// (``StreamPositionReader``); `nil` leaves the stored one as it is.
     public var streamPosition: String?
     /// New handles a live stream reported for authors without a post to carry them (Bluesky's
-    /// `identity` event), applied after the page's changes in its transaction, as
-    /// ``AuthorHandleWriter/setHandle(_:ofAuthor:at:under:)`` would: so a rename is committed
-    /// with ``streamPosition`` or not at all, and a stream resumed from the stored position
-    /// never skips one.
+    /// `identity` event), applied after the page's changes in its transaction: the feed's stored
+    /// author takes the handle, on their row and on every stored post of theirs (search sees it
+    /// too), unless a post newer than the rename already carried a profile; an author the feed
+    /// has not stored is left alone (``PageWriteResult/renamed`` counts the authors renamed).
+    /// So a rename is committed with ``streamPosition`` or not at all, and a stream resumed from
+    /// the stored position never skips one.
     public var renames: [AuthorRename]
 
     public init(changes: [FeedChange], skipped: [SkippedItem] = [], nextCursor: FeedCursor, hasMore: Bool,

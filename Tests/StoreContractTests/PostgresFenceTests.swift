@@ -103,7 +103,6 @@ struct PostgresFenceTests {
                                                                    under: lease) }),
             ("videos", { lease in _ = try await store.saveVideos([video], under: lease) }),
             ("the backend", { lease in try await store.setBackend("api", under: lease) }),
-            ("a new handle", { lease in _ = try await store.setHandle("renamed", ofAuthor: "u1", at: Date(), under: lease) }),
         ]
         for (what, write) in writes {
             let refused = await #expect(throws: ServiceError.self, "\(what) under the lost lease") { try await write(lost) }
