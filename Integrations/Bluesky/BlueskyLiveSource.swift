@@ -15,8 +15,8 @@ import Synchronization
 ///
 /// No token goes to Jetstream: the session's token goes only to the PDS, for hydration.
 /// The last `time_us` handled is kept, and yielded as ``LiveEvent/position(_:)`` for the store
-/// to commit with the changes it produced; a reconnect resumes from it rewound by ``rewind``,
-/// and so does a restarted daemon, from the stored one (``events(resumingFrom:)``). The follow
+/// to commit with the changes it produced; a reconnect resumes from the stored one rewound by
+/// ``rewind``, at most ``maxReplay`` back (``events(resumingFrom:)``). The follow
 /// set is read again on every connect and every ``refreshInterval``.
 struct BlueskyLiveSource: LiveSource {
     let client: BlueskyClient
@@ -40,6 +40,12 @@ struct BlueskyLiveSource: LiveSource {
     static let urlDIDs = 50
     /// How far a reconnect's cursor steps back: duplicates are harmless, gaps are not.
     static let rewind: Int64 = 5_000_000
+    /// How far back a connection resumes at most, in microseconds: one hour. A position stored
+    /// long ago (a feed whose `stream` was off for days, a daemon stopped overnight) would have
+    /// Jetstream replay all it keeps, a `getPosts` call per 25 posts, faster than they are stored.
+    /// What the stream missed before then: posts come with the catch-up sync; deletions and
+    /// renames do not (a poll never finds a Bluesky deletion).
+    static let maxReplay: Int64 = 3_600_000_000
     /// The most URIs one `getPosts` call takes (its lexicon).
     static let hydrationBatch = 25
 
@@ -57,10 +63,15 @@ struct BlueskyLiveSource: LiveSource {
         case event(JetstreamEvent)
     }
 
-    /// Resumes from the earliest stored `time_us` when this process has not followed the
-    /// connection yet (a restart); otherwise from where it got to.
+    /// Resumes from the earliest stored `time_us` (committed with the pages it produced), or
+    /// from where this process got to when none is stored; never more than ``maxReplay`` back.
     func events(resumingFrom stored: [String]) -> AsyncThrowingStream<LiveEvent, any Error> {
-        position.start(from: stored.compactMap { Int64($0) }.filter { $0 > 0 }.min())
+        events(resumingFrom: stored, now: Date())
+    }
+
+    func events(resumingFrom stored: [String], now: Date) -> AsyncThrowingStream<LiveEvent, any Error> {
+        let oldest = Int64(now.timeIntervalSince1970 * 1_000_000) - Self.maxReplay
+        position.start(from: stored.compactMap { Int64($0) }.filter { $0 > 0 }.min(), oldest: oldest)
         return events()
     }
 

@@ -8,10 +8,11 @@ final class JetstreamPosition: Sendable {
 
     func handled(_ time: Int64) { last.withLock { $0 = max($0 ?? time, time) } }
 
-    /// Where a restarted daemon resumes: the stored position, when nothing was handled here yet.
-    func start(from stored: Int64?) {
-        guard let stored else { return }
-        last.withLock { $0 = $0 ?? stored }
+    /// Where the next connection resumes: the position committed to the store when there is one
+    /// (what was handled here but not committed, a batch whose write failed, is streamed again),
+    /// else the last handled here; never before `oldest`.
+    func start(from committed: Int64?, oldest: Int64) {
+        last.withLock { $0 = (committed ?? $0).map { max($0, oldest) } }
     }
 
     /// Where a reconnect resumes: the last time handled, less `rewind`; `nil` (live) before any event.

@@ -94,6 +94,10 @@ extension PostgresFeedStore: PageCommitter {
             WHERE (feeds.cursor, feeds.cursor_validator) IS DISTINCT FROM ($2::text, $3::text) RETURNING 1
             """, [feed, rows.page.nextCursor.position, rows.page.nextCursor.validator]))
         let moving = closing.count - 1
+        // After the page's own authors and posts, so a post it carries takes the new handle too;
+        // in its transaction, so a rename is committed with the stream position or not at all.
+        let renaming = closing.count
+        closing += rows.page.renames.map { Self.rename($0, feed: feed) }
         if let position = rows.page.streamPosition {
             closing.append(("UPDATE feeds SET stream_position = $2 WHERE name = $1", [feed, position]))
         }
@@ -105,6 +109,8 @@ extension PostgresFeedStore: PageCommitter {
         }
         if let resolving { result.rowsWritten += closed[resolving].count }
         result.rowsWritten += closed[moving].count
+        result.renamed = closed[renaming ..< renaming + rows.page.renames.count].filter { !$0.isEmpty }.count
+        result.rowsWritten += result.renamed
         return result
     }
 

@@ -11,20 +11,16 @@ extension SQLiteFeedStore {
         }
     }
 
-    /// The `users_au_profile` trigger carries the handle to the author's posts and their search entries.
-    public func setHandle(_ handle: String, ofAuthor author: UserID, at: Date, under lease: FeedLease) throws -> Bool {
-        // SQLite's lease is this process's lock on the file, which it cannot lose (see `apply`).
-        let feed = lease.feed
-        let operation = "recording the new handle of \(author.rawValue) in feed \(feed)"
-        let db = try db(operation)
-        return try storage(operation) {
-            try db.withTransaction {
-                try db.statement("""
-                    UPDATE users SET handle = ?3, profile_at = max(coalesce(profile_at, ?4), ?4)
-                    WHERE feed = ?1 AND id = ?2 AND handle IS NOT ?3 AND coalesce(profile_at, ?4) <= ?4
-                    """).run([.text(feed), .text(author.rawValue), .text(handle), .integer(StoredTime.milliseconds(at))])
-                return db.changes > 0
-            }
-        }
+    /// Gives `feed`'s stored author the new handle unless a newer profile is stored, inside the
+    /// page's transaction (``FeedPage/renames``). The `users_au_profile` trigger carries the
+    /// handle to the author's posts and their search entries.
+    ///
+    /// - Returns: whether the stored handle changed.
+    func rename(_ rename: AuthorRename, feed: String, in db: SQLiteDatabase) throws -> Bool {
+        try db.statement("""
+            UPDATE users SET handle = ?3, profile_at = max(coalesce(profile_at, ?4), ?4)
+            WHERE feed = ?1 AND id = ?2 AND handle IS NOT ?3 AND coalesce(profile_at, ?4) <= ?4
+            """).run([.text(feed), .text(rename.author.rawValue), .text(rename.handle), .integer(StoredTime.milliseconds(rename.at))])
+        return db.changes > 0
     }
 }

@@ -43,6 +43,10 @@ extension SQLiteFeedStore {
                     WHERE feeds.cursor IS NOT ?2 OR feeds.cursor_validator IS NOT ?3
                     """).run([.text(feed), .text(page.nextCursor.position), .text(page.nextCursor.validator)])
                 result.rowsWritten += db.changes
+                for rename in page.renames where try self.rename(rename, feed: feed, in: db) {
+                    result.renamed += 1
+                    result.rowsWritten += 1
+                }
                 if let position = page.streamPosition {
                     try db.statement("UPDATE feeds SET stream_position = ?2 WHERE name = ?1").run([.text(feed), .text(position)])
                 }

@@ -55,10 +55,18 @@ public struct FeedPage: Hashable, Sendable {
     /// with the page in its transaction, so a restarted daemon resumes the stream there
     /// (``StreamPositionReader``); `nil` leaves the stored one as it is.
     public var streamPosition: String?
+    /// New handles a live stream reported for authors without a post to carry them (Bluesky's
+    /// `identity` event), applied after the page's changes in its transaction: the feed's stored
+    /// author takes the handle, on their row and on every stored post of theirs (search sees it
+    /// too), unless a post newer than the rename already carried a profile; an author the feed
+    /// has not stored is left alone (``PageWriteResult/renamed`` counts the authors renamed).
+    /// So a rename is committed with ``streamPosition`` or not at all, and a stream resumed from
+    /// the stored position never skips one.
+    public var renames: [AuthorRename]
 
     public init(changes: [FeedChange], skipped: [SkippedItem] = [], nextCursor: FeedCursor, hasMore: Bool,
                 missingMeansDeleted: Bool = true, videos: [Video] = [], nextRequest: String? = nil, polling: PollingHint? = nil,
-                streamPosition: String? = nil) {
+                streamPosition: String? = nil, renames: [AuthorRename] = []) {
         self.changes = changes
         self.skipped = skipped
         self.nextCursor = nextCursor
@@ -68,6 +76,7 @@ public struct FeedPage: Hashable, Sendable {
         self.nextRequest = nextRequest ?? nextCursor.position
         self.polling = polling
         self.streamPosition = streamPosition
+        self.renames = renames
     }
 
     /// The ids of every video the page's posts refer to, each once, in order of first mention.

@@ -5,9 +5,9 @@ import Foundation
 /// Each role is its own small protocol, so code (and a test's mock) asks only for the roles it
 /// uses: the sync engine needs a ``PageCommitter``, a ``VideoCache``, a ``FeedSweeper``, a
 /// ``SyncRecorder``, a ``SessionKeeper`` and ``FeedLeases``; the daemon adds ``DaemonPresence``;
-/// the commands that read use a ``FeedReader``; the live mirror a ``LiveStateRecorder``, a
-/// ``StreamPositionReader`` and an ``AuthorHandleWriter``.
+/// the commands that read use a ``FeedReader``; the live mirror a ``LiveStateRecorder`` and a
+/// ``StreamPositionReader``.
 ///
 /// Every feed is its own namespace: post, user and video ids are unique within a feed.
 public typealias FeedStore = PageCommitter & VideoCache & FeedSweeper & SyncRecorder & SessionKeeper & FeedLeases
-    & DaemonPresence & FeedReader & ReadMarker & FeedPurger & LiveStateRecorder & StreamPositionReader & AuthorHandleWriter
+    & DaemonPresence & FeedReader & ReadMarker & FeedPurger & LiveStateRecorder & StreamPositionReader

@@ -13,7 +13,7 @@ public enum LiveEvent: Hashable, Sendable {
     /// A post was deleted (and, in the store, every entry that reposts it).
     case deleted(PostID)
     /// An author's handle changed, at `at` (Bluesky's `identity` event): the stored author
-    /// takes it (``AuthorHandleWriter``).
+    /// takes it, in the page of its batch (``FeedPage/renames``).
     case renamed(UserID, handle: String, at: Date)
     /// The source has handled its stream up to here, in a form of its own (Jetstream's
     /// `time_us`): the consumer commits it with the changes before it

@@ -9,6 +9,8 @@ public struct PageWriteResult: Hashable, Sendable {
     public var deleted = 0
     /// Rows the store actually wrote, in every table, cursor included.
     public var rowsWritten = 0
+    /// Authors the page's ``FeedPage/renames`` gave a new handle.
+    public var renamed = 0
 
     public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0, rowsWritten: Int = 0) {
         self.inserted = inserted

@@ -206,7 +206,7 @@ actor LiveMirror {
         var order: [PostID] = []
         var latest: [PostID: FeedChange] = [:]
         var videos: [Video] = []
-        var renames: [(UserID, String, Date)] = []
+        var renames: [AuthorRename] = []
         var position: String?
         for event in events {
             let change: FeedChange
@@ -216,7 +216,7 @@ actor LiveMirror {
                 position = reached
                 continue
             case .renamed(let author, let handle, let at):
-                renames.append((author, handle, at))
+                renames.append(AuthorRename(author: author, handle: handle, at: at))
                 continue
             case .upserted(let post, let carried), .edited(let post, let carried):
                 change = .upsert(post)
@@ -237,15 +237,15 @@ actor LiveMirror {
             guard let lease = try await store.acquireLease(onFeed: feed, holder: "feedsyncd", wait: runtime.daemon.lockWait,
                                                            onlyIfDue: false) else { continue }
             do {
-                // A feed that has never synced has no position yet; its catch-up sync will read it.
+                // A feed that has never synced has no position yet, nor an author to rename: its
+                // catch-up sync reads both. The renames go in the page, so they are committed with
+                // its stream position or not at all, and a stream resumed from there sees them again.
                 if let cursor = try await store.cursor(ofFeed: feed) {
                     let page = FeedPage(changes: changes, nextCursor: cursor, hasMore: false, missingMeansDeleted: false, videos: videos,
-                                        streamPosition: position)
+                                        streamPosition: position, renames: renames)
                     let result = try await store.apply(page, videos: videos, under: lease)
                     log.debug("live_written", ["feed": feed, "changes": "\(changes.count)", "new": "\(result.inserted)"])
-                }
-                for (author, handle, at) in renames where try await store.setHandle(handle, ofAuthor: author, at: at, under: lease) {
-                    log.info("live_renamed", ["feed": feed, "author": author.rawValue, "handle": handle])
+                    if result.renamed > 0 { log.info("live_renamed", ["feed": feed, "authors": "\(result.renamed)"]) }
                 }
             } catch {
                 await store.release(lease)

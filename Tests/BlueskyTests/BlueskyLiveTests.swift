@@ -201,12 +201,32 @@ import Testing
         #expect(notices.withLock { $0 }.count == 2, "deactivated once, active again once: \(notices.withLock { $0 })")
 
         // A restarted daemon hands the stored positions back: the earliest, rewound.
-        let (fresh, _, freshSockets) = makeSource(follows: 3, keepOpen: true)
-        let consumer = Task { for try await _ in fresh.events(resumingFrom: ["1725911162329308", "1725911100000000", "junk"]) {} }
-        for _ in 0..<200 where freshSockets.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-        consumer.cancel()
-        let query = URLComponents(url: try #require(freshSockets.requests.first).url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        #expect(query.first { $0.name == "cursor" }?.value == String(1_725_911_100_000_000 - BlueskyLiveSource.rewind))
+        let now = Date(timeIntervalSince1970: 1_725_911_200)
+        #expect(try await resumeCursor(stored: ["1725911162329308", "1725911100000000", "junk"], now: now)
+                == String(1_725_911_100_000_000 - BlueskyLiveSource.rewind))
+    }
+
+    /// A batch handled but not committed (its write failed: an identity event's rename with it)
+    /// is streamed again on the reconnect: the committed position wins over the one handled.
+    /// A position stored long ago (the feed's `stream` was off for days) resumes an hour back at
+    /// most, not from all Jetstream keeps.
+    @Test func aReconnectResumesFromTheCommittedPositionAtMostAnHourBack() async throws {
+        let now = Date(timeIntervalSince1970: 1_725_911_200)
+        let position = JetstreamPosition()
+        position.handled(1_725_911_190_000_000)
+        #expect(try await resumeCursor(stored: ["1725911150000000"], now: now, position: position)
+                == String(1_725_911_150_000_000 - BlueskyLiveSource.rewind), "the committed one, not the one handled")
+        position.handled(1_725_911_195_000_000)
+        #expect(try await resumeCursor(stored: [], now: now, position: position)
+                == String(1_725_911_195_000_000 - BlueskyLiveSource.rewind), "none stored: where this process got to")
+
+        let hourAgo = 1_725_911_200_000_000 - BlueskyLiveSource.maxReplay
+        #expect(try await resumeCursor(stored: ["1725000000000000", "1725911150000000"], now: now)
+                == String(hourAgo - BlueskyLiveSource.rewind), "days old: an hour back")
+        let stale = JetstreamPosition()
+        stale.handled(1_725_000_000_000_000)
+        #expect(try await resumeCursor(stored: [], now: now, position: stale) == String(hourAgo - BlueskyLiveSource.rewind),
+                "a connection down for days resumes an hour back too")
     }
 
     @Test func aFloodPastTheQueueEndsTheConnection() throws {
@@ -217,11 +237,22 @@ import Testing
 
     // MARK: Helpers
 
+    /// The `cursor` a source asks Jetstream for when resumed from `stored` at `now`.
+    func resumeCursor(stored: [String], now: Date, position: JetstreamPosition = JetstreamPosition()) async throws -> String? {
+        let (source, _, sockets) = makeSource(follows: 3, keepOpen: true, position: position)
+        let consumer = Task { for try await _ in source.events(resumingFrom: stored, now: now) {} }
+        for _ in 0..<200 where sockets.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        consumer.cancel()
+        let query = URLComponents(url: try #require(sockets.requests.first).url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        return query.first { $0.name == "cursor" }?.value
+    }
+
     static func postEvent(did: String, rkey: String, time: Int64, operation: String = "create") -> String {
         #"{"did":"\#(did)","time_us":\#(time),"kind":"commit","commit":{"rev":"r","operation":"\#(operation)","collection":"app.bsky.feed.post","rkey":"\#(rkey)","record":{"text":"hi"},"cid":"c"}}"#
     }
 
-    func makeSource(follows: Int, keepOpen: Bool = false, refresh: TimeInterval = 3600) -> (BlueskyLiveSource, MockXRPC, MockSockets) {
+    func makeSource(follows: Int, keepOpen: Bool = false, refresh: TimeInterval = 3600,
+                    position: JetstreamPosition = JetstreamPosition()) -> (BlueskyLiveSource, MockXRPC, MockSockets) {
         let http = MockXRPC(follows: follows)
         let sockets = MockSockets(keepOpen: keepOpen)
         let client = BlueskyClient(service: URL(string: "https://pds.example")!, transport: http, requests: RequestCounter(), gate: HostGate(),
@@ -229,7 +260,7 @@ import Testing
         let session = BlueskyLiveSession(BlueskyAuthenticationService(client: client, identifier: "me.test", password: Secret("pw")))
         let source = BlueskyLiveSource(client: client, session: session, identifier: "me.test", subscription: .follows,
                                        jetstreamURL: URL(string: "wss://jetstream.example/subscribe")!, transport: sockets,
-                                       limits: WebSocketLimits(), refreshInterval: refresh, position: JetstreamPosition(), accounts: BlueskyAccountStates(), accountKey: "k")
+                                       limits: WebSocketLimits(), refreshInterval: refresh, position: position, accounts: BlueskyAccountStates(), accountKey: "k")
         return (source, http, sockets)
     }
 }

@@ -129,6 +129,30 @@ import Glibc
         #expect(await restarted.exits(within: 8))
     }
 
+    /// A position stored days ago (the feed's `stream` was off meanwhile) resumes an hour back,
+    /// not from everything Jetstream keeps.
+    @Test func aPositionStoredDaysAgoResumesAnHourBackAtMost() async throws {
+        let server = try ReferenceServer(script: "Fixtures/bluesky/jetstream.py", arguments: ["--posts", "5"])
+        let scratch = try Scratch()
+        let config = try writeConfig(scratch, server)
+        let daemon = try DaemonProcess(config: config, in: scratch, environment: Self.environment)
+        #expect(try await caughtUp(daemon), "\(daemon.log)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 8))
+        let daysAgo = Int64((Date().timeIntervalSince1970 - 3 * 86_400) * 1_000_000)
+        _ = try await sqlite(scratch.database, "UPDATE feeds SET stream_position = '\(daysAgo)' WHERE name = 'sky'")
+
+        let started = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        let restarted = try DaemonProcess(config: config, in: scratch, environment: Self.environment)
+        #expect(try await caughtUp(restarted), "\(restarted.log)")
+        let path = try #require(try await connectionPaths(server).last)
+        let cursor = try #require(URLComponents(string: path)?.queryItems?.first { $0.name == "cursor" }?.value.flatMap { Int64($0) }, "\(path)")
+        let hour: Int64 = 3_600_000_000, rewind: Int64 = 5_000_000
+        #expect(cursor >= started - hour - rewind && cursor <= Int64(Date().timeIntervalSince1970 * 1_000_000) - hour, "\(path)")
+        restarted.signal(SIGTERM)
+        #expect(await restarted.exits(within: 8))
+    }
+
     @Test func SIGHUPTurnsTheStreamOnAndOffAndSIGTERMClosesWithACloseFrame() async throws {
         let server = try ReferenceServer(script: "Fixtures/bluesky/jetstream.py", arguments: ["--posts", "20"])
         let scratch = try Scratch()

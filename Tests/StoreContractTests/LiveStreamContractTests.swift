@@ -2,8 +2,8 @@ import Core
 import Foundation
 import Testing
 
-/// What every store promises a live stream beside pages: deletes that take reposts along, the
-/// stream position committed with its page, and an author's new handle without a post.
+/// What every store promises a live stream: deletes that take reposts along, and the stream
+/// position committed with its page, with an author's new handle that came without a post.
 extension StoreContract {
     static func aDeletedPostTakesItsRepostsAlongAndADeletedRepostOnlyItself(_ kind: StoreKind) async throws {
         let (store, _) = try await makeStores(kind)
@@ -47,33 +47,32 @@ extension StoreContract {
         #expect(try await reader.streamPosition(ofFeed: "other") == nil)
     }
 
-    static func aNewHandleFromTheStreamReachesTheAuthorAndTheirPosts(_ kind: StoreKind) async throws {
-        let (store, _) = try await makeStores(kind)
-        let writer = store
-        _ = try await store.commit(makePage([.upsert(makePost("p1", text: "first")), .upsert(makePost("p2", text: "second", at: 1_700_000_500))],
-                                            cursor: "1"))
-        let renamed = try await underLease(store) { lease in
-            try await writer.setHandle("lovelace", ofAuthor: "u1", at: Date(timeIntervalSince1970: 1_700_001_000), under: lease)
-        }
-        #expect(renamed)
-        #expect(try await store.posts(matching: PostQuery(feed: "home")).map(\.post.author.handle) == ["lovelace", "lovelace"])
-        #expect(try await store.search(SearchQuery(text: "lovelace")).map(\.stored.post.id).sorted() == ["p1", "p2"])
+    /// An `identity` event's rename rides in the page with the stream position: both are committed
+    /// or neither, so a daemon that resumes from the stored position never steps past a rename it lost.
+    static func aRenameInAPageIsCommittedWithItsStreamPosition(_ kind: StoreKind) async throws {
+        let (store, other) = try await makeStores(kind)
+        _ = try await store.commit(makePage([.upsert(makePost("p1"))], cursor: "1"))
+        let rename = AuthorRename(author: "u1", handle: "lovelace", at: Date(timeIntervalSince1970: 1_700_001_000))
+        var page = makePage([.upsert(makePost("p2", text: "second", at: 1_700_000_500))], cursor: "1")
+        page.streamPosition = "1700001000000001"
+        page.renames = [rename, AuthorRename(author: "u9", handle: "nobody", at: rename.at)]
+        let result = try await store.commit(page)
+        #expect(result.renamed == 1, "the stored author only; a stranger is left alone")
+        #expect(try await other.streamPosition(ofFeed: "home") == "1700001000000001")
+        #expect(try await other.posts(matching: PostQuery(feed: "home")).map(\.post.author.handle) == ["lovelace", "lovelace"],
+                "applied after the page's posts: the one it brought takes the new handle too")
+        #expect(try await other.search(SearchQuery(text: "lovelace")).count == 2)
 
-        let again = try await underLease(store) { lease in
-            try await writer.setHandle("lovelace", ofAuthor: "u1", at: Date(timeIntervalSince1970: 1_700_002_000), under: lease)
+        func renamed(_ handle: String, at seconds: Double) async throws -> Int {
+            var page = makePage([], cursor: "1")
+            page.renames = [AuthorRename(author: "u1", handle: handle, at: Date(timeIntervalSince1970: seconds))]
+            return try await store.commit(page).renamed
         }
-        #expect(!again, "the same handle changes nothing")
-        let stale = try await underLease(store) { lease in
-            try await writer.setHandle("ada-old", ofAuthor: "u1", at: Date(timeIntervalSince1970: 1_600_000_000), under: lease)
-        }
-        #expect(!stale, "a rename older than the profile stored is not applied")
-        let stranger = try await underLease(store) { lease in
-            try await writer.setHandle("nobody", ofAuthor: "u9", at: Date(timeIntervalSince1970: 1_700_003_000), under: lease)
-        }
-        #expect(!stranger, "an author the feed does not hold is left alone")
+        #expect(try await renamed("lovelace", at: 1_700_002_000) == 0, "the same handle changes nothing")
+        #expect(try await renamed("ada-old", at: 1_600_000_000) == 0, "a rename older than the stored profile is not applied")
         // An older page carrying the old profile does not bring it back.
         _ = try await store.commit(makePage([.upsert(makePost("p0", text: "zeroth", at: 1_600_000_000))], cursor: "2"))
-        #expect(try await store.posts(matching: PostQuery(feed: "home")).allSatisfy { $0.post.author.handle == "lovelace" })
+        #expect(try await other.posts(matching: PostQuery(feed: "home")).allSatisfy { $0.post.author.handle == "lovelace" })
     }
 }
 
@@ -84,8 +83,8 @@ extension SQLiteStoreContractTests {
     @Test func aStreamPositionIsCommittedWithItsPageAndReadBackByAnotherConnection() async throws {
         try await StoreContract.aStreamPositionIsCommittedWithItsPageAndReadBackByAnotherConnection(.sqlite)
     }
-    @Test func aNewHandleFromTheStreamReachesTheAuthorAndTheirPosts() async throws {
-        try await StoreContract.aNewHandleFromTheStreamReachesTheAuthorAndTheirPosts(.sqlite)
+    @Test func aRenameInAPageIsCommittedWithItsStreamPosition() async throws {
+        try await StoreContract.aRenameInAPageIsCommittedWithItsStreamPosition(.sqlite)
     }
 }
 
@@ -96,7 +95,7 @@ extension PostgresStoreContractTests {
     @Test func aStreamPositionIsCommittedWithItsPageAndReadBackByAnotherConnection() async throws {
         try await StoreContract.aStreamPositionIsCommittedWithItsPageAndReadBackByAnotherConnection(.postgres)
     }
-    @Test func aNewHandleFromTheStreamReachesTheAuthorAndTheirPosts() async throws {
-        try await StoreContract.aNewHandleFromTheStreamReachesTheAuthorAndTheirPosts(.postgres)
+    @Test func aRenameInAPageIsCommittedWithItsStreamPosition() async throws {
+        try await StoreContract.aRenameInAPageIsCommittedWithItsStreamPosition(.postgres)
     }
 }

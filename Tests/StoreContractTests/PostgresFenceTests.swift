@@ -84,11 +84,15 @@ struct PostgresFenceTests {
         await other.release(taken)
         let newer = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 5, onlyIfDue: false))
 
+        var late = makePage([.upsert(makePost("late"))], cursor: "9")
+        late.streamPosition = "1700001000000001"
+        late.renames = [AuthorRename(author: "u1", handle: "renamed", at: Date())]
         let error = await #expect(throws: ServiceError.self) {
-            try await store.apply(makePage([.upsert(makePost("late"))], cursor: "9"), videos: [], under: lost)
+            try await store.apply(late, videos: [], under: lost)
         }
         #expect(error?.code == .locked)
         #expect(try await other.cursor(ofFeed: "home") == nil, "nothing of the lost lease's page was kept")
+        #expect(try await other.streamPosition(ofFeed: "home") == nil, "nor its stream position: the rename is streamed again")
         #expect(try await store.apply(makePage([.upsert(makePost("p1"))], cursor: "1"), videos: [], under: newer).inserted == 1)
 
         let video = Video(id: "v1", title: "V", duration: 1, streamURL: URL(string: "https://example.com/v1.mp4")!)
@@ -99,7 +103,6 @@ struct PostgresFenceTests {
                                                                    under: lease) }),
             ("videos", { lease in _ = try await store.saveVideos([video], under: lease) }),
             ("the backend", { lease in try await store.setBackend("api", under: lease) }),
-            ("a new handle", { lease in _ = try await store.setHandle("renamed", ofAuthor: "u1", at: Date(), under: lease) }),
         ]
         for (what, write) in writes {
             let refused = await #expect(throws: ServiceError.self, "\(what) under the lost lease") { try await write(lost) }
