@@ -67,8 +67,9 @@ extension Config {
         }
     }
 
-    /// `base`, else `base-2`, `base-3`…: the first not in `names`, which then holds it.
-    static func uniqueName(_ base: String, in names: inout Set<String>) -> String {
+    /// `base`, else `base-2`, `base-3`…: the first not in `names`, which then holds it. The config
+    /// names an OPML entry's feeds so, and `feedsync add` the feeds it adds.
+    public static func uniqueName(_ base: String, in names: inout Set<String>) -> String {
         var name = base
         var suffix = 2
         while !names.insert(name).inserted {

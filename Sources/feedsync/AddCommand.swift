@@ -214,14 +214,6 @@ enum AddCommand: Command {
     /// `"Daring Fireball!"` → `daring-fireball`, as the config names an OPML entry's feeds; `nil` when nothing is left.
     static func slug(_ text: String?) -> String? { Config.slug(text) }
 
-    /// `base`, or `base-2`, `base-3`… when it is taken; the name is taken from then on.
-    static func uniqueName(_ base: String, taken: inout Set<String>) -> String {
-        var name = base
-        var suffix = 2
-        while !taken.insert(name).inserted {
-            name = "\(base)-\(suffix)"
-            suffix += 1
-        }
-        return name
-    }
+    /// `base`, or `base-2`, `base-3`… when it is taken, as the config names an OPML entry's feeds.
+    static func uniqueName(_ base: String, taken: inout Set<String>) -> String { Config.uniqueName(base, in: &taken) }
 }
