@@ -14,6 +14,7 @@ stats); `--ws-port` serves `/subscribe` through the library, and `GET /_jetstrea
 HTTP port says where. A drop closes every connection with 1001.
 """
 import asyncio
+from http import HTTPStatus
 import os
 import sys
 import threading
@@ -76,13 +77,13 @@ class Subscriptions:
         stream = self.stream
         with stream.cond:
             if urlsplit(path).path != "/subscribe":
-                return 404, [], b"Not found\n"
+                return HTTPStatus.NOT_FOUND, [], b"Not found\n"
             stream.subscriptions.append({"path": path, "headers": dict(headers.raw_items()), "at": time.time()})
             if time.time() < stream.refuse_until:
-                return 503, [], bsky.xrpc_error("Unavailable", "Refusing connections")
+                return HTTPStatus.SERVICE_UNAVAILABLE, [], bsky.xrpc_error("Unavailable", "Refusing connections")
         state, cursor = jetstream.subscription(parse_qs(urlsplit(path).query))
         if state is None:
-            return 400, [], bsky.xrpc_error("BadRequest", "Too many wantedDids or wantedCollections")
+            return HTTPStatus.BAD_REQUEST, [], bsky.xrpc_error("BadRequest", "Too many wantedDids or wantedCollections")
         return None
 
     async def serve(self, ws, path):
@@ -96,10 +97,10 @@ class Subscriptions:
         try:
             while True:
                 async with self.wake:
-                    await self.wake.wait_for(lambda: stream.generation != generation or reader.done()
+                    await self.wake.wait_for(lambda: stream.generation != generation or not state["open"]
                                              or (state["hello"] and position < len(stream.events)))
                 with stream.cond:
-                    if stream.generation != generation or reader.done():
+                    if stream.generation != generation or not state["open"]:
                         break
                     batch = stream.events[position:]
                     position += len(batch)
@@ -129,6 +130,10 @@ class Subscriptions:
                     self.wake.notify_all()
         except ConnectionClosed:
             pass
+        finally:
+            state["open"] = False
+            async with self.wake:
+                self.wake.notify_all()
 
 
 async def run(args, httpd):
