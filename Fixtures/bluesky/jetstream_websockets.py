@@ -6,7 +6,8 @@ Jetstream's documented behaviour, as in jetstream.py: `GET /subscribe` sends one
 text message, filtered by `wantedCollections` and `wantedDids`, replayed from `cursor` (unix µs)
 then live, updated by `options_update` messages (`requireHello=true` waits for the first). The
 library does the handshake, the framing, the close handshake and the pings (`--ping-interval`,
-`--ping-timeout`: a client that does not answer is closed with 1011).
+`--ping-timeout`: a client that does not answer is closed with 1011); `--fragment N` has it send
+every event as a fragmented message, N characters a frame.
 
 The event log, the filters and the HTTP side are jetstream.py's: `--port` serves server.py's XRPC
 (hydration) and the `/_jetstream/...` control endpoints (post, delete, drop, subscriptions,
@@ -57,8 +58,8 @@ class Protocol(WebSocketServerProtocol):
 class Subscriptions:
     """Serves /subscribe from jetstream.py's Stream, woken by a thread that watches it."""
 
-    def __init__(self, stream):
-        self.stream, self.wake = stream, None
+    def __init__(self, stream, fragment):
+        self.stream, self.fragment, self.wake = stream, fragment, None
 
     def watch(self, loop):
         """Wakes every subscriber when the log grows or a drop happens."""
@@ -107,7 +108,8 @@ class Subscriptions:
                     current = state["filter"]
                 for _, event, data, everyone in batch:
                     if everyone or current.wants(event, len(data)):
-                        await ws.send(data.decode())
+                        text, n = data.decode(), self.fragment
+                        await ws.send([text[i:i + n] for i in range(0, len(text), n)] if n else text)
         except ConnectionClosed:
             pass
         finally:
@@ -137,7 +139,7 @@ class Subscriptions:
 
 
 async def run(args, httpd):
-    subscriptions = Subscriptions(httpd.stream)
+    subscriptions = Subscriptions(httpd.stream, args.fragment)
     subscriptions.wake = asyncio.Condition()
     threading.Thread(target=subscriptions.watch, args=(asyncio.get_running_loop(),), daemon=True).start()
     ping_interval = args.ping_interval or None
@@ -155,6 +157,7 @@ def main():
     p = jetstream.arguments("Jetstream's WebSocket side on the websockets library, beside the fake Bluesky service.")
     p.add_argument("--ws-port", type=int, default=0, help="TCP port of /subscribe on 127.0.0.1; 0 picks a free one")
     p.add_argument("--ping-timeout", type=float, default=20, help="seconds a ping waits for its pong before closing with 1011")
+    p.add_argument("--fragment", type=int, default=0, help="send each event in text and continuation frames of this many characters")
     args = p.parse_args()
     asyncio.run(run(args, jetstream.http_server(args, Handler)))
 

@@ -90,4 +90,32 @@ extension Trait where Self == ConditionTrait {
         let atEnd = try await stats(server)
         #expect(atEnd["open"] as? Int == 0, "\(atEnd)")
     }
+
+    @Test func manyFollowsGoInAnOptionsUpdateTheLibraryReadsAndFragmentedEventsArrive() async throws {
+        let python = try #require(await WebSocketsLibrary.python.value)
+        let server = try ReferenceServer(script: "Fixtures/bluesky/jetstream_websockets.py",
+                                         arguments: ["--posts", "20", "--ping-interval", "0.5", "--fragment", "40"], python: python)
+        for n in 0..<60 { try await server.control("POST", "/_jetstream/follow?did=did:plc:extra\(n)") }
+        let websocket = try #require(try await server.control("GET", "/_jetstream/websocket")["url"] as? String)
+        let scratch = try Scratch()
+        let daemon = try live.startDaemon(scratch, server, jetstreamURL: websocket)
+        #expect(try await eventually(within: 20) { count("event=live_caught_up", in: daemon.log) >= 1 }, "\(daemon.log)")
+
+        // 69 DIDs: requireHello, then an options_update in a masked frame of over 2 KB, which the library unmasks and reads.
+        let subscriptions = try await server.control("GET", "/_jetstream/subscriptions")["subscriptions"] as? [[String: Any]] ?? []
+        let path = try #require(subscriptions.last { $0["path"] != nil }?["path"] as? String)
+        #expect(path.contains("requireHello=true") && !path.contains("wantedDids"), "\(path)")
+        let update = subscriptions.last { $0["options_update"] != nil }?["options_update"] as? [String: Any]
+        #expect((update?["wantedDids"] as? [String])?.count == 69, "\(subscriptions)")
+
+        // Every event comes as a text frame and continuation frames of 40 characters, pings among them.
+        let uri = try #require(try await server.control("POST", "/_jetstream/post?did=\(ada)")["uri"] as? String)
+        #expect(try await eventually(within: 2) { try await storedIDs(scratch).contains(uri) }, "\(daemon.log)")
+        #expect(try await eventually(within: 3) { try await stats(server)["pongs"] as? Int ?? 0 >= 2 })
+        let counts = try await stats(server)
+        #expect(counts["connections"] as? Int == 1 && count("event=live_disconnected", in: daemon.log) == 0, "\(counts)\n\(daemon.log)")
+
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 8))
+    }
 }
