@@ -49,6 +49,8 @@ fixtures-test:
 	python3 Fixtures/reference-api/test_server.py
 	python3 Fixtures/mastodon/test_server.py
 	python3 Fixtures/bluesky/test_server.py
+	python3 Fixtures/bluesky/test_jetstream.py
+	python3 Fixtures/bluesky/test_jetstream_websockets.py
 	python3 Fixtures/hostile/test_server.py
 	python3 Fixtures/webfeed/test_server.py
 

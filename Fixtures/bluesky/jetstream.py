@@ -95,6 +95,45 @@ class Filter:
         return any(collection == c or (c.endswith(".*") and collection.startswith(c[:-1])) for c in self.collections)
 
 
+
+def subscription(query):
+    """A subscriber's state from its /subscribe query (parse_qs), and its cursor; (None, None) when the filters are too big."""
+    collections, dids = query.get("wantedCollections", []), query.get("wantedDids", [])
+    if not Filter.valid(collections, dids):
+        return None, None
+    cursor_text = (query.get("cursor") or [""])[-1]
+    cursor = int(cursor_text) if cursor_text.lstrip("-").isdigit() else None
+    max_size = (query.get("maxMessageSizeBytes") or ["0"])[-1]
+    return {"filter": Filter(collections, dids, int(max_size) if max_size.lstrip("-").isdigit() else 0),
+            "hello": (query.get("requireHello") or [""])[-1] != "true", "open": True}, cursor
+
+
+def subscriber_message(data, state, stream):
+    """A SubscriberSourcedMessage: options_update or heartbeat. The reply to send (b"" for none), or None when it is
+    invalid, which disconnects."""
+    try:
+        message = json.loads(data)
+        kind, payload = message["type"], message.get("payload")
+    except (ValueError, KeyError, TypeError):
+        return None
+    if kind == "heartbeat":
+        with stream.cond:
+            stream.stats["heartbeats"] += 1
+        return bsky.encode({"kind": "heartbeat", "payload": payload if isinstance(payload, str) else ""})
+    if kind != "options_update" or not isinstance(payload, dict):
+        return None
+    collections, dids = payload.get("wantedCollections") or [], payload.get("wantedDids") or []
+    if not isinstance(collections, list) or not isinstance(dids, list) or not Filter.valid(collections, dids):
+        return None
+    with stream.cond:
+        stream.stats["options_updates"] += 1
+        stream.subscriptions.append({"options_update": {"wantedCollections": collections, "wantedDids": dids}, "at": time.time()})
+        state["filter"] = Filter(collections, dids, int(payload.get("maxMessageSizeBytes") or 0))
+        state["hello"] = True
+        stream.cond.notify_all()
+    return b""
+
+
 class Stream:
     """The event log (replayable by time_us) and the open subscribers."""
 
@@ -107,6 +146,12 @@ class Stream:
         self.ping_interval = ping_interval
         self.subscriptions = []    # every /subscribe request: path, headers, time
         self.stats = {"connections": 0, "open": 0, "options_updates": 0, "pongs": 0, "heartbeats": 0, "close_codes": []}
+
+    def start(self, cursor):
+        """Where a subscriber starts in the log: replay from the cursor; absent or in the future, the live tail. Hold cond."""
+        if cursor is None or cursor > self.last_us:
+            return len(self.events)
+        return next((i for i, e in enumerate(self.events) if e[0] >= cursor), len(self.events))
 
     def publish(self, did, kind, body, ignore_filters=False):
         with self.cond:
@@ -160,18 +205,13 @@ class Handler(bsky.Handler):
             if time.time() < stream.refuse_until:
                 self.close_connection = True
                 return self._send(503, [], bsky.xrpc_error("Unavailable", "Refusing connections"))
-        collections, dids = query.get("wantedCollections", []), query.get("wantedDids", [])
-        if not Filter.valid(collections, dids):
+        state, cursor = subscription(query)
+        if state is None:
             self.close_connection = True
             return self._send(400, [], bsky.xrpc_error("BadRequest", "Too many wantedDids or wantedCollections"))
-        cursor_text = (query.get("cursor") or [""])[-1]
-        cursor = int(cursor_text) if cursor_text.lstrip("-").isdigit() else None
-        max_size = (query.get("maxMessageSizeBytes") or ["0"])[-1]
         if not self._handshake():
             return
         sock = self.connection
-        state = {"filter": Filter(collections, dids, int(max_size) if max_size.lstrip("-").isdigit() else 0),
-                 "hello": (query.get("requireHello") or [""])[-1] != "true", "open": True}
         write_lock = threading.Lock()
 
         def send(data):
@@ -182,10 +222,7 @@ class Handler(bsky.Handler):
             stream.stats["connections"] += 1
             stream.stats["open"] += 1
             generation = stream.generation
-            # Replay from the cursor; absent or in the future: live tail from now.
-            position = len(stream.events)
-            if cursor is not None and cursor <= stream.last_us:
-                position = next((i for i, e in enumerate(stream.events) if e[0] >= cursor), len(stream.events))
+            position = stream.start(cursor)
         reader = threading.Thread(target=self._read_client, args=(sock, state, send, stream), daemon=True)
         reader.start()
         last_ping = time.time()
@@ -253,29 +290,10 @@ class Handler(bsky.Handler):
             stream.cond.notify_all()
 
     def _client_message(self, data, state, send, stream):
-        """A SubscriberSourcedMessage: options_update or heartbeat. Anything invalid disconnects."""
-        try:
-            message = json.loads(data)
-            kind, payload = message["type"], message.get("payload")
-        except (ValueError, KeyError, TypeError):
-            return False
-        if kind == "heartbeat":
-            with stream.cond:
-                stream.stats["heartbeats"] += 1
-            send(frame(0x1, bsky.encode({"kind": "heartbeat", "payload": payload if isinstance(payload, str) else ""})))
-            return True
-        if kind != "options_update" or not isinstance(payload, dict):
-            return False
-        collections, dids = payload.get("wantedCollections") or [], payload.get("wantedDids") or []
-        if not isinstance(collections, list) or not isinstance(dids, list) or not Filter.valid(collections, dids):
-            return False
-        with stream.cond:
-            stream.stats["options_updates"] += 1
-            stream.subscriptions.append({"options_update": {"wantedCollections": collections, "wantedDids": dids}, "at": time.time()})
-            state["filter"] = Filter(collections, dids, int(payload.get("maxMessageSizeBytes") or 0))
-            state["hello"] = True
-            stream.cond.notify_all()
-        return True
+        reply = subscriber_message(data, state, stream)
+        if reply:
+            send(frame(0x1, reply))
+        return reply is not None
 
     # Misbehaving servers, for the WebSocket client's own tests
 
@@ -427,14 +445,19 @@ class Handler(bsky.Handler):
         self._send(200, [], bsky.encode(result))
 
 
-def main():
-    p = argparse.ArgumentParser(description="Fake Jetstream and Bluesky service for feedsync's live mirror tests.")
+def arguments(description):
+    """The options every Jetstream fixture takes; `--port` is where the HTTP side listens."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("--port", type=int, default=8092, help="TCP port on 127.0.0.1; 0 picks a free one")
     p.add_argument("--posts", type=int, default=50, help="timeline entries at start")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--ping-interval", type=float, default=30, help="seconds between the server's pings (0: none)")
     p.add_argument("--exit-on-stdin-eof", action="store_true", help="exit when standard input closes")
-    args = p.parse_args()
+    return p
+
+
+def http_server(args, handler):
+    """The HTTP side (XRPC, control endpoints, and the event log in .stream), ending on SIGTERM or, if asked, stdin's end."""
     app_args = argparse.Namespace(posts=args.posts, seed=args.seed, identifier="me.test", password="app-pass-word",
                                   access_ttl=7200, refresh_ttl=90 * 86400, rate_limit=100_000, rate_window=300, login_limit=1000)
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
@@ -445,9 +468,15 @@ def main():
                 pass
             os._exit(0)
         threading.Thread(target=watch_stdin, daemon=True).start()
-    httpd = bsky.Server(("127.0.0.1", args.port), Handler)
+    httpd = bsky.Server(("127.0.0.1", args.port), handler)
     httpd.app = bsky.App(app_args)
     httpd.stream = Stream(args.ping_interval)
+    return httpd
+
+
+def main():
+    args = arguments("Fake Jetstream and Bluesky service for feedsync's live mirror tests.").parse_args()
+    httpd = http_server(args, Handler)
     print(f"listening on 127.0.0.1:{httpd.server_address[1]}", flush=True)
     try:
         httpd.serve_forever()

@@ -14,12 +14,13 @@ import Glibc
     static let grace = "did:plc:grace0000000000000000000"
     static let owner = "did:plc:ownerowner0000000000000"
 
-    func startDaemon(_ scratch: Scratch, _ server: ReferenceServer) throws -> DaemonProcess {
+    /// `feedsyncd` with one live `home` feed on `server`, its Jetstream `server`'s own unless `jetstreamURL` names another.
+    func startDaemon(_ scratch: Scratch, _ server: ReferenceServer, jetstreamURL: String? = nil) throws -> DaemonProcess {
         let json = """
             {"store": {"integration": "sqlite", "path": "feedsync.sqlite"},
              "feeds": [{"name": "sky", "interval": "1h", "posts": {"integration": "bluesky", "service": "\(server.baseURL)",
               "identifier": "me.test", "appPasswordEnv": "BLUESKY_APP_PASSWORD", "timeline": "home", "stream": true,
-              "jetstreamURL": "ws://127.0.0.1:\(server.port)/subscribe"}}]}
+              "jetstreamURL": "\(jetstreamURL ?? "ws://127.0.0.1:\(server.port)/subscribe")"}}]}
             """
         let url = scratch.folder.appendingPathComponent("feedsync.json")
         try Data(json.utf8).write(to: url)

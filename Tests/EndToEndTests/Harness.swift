@@ -125,10 +125,11 @@ final class ReferenceServer {
                       arguments: ["--posts", String(posts), "--seed", String(seed), "--page-size", String(pageSize)] + extra)
     }
 
-    /// Starts any fixture server of this repository that speaks the `--port 0` convention.
-    init(script: String, arguments: [String]) throws {
+    /// Starts any fixture server of this repository that speaks the `--port 0` convention, with
+    /// `python` (found on the PATH unless it is a path).
+    init(script: String, arguments: [String], python: String = "python3") throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", repository.appendingPathComponent(script).path, "--port", "0", "--exit-on-stdin-eof"] + arguments
+        process.arguments = [python, repository.appendingPathComponent(script).path, "--port", "0", "--exit-on-stdin-eof"] + arguments
         let out = Pipe()
         process.standardOutput = out
         // The server's stdin is a pipe only this process holds: if the test runner dies, the
