@@ -31,7 +31,7 @@ struct BlueskyGraphPage {
                         guard profiles.count < Self.maxProfiles else { throw JSONReader.FieldError(reason: "\(key) has more than \(Self.maxProfiles) profiles") }
                         if key == "items" {
                             var subject: BlueskyProfile?
-                            try Self.object(&reader) { reader, field in
+                            try reader.readObjectOrSkip { reader, field in
                                 if field == "subject" { subject = try Self.profile(&reader) } else { try reader.skipValue() }
                             }
                             if let subject { profiles.append(subject) }
@@ -40,7 +40,7 @@ struct BlueskyGraphPage {
                         }
                     }
                 case "cursor":
-                    cursor = try Self.text(&reader)
+                    cursor = try reader.stringOrSkip()
                 default: try reader.skipValue()
                 }
             }
@@ -69,27 +69,16 @@ struct BlueskyGraphPage {
     /// A profile view's DID, handle, name and avatar; `nil` (the value skipped) when it is not a profile.
     private static func profile(_ reader: inout JSONReader) throws -> BlueskyProfile? {
         var did: String?, handle: String?, displayName: String?, avatar: String?
-        try object(&reader) { reader, field in
+        try reader.readObjectOrSkip { reader, field in
             switch field {
-            case "did": did = try text(&reader)
-            case "handle": handle = try text(&reader)
-            case "displayName": displayName = try text(&reader)
-            case "avatar": avatar = try text(&reader)
+            case "did": did = try reader.stringOrSkip()
+            case "handle": handle = try reader.stringOrSkip()
+            case "displayName": displayName = try reader.stringOrSkip()
+            case "avatar": avatar = try reader.stringOrSkip()
             default: try reader.skipValue()
             }
         }
         guard let did, BlueskyIdentifier.isDID(did), let handle else { return nil }
         return BlueskyProfile(did: did, handle: handle, displayName: displayName, avatar: avatar)
-    }
-
-    /// A string, or `nil` when the value is of another type (skipped).
-    private static func text(_ reader: inout JSONReader) throws -> String? {
-        do { return try reader.optionalString("") } catch is JSONReader.FieldError { return nil }
-    }
-
-    /// Reads an object's fields; a value that is not an object is skipped.
-    private static func object(_ reader: inout JSONReader, _ field: (inout JSONReader, String) throws -> Void) throws {
-        guard try reader.peek() == UInt8(ascii: "{") else { return try reader.skipValue() }
-        try reader.readObject(field)
     }
 }

@@ -64,14 +64,15 @@ struct BlueskyLiveSource: LiveSource {
     }
 
     /// Resumes from the earliest stored `time_us` (committed with the pages it produced), or
-    /// from where this process got to when none is stored; never more than ``maxReplay`` back.
+    /// from where this process got to when none is stored; never more than ``maxReplay`` back,
+    /// and never from a stored time later than now (it would skip every event until then).
     func events(resumingFrom stored: [String]) -> AsyncThrowingStream<LiveEvent, any Error> {
         events(resumingFrom: stored, now: Date())
     }
 
     func events(resumingFrom stored: [String], now: Date) -> AsyncThrowingStream<LiveEvent, any Error> {
-        let oldest = Int64(now.timeIntervalSince1970 * 1_000_000) - Self.maxReplay
-        position.start(from: stored.compactMap { Int64($0) }.filter { $0 > 0 }.min(), oldest: oldest)
+        let microseconds = Int64(now.timeIntervalSince1970 * 1_000_000)
+        position.start(from: stored.compactMap { Int64($0) }.filter { $0 > 0 && $0 <= microseconds }.min(), oldest: microseconds - Self.maxReplay)
         return events()
     }
 

@@ -78,33 +78,33 @@ struct JetstreamEvent: Equatable {
                 guard try reader.peek() == UInt8(ascii: "{") else { return nil }
                 try reader.readObject { reader, key in
                     switch key {
-                    case "did": fields.did = try text(&reader)
-                    case "time_us": fields.time = try lenient { try reader.optionalWholeNumber("time_us") }
-                    case "kind": fields.kind = try text(&reader)
+                    case "did": fields.did = try reader.stringOrSkip()
+                    case "time_us": fields.time = try reader.lenient { try $0.optionalWholeNumber("time_us") }
+                    case "kind": fields.kind = try reader.stringOrSkip()
                     case "commit":
-                        try object(&reader) { reader, key in
+                        try reader.readObjectOrSkip { reader, key in
                             switch key {
-                            case "operation": fields.operation = try text(&reader)
-                            case "collection": fields.collection = try text(&reader)
-                            case "rkey": fields.rkey = try text(&reader)
+                            case "operation": fields.operation = try reader.stringOrSkip()
+                            case "collection": fields.collection = try reader.stringOrSkip()
+                            case "rkey": fields.rkey = try reader.stringOrSkip()
                             case "record":
-                                try object(&reader) { reader, key in
+                                try reader.readObjectOrSkip { reader, key in
                                     switch key {
-                                    case "subject": try object(&reader) { reader, key in
-                                        if key == "uri" { fields.subject = try text(&reader) } else { try reader.skipValue() }
+                                    case "subject": try reader.readObjectOrSkip { reader, key in
+                                        if key == "uri" { fields.subject = try reader.stringOrSkip() } else { try reader.skipValue() }
                                     }
-                                    case "createdAt": fields.createdAt = try text(&reader)
+                                    case "createdAt": fields.createdAt = try reader.stringOrSkip()
                                     default: try reader.skipValue()
                                     }
                                 }
                             default: try reader.skipValue()
                             }
                         }
-                    case "identity": try object(&reader) { reader, key in
-                        if key == "handle" { fields.handle = try text(&reader) } else { try reader.skipValue() }
+                    case "identity": try reader.readObjectOrSkip { reader, key in
+                        if key == "handle" { fields.handle = try reader.stringOrSkip() } else { try reader.skipValue() }
                     }
-                    case "account": try object(&reader) { reader, key in
-                        if key == "active" { fields.active = try lenient { try reader.bool("account.active") } } else { try reader.skipValue() }
+                    case "account": try reader.readObjectOrSkip { reader, key in
+                        if key == "active" { fields.active = try reader.lenient { try $0.bool("account.active") } } else { try reader.skipValue() }
                     }
                     default: try reader.skipValue()
                     }
@@ -114,21 +114,6 @@ struct JetstreamEvent: Equatable {
                 return nil   // not JSON, or nested past the reader's depth
             }
             return fields
-        }
-
-        private static func text(_ reader: inout JSONReader) throws -> String? {
-            try lenient { try reader.optionalString("") }
-        }
-
-        /// The value read, or `nil` when it is of another type (the reader has skipped it).
-        private static func lenient<T>(_ read: () throws -> T?) throws -> T? {
-            do { return try read() } catch is JSONReader.FieldError { return nil }
-        }
-
-        /// Reads an object's fields; a value that is not an object is skipped.
-        private static func object(_ reader: inout JSONReader, _ field: (inout JSONReader, String) throws -> Void) throws {
-            guard try reader.peek() == UInt8(ascii: "{") else { return try reader.skipValue() }
-            try reader.readObject(field)
         }
     }
 

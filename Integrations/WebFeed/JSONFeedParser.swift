@@ -52,11 +52,11 @@ enum JSONFeedParser {
                 guard try reader.peek() == UInt8(ascii: "{") else { throw WebFeedParseError(reason: "the JSON Feed is not an object") }
                 try reader.readObject { reader, key in
                     switch key {
-                    case "version": version = try lenient(&reader) { try $0.optionalString("version") }
-                    case "title": title = try lenient(&reader) { try $0.optionalString("title") }
-                    case "home_page_url": homePage = try lenient(&reader) { try $0.optionalString("home_page_url") }
-                    case "feed_url": declaredFeedURL = try lenient(&reader) { try $0.optionalString("feed_url") }
-                    case "language": language = try lenient(&reader) { try $0.optionalString("language") }
+                    case "version": version = try reader.lenient { try $0.optionalString("version") }
+                    case "title": title = try reader.lenient { try $0.optionalString("title") }
+                    case "home_page_url": homePage = try reader.lenient { try $0.optionalString("home_page_url") }
+                    case "feed_url": declaredFeedURL = try reader.lenient { try $0.optionalString("feed_url") }
+                    case "language": language = try reader.lenient { try $0.optionalString("language") }
                     case "authors": authors = try authorList(&reader)
                     case "author": if authors.isEmpty { authors = try author(&reader).map { [$0] } ?? [] } else { try reader.skipValue() }
                     case "items":
@@ -106,11 +106,6 @@ enum JSONFeedParser {
         return document
     }
 
-    /// A field read, or `nil` when its value is of another type (which the reader has skipped).
-    private static func lenient<T>(_ reader: inout JSONReader, _ read: (inout JSONReader) throws -> T?) throws -> T? {
-        do { return try read(&reader) } catch is JSONReader.FieldError { return nil }
-    }
-
     private static func item(_ reader: inout JSONReader) throws -> ItemJSON {
         var item = ItemJSON()
         try reader.readObject { reader, key in
@@ -119,24 +114,24 @@ enum JSONFeedParser {
                 // The spec says a string; some feeds send a number, which means the same.
                 if try reader.peek() == UInt8(ascii: "\"") {
                     item.id = try reader.string("id")
-                } else if let number = try lenient(&reader, { try $0.optionalDouble("id") }) {
+                } else if let number = try reader.lenient({ try $0.optionalDouble("id") }) {
                     item.id = number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
                 }
-            case "title": item.title = try lenient(&reader) { try $0.optionalString("title") }
-            case "url": item.url = try lenient(&reader) { try $0.optionalString("url") }
-            case "external_url": item.externalURL = try lenient(&reader) { try $0.optionalString("external_url") }
-            case "content_html": item.contentHTML = try lenient(&reader) { try $0.optionalString("content_html") }
-            case "content_text": item.contentText = try lenient(&reader) { try $0.optionalString("content_text") }
-            case "summary": item.summary = try lenient(&reader) { try $0.optionalString("summary") }
-            case "date_published": item.published = try lenient(&reader) { try $0.optionalString("date_published") }
-            case "date_modified": item.modified = try lenient(&reader) { try $0.optionalString("date_modified") }
-            case "language": item.language = try lenient(&reader) { try $0.optionalString("language") }
+            case "title": item.title = try reader.lenient { try $0.optionalString("title") }
+            case "url": item.url = try reader.lenient { try $0.optionalString("url") }
+            case "external_url": item.externalURL = try reader.lenient { try $0.optionalString("external_url") }
+            case "content_html": item.contentHTML = try reader.lenient { try $0.optionalString("content_html") }
+            case "content_text": item.contentText = try reader.lenient { try $0.optionalString("content_text") }
+            case "summary": item.summary = try reader.lenient { try $0.optionalString("summary") }
+            case "date_published": item.published = try reader.lenient { try $0.optionalString("date_published") }
+            case "date_modified": item.modified = try reader.lenient { try $0.optionalString("date_modified") }
+            case "language": item.language = try reader.lenient { try $0.optionalString("language") }
             case "authors": item.authors = try authorList(&reader)
             case "author": if item.authors.isEmpty { item.authors = try author(&reader).map { [$0] } ?? [] } else { try reader.skipValue() }
             case "tags":
                 guard try reader.peek() == UInt8(ascii: "[") else { return try reader.skipValue() }
                 try reader.readArray { reader in
-                    if let tag = try lenient(&reader, { try $0.optionalString("tags") }) { item.tags.append(tag) }
+                    if let tag = try reader.lenient({ try $0.optionalString("tags") }) { item.tags.append(tag) }
                 }
             case "attachments":
                 guard try reader.peek() == UInt8(ascii: "[") else { return try reader.skipValue() }
@@ -145,10 +140,10 @@ enum JSONFeedParser {
                     var attachment = AttachmentJSON()
                     try reader.readObject { reader, key in
                         switch key {
-                        case "url": attachment.url = try lenient(&reader) { try $0.optionalString("url") }
-                        case "mime_type": attachment.mimeType = try lenient(&reader) { try $0.optionalString("mime_type") }
-                        case "title": attachment.title = try lenient(&reader) { try $0.optionalString("title") }
-                        case "size_in_bytes": attachment.size = try lenient(&reader) { try $0.optionalWholeNumber("size_in_bytes") }
+                        case "url": attachment.url = try reader.lenient { try $0.optionalString("url") }
+                        case "mime_type": attachment.mimeType = try reader.lenient { try $0.optionalString("mime_type") }
+                        case "title": attachment.title = try reader.lenient { try $0.optionalString("title") }
+                        case "size_in_bytes": attachment.size = try reader.lenient { try $0.optionalWholeNumber("size_in_bytes") }
                         default: try reader.skipValue()
                         }
                     }
@@ -182,8 +177,8 @@ enum JSONFeedParser {
         var author = AuthorJSON()
         try reader.readObject { reader, key in
             switch key {
-            case "name": author.name = try lenient(&reader) { try $0.optionalString("name") }
-            case "url": author.url = try lenient(&reader) { try $0.optionalString("url") }
+            case "name": author.name = try reader.lenient { try $0.optionalString("name") }
+            case "url": author.url = try reader.lenient { try $0.optionalString("url") }
             default: try reader.skipValue()
             }
         }

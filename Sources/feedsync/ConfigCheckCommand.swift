@@ -22,7 +22,7 @@ enum ConfigCheckCommand: Command {
             try output.line("expanded from OPML: \(expanded.count) feed\(expanded.count == 1 ? "" : "s")")
             for name in expanded { try output.line("  \(name) <- \(Terminal.safe(runtime.feedOrigins[name] ?? "", limit: 400))") }
         }
-        try await showLocations(of: feeds, options, output)
+        try await showLocations(in: runtime, output)
         if let address = runtime.metricsListen {
             // A running feedsyncd holds its own port, so a port in use is a warning here, not an error.
             if let problem = HTTPListener.problem(binding: address) {
@@ -44,11 +44,9 @@ enum ConfigCheckCommand: Command {
     /// The store is only looked at (``ReadOnlyStoreSetup``): an SQLite file is opened read-only,
     /// a PostgreSQL server is given 3 s and read in read-only transactions, and a store that
     /// does not exist or needs an upgrade is not read. One line says when it was not read, and why.
-    static func showLocations(of feeds: [String], _ options: CommandLineOptions, _ output: CheckedOutput) async throws {
-        var load = localOnly
-        load.deferMissingSecrets = true
-        guard let runtime = try? Runtime.load(configPath: options["--config"], load),
-              let look = runtime.provider.store.lifecycle as? any ReadOnlyStoreSetup else { return }
+    static func showLocations(in runtime: Runtime, _ output: CheckedOutput) async throws {
+        guard let look = runtime.provider.store.lifecycle as? any ReadOnlyStoreSetup else { return }
+        let feeds = runtime.feedNames
         let statuses: [FeedStatus]
         do {
             try await look.setUpToRead()
