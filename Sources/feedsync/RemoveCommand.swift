@@ -18,7 +18,8 @@ enum RemoveCommand: Command {
             throw UsageError("name the feed to remove", usage: usage)
         }
         let shown = Terminal.safe(name, limit: 80)
-        var editor = try ConfigEditor(configPath: options["--config"])
+        // A feed named before names that begin with '-' were refused can still be taken out: `remove -- -x`.
+        var editor = try ConfigEditor(configPath: options["--config"], optionLikeNames: true)
         guard editor.existed else {
             throw ConfigError(file: editor.displayName, keyPath: "", message: "no such file; nothing to remove \(shown) from")
         }
