@@ -39,6 +39,7 @@ public final class FileTransaction {
     private var writes: [Write] = []
     private var editor: ConfigEditor?
     private var staged: StagedConfig?
+    private var kept: ConfigEditor?
     private var removals: [(url: URL, found: FileIdentity)] = []
     private var placed: [Placed] = []
 
@@ -62,6 +63,12 @@ public final class FileTransaction {
     /// Plans to save `editor`'s config after the secrets are in place.
     public func save(_ editor: ConfigEditor) {
         self.editor = editor
+    }
+
+    /// Plans no change to `editor`'s config, but requires it to be as the editor read it: the
+    /// changes were decided from it (a second login's refresh of the feed it names).
+    public func keep(_ editor: ConfigEditor) {
+        kept = editor
     }
 
     /// Plans to delete the file at `url` (a symlink itself, never what it points to) once the
@@ -100,6 +107,9 @@ public final class FileTransaction {
             for write in writes where FileIdentity.of(write.target) != write.found {
                 throw ServiceError(.locked, "saving a secret in \(write.target.path)",
                                    "it changed while this command ran, so nothing was changed; run the command again")
+            }
+            if let kept, !kept.isUnchanged {
+                throw ServiceError(.locked, "writing \(kept.displayName)", "it changed while this command ran, so nothing was changed; run the command again")
             }
             for write in writes { try place(write) }
             try staged?.commit()

@@ -21,7 +21,7 @@ public struct StagedConfig {
         // waited for the browser) is never overwritten: the command is run again instead.
         let changed = ServiceError(.locked, operation, "it changed while this command ran, so the change was not written; run the command again")
         if editor.existed {
-            guard FileManager.default.contents(atPath: editor.url.path) == editor.original else { throw changed }
+            guard editor.isUnchanged else { throw changed }
             guard rename(temporary.path, editor.url.path) == 0 else {
                 throw ServiceError(.storage, operation, "cannot replace it: \(String(cString: strerror(errno)))")
             }
@@ -44,6 +44,11 @@ public struct StagedConfig {
 }
 
 extension ConfigEditor {
+    /// Whether the file is still as the editor read it (and still absent, if it was).
+    public var isUnchanged: Bool {
+        existed ? FileManager.default.contents(atPath: url.path) == original : !FileManager.default.fileExists(atPath: url.path)
+    }
+
     /// Writes the new text beside the file and checks it as `config check` would, secrets
     /// deferred (a missing one is not the edit's fault); the old file's mode is kept (a new file
     /// gets 0600). Nothing is in place until ``StagedConfig/commit()``.

@@ -31,6 +31,8 @@ extension LoginCommand {
         if target.addsFeed {
             try editor.addFeed(name: target.name, fields: [("interval", .string("5m")), ("posts", .object(posts))], usage: usage)
             plan.save(editor)
+        } else if target.isRefresh {
+            plan.keep(editor)
         }
 
         // The same backend a pull builds, so the check is the pull's own login; the password

@@ -44,6 +44,8 @@ extension LoginCommand {
                                        ("accessTokenFile", .string(ConfigChange.configPath(target.secretFile, editor))), ("timeline", .string("home"))])),
                 ], usage: usage)
                 changes.save(editor)
+            } else if target.isRefresh {
+                changes.keep(editor)
             }
             try changes.commit()
         } catch {

@@ -39,7 +39,8 @@ enum RemoveCommand: Command {
         }
         try await ConfigChange.commit(editor, options, output, saying: "removed feed \(shown) from \(editor.displayName)")
         guard options.has("--purge") else {
-            try output.line("its posts stay in the store; `feedsync remove \(shown) --purge` would delete them")
+            let again = name.hasPrefix("-") ? "--purge -- \(shown)" : "\(shown) --purge"
+            try output.line("its posts stay in the store; `feedsync remove \(again)` would delete them")
             return .ok
         }
         let posts = try await purge(name, editor)

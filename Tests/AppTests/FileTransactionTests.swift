@@ -181,3 +181,23 @@ import Glibc
         #expect(snapshot() == before)
     }
 }
+
+extension FileTransactionTests {
+    @Test func aConfigKeptAsItWasMustStillBeSoAtTheCommit() throws {
+        let editor = try config()
+        try make("a.token", "old\n")
+        let changes = FileTransaction()
+        try changes.write(secret: "new", to: path("a.token"))
+        changes.keep(editor)
+        try Data((try String(contentsOf: path("feedsync.json"), encoding: .utf8) + " ").utf8).write(to: path("feedsync.json"))
+        let before = snapshot()
+        #expect(throws: ServiceError.self) { try changes.commit(environment: [:]) }
+        #expect(snapshot() == before)
+
+        let unchanged = FileTransaction()
+        try unchanged.write(secret: "new", to: path("a.token"))
+        unchanged.keep(try ConfigEditor(configPath: path("feedsync.json").path, environment: [:]))
+        try unchanged.commit(environment: [:])
+        #expect(snapshot()["a.token"] == "new\n" && snapshot()["feedsync.json"] == before["feedsync.json"])
+    }
+}
