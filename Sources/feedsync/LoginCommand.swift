@@ -1,16 +1,16 @@
 import App
-import Bluesky
 import Core
 import Foundation
-import IntegrationKit
-import Mastodon
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `feedsync login mastodon SERVER` and `feedsync login bluesky HANDLE`: sign in, keep the
-/// secret in a 0600 file, and add a feed for the account's home timeline.
+/// secret in a 0600 file, and add a feed for the account's home timeline — or, for an account
+/// that has a login in the config, replace that login's secret in place.
+///
+/// Everything that can fail is decided before anything is written (``LoginTarget``), and the
+/// files are changed together or not at all (``FileTransaction``).
 enum LoginCommand: Command {
     static let words = ["login"]
     static let summary = "Sign in to a Mastodon server or Bluesky and add your home timeline."
