@@ -201,3 +201,39 @@ extension FileTransactionTests {
         #expect(snapshot()["a.token"] == "new\n" && snapshot()["feedsync.json"] == before["feedsync.json"])
     }
 }
+
+extension FileTransactionTests {
+    @Test func aFolderGoneBeforeTheCommitLeavesNoTemporaryFileOfTheOthers() throws {
+        let sub = path("sub")
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: false)
+        var editor = try config()
+        try addFeed(&editor, "second")
+        let changes = FileTransaction()
+        try changes.write(secret: "token", to: path("a.token"))
+        try changes.write(secret: "app", to: sub.appendingPathComponent("a.token.app"))
+        changes.save(editor)
+        try FileManager.default.removeItem(at: sub)
+        let before = snapshot()
+        do {
+            try changes.commit(environment: [:])
+            Issue.record("committed into a folder that is gone")
+        } catch let error as ServiceError {
+            #expect(error.code == .storage && error.reason.contains("cannot create a file in \(sub.path)"), "\(error)")
+        }
+        #expect(snapshot() == before, "the first secret's temporary file is gone too")
+    }
+
+    @Test(.enabled(if: getuid() != 0, "root writes into any folder"))
+    func aFolderThisUserCannotWriteLeavesNothing() throws {
+        let locked = path("locked")
+        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: false)
+        chmod(locked.path, 0o500)
+        defer { chmod(locked.path, 0o700) }
+        let changes = FileTransaction()
+        try changes.write(secret: "token", to: path("a.token"))
+        try changes.write(secret: "token", to: locked.appendingPathComponent("b.token"))
+        let before = snapshot()
+        #expect(throws: ServiceError.self) { try changes.commit(environment: [:]) }
+        #expect(snapshot() == before)
+    }
+}
