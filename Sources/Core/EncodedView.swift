@@ -39,12 +39,20 @@ struct EncodedView {
     ///   password's `+` in JSON): both are searched, so neither hides the other.
     func decoded(plusAsSpace: Bool = false) -> EncodedView? {
         withBytes { bytes in
-            var out: [UInt8] = [], starts: [Int32] = [], ends: [Int32] = []
+            // Most texts hold nothing to undo (a `&` in a query, a `%` in a sentence): find the first escape before copying.
+            guard let first = bytes.indices.first(where: { (plusAsSpace && bytes[$0] == UInt8(ascii: "+")) || Self.escape(at: $0, in: bytes) != nil })
+            else { return nil }
+            var out = Array(bytes[..<first]), starts: [Int32] = [], ends: [Int32] = []
             out.reserveCapacity(bytes.count)
             starts.reserveCapacity(bytes.count)
             ends.reserveCapacity(bytes.count)
+            for index in 0..<first {
+                let from = originalRange(index..<index + 1)
+                starts.append(Int32(from.lowerBound))
+                ends.append(Int32(from.upperBound))
+            }
             var changed = false
-            var index = 0
+            var index = first
             while index < bytes.count {
                 let span: Int
                 if plusAsSpace, bytes[index] == UInt8(ascii: "+") {

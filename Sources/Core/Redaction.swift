@@ -39,8 +39,8 @@ public enum Redaction {
     public static func redact(_ text: String) -> String {
         let table = registry.withLock { $0.table }
         guard !table.isEmpty, text.utf8.count >= minimumLength else { return text }
-        var text = text
-        return text.withUTF8 { bytes in
+        var copy = text
+        return copy.withUTF8 { bytes in
             var found = table.matches(in: EncodedView(original: bytes))
             if EncodedView.mayHoldEscapes(bytes) {
                 var view = EncodedView(original: bytes)
@@ -53,7 +53,7 @@ public enum Redaction {
                     view = decoded
                 }
             }
-            return found.isEmpty ? String(decoding: bytes, as: UTF8.self) : replace(found, in: bytes)
+            return found.isEmpty ? text : replace(found, in: bytes)
         }
     }
 

@@ -5,25 +5,59 @@
 /// text holds a secret, or a piece of one at least ``window`` bytes long, exactly where its
 /// windows are found, ASCII letters compared without case.
 ///
-/// The windows are 8 bytes, each a `UInt64`: a search is one dictionary lookup per byte of text,
-/// whatever the number of secrets.
+/// The windows are 8 bytes, each a `UInt64`, and a bit for each in a filter at least 16 times
+/// larger than their number: a search costs one bit test per byte of text, and a dictionary
+/// lookup only for the few windows whose bit is set, whatever the number of secrets.
 struct RedactionTable: Sendable {
     /// The length of a window, and so of the shortest secret and piece of one found.
     static let window = 8
 
     /// How many forms hold each window.
     private var windows: [UInt64: Int] = [:]
+    /// One bit per hash of a window (``slot(_:)``); a clear bit means no secret has that window.
+    private var filter = [UInt64](repeating: 0, count: 1 << 10)
 
     var isEmpty: Bool { windows.isEmpty }
 
     mutating func add(_ secret: String) {
-        for key in Self.keys(of: secret) { windows[key, default: 0] += 1 }
+        let keys = Self.keys(of: secret)
+        for key in keys { windows[key, default: 0] += 1 }
+        if windows.count * 16 > filter.count * 64 {
+            rebuildFilter()
+        } else {
+            for key in keys { set(key) }
+        }
     }
 
     mutating func remove(_ secret: String) {
         for key in Self.keys(of: secret) {
             if let count = windows[key], count > 1 { windows[key] = count - 1 } else { windows[key] = nil }
         }
+        rebuildFilter()
+    }
+
+    /// A filter sized for the windows there are now, at 16 bits or more each.
+    private mutating func rebuildFilter() {
+        var words = 1 << 10
+        while words * 64 < windows.count * 16 { words *= 2 }
+        filter = [UInt64](repeating: 0, count: words)
+        for key in windows.keys { set(key) }
+    }
+
+    private mutating func set(_ key: UInt64) {
+        let slot = Self.slot(key, words: filter.count)
+        filter[slot >> 6] |= 1 << UInt64(slot & 63)
+    }
+
+    /// Whether a window may be a secret's: its bit is set.
+    @inline(__always) private func mayHold(_ key: UInt64) -> Bool {
+        let slot = Self.slot(key, words: filter.count)
+        return filter[slot >> 6] & (1 << UInt64(slot & 63)) != 0
+    }
+
+    /// A bit of a filter of `words` words (a power of two) for `key`: Fibonacci hashing.
+    @inline(__always) private static func slot(_ key: UInt64, words: Int) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 32) & (words * 64 - 1)
     }
 
     /// The ranges of `view`'s original text that hold a window of a secret.
@@ -34,7 +68,7 @@ struct RedactionTable: Sendable {
             var key: UInt64 = 0
             for index in 0..<bytes.count {
                 key = key << 8 | UInt64(Self.folded(bytes[index]))
-                if index >= Self.window - 1, windows[key] != nil {
+                if index >= Self.window - 1, mayHold(key), windows[key] != nil {
                     found.append(view.originalRange(index + 1 - Self.window..<index + 1))
                 }
             }
