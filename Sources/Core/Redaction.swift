@@ -37,6 +37,8 @@ public enum Redaction {
 
     /// `text` with every registered secret, in any of the forms above, replaced by ``marker``.
     public static func redact(_ text: String) -> String {
+        // Most commands hold no secret at all (`posts`, `status`): they pay one atomic load a line.
+        guard anyRegistered.load(ordering: .acquiring) else { return text }
         let table = registry.withLock { $0.table }
         guard !table.isEmpty, text.utf8.count >= minimumLength else { return text }
         var copy = text
@@ -66,7 +68,10 @@ public enum Redaction {
     /// Registers `text` for as long as the returned hold lives; `nil` for a text too short.
     static func hold(_ text: String) -> Hold? {
         guard text.utf8.count >= minimumLength else { return nil }
-        registry.withLock { $0.hold(text) }
+        registry.withLock {
+            $0.hold(text)
+            anyRegistered.store(true, ordering: .releasing)
+        }
         return Hold(text: text)
     }
 
@@ -78,6 +83,8 @@ public enum Redaction {
     }
 
     private static let registry = Mutex(Registry())
+    /// Whether any text is registered, held or released; set under the registry's lock.
+    private static let anyRegistered = Atomic(false)
 
     /// The registered texts and the table built from them.
     private struct Registry {

@@ -20,7 +20,7 @@ public enum Terminal {
         var count = 0
         var searched = text
         var shortened = false
-        if let limit {
+        if let limit, text.utf8.count > limit + redactionMargin {
             // Only what can be shown is searched: a long post or body costs no more than a short one.
             let shown = text.unicodeScalars.prefix(limit + redactionMargin)
             if shown.endIndex < text.unicodeScalars.endIndex {
