@@ -62,9 +62,6 @@ public enum Redaction {
     /// `text` redacted, or `nil`.
     public static func redact(_ text: String?) -> String? { text.map { redact($0) } }
 
-    /// How many secrets are registered now, held and recently let go: for tests and the log.
-    public static var registeredCount: Int { registry.withLock { $0.held.count + $0.released.count } }
-
     /// Registers `text` for as long as the returned hold lives; `nil` for a text too short.
     static func hold(_ text: String) -> Hold? {
         guard text.utf8.count >= minimumLength else { return nil }

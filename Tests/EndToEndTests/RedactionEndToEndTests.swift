@@ -117,7 +117,7 @@ import Glibc
         let status = try await feedsync(["status", "--config", setup.config], environment: setup.environment)
         let json = try await feedsync(["status", "--config", setup.config, "--json"], environment: setup.environment)
         return [("status", status.stdout + status.stderr), ("status --json", json.stdout + json.stderr),
-                ("the SQLite file and its WAL", String(decoding: databaseBytes(setup.scratch), as: UTF8.self))]
+                ("the SQLite file and its WAL", SecretSearch.printableRuns(of: databaseBytes(setup.scratch)))]
     }
 
     /// The search the runs rely on finds each form a server writes, so a leak cannot pass unseen.

@@ -44,6 +44,23 @@ enum SecretSearch {
         }
     }
 
+    /// The runs of 8 or more printable bytes in a binary file (as `strings` finds them), one a
+    /// line: a stored text is a run of its own, and the search need not read the file's zeros.
+    static func printableRuns(of data: Data) -> String {
+        var runs: [String] = []
+        var run: [UInt8] = []
+        for byte in data {
+            if byte >= 0x20 && byte != 0x7F {
+                run.append(byte)
+            } else {
+                if run.count >= 8 { runs.append(String(decoding: run, as: UTF8.self)) }
+                run.removeAll(keepingCapacity: true)
+            }
+        }
+        if run.count >= 8 { runs.append(String(decoding: run, as: UTF8.self)) }
+        return runs.joined(separator: "\n")
+    }
+
     static let decoders: [(String, @Sendable ([UInt8]) -> [UInt8])] = [
         ("percent-decoded", { percentDecoded($0, plusAsSpace: false) }),
         ("form-decoded", { percentDecoded($0, plusAsSpace: true) }),
