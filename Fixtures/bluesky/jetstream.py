@@ -335,6 +335,13 @@ class Handler(bsky.Handler):
                 sock.sendall(frame(0x8, struct.pack("!H", 4000) + b"bye"))
                 _, opcode, payload = read_frame(sock)
                 sock.sendall(frame(0x1, b"unreachable"))
+            elif mode.startswith("closepayload/"):
+                # A close frame whose payload is the hex after the slash; the client's answer is recorded.
+                sock.sendall(frame(0x8, bytes.fromhex(mode[13:])))
+                _, opcode, payload = read_frame(sock)
+                if opcode == 0x8:
+                    with self.server.stream.cond:
+                        self.server.stream.stats["close_codes"].append(struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else None)
             elif mode == "quiet":
                 time.sleep(3600)
             elif mode == "echo":

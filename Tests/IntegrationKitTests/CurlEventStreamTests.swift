@@ -79,7 +79,29 @@ import Testing
 
     @Test func endlessCommentsEndTheStream() async {
         let (_, _, error) = await drain(stream("/comments"))
-        #expect(error?.reason.contains("bytes of comments without an event") == true, "\(String(describing: error))")
+        #expect(error?.reason.contains("more than 1048576 bytes without an event") == true, "\(String(describing: error))")
+    }
+
+    /// Field lines that dispatch nothing, sent as fast as the socket takes them, are cut at the
+    /// bound between events, whatever field they carry.
+    @Test(arguments: ["event", "id", "retry", "unknown", "nocolon", "blank", "mixed"])
+    func endlessFieldLinesEndTheStreamAtTheBound(_ kind: String) async {
+        var limits = EventStreamLimits(idleTimeout: 600, headersDeadline: 5)
+        limits.maxBytesWithoutEvent = 64 << 10
+        let (opened, events, error) = await drain(stream("/fields?kind=\(kind)", limits))
+        #expect(opened && events.isEmpty)
+        #expect(error?.code == .contractViolation && error?.reason.contains("more than 65536 bytes without an event") == true,
+                "\(String(describing: error))")
+    }
+
+    /// Field lines trickled in keep bytes arriving, so libcurl's idle clock never fires; they are
+    /// no sign of life, so the stream's own idle clock does.
+    @Test(arguments: ["event", "blank"])
+    func fieldLinesAloneDoNotKeepAStreamAlive(_ kind: String) async {
+        let (opened, events, error) = await drain(stream("/fields?kind=\(kind)&every=0.2"))
+        #expect(opened && events.isEmpty)
+        #expect(error?.code == .unavailable && error?.reason.contains("no event, data line or keep-alive comment arrived for 2 s") == true,
+                "\(String(describing: error))")
     }
 
     @Test func aFloodFasterThanTheConsumerEndsTheStreamAtThePendingBound() async {
