@@ -46,6 +46,8 @@ final class CurlEventStreamTransfer: @unchecked Sendable {
     /// When the stream last showed a sign of life (see ``ServerSentEventParser/signsOfLife``).
     private var lastSignOfLife = Date()
     private var signsOfLife = 0
+    /// When the last byte of the body arrived, sign of life or not.
+    private var lastByte = Date.distantPast
     /// The easy handle while ``run(on:)`` runs.
     private var handle: UnsafeMutableRawPointer?
 
@@ -123,8 +125,9 @@ final class CurlEventStreamTransfer: @unchecked Sendable {
             return 1
         }
         if headersDone && status == 200 && Date().timeIntervalSince(lastSignOfLife) > limits.idleTimeout {
-            failure = ServiceError(.unavailable, operation, "no event, data line or keep-alive comment arrived for \(Int(limits.idleTimeout)) s, "
-                                   + "only field lines or blank lines (streamIdleSeconds)")
+            failure = ServiceError(.unavailable, operation, lastByte > lastSignOfLife
+                ? "no event, data line or keep-alive comment arrived for \(Int(limits.idleTimeout)) s, only field lines or blank lines (streamIdleSeconds)"
+                : "nothing arrived for \(Int(limits.idleTimeout)) s (streamIdleSeconds)")
             return 1
         }
         return 0
@@ -171,6 +174,7 @@ final class CurlEventStreamTransfer: @unchecked Sendable {
             if errorBody.count < 64 * 1024 { errorBody.append(contentsOf: bytes.prefix(64 * 1024 - errorBody.count)) }
             return count
         }
+        lastByte = Date()
         do {
             let events = try parser.feed(bytes)
             if parser.signsOfLife != signsOfLife {
