@@ -209,6 +209,11 @@ class Handler(bsky.Handler):
         if state is None:
             self.close_connection = True
             return self._send(400, [], bsky.xrpc_error("BadRequest", "Too many wantedDids or wantedCollections"))
+        # Where the subscriber starts is fixed before the 101 goes out: an event published as
+        # soon as the client has its answer is then never missed.
+        with stream.cond:
+            generation = stream.generation
+            position = stream.start(cursor)
         if not self._handshake():
             return
         sock = self.connection
@@ -221,8 +226,6 @@ class Handler(bsky.Handler):
         with stream.cond:
             stream.stats["connections"] += 1
             stream.stats["open"] += 1
-            generation = stream.generation
-            position = stream.start(cursor)
         reader = threading.Thread(target=self._read_client, args=(sock, state, send, stream), daemon=True)
         reader.start()
         last_ping = time.time()
