@@ -209,6 +209,11 @@ class Handler(bsky.Handler):
         if state is None:
             self.close_connection = True
             return self._send(400, [], bsky.xrpc_error("BadRequest", "Too many wantedDids or wantedCollections"))
+        # Where the subscriber starts is fixed before the 101 goes out: an event published as
+        # soon as the client has its answer is then never missed.
+        with stream.cond:
+            generation = stream.generation
+            position = stream.start(cursor)
         if not self._handshake():
             return
         sock = self.connection
@@ -221,8 +226,6 @@ class Handler(bsky.Handler):
         with stream.cond:
             stream.stats["connections"] += 1
             stream.stats["open"] += 1
-            generation = stream.generation
-            position = stream.start(cursor)
         reader = threading.Thread(target=self._read_client, args=(sock, state, send, stream), daemon=True)
         reader.start()
         last_ping = time.time()
@@ -335,6 +338,13 @@ class Handler(bsky.Handler):
                 sock.sendall(frame(0x8, struct.pack("!H", 4000) + b"bye"))
                 _, opcode, payload = read_frame(sock)
                 sock.sendall(frame(0x1, b"unreachable"))
+            elif mode.startswith("closepayload/"):
+                # A close frame whose payload is the hex after the slash; the client's answer is recorded.
+                sock.sendall(frame(0x8, bytes.fromhex(mode[13:])))
+                _, opcode, payload = read_frame(sock)
+                if opcode == 0x8:
+                    with self.server.stream.cond:
+                        self.server.stream.stats["close_codes"].append(struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else None)
             elif mode == "quiet":
                 time.sleep(3600)
             elif mode == "echo":

@@ -10,6 +10,9 @@ The first line on stdout is `listening on 127.0.0.1:PORT`. The path chooses the 
   /flood           events as fast as the socket takes them, for ever
   /big             one event whose data line is 2 MiB
   /comments        comment lines for ever
+  /fields?kind=K[&every=S]
+                   lines that dispatch nothing for ever, as fast as the socket takes them (or one
+                   every S seconds): K is event, id, retry, unknown, nocolon, blank or mixed
   /garbage         chunked, one good event, then a chunk header that is not hex
   /json            200 application/json
   /unauthorized    401 {"error": "The access token is invalid"}
@@ -67,6 +70,18 @@ class Handler(BaseHTTPRequestHandler):
                 line = chunk(b":" + b"c" * 1000 + b"\n")
                 while True:
                     self.wfile.write(line)
+            elif url.path == "/fields":
+                self.head()
+                lines = {"event": b"event: update\n", "id": b"id: 42\n", "retry": b"retry: 1000\n",
+                         "unknown": b"foo: bar\n", "nocolon": b"data2\n", "blank": b"\n",
+                         "mixed": b"event: a\nid: 1\nretry: 5\nfoo: bar\nevent\n\n\r\n"}[params.get("kind", ["event"])[0]]
+                every = float(params.get("every", ["0"])[0])
+                batch = chunk(lines * (1 if every else 200))
+                while True:
+                    self.wfile.write(batch)
+                    if every:
+                        self.wfile.flush()
+                        time.sleep(every)
             elif url.path == "/garbage":
                 self.head()
                 self.wfile.write(chunk(b"data: good\n\n") + b"zz\r\nnot a chunk\r\n")

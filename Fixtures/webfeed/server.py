@@ -23,6 +23,7 @@ Each port is a host of its own as feedsync counts hosts (its gate key is host:po
   GET /opml                   an OPML file listing every feed (?count=N for the first N;
                               ?ports=1 spreads them over every listening port)
   GET  /_control/stats        {"total": n, "requests": {"GET /feeds/1.xml": {"200": 1, "304": 2}}}
+  GET  /_control/hosts        {"localhost:PORT": n, ...}: requests answered, by the Host header they named
   GET  /_control/log          {"now": t, "requests": [{"key": "GET /feeds/1.xml", "status": 304, "start": t0, "end": t1}]}
                               (the last 10,000 requests, times in seconds on the server's monotonic clock)
   POST /_control/reset-stats
@@ -58,9 +59,12 @@ class State:
         self.stats = {}
         self.total = 0
         self.log = collections.deque(maxlen=10000)   # when each request came and was answered
+        self.hosts = {}                       # Host header -> requests answered for it
 
-    def count(self, key, status):
+    def count(self, key, status, host=None):
         with self.lock:
+            if host:
+                self.hosts[host] = self.hosts.get(host, 0) + 1
             self.total += 1
             self.stats.setdefault(key, {}).setdefault(str(status), 0)
             self.stats[key][str(status)] += 1
@@ -114,7 +118,7 @@ def make_handler(state, ports):
             pass
 
         def send(self, status, body=b"", headers=None, key=None):
-            state.count(key or f"{self.command} {urlsplit(self.path).path}", status)
+            state.count(key or f"{self.command} {urlsplit(self.path).path}", status, self.headers.get("Host", "?"))
             self.send_response(status)
             for name, value in (headers or {}).items():
                 self.send_header(name, value)
@@ -133,7 +137,7 @@ def make_handler(state, ports):
             feed = int(q.get("feed", 0))
             with state.lock:
                 if url.path == "/_control/reset-stats":
-                    state.stats, state.total = {}, 0
+                    state.stats, state.total, state.hosts = {}, 0, {}
                     state.log.clear()
                 elif url.path == "/_control/edit":
                     item = int(q["item"])
@@ -157,9 +161,11 @@ def make_handler(state, ports):
             self.started = time.monotonic()
             url = urlsplit(self.path)
             path, query = url.path, parse_qs(url.query)
-            if path in ("/_control/stats", "/_control/log"):
+            if path in ("/_control/stats", "/_control/log", "/_control/hosts"):
                 with state.lock:
-                    if path == "/_control/log":
+                    if path == "/_control/hosts":
+                        body = json.dumps(state.hosts).encode()
+                    elif path == "/_control/log":
                         body = json.dumps({"now": time.monotonic(), "requests": list(state.log)}).encode()
                     else:
                         body = json.dumps({"total": state.total, "requests": state.stats}).encode()

@@ -28,11 +28,17 @@ public enum WebFeedProbe {
 
     /// Fetches `url` once and tells a feed from a page.
     ///
+    /// - Parameters:
+    ///   - gate: where requests to one host take turns, shared by the looks of one `add`.
+    ///   - budget: the requests each host may still be sent (each redirect hop is one), shared
+    ///     likewise; `nil` for no bound beyond ``limits``.
     /// - Throws: ``Core/ServiceError``: `.notFound` for 404 or 410, `.unavailable` for another
-    ///   status or a failed request, `.invalidResponse` when the body is neither a feed nor HTML.
-    public static func look(at url: URL, userAgent: String) async throws -> Answer {
-        let transport = CurlTransport(limits: limits)
-        let client = WebFeedClient(transport: transport, requests: RequestCounter(), gate: HostGate(), userAgent: userAgent,
+    ///   status or a failed request, `.invalidResponse` when the body is neither a feed nor HTML;
+    ///   ``DiscoveryBudget/Spent`` when a request would pass the budget.
+    public static func look(at url: URL, userAgent: String, gate: HostGate = HostGate(), budget: DiscoveryBudget? = nil) async throws -> Answer {
+        let curl = CurlTransport(limits: limits)
+        let transport: any HTTPTransport = budget.map { BudgetedTransport(base: curl, budget: $0) } ?? curl
+        let client = WebFeedClient(transport: transport, requests: RequestCounter(), gate: gate, userAgent: userAgent,
                                    maxRedirects: limits.maxRedirects)
         let shown = Terminal.safe(url.absoluteString, limit: 200)
         let operation = "reading \(shown)"

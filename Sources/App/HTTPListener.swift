@@ -5,73 +5,112 @@ import Synchronization
 import Glibc
 #endif
 
-/// A small HTTP/1.1 listener of our own, for the daemon's `/metrics` and `/healthz` and for the
-/// loopback callback of `feedsync login`: a slow or hostile client cannot knock it over, and it
-/// never slows syncing.
+/// A small HTTP/1.1 listener of our own, for the daemon's `/metrics` and `/healthz`, for the
+/// loopback callback of `feedsync login`, and for any listener added later: a slow or hostile
+/// client cannot knock it over or lock anyone out, and it never slows syncing.
 ///
 /// One thread polls every socket; nothing here touches Swift's cooperative pool or the store.
-/// Each connection gets ``requestTimeout`` to send its request head, at most ``maxHeadBytes``
-/// of it, and one answer; then it is closed (no keep-alive). At most ``maxConnections`` are
-/// open at once: a new one past that evicts the connection that has waited longest for its
-/// head, so idle connections cannot lock a scraper out.
+/// Each connection gets one request and one answer, then it is closed (no keep-alive).
+///
+/// What it guarantees, whatever the clients do (the figures are ``Limits``, set per listener):
+/// - **A new connection always gets a slot.** At most ``Limits/maxConnections`` are open; one
+///   past that closes the *oldest* open connection, whatever it is doing (waiting for its head,
+///   or being answered), so a health check that arrives while every slot is held is answered.
+/// - **A client that does not read holds no slot for long.** An answer is written as the
+///   socket takes it; when the socket takes no byte of it for ``Limits/writeStallTimeout``
+///   (its buffer stays full: the client stopped reading, or reads a byte now and then), the
+///   connection is cut. Even a client that keeps reading has ``Limits/writeTimeout`` for the
+///   whole answer.
+/// - **A client that does not send holds no slot for long.** The whole request head must arrive
+///   within ``Limits/headTimeout`` (a byte now and then does not extend it), and at most
+///   ``Limits/maxHeadBytes`` of it (more: `431`).
+/// - A small answer (`/healthz`) fits in the socket's buffer, so it is written and its slot
+///   freed as soon as its request head is read.
+///
+/// ``counts`` tells what happened to the connections, for tests and for a curious operator.
+///
+///     let listener = try HTTPListener(address: ListenAddress("127.0.0.1:9464")) { request in
+///         .init(status: 200, body: "ok\n")
+///     }
+///     listener.start()
 public final class HTTPListener: Sendable {
-    public static let requestTimeout: TimeInterval = 5
-    public static let maxHeadBytes = 8 * 1024
-    public static let maxConnections = 64
-    /// How long a client has to read an answer before the connection is dropped.
-    public static let writeTimeout: TimeInterval = 10
+    /// The bounds a listener holds its clients to (see the guarantees on ``HTTPListener``).
+    public struct Limits: Sendable, Equatable {
+        /// Connections open at once; a new one past this closes the oldest.
+        public var maxConnections: Int
+        /// How long a client has to send its whole request head.
+        public var headTimeout: Duration
+        /// The longest request head.
+        public var maxHeadBytes: Int
+        /// How long the socket may take no byte of an answer (its buffer full) before the
+        /// connection is cut: a client that stops reading is left this soon.
+        public var writeStallTimeout: Duration
+        /// How long a client has to read a whole answer, however steadily it reads.
+        public var writeTimeout: Duration
 
-    /// What a client asked for.
-    public struct Request: Sendable {
-        public var method: String
-        /// The path, without the query.
-        public var path: String
-        /// The query, still percent-encoded, without the `?`.
-        public var query: String
+        /// The defaults: 64 connections, 5 s and 8 KiB for the head, 2 s without progress and 10 s in all for the answer.
+        public init(maxConnections: Int = 64, headTimeout: Duration = .seconds(5), maxHeadBytes: Int = 8 * 1024,
+                    writeStallTimeout: Duration = .seconds(2), writeTimeout: Duration = .seconds(10)) {
+            self.maxConnections = max(1, maxConnections)
+            self.headTimeout = headTimeout
+            self.maxHeadBytes = max(64, maxHeadBytes)
+            self.writeStallTimeout = writeStallTimeout
+            self.writeTimeout = writeTimeout
+        }
     }
 
-    /// An answer: status, content type and body.
-    public struct Response: Sendable {
-        public var status: Int
-        public var contentType = "text/plain; charset=utf-8"
-        /// The body in pieces, sent one after the other (a large one is never copied whole).
-        public var body: [[UInt8]]
-        public var headers: [(String, String)] = []
-
-        public init(status: Int, contentType: String = "text/plain; charset=utf-8", body: String, headers: [(String, String)] = []) {
-            self.init(status: status, contentType: contentType, pieces: [Array(body.utf8)], headers: headers)
-        }
-
-        public init(status: Int, contentType: String = "text/plain; charset=utf-8", pieces: [[UInt8]], headers: [(String, String)] = []) {
-            self.status = status
-            self.contentType = contentType
-            self.body = pieces
-            self.headers = headers
-        }
-
-        var length: Int { body.reduce(0) { $0 + $1.count } }
+    /// What happened to the listener's connections so far.
+    public struct Counts: Sendable, Equatable {
+        /// Connections open now.
+        public var open = 0
+        /// Of those, the ones being answered (their head read, their answer not yet sent whole).
+        public var writing = 0
+        /// Connections accepted (those from other machines on a loopback-only listener excluded).
+        public var accepted = 0
+        /// Answers the client took whole.
+        public var answered = 0
+        /// Connections closed to make room for a newer one.
+        public var evicted = 0
+        /// Connections whose request head did not arrive whole within ``Limits/headTimeout``.
+        public var headTimeouts = 0
+        /// Connections whose socket took no byte of the answer for ``Limits/writeStallTimeout``.
+        public var stalledWrites = 0
+        /// Connections that did not read their whole answer within ``Limits/writeTimeout``.
+        public var writeTimeouts = 0
+        /// Connections the client closed or reset before its answer was out.
+        public var closedByClient = 0
     }
 
     public let address: ListenAddress
     /// The port actually bound (the configured one, or the kernel's choice for port 0 in tests).
     public let port: UInt16
-    private let socket: Int32
-    private let wake: (read: Int32, write: Int32)
-    private let handler: @Sendable (_ request: Request) -> Response
-    private let stopped = Atomic(false)
+    public let limits: Limits
+    let socket: Int32
+    let wake: (read: Int32, write: Int32)
+    let handler: @Sendable (_ request: Request) -> Response
+    let stopped = Atomic(false)
     /// Whether connections from other machines are closed as soon as they are accepted.
-    private let loopbackOnly: Bool
+    let loopbackOnly: Bool
     private let finished = Mutex<Bool>(false)
+    let tally = Mutex(Counts())
+
+    /// What happened to the connections so far (updated as the listener's thread goes).
+    public var counts: Counts { tally.withLock { $0 } }
 
     /// Binds and listens at `address`; call ``start()`` to serve.
     ///
-    /// - Parameter handler: answers a `GET` or `HEAD`.
+    /// - Parameters:
+    ///   - loopbackOnly: close connections from other machines as soon as they are accepted.
+    ///   - limits: the bounds clients are held to (the defaults unless a test shortens them).
+    ///   - handler: answers a `GET` or `HEAD`; it runs on the listener's thread, so it must
+    ///     answer from memory, at once.
     /// - Throws: ``ListenError`` in one sentence: the port in use, an address not on this
     ///   machine, no permission.
-    public init(address: ListenAddress, loopbackOnly: Bool = false,
+    public init(address: ListenAddress, loopbackOnly: Bool = false, limits: Limits = Limits(),
                 handler: @escaping @Sendable (_ request: Request) -> Response) throws(ListenError) {
         self.address = address
         self.loopbackOnly = loopbackOnly
+        self.limits = limits
         self.handler = handler
         let fd = Glibc.socket(address.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw ListenError("cannot listen on \(address): \(String(cString: strerror(errno)))") }
@@ -126,7 +165,7 @@ public final class HTTPListener: Sendable {
     }
 
     /// Non-blocking, and closed on exec.
-    private static func configure(_ fd: Int32) {
+    static func configure(_ fd: Int32) {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     }
@@ -165,7 +204,7 @@ public final class HTTPListener: Sendable {
             serve()
             closeDescriptors()
         }
-        thread.name = "feedsync metrics"
+        thread.name = "feedsync listener"
         thread.start()
     }
 
@@ -184,163 +223,6 @@ public final class HTTPListener: Sendable {
             close(wake.read)
             close(wake.write)
         }
-    }
-
-    private struct Connection {
-        let fd: Int32
-        let opened: Date
-        var deadline: Date
-        var head: [UInt8] = []
-        /// The answer's pieces still to send, and how much of the first is sent.
-        var out: [[UInt8]] = []
-        var written = 0
-        var answering = false
-    }
-
-    private func serve() {
-        var connections: [Connection] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !stopped.load(ordering: .relaxed) {
-            var polls = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
-            for connection in connections {
-                polls.append(pollfd(fd: connection.fd, events: Int16(connection.answering ? POLLOUT : POLLIN), revents: 0))
-            }
-            let now = Date()
-            let nearest = connections.map(\.deadline).min().map { max(0, $0.timeIntervalSince(now)) } ?? 1
-            let timeout = Int32(min(1000, nearest * 1000 + 1))
-            let ready = poll(&polls, nfds_t(polls.count), timeout)
-            if ready < 0 && errno != EINTR { break }
-            if polls[1].revents != 0 { break }
-
-            // Existing connections first, so an evicted slot is free before accepting.
-            var keep: [Connection] = []
-            for (index, var connection) in connections.enumerated() {
-                let events = polls[index + 2].revents
-                var open = true
-                if events & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && events & Int16(POLLIN) == 0 {
-                    open = false
-                } else if connection.answering, events & Int16(POLLOUT) != 0 {
-                    open = flush(&connection)
-                } else if !connection.answering, events & Int16(POLLIN) != 0 {
-                    open = receive(&connection, into: &buffer)
-                }
-                if open && Date() > connection.deadline { open = false }
-                if open { keep.append(connection) } else { close(connection.fd) }
-            }
-            connections = keep
-
-            if polls[0].revents & Int16(POLLIN) != 0 {
-                accept(into: &connections)
-            }
-        }
-        for connection in connections { close(connection.fd) }
-    }
-
-    private func accept(into connections: inout [Connection]) {
-        // Take every waiting connection; past the cap, drop the one waiting longest for its head.
-        for _ in 0..<256 {
-            var peer = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let fd = withUnsafeMutablePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(socket, $0, &length) } }
-            guard fd >= 0 else { return }
-            Self.configure(fd)
-            if loopbackOnly && !Self.isLoopback(peer) {
-                close(fd)
-                continue
-            }
-            if connections.count >= Self.maxConnections {
-                if let oldest = connections.indices.filter({ !connections[$0].answering }).min(by: { connections[$0].opened < connections[$1].opened }) {
-                    close(connections[oldest].fd)
-                    connections.remove(at: oldest)
-                } else {
-                    close(fd)
-                    continue
-                }
-            }
-            let now = Date()
-            connections.append(Connection(fd: fd, opened: now, deadline: now.addingTimeInterval(Self.requestTimeout)))
-        }
-    }
-
-    /// Reads what arrived; answers once the head is complete. Returns whether to keep the connection.
-    private func receive(_ connection: inout Connection, into buffer: inout [UInt8]) -> Bool {
-        let count = buffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
-        if count == 0 { return false }
-        if count < 0 { return errno == EAGAIN || errno == EINTR }
-        connection.head.append(contentsOf: buffer[0..<count])
-        if let end = Self.endOfHead(connection.head) {
-            answer(&connection, Self.respond(to: Array(connection.head[0..<end]), handler: handler))
-        } else if connection.head.count > Self.maxHeadBytes {
-            answer(&connection, Response(status: 431, body: "request head over \(Self.maxHeadBytes) bytes\n"))
-        }
-        return connection.answering ? flush(&connection) : true
-    }
-
-    private func answer(_ connection: inout Connection, _ response: Response) {
-        connection.out = Self.encode(response).filter { !$0.isEmpty }
-        connection.answering = true
-        connection.deadline = Date().addingTimeInterval(Self.writeTimeout)
-    }
-
-    /// Writes what it can; returns whether the connection still has bytes to send.
-    private func flush(_ connection: inout Connection) -> Bool {
-        while let piece = connection.out.first {
-            let written = connection.written
-            let sent = piece.withUnsafeBytes { bytes in
-                send(connection.fd, bytes.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL))
-            }
-            if sent < 0 { return errno == EAGAIN || errno == EINTR }
-            connection.written += sent
-            if connection.written == piece.count {
-                connection.out.removeFirst()
-                connection.written = 0
-            }
-        }
-        shutdown(connection.fd, Int32(SHUT_WR))
-        return false
-    }
-
-    /// Where the head ends (after its blank line), if it has.
-    static func endOfHead(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 2 else { return nil }
-        for index in 1..<bytes.count where bytes[index] == 0x0A {
-            if bytes[index - 1] == 0x0A { return index + 1 }
-            if index >= 3, bytes[index - 1] == 0x0D, bytes[index - 2] == 0x0A { return index + 1 }
-        }
-        return nil
-    }
-
-    /// The answer to a complete head.
-    static func respond(to head: [UInt8], handler: (Request) -> Response) -> Response {
-        guard let lineEnd = head.firstIndex(of: 0x0A) else { return Response(status: 400, body: "bad request\n") }
-        var line = head[0..<lineEnd]
-        if line.last == 0x0D { line = line.dropLast() }
-        let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0 > 0x20 && $0 < 0x7F } }),
-              parts[2].starts(with: Array("HTTP/1.".utf8)), parts[1].first == UInt8(ascii: "/") || parts[1].elementsEqual("*".utf8) else {
-            return Response(status: 400, body: "bad request\n")
-        }
-        let method = String(decoding: parts[0], as: UTF8.self)
-        guard method == "GET" || method == "HEAD" else {
-            return Response(status: 405, body: "only GET and HEAD\n", headers: [("Allow", "GET, HEAD")])
-        }
-        let target = String(decoding: parts[1], as: UTF8.self)
-        let path = String(target.prefix { $0 != "?" })
-        let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
-        var response = handler(Request(method: method, path: path, query: query))
-        if method == "HEAD" { response.headers.append(("Content-Length", "\(response.length)")); response.body = [] }
-        return response
-    }
-
-    static func encode(_ response: Response) -> [[UInt8]] {
-        let reasons = [200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-                       431: "Request Header Fields Too Large", 503: "Service Unavailable"]
-        var head = "HTTP/1.1 \(response.status) \(reasons[response.status] ?? "Status")\r\n"
-        head += "Content-Type: \(response.contentType)\r\n"
-        if !response.headers.contains(where: { $0.0 == "Content-Length" }) { head += "Content-Length: \(response.length)\r\n" }
-        for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
-        head += "Connection: close\r\n\r\n"
-        return [Array(head.utf8)] + response.body
     }
 }
 

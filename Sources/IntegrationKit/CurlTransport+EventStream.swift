@@ -43,6 +43,11 @@ final class CurlEventStreamTransfer: @unchecked Sendable {
     private var errorBody = Data()
     private var failure: (any Error)?
     private var started = Date()
+    /// When the stream last showed a sign of life (see ``ServerSentEventParser/signsOfLife``).
+    private var lastSignOfLife = Date()
+    private var signsOfLife = 0
+    /// When the last byte of the body arrived, sign of life or not.
+    private var lastByte = Date.distantPast
     /// The easy handle while ``run(on:)`` runs.
     private var handle: UnsafeMutableRawPointer?
 
@@ -52,7 +57,7 @@ final class CurlEventStreamTransfer: @unchecked Sendable {
         self.limits = limits
         self.pending = pending
         self.continuation = continuation
-        parser = ServerSentEventParser(maxEventBytes: limits.maxEventBytes, maxCommentBytes: limits.maxCommentBytes)
+        parser = ServerSentEventParser(maxEventBytes: limits.maxEventBytes, maxBytesWithoutEvent: limits.maxBytesWithoutEvent)
         operation = "streaming \(Origin(request.url)?.description ?? "?")\(request.url.path)"
     }
 
@@ -79,7 +84,8 @@ final class CurlEventStreamTransfer: @unchecked Sendable {
             feedsync_setopt_string(handle, CURLOPT_USERAGENT, "feedsync"),
             feedsync_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1),
             feedsync_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(limits.headersDeadline * 1000)),
-            // "No byte for idleTimeout": fewer than one byte a second over that long.
+            // "No byte for idleTimeout": fewer than one byte a second over that long. Bytes
+            // that are no sign of life are caught by progress().
             feedsync_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1),
             feedsync_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(limits.idleTimeout))),
             feedsync_setopt_list(handle, CURLOPT_HTTPHEADER, list),
@@ -109,12 +115,19 @@ final class CurlEventStreamTransfer: @unchecked Sendable {
         continuation.finish()
     }
 
-    /// libcurl's progress callback, at least once a second: stops a cancelled stream, and one
-    /// whose server has not sent its header fields within the deadline.
+    /// libcurl's progress callback, at least once a second: stops a cancelled stream, one whose
+    /// server has not sent its header fields within the deadline, and one that has sent only
+    /// field lines and blank lines (no event, no data, no comment) for the idle timeout.
     private func progress() -> Int32 {
         if cancelled.load(ordering: .relaxed) { return 1 }
         if !headersDone && Date().timeIntervalSince(started) > limits.headersDeadline {
             failure = ServiceError(.unavailable, operation, "the server sent no answer header fields within \(Int(limits.headersDeadline)) s")
+            return 1
+        }
+        if headersDone && status == 200 && Date().timeIntervalSince(lastSignOfLife) > limits.idleTimeout {
+            failure = ServiceError(.unavailable, operation, lastByte > lastSignOfLife
+                ? "no event, data line or keep-alive comment arrived for \(Int(limits.idleTimeout)) s, only field lines or blank lines (streamIdleSeconds)"
+                : "nothing arrived for \(Int(limits.idleTimeout)) s (streamIdleSeconds)")
             return 1
         }
         return 0
@@ -149,6 +162,7 @@ final class CurlEventStreamTransfer: @unchecked Sendable {
                                    "the server answered with \(Terminal.safe(type.isEmpty ? "no content type" : type, limit: 80)), not text/event-stream")
             return false
         }
+        lastSignOfLife = Date()
         continuation.yield(.opened)
         return true
     }
@@ -160,8 +174,14 @@ final class CurlEventStreamTransfer: @unchecked Sendable {
             if errorBody.count < 64 * 1024 { errorBody.append(contentsOf: bytes.prefix(64 * 1024 - errorBody.count)) }
             return count
         }
+        lastByte = Date()
         do {
-            for event in try parser.feed(bytes) {
+            let events = try parser.feed(bytes)
+            if parser.signsOfLife != signsOfLife {
+                signsOfLife = parser.signsOfLife
+                lastSignOfLife = Date()
+            }
+            for event in events {
                 guard pending.added(PendingBytes.cost(of: event), limit: limits.maxPendingBytes) else {
                     failure = ServiceError(.contractViolation, operation, "the server sends events faster than they can be stored "
                                            + "(more than \(limits.maxPendingBytes >> 20) MiB waiting)")

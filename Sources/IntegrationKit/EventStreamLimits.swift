@@ -7,24 +7,26 @@ import Foundation
 /// A stream has no total deadline (it is meant to last), so these bounds replace
 /// ``HTTPLimits/deadline`` and ``HTTPLimits/maxBodyBytes``.
 public struct EventStreamLimits: Sendable, Equatable {
-    /// No byte for this long (not even a keep-alive comment) ends the stream: `streamIdleSeconds`.
+    /// No sign of life for this long ends the stream: `streamIdleSeconds`. A sign of life is an
+    /// event, a `data:` line or a keep-alive comment; field lines and blank lines alone are not.
     public var idleTimeout: TimeInterval = 60
     /// The longest the server may take to connect and send its answer's header fields.
     public var headersDeadline: TimeInterval = 30
     /// The longest line, and the most data one event may carry.
     public var maxEventBytes = 1 << 20
-    /// The most comment bytes in a row without an event.
-    public var maxCommentBytes = 1 << 20
+    /// The most bytes of lines that dispatch nothing (comments, `event:`, `id:`, `retry:`,
+    /// unknown fields, blank lines) between two events.
+    public var maxBytesWithoutEvent = 1 << 20
     /// The most event bytes (each event counted with 128 bytes of overhead) received but not yet taken by the consumer: a stream that sends
     /// faster than the mirror writes is cut here, and the reconnect's catch-up sync fills in.
     public var maxPendingBytes = 16 << 20
 
     public init(idleTimeout: TimeInterval = 60, headersDeadline: TimeInterval = 30, maxEventBytes: Int = 1 << 20,
-                maxCommentBytes: Int = 1 << 20, maxPendingBytes: Int = 16 << 20) {
+                maxBytesWithoutEvent: Int = 1 << 20, maxPendingBytes: Int = 16 << 20) {
         self.idleTimeout = idleTimeout
         self.headersDeadline = headersDeadline
         self.maxEventBytes = maxEventBytes
-        self.maxCommentBytes = maxCommentBytes
+        self.maxBytesWithoutEvent = maxBytesWithoutEvent
         self.maxPendingBytes = maxPendingBytes
     }
 

@@ -26,9 +26,17 @@ public struct ServerSentEvent: Hashable, Sendable {
 /// `id` with a NUL is ignored; `retry` takes ASCII digits only; an empty line dispatches, and an
 /// event with no data is not dispatched; an unfinished event at the end of the stream is dropped.
 ///
-/// Bounds (every byte is hostile): a line or an event's data over ``maxEventBytes``, or more
-/// than ``maxCommentBytes`` of comments with no event between them, stop the parser with a
-/// ``Failure``; its memory never exceeds about twice ``maxEventBytes``.
+/// Bounds (every byte is hostile): a line or an event's data over ``maxEventBytes`` stops the
+/// parser with a ``Failure``, and so does more than ``maxBytesWithoutEvent`` of lines that
+/// dispatch nothing between two events. Every such line counts, whatever it carries: a comment,
+/// `event:`, `id:`, `retry:`, an unknown field, a field without a colon, a blank line with no
+/// data to dispatch (its bytes and its line end, as one byte). `data:` lines are bounded by
+/// ``maxEventBytes`` instead, until the blank line that dispatches them. Its memory never exceeds
+/// about twice ``maxEventBytes``.
+///
+/// ``signsOfLife`` counts what shows the stream is alive: comments (the standard's keep-alive),
+/// `data:` lines and dispatched events. A transport's idle clock follows it, so field lines
+/// alone do not keep a stream open.
 public struct ServerSentEventParser: Sendable {
     /// Why the parser stopped: one sentence.
     public struct Failure: Error, Equatable, Sendable {
@@ -36,11 +44,16 @@ public struct ServerSentEventParser: Sendable {
     }
 
     public let maxEventBytes: Int
-    public let maxCommentBytes: Int
+    public let maxBytesWithoutEvent: Int
     /// The reconnection time the stream asked for with `retry:`, in milliseconds.
     public private(set) var retryMilliseconds: Int?
-    /// Comment lines seen so far (`:thump` keep-alives), for telling a live stream from a dead one.
+    /// Comment lines seen so far (`:thump` keep-alives).
     public private(set) var comments = 0
+    /// Comments, `data:` lines and dispatched events seen so far: it grows while the stream is
+    /// alive, and stands still while it sends only field lines and blank lines.
+    public private(set) var signsOfLife = 0
+    /// The bytes of lines that dispatched nothing since the last event.
+    public private(set) var bytesWithoutEvent = 0
 
     private var line: [UInt8] = []
     private var data: [UInt8] = []
@@ -50,16 +63,16 @@ public struct ServerSentEventParser: Sendable {
     private var afterCR = false
     private var atStart = true
     private var bomBytesSeen = 0
-    private var commentBytes = 0
 
     private static let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// - Parameters:
     ///   - maxEventBytes: the longest line, and the most data one event may carry (1 MiB).
-    ///   - maxCommentBytes: the most comment bytes in a row without an event (1 MiB).
-    public init(maxEventBytes: Int = 1 << 20, maxCommentBytes: Int = 1 << 20) {
+    ///   - maxBytesWithoutEvent: the most bytes of lines that dispatch nothing between two
+    ///     events (1 MiB).
+    public init(maxEventBytes: Int = 1 << 20, maxBytesWithoutEvent: Int = 1 << 20) {
         self.maxEventBytes = maxEventBytes
-        self.maxCommentBytes = maxCommentBytes
+        self.maxBytesWithoutEvent = maxBytesWithoutEvent
     }
 
     /// Reads the next bytes of the stream.
@@ -105,16 +118,13 @@ public struct ServerSentEventParser: Sendable {
     private mutating func endLine(into events: inout [ServerSentEvent]) throws {
         defer { line.removeAll(keepingCapacity: line.count <= 4096) }
         guard let first = line.first else {
-            dispatch(into: &events)
-            return
+            if dispatch(into: &events) { return }
+            return try countWithoutEvent()
         }
         if first == UInt8(ascii: ":") {
             comments += 1
-            commentBytes += line.count + 1
-            guard commentBytes <= maxCommentBytes else {
-                throw Failure(reason: "the event stream sent more than \(maxCommentBytes) bytes of comments without an event")
-            }
-            return
+            signsOfLife += 1
+            return try countWithoutEvent()
         }
         let colon = line.firstIndex(of: UInt8(ascii: ":"))
         let field = String(decoding: line[..<(colon ?? line.endIndex)], as: UTF8.self)
@@ -131,6 +141,8 @@ public struct ServerSentEventParser: Sendable {
             data.append(contentsOf: value)
             data.append(0x0A)
             hasData = true
+            signsOfLife += 1
+            return
         case "id":
             if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
         case "retry":
@@ -140,18 +152,31 @@ public struct ServerSentEventParser: Sendable {
         default:
             break
         }
+        try countWithoutEvent()
     }
 
-    private mutating func dispatch(into events: inout [ServerSentEvent]) {
+    /// Counts the line just ended (and its line end) toward the bound between events.
+    private mutating func countWithoutEvent() throws {
+        bytesWithoutEvent += line.count + 1
+        guard bytesWithoutEvent <= maxBytesWithoutEvent else {
+            throw Failure(reason: "the event stream sent more than \(maxBytesWithoutEvent) bytes without an event "
+                          + "(comments, field lines or blank lines that dispatch nothing)")
+        }
+    }
+
+    /// Dispatches the event the lines so far make, if they carry data; returns whether it did.
+    private mutating func dispatch(into events: inout [ServerSentEvent]) -> Bool {
         defer {
             data.removeAll(keepingCapacity: data.count <= 4096)
             hasData = false
             eventType = ""
         }
-        guard hasData else { return }
-        commentBytes = 0
+        guard hasData else { return false }
+        bytesWithoutEvent = 0
+        signsOfLife += 1
         data.removeLast()
         events.append(ServerSentEvent(type: eventType.isEmpty ? "message" : eventType,
                                       data: String(decoding: data, as: UTF8.self), lastEventID: lastEventID))
+        return true
     }
 }

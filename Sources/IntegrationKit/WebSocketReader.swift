@@ -4,7 +4,8 @@ public enum WebSocketMessage: Equatable, Sendable {
     case binary([UInt8])
     case ping([UInt8])
     case pong([UInt8])
-    /// The peer closes: its status code (`nil` when it sent none) and reason.
+    /// The peer closes: its status code (`nil` when it sent none; always one a close frame may
+    /// carry, see ``WebSocketCloseCode``) and reason.
     case close(code: UInt16?, reason: String)
 }
 
@@ -91,6 +92,10 @@ public struct WebSocketReader: Sendable {
             guard frame.payload.count != 1 else { throw Failure(code: 1002, reason: "the server sent a close frame of one byte") }
             guard frame.payload.count >= 2 else { return .close(code: nil, reason: "") }
             let code = UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1])
+            // An invalid code is a protocol error, answered with 1002, never echoed (§7.4, §5.5.1).
+            if let problem = WebSocketCloseCode.problem(code) {
+                throw Failure(code: 1002, reason: "the server sent the close code \(code), which \(problem)")
+            }
             guard let reason = String(validating: frame.payload[2...], as: UTF8.self) else {
                 throw Failure(code: 1007, reason: "the server's close reason is not UTF-8")
             }

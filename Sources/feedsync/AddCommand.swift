@@ -8,12 +8,14 @@ import WebFeed
 enum AddCommand: Command {
     static let words = ["add"]
     static let summary = "Add a feed: a site or feed URL, an OPML file, @user@server, or a Bluesky handle."
-    static let synopsis = "add WHAT [--name NAME] [--interval I] [--timeline T] [--config PATH]"
+    static let synopsis = "add WHAT [--name NAME] [--interval I] [--timeline T] [--deadline D] [--per-host N] [--config PATH]"
     static let options: [CommandLineOptions.Spec] = [
         .config,
         .init("--name", value: "NAME", "the feed's name (default: from its title or handle; for an OPML file, a prefix NAME.)"),
         .init("--interval", value: "I", "how often to pull it, as the config writes durations (30m, 1h; default 5m)"),
         .init("--timeline", value: "T", "Mastodon or Bluesky: the timeline instead of the account's posts (home, …)"),
+        .init("--deadline", value: "D", "an OPML file: how long finding its sites' feeds may take in all (90s, 5m; default 2m)"),
+        .init("--per-host", value: "N", "an OPML file: the most requests to one host while its sites' feeds are found (default 20)"),
     ]
 
     /// The largest OPML file read.
@@ -94,6 +96,7 @@ enum AddCommand: Command {
 
     static func addWebFeed(_ url: URL, _ editor: inout ConfigEditor, _ options: CommandLineOptions, _ output: CheckedOutput) async throws {
         try refuseTimeline(options, "a web feed")
+        try refuseDiscoveryBounds(options, "one address")
         let (found, others) = try await discoverFeed(at: url)
         var taken = try editor.feedNames()
         let name = options["--name"] ?? uniqueName(slug(found.title) ?? slug(found.url.host) ?? "feed", taken: &taken)
@@ -109,19 +112,25 @@ enum AddCommand: Command {
     /// The feed `url` is, or the first feed the page at `url` names (checked to be a feed), with
     /// its title and the other feeds the page names.
     ///
+    /// - Parameters:
+    ///   - gate, budget: shared by the looks of one `add`, so that its requests to one host take
+    ///     turns and stay within its budget (see ``WebFeedProbe/look(at:userAgent:gate:budget:)``).
     /// - Throws: ``ServiceError`` in one sentence: the page names no feed, its link leads to
-    ///   another page, or the address cannot be read.
-    static func discoverFeed(at url: URL) async throws -> (feed: (url: URL, title: String?), others: [URL]) {
+    ///   another page (or to itself: it is not fetched again), or the address cannot be read;
+    ///   ``DiscoveryBudget/Spent`` when the budget stops a request.
+    static func discoverFeed(at url: URL, gate: HostGate = HostGate(), budget: DiscoveryBudget? = nil) async throws
+        -> (feed: (url: URL, title: String?), others: [URL]) {
         let userAgent = "feedsync/\(feedsyncVersion)"
-        switch try await WebFeedProbe.look(at: url, userAgent: userAgent) {
+        switch try await WebFeedProbe.look(at: url, userAgent: userAgent, gate: gate, budget: budget) {
         case .feed(let feedURL, let title):
             return ((feedURL, title), [])
-        case .page(_, let links):
+        case .page(let pageURL, let links):
             guard let first = links.first else {
                 throw ServiceError(.invalidResponse, "finding a feed at \(Terminal.safe(url.absoluteString, limit: 200))",
                                    "the page names no feed (no <link rel=\"alternate\"> of an RSS, Atom or JSON Feed type); add the feed's own address")
             }
-            guard case .feed(let feedURL, let title) = try await WebFeedProbe.look(at: first, userAgent: userAgent) else {
+            let namesItself = [url, pageURL].contains { NormalizedURL($0) == NormalizedURL(first) }
+            guard !namesItself, case .feed(let feedURL, let title) = try await WebFeedProbe.look(at: first, userAgent: userAgent, gate: gate, budget: budget) else {
                 throw ServiceError(.invalidResponse, "reading the feed \(Terminal.safe(first.absoluteString, limit: 200)) that \(Terminal.safe(url.absoluteString, limit: 200)) names",
                                    "it is a page, not a feed")
             }
@@ -136,6 +145,7 @@ enum AddCommand: Command {
     // MARK: Accounts
 
     static func addMastodon(user: String, server: String, _ editor: inout ConfigEditor, _ options: CommandLineOptions, _ output: CheckedOutput) async throws {
+        try refuseDiscoveryBounds(options, "an account")
         let account = "@\(user)@\(server)"
         let login = try postsSections(editor).first { posts in
             guard case .string(let integration)? = posts["integration"], integration.lowercased() == "mastodon",
@@ -154,6 +164,7 @@ enum AddCommand: Command {
     }
 
     static func addBluesky(_ actor: String, _ editor: inout ConfigEditor, _ options: CommandLineOptions, _ output: CheckedOutput) async throws {
+        try refuseDiscoveryBounds(options, "an account")
         let login = try postsSections(editor).first { posts in
             guard case .string(let integration)? = posts["integration"] else { return false }
             return integration.lowercased() == "bluesky"

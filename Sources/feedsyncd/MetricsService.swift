@@ -7,7 +7,10 @@ import Foundation
 /// that the scheduler and the store answer.
 ///
 /// The listener runs on a thread of its own and reads only the registry's memory, so a scrape
-/// never waits for the store and a slow client never slows syncing.
+/// never waits for the store and a slow client never slows syncing. Its guarantees (see
+/// ``HTTPListener``) keep `/healthz` answered while `/metrics` — megabytes with thousands of
+/// feeds — is asked for by clients that never read it: a new connection takes the oldest one's
+/// slot, and an answer the socket takes no byte of for 2 s is cut.
 struct MetricsService: Service {
     let scheduler: Scheduler
     let registry: MetricsRegistry

@@ -35,6 +35,10 @@ import Testing
 
     /// Reads the stream to its end: what it delivered, and how it ended.
     func drain(_ stream: EventStream, slowly: Bool = false) async -> (opened: Bool, events: [ServerSentEvent], error: ServiceError?) {
+        await Self.drain(stream, slowly: slowly)
+    }
+
+    static func drain(_ stream: EventStream, slowly: Bool = false) async -> (opened: Bool, events: [ServerSentEvent], error: ServiceError?) {
         var opened = false
         var events: [ServerSentEvent] = []
         do {
@@ -79,7 +83,42 @@ import Testing
 
     @Test func endlessCommentsEndTheStream() async {
         let (_, _, error) = await drain(stream("/comments"))
-        #expect(error?.reason.contains("bytes of comments without an event") == true, "\(String(describing: error))")
+        #expect(error?.reason.contains("more than 1048576 bytes without an event") == true, "\(String(describing: error))")
+    }
+
+    /// Field lines that dispatch nothing, sent as fast as the socket takes them, are cut at the
+    /// bound between events, whatever field they carry.
+    @Test(arguments: ["event", "id", "retry", "unknown", "nocolon", "blank", "mixed"])
+    func endlessFieldLinesEndTheStreamAtTheBound(_ kind: String) async {
+        var limits = EventStreamLimits(idleTimeout: 600, headersDeadline: 5)
+        limits.maxBytesWithoutEvent = 64 << 10
+        let (opened, events, error) = await drain(stream("/fields?kind=\(kind)", limits))
+        #expect(opened && events.isEmpty)
+        #expect(error?.code == .contractViolation && error?.reason.contains("more than 65536 bytes without an event") == true,
+                "\(String(describing: error))")
+    }
+
+    /// Field lines trickled in keep bytes arriving, so libcurl's idle clock never fires; they are
+    /// no sign of life, so the stream's own idle clock does.
+    @Test(arguments: ["event", "blank"])
+    func fieldLinesAloneDoNotKeepAStreamAlive(_ kind: String) async {
+        // A line every 0.1 s, an idle timeout of 3 s: libcurl sees bytes all along. A stream that
+        // kept going would be stopped by the test after a minute, and fail the expectations.
+        let trickle = stream("/fields?kind=\(kind)&every=0.1", EventStreamLimits(idleTimeout: 3, headersDeadline: 5))
+        typealias Drained = (opened: Bool, events: [ServerSentEvent], error: ServiceError?)
+        let (opened, events, error) = await withTaskGroup(of: Drained?.self) { group -> Drained in
+            group.addTask { await Self.drain(trickle) }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(60))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? (false, [], nil)
+        }
+        #expect(opened && events.isEmpty)
+        #expect(error?.code == .unavailable && error?.reason.contains("no event, data line or keep-alive comment arrived for 3 s") == true,
+                "\(String(describing: error))")
     }
 
     @Test func aFloodFasterThanTheConsumerEndsTheStreamAtThePendingBound() async {

@@ -129,6 +129,28 @@ import Testing
         #expect(error?.code == code && error?.reason.contains(reason) == true, "\(String(describing: error))")
     }
 
+    /// A close frame the client must not echo is answered with 1002 (or 1007 for a reason that
+    /// is not UTF-8), as RFC 6455 §7.4.1 and §8.1 say; a valid one is echoed.
+    @Test(arguments: [
+        ("03e7", 1002, ServiceError.Code.contractViolation, "close code 999"), ("03ed", 1002, .contractViolation, "close code 1005"),
+        ("03ee", 1002, .contractViolation, "close code 1006"), ("03f7", 1002, .contractViolation, "close code 1015"),
+        ("07d0", 1002, .contractViolation, "close code 2000"), ("1388", 1002, .contractViolation, "close code 5000"),
+        ("03", 1002, .contractViolation, "close frame of one byte"), ("03e8c328", 1007, .contractViolation, "close reason is not UTF-8"),
+        ("03f4", 1012, .unavailable, "closed the connection (code 1012)"), ("0fa0", 4000, .unavailable, "closed the connection (code 4000)"),
+    ] as [(String, Int, ServiceError.Code, String)])
+    func aServersCloseCodeIsAnsweredAsTheRFCSays(_ payload: String, _ answer: Int, _ code: ServiceError.Code, _ reason: String) async throws {
+        let (opened, texts, error) = await Self.drain(socket("/_hostile/closepayload/\(payload)"))
+        #expect(opened && texts.isEmpty)
+        #expect(error?.code == code && error?.reason.contains(reason) == true, "\(String(describing: error))")
+        var codes: [Int] = []
+        for _ in 0..<200 {
+            codes = try await control("/_jetstream/stats", method: "GET")["close_codes"] as? [Int] ?? []
+            if !codes.isEmpty { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(codes == [answer])
+    }
+
     @Test func aFloodFasterThanTheConsumerIsCut() async {
         let limits = WebSocketLimits(idleTimeout: 5, handshakeDeadline: 2, maxPendingBytes: 16 * 1024)
         let (opened, texts, error) = await Self.drain(socket("/_hostile/flood", limits), slowly: true)

@@ -82,7 +82,7 @@ import Testing
     }
 
     @Test func endlessCommentsStopTheParserButAnEventResetsTheCount() throws {
-        var parser = ServerSentEventParser(maxCommentBytes: 70)
+        var parser = ServerSentEventParser(maxBytesWithoutEvent: 70)
         _ = try parser.feed(Array(String(repeating: ":thump\n", count: 10).utf8))
         #expect(try parser.feed(Array("data: x\n\n".utf8)).count == 1)
         _ = try parser.feed(Array(String(repeating: ":thump\n", count: 10).utf8))

@@ -72,6 +72,22 @@ import Testing
         ([0x80, 0x00], 1002, "continuation frame with no message"),            // §5.4
         ([0x01, 0x00, 0x81, 0x00], 1002, "began a message before finishing"),
         ([0x88, 0x01, 0x03], 1002, "close frame of one byte"),                 // §5.5.1
+        // §7.4: close codes that may not appear on the wire are a protocol error, never echoed.
+        ([0x88, 0x02, 0x00, 0x00], 1002, "close code 0, which is not used"),   // §7.4.2: 0–999
+        ([0x88, 0x02, 0x03, 0xE7], 1002, "close code 999, which is not used"),
+        ([0x88, 0x02, 0x03, 0xEC], 1002, "close code 1004, which is reserved"), // §7.4.1
+        ([0x88, 0x02, 0x03, 0xED], 1002, "close code 1005, which stands for a condition"),
+        ([0x88, 0x02, 0x03, 0xEE], 1002, "close code 1006, which stands for a condition"),
+        ([0x88, 0x02, 0x03, 0xF7], 1002, "close code 1015, which stands for a condition"),
+        ([0x88, 0x02, 0x03, 0xF8], 1002, "close code 1016, which is reserved and not registered"),   // §7.4.2
+        ([0x88, 0x02, 0x0B, 0xB7], 1002, "close code 2999, which is reserved and not registered"),
+        ([0x88, 0x02, 0x13, 0x88], 1002, "close code 5000, which is outside"),
+        ([0x88, 0x02, 0xFF, 0xFF], 1002, "close code 65535, which is outside"),
+        ([0x88, 0x04, 0x03, 0xED, 0xC3, 0x28], 1002, "close code 1005"),     // the code is judged first
+        ([0x88, 0x04, 0x03, 0xE8, 0xC3, 0x28], 1007, "close reason is not UTF-8"),            // §5.5.1, §8.1
+        ([0x88, 0x03, 0x03, 0xE8, 0xE2], 1007, "close reason is not UTF-8"),                   // cut short
+        ([0x88, 0x05, 0x03, 0xE8, 0xED, 0xA0, 0x80], 1007, "close reason is not UTF-8"),       // a surrogate
+        ([0x88, 0x06, 0x0F, 0xA0, 0xF4, 0x90, 0x80, 0x80], 1007, "close reason is not UTF-8"), // past U+10FFFF
         ([0x81, 0x02, 0xC3, 0x28], 1007, "not UTF-8"),                         // §8.1
         ([0x82, 0x7F, 0x80, 0, 0, 0, 0, 0, 0, 0], 1002, "top bit"),
         ([0x82, 0x7F, 0, 0, 0, 0, 0, 0x10, 0, 1], 1009, "longer than 1048576 bytes"),  // the cap, refused from the header alone
@@ -84,6 +100,24 @@ import Testing
             guard let failure = error as? WebSocketReader.Failure else { return false }
             return failure.code == UInt16(code) && failure.reason.contains(reason)
         }
+    }
+
+    /// Every code a close frame can hold, against the ranges of §7.4 and IANA's registry: the
+    /// valid ones are delivered with their reason, the others refused with 1002.
+    @Test func everyCloseCodeIsJudgedByTheRangesOfTheRFC() throws {
+        let valid = Set<UInt16>([1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014]).union(3000...4999)
+        var accepted: Set<UInt16> = []
+        for code in UInt16.min...UInt16.max {
+            var reader = WebSocketReader()
+            do {
+                let messages = try reader.feed(WebSocketFrame.close(code, reason: "é").encoded(mask: nil))
+                #expect(messages == [.close(code: code, reason: "é")])
+                accepted.insert(code)
+            } catch {
+                #expect(error.code == 1002 && error.reason.contains("close code \(code),"), "\(code): \(error.reason)")
+            }
+        }
+        #expect(accepted == valid)
     }
 
     @Test func fragmentsTogetherOverTheCapAreRefused() throws {
