@@ -51,32 +51,29 @@ public enum AttachmentsJSON {
 
         /// Writes the object, its keys in sorted order.
         func write(to json: inout JSONWriter) {
-            json.member("description", description)
-            json.member("duration_ms", duration_ms)
-            json.member("episode", episode)
-            json.member("height", height)
-            json.member("kind", kind)
-            json.member("mime_type", mime_type)
-            json.member("preview_url", preview_url)
-            json.member("season", season)
-            json.member("size_bytes", size_bytes)
-            json.member("title", title)
-            json.member("url", url)
-            json.member("width", width)
+            json.openObject()
+            json.string("description", description)
+            json.int("duration_ms", duration_ms)
+            json.int("episode", episode)
+            json.int("height", height)
+            json.string("kind", kind)
+            json.string("mime_type", mime_type)
+            json.string("preview_url", preview_url)
+            json.int("season", season)
+            json.int("size_bytes", size_bytes)
+            json.string("title", title)
+            json.string("url", url)
+            json.int("width", width)
+            json.closeObject()
         }
     }
 
     public static func encode(_ attachments: [Post.Attachment], dialect: JSONDialect) -> String {
         guard !attachments.isEmpty else { return "[]" }
-        var json = JSONWriter(dialect: dialect, reserving: attachments.count * 160)
-        json.append(UInt8(ascii: "["))
-        for (index, attachment) in attachments.enumerated() {
-            if index > 0 { json.append(UInt8(ascii: ",")) }
-            json.beginObject()
-            Fields(attachment).write(to: &json)
-            json.endObject()
-        }
-        json.append(UInt8(ascii: "]"))
+        var json = JSONWriter(escaping: dialect.objectEscaping, reserving: attachments.count * 160)
+        json.openArray()
+        for attachment in attachments { Fields(attachment).write(to: &json) }
+        json.closeArray()
         return json.text
     }
 
