@@ -138,7 +138,7 @@ extension Post {
             }
         }
         let html = original.content ?? ""
-        self.init(id: PostID(dto.id), author: author, text: MastodonHTML.plainText(html), createdAt: shared, editedAt: edited,
+        self.init(id: PostID(dto.id), author: author, text: HTMLText.plainText(html, .mastodon), createdAt: shared, editedAt: edited,
                   replyTo: original.in_reply_to_id.map { PostID($0) },
                   counts: Counts(replies: max(0, original.replies_count ?? 0), reposts: max(0, original.reblogs_count ?? 0),
                                  likes: max(0, original.favourites_count ?? 0)),
