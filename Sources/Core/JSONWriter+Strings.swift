@@ -61,9 +61,9 @@ extension JSONWriter {
     }
 
     /// Appends `value` in decimal, with a `-` when negative.
-    static func appendDecimal(_ value: some BinaryInteger, to bytes: inout [UInt8]) {
+    static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var rest = UInt64(value.magnitude)
+        var rest = value.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var count = 0
             repeat {

@@ -152,11 +152,17 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes a whole number in decimal.
-    public mutating func int(_ value: some BinaryInteger) {
+    ///
+    /// Concrete types, not `some BinaryInteger`: a generic called from another module runs
+    /// unspecialized, and an export writes a dozen numbers a post.
+    public mutating func int(_ value: Int64) {
         separate()
         Self.appendDecimal(value, to: &bytes)
         needsComma = true
     }
+
+    /// Writes a whole number in decimal.
+    public mutating func int(_ value: Int) { int(Int64(value)) }
 
     /// Writes a number as `JSONEncoder` writes it (`30`, `12.5`, `-0`, `1e+16`); `null` for a
     /// value JSON cannot hold (an infinity or NaN).
@@ -201,11 +207,14 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes `"key":value` only when `value` is present.
-    public mutating func int(_ key: StaticString, _ value: (some BinaryInteger)?) {
+    public mutating func int(_ key: StaticString, _ value: Int64?) {
         guard let value else { return }
         self.key(key)
         int(value)
     }
+
+    /// Writes `"key":value` only when `value` is present.
+    public mutating func int(_ key: StaticString, _ value: Int?) { int(key, value.map(Int64.init)) }
 
     /// Writes `"key":value` only when `value` is present.
     public mutating func double(_ key: StaticString, _ value: Double?) {
