@@ -102,17 +102,17 @@ extension AddRemoveEndToEndTests {
         let scratch = try Scratch()
         let (config, _) = try writeHandwrittenConfig(scratch, server)
         let daemon = try DaemonProcess(config: config, in: scratch)
-        #expect(try await eventually(within: 20) { try await postCount(scratch.database, feed: "first") == 10 }, "\(daemon.log)")
+        #expect(try await eventually { try await postCount(scratch.database, feed: "first") == 10 }, "\(daemon.log)")
 
         let added = try await feedsync(["add", "\(server.baseURL)/feeds/3.xml", "--config", config])
         #expect(added.status == 0, "\(added.stderr)")
         #expect(added.stdout.contains("told feedsyncd (pid \(daemon.pid)) to reload the config"), "\(added.stdout)")
-        #expect(try await eventually(within: 20) { try await postCount(scratch.database, feed: "feed-3") == 10 }, "\(daemon.log)")
+        #expect(try await eventually { try await postCount(scratch.database, feed: "feed-3") == 10 }, "\(daemon.log)")
 
         let purged = try await feedsync(["remove", "feed-3", "--purge", "--config", config])
         #expect(purged.status == 0, "\(purged.stderr)")
         #expect(purged.stdout.contains("told feedsyncd (pid \(daemon.pid)) to reload the config"))
-        #expect(try await eventually(within: 20) { daemon.log.contains("event=feed_removed feed=feed-3") }, "\(daemon.log)")
+        #expect(try await eventually { daemon.log.contains("event=feed_removed feed=feed-3") }, "\(daemon.log)")
         #expect(try await postCount(scratch.database, feed: "feed-3") == 0)
         #expect(try await postCount(scratch.database, feed: "first") == 10)
     }

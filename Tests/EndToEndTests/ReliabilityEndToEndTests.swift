@@ -142,10 +142,10 @@ import Glibc
         let daemon = try DaemonProcess(config: config, in: scratch, arguments: ["--log-level", "debug"])
         try await Task.sleep(for: .seconds(1.5))
         try await server.control("POST", "/_control/faults", body: #"{"error_rate": 1.0, "error_status": 401}"#)
-        outputs.append(try await feedsync(["pull", "--config", config, "--wait", "10"]))
+        outputs.append(try await feedsync(["pull", "--config", config, "--wait", "120"]))
         try await Task.sleep(for: .seconds(1.5))
         daemon.signal(SIGTERM)
-        _ = await daemon.exits(within: 5)
+        _ = await daemon.exits()
         outputs += [try await feedsync(["status", "--config", config, "--json"]), try await feedsync(["posts", "--config", config, "--json"])]
 
         let tokens = try await storedTokens(scratch)

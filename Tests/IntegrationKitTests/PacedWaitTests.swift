@@ -116,9 +116,10 @@ final class HeldSleep: Sendable {
         while !state.withLock({ $0.ended }) { try await Task.sleep(for: .milliseconds(5)) }
     }
 
-    /// The length of the sleep once one has begun (waits for it up to a few seconds).
+    /// The length of the sleep once one has begun (waits for it up to 120 s, for a busy machine).
     func started() async -> TimeInterval? {
-        for _ in 0..<1000 {
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
             if let seconds = state.withLock({ $0.seconds }) { return seconds }
             try? await Task.sleep(for: .milliseconds(5))
         }
