@@ -55,14 +55,17 @@ extension AddRemoveEndToEndTests {
         #expect(try bytes(config) == before)
     }
 
-    @Test func theLastFeedIsNotRemoved() async throws {
+    @Test func theLastFeedIsRemovedLeavingTheRestOfTheFileAsWritten() async throws {
         let server = try startWebFeeds()
         let scratch = try Scratch()
         let (config, original) = try writeHandwrittenConfig(scratch, server)
         let result = try await feedsync(["remove", "first", "--purge", "--config", config])
-        #expect(result.status == 78)
-        #expect(result.stderr == "feedsync: \(config): feeds: first is its only feed and a config must list one; add another first (nothing was changed)\n")
-        #expect(try bytes(config) == original)
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected = String(decoding: original, as: UTF8.self)
+            .replacingOccurrences(of: #"\[\s*\{ "name": "first"[\s\S]*\}\s*\]"#, with: "[]", options: [.regularExpression])
+        #expect(String(decoding: try bytes(config), as: UTF8.self) == expected)
+        #expect(expected.contains(#""feeds": []"#) && expected.contains("$comment"), "\(expected)")
+        #expect(mode(config) == 0o640)
     }
 
     @Test func aFeedOfAnOPMLEntryIsRemovedFromItsFile() async throws {
