@@ -10,7 +10,7 @@ import Glibc
 
 /// Sessions belong to accounts, against the real fixture servers: the feeds of one account log
 /// in once and share each refresh, and a rotated refresh token is never spent twice.
-@Suite struct AccountSessionEndToEndTests {
+@Suite(.endToEnd) struct AccountSessionEndToEndTests {
     /// Writes a config of `count` httpapi feeds of the one account at `baseURL`.
     func writeHTTPAPIConfig(_ scratch: Scratch, baseURL: String, count: Int, interval: String = "5m") throws -> String {
         let feeds = (0..<count).map { index in

@@ -9,7 +9,7 @@ import Testing
 
 /// `feedsync add` and `feedsync remove` as real processes, against the fixture servers: every
 /// change is checked before it is written, and leaves the rest of the config as it was.
-@Suite struct AddRemoveEndToEndTests {
+@Suite(.endToEnd) struct AddRemoveEndToEndTests {
     func startWebFeeds(feeds: Int = 5, items: Int = 10) throws -> ReferenceServer {
         try ReferenceServer(script: "Fixtures/webfeed/server.py", arguments: ["--feeds", String(feeds), "--items", String(items)])
     }
@@ -206,7 +206,8 @@ import Testing
         let edited = Data(try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "\"1h\"", with: "\"2h\"").utf8)
         try edited.write(to: URL(fileURLWithPath: config))
         toServer.fileHandleForWriting.write(Data("go\n".utf8))
-        add.waitUntilExit()
+        // Polled: `waitUntilExit()` would hold one of the test run's few cooperative threads.
+        while add.isRunning { try await Task.sleep(for: .milliseconds(50)) }
 
         #expect(add.terminationStatus == 75)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

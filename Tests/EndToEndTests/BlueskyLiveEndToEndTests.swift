@@ -9,7 +9,7 @@ import Glibc
 ///
 /// The feed polls once an hour: a change that reaches the store within seconds came through
 /// the stream, and the server's request counts confirm no timeline was polled for it.
-@Suite(.serialized) struct BlueskyLiveEndToEndTests {
+@Suite(.endToEnd, .serialized) struct BlueskyLiveEndToEndTests {
     static let ada = "did:plc:ada00000000000000000000"
     static let grace = "did:plc:grace0000000000000000000"
     static let owner = "did:plc:ownerowner0000000000000"

@@ -7,7 +7,7 @@ import Glibc
 /// The live Bluesky mirror over time, `feedsyncd` and the fake Jetstream both real processes:
 /// the follow set read again while connected, identity events, the `time_us` a restart resumes
 /// from, and SIGHUP turning `stream` on and off.
-@Suite(.serialized) struct BlueskyLiveLifecycleEndToEndTests {
+@Suite(.endToEnd, .serialized) struct BlueskyLiveLifecycleEndToEndTests {
     static let ada = BlueskyLiveEndToEndTests.ada
     static let grace = BlueskyLiveEndToEndTests.grace
     static let environment = ["BLUESKY_APP_PASSWORD": "app-pass-word"]

@@ -30,7 +30,7 @@ extension Trait where Self == ConditionTrait {
 /// whose WebSocket side (handshake, framing, pings every 0.5 s, close handshake) is the
 /// `websockets` library's, so our RFC 6455 client meets framing no one here wrote. The feed
 /// polls once an hour: what reaches the store within seconds came through the stream.
-@Suite(.serialized, .needsWebSocketsLibrary) struct BlueskyLiveWebSocketsEndToEndTests {
+@Suite(.endToEnd, .serialized, .needsWebSocketsLibrary) struct BlueskyLiveWebSocketsEndToEndTests {
     /// The jetstream.py suite's daemon, store reader and authors.
     let live = BlueskyLiveEndToEndTests()
     let ada = BlueskyLiveEndToEndTests.ada

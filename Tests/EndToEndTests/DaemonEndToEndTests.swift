@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// `feedsyncd` as a real process against the reference server as a real process, with real signals.
-@Suite struct DaemonEndToEndTests {
+@Suite(.endToEnd) struct DaemonEndToEndTests {
     /// The scheduled delays the daemon logs (`sync_scheduled … in_s=`), in order: its own plan.
     func scheduledDelays(_ log: String) -> [Double] {
         log.split(separator: "\n").filter { $0.contains("event=sync_scheduled feed=home ") }.compactMap { line in

@@ -48,9 +48,17 @@ func run(_ executable: URL, _ arguments: [String], environment: [String: String]
         group.enter()
         process.terminationHandler = { _ in group.leave() }
         do { try process.run() } catch { continuation.resume(throwing: error); return }
-        // Read both pipes while the process runs, so a full pipe never blocks it.
-        DispatchQueue.global().async(group: group) { collected.setOut(out.fileHandleForReading.readDataToEndOfFile()) }
-        DispatchQueue.global().async(group: group) { collected.setErr(err.fileHandleForReading.readDataToEndOfFile()) }
+        // Read both pipes while the process runs, so a full pipe never blocks it. Each read
+        // blocks for the process's whole life, so it gets a thread of its own: on Linux the
+        // global dispatch queue's threads are the ones Swift's tasks run on, and a suite of
+        // reads parked there starves every other test of them.
+        for (pipe, keep) in [(out, collected.setOut), (err, collected.setErr)] {
+            group.enter()
+            Thread.detachNewThread {
+                keep(pipe.fileHandleForReading.readDataToEndOfFile())
+                group.leave()
+            }
+        }
         group.notify(queue: .global()) { continuation.resume(returning: collected.both) }
     }
     return Finished(status: process.terminationStatus, stdout: String(decoding: output.0, as: UTF8.self),

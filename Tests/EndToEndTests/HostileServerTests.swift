@@ -7,7 +7,7 @@ import Glibc
 /// The real binaries against `Fixtures/hostile/server.py`: each class of hostile answer ends in
 /// one clear sentence and its exit code, within seconds, without a crash, a leaked token or a
 /// runaway process.
-@Suite struct HostileServerTests {
+@Suite(.endToEnd) struct HostileServerTests {
     let mastodonToken = ["MASTODON_TOKEN": "hostile-config-token-SECRET3"]
 
     /// Every exit of a run that must not have crashed: a signal would show as 128 + n.
@@ -245,7 +245,7 @@ import Glibc
 }
 
 /// Hostile local files and config: symlinks, modes, unreadable places, credentials in URLs.
-@Suite struct HostileFilesTests {
+@Suite(.endToEnd) struct HostileFilesTests {
     @Test func aLockFileThatIsASymlinkIsNeverFollowed() async throws {
         let server = try ReferenceServer(posts: 5)
         let scratch = try Scratch()

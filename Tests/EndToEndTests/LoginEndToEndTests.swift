@@ -75,7 +75,7 @@ final class InteractiveProcess: @unchecked Sendable {
 
 /// `feedsync login`, `logout` against the fake Mastodon server's OAuth endpoints (written from
 /// Mastodon's documentation, checking PKCE and redirect_uri) and the fake Bluesky service.
-@Suite struct LoginEndToEndTests {
+@Suite(.endToEnd) struct LoginEndToEndTests {
     func mastodon(_ mode: String = "normal") async throws -> ReferenceServer {
         let server = try ReferenceServer(script: "Fixtures/mastodon/server.py", arguments: ["--statuses", "60", "--token", "fixed-token"])
         if mode != "normal" { try await server.control("POST", "/_control/oauth?mode=\(mode)") }

@@ -8,7 +8,7 @@ import Glibc
 ///
 /// Every feed here polls once an hour: a change that reaches the store within seconds came
 /// through the stream, and the server's request counts confirm no timeline was polled for it.
-@Suite(.serialized) struct MastodonLiveEndToEndTests {
+@Suite(.endToEnd, .serialized) struct MastodonLiveEndToEndTests {
     let token = "tok-live"
 
     func startServer(statuses: Int = 30) throws -> ReferenceServer {

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// feedsyncd's `/metrics` and `/healthz` as a scraper sees them, against the reference server.
-@Suite struct MetricsEndToEndTests {
+@Suite(.endToEnd) struct MetricsEndToEndTests {
     /// A loopback port free right now (the kernel's pick, released again).
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -6,7 +6,7 @@ import Glibc
 
 /// A config may list no feeds: the last one can be removed or logged out of, `pull` then has
 /// nothing to do, `config check` warns, and `feedsyncd` keeps running and picks up feeds added later.
-@Suite struct NoFeedsEndToEndTests {
+@Suite(.endToEnd) struct NoFeedsEndToEndTests {
     func startWebFeeds() throws -> ReferenceServer {
         try ReferenceServer(script: "Fixtures/webfeed/server.py", arguments: ["--feeds", "3", "--items", "10"])
     }

@@ -58,7 +58,7 @@ extension Trait where Self == ConditionTrait {
 }
 
 /// The PostgreSQL store through the real binaries, on a server the tests start.
-@Suite(.needsPostgres) struct PostgresEndToEndTests {
+@Suite(.endToEnd, .needsPostgres) struct PostgresEndToEndTests {
     @Test func pullMirrorsIntoPostgresAndWaitsForAFeedAnotherWorkerHolds() async throws {
         let database = try await PostgresServer.makeDatabase()
         let server = try ReferenceServer(posts: 450, pageSize: 100)

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Crashes, faults and bad input against real processes: the cache ends at the server's state.
-@Suite struct ReliabilityEndToEndTests {
+@Suite(.endToEnd) struct ReliabilityEndToEndTests {
     /// SplitMix64, so the kill moments and mutations repeat exactly.
     struct Seeded {
         var state: UInt64

@@ -6,7 +6,7 @@ import Glibc
 
 /// Waits that hand back their slot, and stops that hold their bounds, with real processes: the
 /// reference server's request log gives the timing, so a loaded machine cannot fake a pass.
-@Suite struct WaitsAndStopsEndToEndTests {
+@Suite(.endToEnd) struct WaitsAndStopsEndToEndTests {
     /// Two feeds on two servers whose quota (3 requests in 8 s: a login and two of the three
     /// pages) runs out once in the middle of each sync, with one sync slot.
     func makeQuotaFeeds(_ scratch: Scratch) async throws -> (first: ReferenceServer, second: ReferenceServer, config: String) {

@@ -5,7 +5,7 @@ import FoundationNetworking
 import Testing
 
 /// `feedsync` and `feedsyncd` against the local feed server (Fixtures/webfeed/server.py), as real processes.
-@Suite struct WebFeedEndToEndTests {
+@Suite(.endToEnd) struct WebFeedEndToEndTests {
     func startServer(feeds: Int = 5, items: Int = 10) throws -> ReferenceServer {
         try ReferenceServer(script: "Fixtures/webfeed/server.py", arguments: ["--feeds", String(feeds), "--items", String(items)])
     }
