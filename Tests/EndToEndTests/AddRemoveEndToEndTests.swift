@@ -175,10 +175,11 @@ import Testing
             c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Type: application/rss+xml\\r\\nContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n" % len(body) + body)
             c.close()
             """]
-        let toServer = Pipe(), fromServer = Pipe()
+        let toServer = makePipe(), fromServer = makePipe()
+        defer { closeEnds(toServer, fromServer) }
         server.standardInput = toServer
         server.standardOutput = fromServer
-        try server.run()
+        try launch(server)
         defer { if server.isRunning { server.terminate() } }
         func line() -> String {
             var data = Data()
@@ -197,10 +198,11 @@ import Testing
         let add = Process()
         add.executableURL = binaries.appendingPathComponent("feedsync")
         add.arguments = ["add", "http://127.0.0.1:\(port)/feed.xml", "--config", config]
-        let errors = Pipe()
+        let errors = makePipe()
+        defer { closeEnds(errors) }
         add.standardError = errors
         add.standardOutput = FileHandle.nullDevice
-        try add.run()
+        try launch(add)
         // The config was read before the request was made; now it changes by hand.
         #expect(line() == "accepted")
         let edited = Data(try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "\"1h\"", with: "\"2h\"").utf8)

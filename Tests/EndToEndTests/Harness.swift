@@ -21,6 +21,42 @@ let binaries: URL = {
     return repository.appendingPathComponent(".build/debug")
 }()
 
+/// One lock under which the end-to-end tests make pipes and start processes.
+///
+/// Foundation's `Process.run()` lists the descriptors open in this process, then starts the
+/// child closing those; one made meanwhile by another test goes to the child. Were it another
+/// child's output pipe, or the socket Foundation watches to learn that a child ended, and the
+/// new child a server that lives as long as its test, the other test's read to end of file or
+/// its wait for the exit would never end (seen as a `feedsync` left a zombie). So pipes are made
+/// and marked close-on-exec, and processes started, one at a time; and Foundation, which keeps
+/// every `Process` and so its pipes for ever, has its descriptors closed by us once done.
+private let spawnLock = NSLock()
+
+/// A pipe no child inherits by accident: made under ``spawnLock`` and marked close-on-exec
+/// (the child that is handed an end gets its own copy as 0, 1 or 2, which stays open).
+func makePipe() -> Pipe {
+    spawnLock.withLock {
+        let pipe = Pipe()
+        for fd in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        return pipe
+    }
+}
+
+/// Starts `process` under ``spawnLock``; its pipes should come from ``makePipe()``.
+func launch(_ process: Process) throws {
+    try spawnLock.withLock { try process.run() }
+}
+
+/// Closes both ends of pipes this process is done with (Foundation never releases them).
+func closeEnds(_ pipes: Pipe...) {
+    for pipe in pipes {
+        try? pipe.fileHandleForReading.close()
+        try? pipe.fileHandleForWriting.close()
+    }
+}
+
 /// What a finished process left behind.
 struct Finished {
     var status: Int32
@@ -38,7 +74,8 @@ func run(_ executable: URL, _ arguments: [String], environment: [String: String]
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
     if let folder { process.currentDirectoryURL = folder }
-    let out = Pipe(), err = Pipe()
+    let out = makePipe(), err = makePipe()
+    defer { closeEnds(out, err) }
     process.standardOutput = out
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
@@ -47,7 +84,7 @@ func run(_ executable: URL, _ arguments: [String], environment: [String: String]
         let group = DispatchGroup()
         group.enter()
         process.terminationHandler = { _ in group.leave() }
-        do { try process.run() } catch { continuation.resume(throwing: error); return }
+        do { try launch(process) } catch { continuation.resume(throwing: error); return }
         // Read both pipes while the process runs, so a full pipe never blocks it. Each read
         // blocks for the process's whole life, so it gets a thread of its own: on Linux the
         // global dispatch queue's threads are the ones Swift's tasks run on, and a suite of
@@ -125,7 +162,8 @@ final class Scratch {
 /// The reference API server, started as a real process on a free loopback port.
 final class ReferenceServer {
     let process = Process()
-    private let stdin = Pipe()
+    private let stdin = makePipe()
+    private let stdout = makePipe()
     let port: Int
 
     convenience init(posts: Int, seed: Int = 1, pageSize: Int = 100, extra: [String] = []) throws {
@@ -138,13 +176,13 @@ final class ReferenceServer {
     init(script: String, arguments: [String], python: String = "python3") throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [python, repository.appendingPathComponent(script).path, "--port", "0", "--exit-on-stdin-eof"] + arguments
-        let out = Pipe()
+        let out = stdout
         process.standardOutput = out
         // The server's stdin is a pipe only this process holds: if the test runner dies, the
         // server sees end of file and exits instead of lingering.
         process.standardInput = stdin
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try launch(process)
         // The first line says where it listens: "listening on 127.0.0.1:PORT".
         var line = Data()
         let deadline = Date().addingTimeInterval(20)
@@ -163,6 +201,7 @@ final class ReferenceServer {
 
     deinit {
         if process.isRunning { process.terminate() }
+        closeEnds(stdin, stdout)
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -214,10 +253,13 @@ final class DaemonProcess {
         process.arguments = ["--config", config] + arguments
         let defaults = ["FEEDSYNC_PASSWORD": "demo", "FEEDSYNC_TEST_SHORT_INTERVALS": "1"]
         process.environment = ProcessInfo.processInfo.environment.merging(defaults.merging(environment) { _, new in new }) { _, new in new }
-        process.standardError = try FileHandle(forWritingTo: logFile)
+        let log = try FileHandle(forWritingTo: logFile)
+        _ = fcntl(log.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        process.standardError = log
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        defer { try? log.close() }   // the daemon has its own copy
+        try launch(process)
     }
 
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }

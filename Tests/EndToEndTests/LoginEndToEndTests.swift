@@ -9,7 +9,7 @@ import Glibc
 final class InteractiveProcess: @unchecked Sendable {
     // @unchecked: `process` and `input` are set once; the output goes through `collected`, which locks.
     let process = Process()
-    private let input = Pipe()
+    private let input = makePipe()
     private let collected = OutputBuffer()
 
     final class OutputBuffer: Sendable {
@@ -17,7 +17,7 @@ final class InteractiveProcess: @unchecked Sendable {
     }
 
     init(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws {
-        let out = Pipe(), err = Pipe()
+        let out = makePipe(), err = makePipe()
         process.executableURL = binaries.appendingPathComponent("feedsync")
         process.arguments = arguments
         process.currentDirectoryURL = folder
@@ -36,7 +36,7 @@ final class InteractiveProcess: @unchecked Sendable {
             let data = handle.availableData
             collected.data.withLock { $0.err.append(data) }
         }
-        try process.run()
+        try launch(process)
     }
 
     /// A test that ends early (a failed expectation) leaves no sign-in waiting for minutes.

@@ -35,7 +35,7 @@ import Glibc
             pull.environment = ProcessInfo.processInfo.environment.merging(["FEEDSYNC_PASSWORD": "demo"]) { _, new in new }
             pull.standardOutput = FileHandle.nullDevice
             pull.standardError = FileHandle.nullDevice
-            try pull.run()
+            try launch(pull)
             try await Task.sleep(for: .milliseconds(20 + random.next(100)))
             if pull.isRunning {
                 kill(pull.processIdentifier, SIGKILL)
