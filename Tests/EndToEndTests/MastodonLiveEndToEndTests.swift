@@ -84,11 +84,15 @@ import Glibc
         let daemon = try startDaemon(scratch, server)
         #expect(try await caughtUp(daemon), "\(daemon.log)")
 
+        // Reconnects are refused until the statuses are out, so they are certainly published
+        // while no stream is open, however soon the daemon would have reconnected.
+        try await server.control("POST", "/_control/streaming", body: #"{"refuse": 503}"#)
         let dropped = try await server.control("POST", "/_control/stream-drop")
         #expect(dropped["dropped"] as? Int == 1)
         try #require(try await eventually { try await server.control("GET", "/_control/streams")["open"] as? Int == 0 })
         let away = try await server.control("POST", "/_control/post?count=3")
         #expect(away["streamed"] as? Int == 0, "published while no stream was open")
+        try await server.control("POST", "/_control/streaming", body: #"{"refuse": 0}"#)
 
         #expect(try await caughtUp(daemon, times: 2), "\(daemon.log)")
         let expected = try await home(server)
