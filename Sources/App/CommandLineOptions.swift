@@ -1,7 +1,9 @@
 import Core
 import Foundation
 
-/// A small command-line parser: `--name value`, `--name=value`, `--flag`, positionals.
+/// A small command-line parser: `--name value`, `--name=value`, `--flag`, positionals, and
+/// `--`, after which every argument is a positional (`feedsync remove -- -x`), as POSIX
+/// utilities read it (Utility Syntax Guideline 10).
 ///
 /// Both executables declare what each command takes; anything else is a ``UsageError``.
 public struct CommandLineOptions {
@@ -30,9 +32,13 @@ public struct CommandLineOptions {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
+            if argument == "--" {
+                positionals += arguments[index...]
+                break
+            }
             guard argument.hasPrefix("--"), argument.count > 2 else {
                 if argument.hasPrefix("-") && argument.count > 1 && Double(argument) == nil {
-                    throw UsageError("unknown option \(argument)", usage: usage)
+                    throw UsageError("unknown option \(Terminal.safe(argument, limit: 80)); to pass an argument that begins with '-', put -- before it", usage: usage)
                 }
                 positionals.append(argument)
                 continue
@@ -44,7 +50,7 @@ public struct CommandLineOptions {
                 inline = String(argument[argument.index(after: equals)...])
             }
             guard let spec = specs.first(where: { $0.name == name }) else {
-                throw UsageError("unknown option \(name)", usage: usage)
+                throw UsageError("unknown option \(Terminal.safe(name, limit: 80))", usage: usage)
             }
             if let placeholder = spec.value {
                 guard values[name] == nil else { throw UsageError("\(name) is given twice", usage: usage) }

@@ -45,9 +45,13 @@ public struct Config {
 
     /// Reads and checks the file at `url`.
     ///
-    /// - Parameter displayName: the path as the operator wrote it, for messages.
+    /// - Parameters:
+    ///   - displayName: the path as the operator wrote it, for messages.
+    ///   - optionLikeNames: whether a feed name that begins with `-` (refused since) is read
+    ///     rather than refused: `remove` and `logout` take such a feed out of an old config.
     /// - Throws: ``ConfigError`` naming the file, the key path and what is wrong.
-    public static func load(from url: URL, displayName: String, environment: [String: String]) throws -> Config {
+    public static func load(from url: URL, displayName: String, environment: [String: String],
+                            optionLikeNames: Bool = false) throws -> Config {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             let exists = FileManager.default.fileExists(atPath: url.path)
             throw ConfigError(file: displayName, keyPath: "", message: exists ? (DescriptorLimit.reasonIfExhausted() ?? "cannot be read") : "no such file")
@@ -62,7 +66,7 @@ public struct Config {
         guard case .object(let object) = root else {
             throw ConfigError(file: displayName, keyPath: "", message: "expected a JSON object at the top, found \(root.kind)")
         }
-        return try Config(ConfigSection(object, path: "", context: context))
+        return try Config(ConfigSection(object, path: "", context: context), optionLikeNames: optionLikeNames)
     }
 
     /// The shortest `interval` a feed may have.
@@ -70,7 +74,7 @@ public struct Config {
     /// The longest any duration may be.
     static let maximumDuration: TimeInterval = 30 * 86_400
 
-    init(_ root: ConfigSection) throws {
+    init(_ root: ConfigSection, optionLikeNames: Bool = false) throws {
         context = root.context
         // The end-to-end tests poll in fractions of a second; nothing else should.
         let short = root.context.environment["FEEDSYNC_TEST_SHORT_INTERVALS"] == "1"
@@ -84,8 +88,9 @@ public struct Config {
         let pending = try feedSections.flatMap { section -> [PendingFeed] in
             if section.has("opml") { return try Self.expandOPML(section, intervals: intervals, names: &names) }
             let name = try section.require(section.nonEmptyString("name"), "name")
-            guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
-                throw section.error("name", "\"\(name)\" may hold only letters, digits, '-', '_' and '.'")
+            if let problem = FeedName.problem(name), !(optionLikeNames && FeedName.isValid("x" + name)) {
+                let remedy = name.hasPrefix("-") && FeedName.isValid("x" + name) ? " (or take the feed out with `feedsync remove -- \(name)`)" : ""
+                throw section.error("name", problem + remedy)
             }
             guard names.insert(name).inserted else { throw section.error("name", "\"\(name)\" names two feeds") }
             let feed = Feed(name: name, interval: try section.duration("interval", in: intervals) ?? 300,

@@ -28,11 +28,17 @@ public struct ConfigEditor {
     public let existed: Bool
     public private(set) var text: String
     /// The file's bytes when it was read, to tell whether someone else changed it before ``save()``.
-    private var original: Data?
+    private(set) var original: Data?
+    /// Whether a feed name that begins with `-` is read rather than refused (``Config/load(from:displayName:environment:optionLikeNames:)``).
+    public let optionLikeNames: Bool
 
     /// Finds the config as every command does (`--config`, `./feedsync.json`, `$FEEDSYNC_CONFIG`);
     /// with none anywhere, a new `./feedsync.json` with a SQLite store beside it.
-    public init(configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    ///
+    /// - Parameter optionLikeNames: read a feed name that begins with `-` (`remove`, `logout`).
+    public init(configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                optionLikeNames: Bool = false) throws {
+        self.optionLikeNames = optionLikeNames
         let located: (URL, String)
         if let found = try? Runtime.locateConfig(configPath, environment: environment) {
             located = found
@@ -45,7 +51,7 @@ public struct ConfigEditor {
                 throw ConfigError(file: displayName, keyPath: "", message: "cannot be read")
             }
             // The file must check out before it is changed: an edit never hides an older fault.
-            _ = try Config.load(from: url, displayName: displayName, environment: environment)
+            _ = try Config.load(from: url, displayName: displayName, environment: environment, optionLikeNames: optionLikeNames)
             self.text = text
             original = data
             existed = true
@@ -131,6 +137,7 @@ public struct ConfigEditor {
             if all.contains(where: { $0.opml != nil }), existed {
                 var options = Runtime.Options(feeds: .none, createStore: false)
                 options.deferMissingSecrets = true
+                options.optionLikeNames = optionLikeNames
                 let runtime = try Runtime.load(configPath: url.path, environment: environment, options)
                 if runtime.feedNames.contains(name) {
                     let origin = runtime.feedOrigins[name].map { " (\(Terminal.safe($0, limit: 300)))" } ?? ""
@@ -162,71 +169,12 @@ public struct ConfigEditor {
     /// into place; the old file's mode is kept (a new file gets 0600).
     ///
     /// - Throws: ``ConfigError`` (the new file does not check out: nothing was changed), or a
-    ///   ``ServiceError`` `.storage` when the folder cannot be written.
+    ///   ``ServiceError`` `.storage` when the folder cannot be written, `.locked` when the file
+    ///   changed since it was read.
     public func save(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        let folder = url.deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).new")
-        var mode: mode_t = 0o600
-        var info = stat()
-        if lstat(url.path, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFREG else {
-                throw ConfigError(file: displayName, keyPath: "", message: "is not a regular file; feedsync changes only a regular config file")
-            }
-            mode = info.st_mode & 0o7777
-        }
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-        guard fd >= 0 else {
-            throw ServiceError(.storage, "writing \(displayName)", "cannot create \(temporary.path): \(String(cString: strerror(errno)))")
-        }
-        var removeTemporary = true
-        defer { if removeTemporary { unlink(temporary.path) } }
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-            guard n > 0 else {
-                let reason = String(cString: strerror(errno))
-                close(fd)
-                throw ServiceError(.storage, "writing \(displayName)", "cannot write \(temporary.path): \(reason)")
-            }
-            written += n
-        }
-        fchmod(fd, mode)
-        guard fsync(fd) == 0, close(fd) == 0 else {
-            throw ServiceError(.storage, "writing \(displayName)", "cannot write \(temporary.path): \(String(cString: strerror(errno)))")
-        }
-        // The check `config check` makes, secrets deferred: a missing one is not the edit's fault.
-        var options = Runtime.Options(feeds: .all, createStore: false)
-        options.deferMissingSecrets = true
-        do {
-            _ = try Runtime.load(configPath: temporary.path, environment: environment, options)
-        } catch let error as ConfigError {
-            throw ConfigError(file: displayName, keyPath: error.keyPath,
-                              message: "\(error.message) (the change was not written; \(displayName) is as it was)")
-        }
-        // Another edit since this one read the file (a second feedsync, an editor, while a login
-        // waited for the browser) is never overwritten: the command is run again instead.
-        let changed = ServiceError(.locked, "writing \(displayName)",
-                                   "it changed while this command ran, so the change was not written; run the command again")
-        if existed {
-            guard FileManager.default.contents(atPath: url.path) == original else { throw changed }
-            guard rename(temporary.path, url.path) == 0 else {
-                throw ServiceError(.storage, "writing \(displayName)", "cannot replace it: \(String(cString: strerror(errno)))")
-            }
-            removeTemporary = false
-        } else {
-            // A new file: linking fails rather than replace one made meanwhile.
-            guard link(temporary.path, url.path) == 0 else {
-                if errno == EEXIST { throw changed }
-                throw ServiceError(.storage, "writing \(displayName)", "cannot create it: \(String(cString: strerror(errno)))")
-            }
-        }
-        // The rename is durable once the folder is.
-        let folderFD = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folderFD >= 0 {
-            fsync(folderFD)
-            close(folderFD)
-        }
+        let staged = try stage(environment: environment)
+        defer { staged.discard() }
+        try staged.commit()
     }
 
     /// Every feed name the config has on disk now, OPML-expanded ones included (none for a new file).
@@ -234,6 +182,7 @@ public struct ConfigEditor {
         guard existed else { return [] }
         var options = Runtime.Options(feeds: .none, createStore: false)
         options.deferMissingSecrets = true
+        options.optionLikeNames = optionLikeNames
         return Set(try Runtime.load(configPath: url.path, environment: environment, options).feedNames)
     }
 

@@ -18,6 +18,9 @@ public struct Runtime: Sendable {
         public var createStore = true
         /// Note a missing secret in ``Runtime/missingSecrets`` instead of failing (`config check`).
         public var deferMissingSecrets = false
+        /// Read a feed name that begins with `-` instead of refusing it, so `remove` and `logout`
+        /// can take such a feed out of a config written before the rule.
+        public var optionLikeNames = false
         /// A store already in use to share rather than build (a reloading daemon keeps its own).
         public var sharing: Managed<any FeedStore>?
         /// Where integrations and syncs log: retries at `debug`, and waits and upgrades an
@@ -72,7 +75,7 @@ public struct Runtime: Sendable {
     public static func load(configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                             _ options: Options = Options()) throws -> Runtime {
         let (url, name) = try locateConfig(configPath, environment: environment)
-        let config = try Config.load(from: url, displayName: name, environment: environment)
+        let config = try Config.load(from: url, displayName: name, environment: environment, optionLikeNames: options.optionLikeNames)
         config.context.deferMissingSecrets = options.deferMissingSecrets
         let provider = try ServiceProvider(config: config, feeds: options.feeds, sharing: options.sharing,
                                            createStore: options.createStore, log: options.log, traffic: options.traffic)

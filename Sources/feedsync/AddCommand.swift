@@ -31,8 +31,8 @@ enum AddCommand: Command {
         guard options.positionals.count == 1, let what = options.positionals.first?.trimmingCharacters(in: .whitespaces), !what.isEmpty else {
             throw UsageError("give one thing to add: a site or feed URL, an OPML file, @user@server, or a Bluesky handle", usage: usage)
         }
-        if let name = options["--name"], !isFeedName(name) {
-            throw UsageError("--name \"\(Terminal.safe(name, limit: 80))\" may hold only letters, digits, '-', '_' and '.'", usage: usage)
+        if let name = options["--name"], let problem = FeedName.problem(name) {
+            throw UsageError("--name \(problem)", usage: usage)
         }
         var editor = try ConfigEditor(configPath: options["--config"])
         switch try kind(of: what) {
@@ -205,10 +205,6 @@ enum AddCommand: Command {
         let host = (url.host ?? "").lowercased()
         guard let port = url.port, !(url.scheme == "https" && port == 443), !(url.scheme == "http" && port == 80) else { return host }
         return "\(host):\(port)"
-    }
-
-    static func isFeedName(_ name: String) -> Bool {
-        !name.isEmpty && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }
     }
 
     /// `"Daring Fireball!"` → `daring-fireball`, as the config names an OPML entry's feeds; `nil` when nothing is left.

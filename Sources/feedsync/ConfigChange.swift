@@ -9,8 +9,20 @@ enum ConfigChange {
     /// and asks the daemons of this machine that serve its store to reload.
     static func commit(_ editor: ConfigEditor, _ options: CommandLineOptions, _ output: CheckedOutput, saying line: String) async throws {
         try editor.save()
+        try await announce(editor, output, saying: line)
+    }
+
+    /// Says what changed in a config just saved (by ``commit(_:_:_:saying:)`` or a
+    /// ``FileTransaction``) and asks the daemons that serve its store to reload.
+    static func announce(_ editor: ConfigEditor, _ output: CheckedOutput, saying line: String) async throws {
         try output.line(line)
         if !editor.existed { try output.line("created \(editor.displayName) with a SQLite store beside it") }
+        try await reloadDaemons(editor, output)
+    }
+
+    /// Asks the `feedsyncd` of this machine that serve the config's store to reload (a secret
+    /// file the config names was replaced, or the config changed).
+    static func reloadDaemons(_ editor: ConfigEditor, _ output: CheckedOutput) async throws {
         var load = localOnly
         load.notice = { _ in }
         let daemons = (try? await withRuntime(CommandLineOptions.config(editor.url.path), load) { try await $0.store.daemons() }) ?? []

@@ -41,15 +41,17 @@ enum FeedsyncCLI {
 
     static func dispatch(_ arguments: [String], output: CheckedOutput) async -> ExitStatus {
         do {
-            // `-V` and `--version` work anywhere; `-h` is `--help`.
-            if arguments.contains("--version") || arguments.contains("-V") {
+            // `-V` and `--version` work anywhere before `--`; `-h` is `--help`. After `--` every
+            // argument is the command's, as written (`feedsync remove -- -h` names a feed).
+            let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
+            if arguments[..<end].contains("--version") || arguments[..<end].contains("-V") {
                 try output.line("feedsync \(feedsyncVersion)")
                 return .ok
             }
-            var arguments = arguments.map { $0 == "-h" ? "--help" : $0 }
+            var arguments = arguments[..<end].map { $0 == "-h" ? "--help" : $0 } + arguments[end...]
             // Options may come before the command: `feedsync --config X status`.
             var leading: [String] = []
-            while let first = arguments.first, first.hasPrefix("--"), first != "--help" {
+            while let first = arguments.first, first.hasPrefix("--"), first != "--help", first != "--" {
                 leading.append(arguments.removeFirst())
                 if !first.contains("="), let value = arguments.first, !value.hasPrefix("--") { leading.append(arguments.removeFirst()) }
             }
@@ -69,7 +71,7 @@ enum FeedsyncCLI {
             guard let command = commands.first(where: { Array(arguments.prefix($0.words.count)) == $0.words }) else {
                 throw UsageError(unknownCommand(arguments), usage: "usage: feedsync <command> [options]")
             }
-            let rest = Array(arguments.dropFirst(command.words.count)) + leading
+            let rest = leading + Array(arguments.dropFirst(command.words.count))
             let options = try CommandLineOptions(rest, specs: command.options + [.helpFlag], usage: command.usage)
             if options.has("--help") {
                 try output.line(command.help)

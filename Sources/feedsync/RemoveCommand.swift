@@ -18,7 +18,8 @@ enum RemoveCommand: Command {
             throw UsageError("name the feed to remove", usage: usage)
         }
         let shown = Terminal.safe(name, limit: 80)
-        var editor = try ConfigEditor(configPath: options["--config"])
+        // A feed named before names that begin with '-' were refused can still be taken out: `remove -- -x`.
+        var editor = try ConfigEditor(configPath: options["--config"], optionLikeNames: true)
         guard editor.existed else {
             throw ConfigError(file: editor.displayName, keyPath: "", message: "no such file; nothing to remove \(shown) from")
         }
@@ -33,7 +34,8 @@ enum RemoveCommand: Command {
         }
         try await ConfigChange.commit(editor, options, output, saying: "removed feed \(shown) from \(editor.displayName)")
         guard options.has("--purge") else {
-            try output.line("its posts stay in the store; `feedsync remove \(shown) --purge` would delete them")
+            let again = name.hasPrefix("-") ? "--purge -- \(shown)" : "\(shown) --purge"
+            try output.line("its posts stay in the store; `feedsync remove \(again)` would delete them")
             return .ok
         }
         let posts = try await purge(name, editor)

@@ -35,3 +35,42 @@ import Testing
         }
     }
 }
+
+/// `--` ends options (POSIX Utility Syntax Guideline 10): what follows is positional, whatever it looks like.
+@Suite struct DoubleDashTests {
+    let specs: [CommandLineOptions.Spec] = [.init("--config", value: "PATH", ""), .init("--purge", ""), .init("--name", value: "NAME", "")]
+
+    @Test(arguments: [
+        (["--", "-x"], ["-x"], false, nil as String?),
+        (["--purge", "--", "-x"], ["-x"], true, nil),
+        (["--", "--purge"], ["--purge"], false, nil),
+        (["--", "-h", "--config", "c.json"], ["-h", "--config", "c.json"], false, nil),
+        (["--config", "c.json", "--", "-x", "--"], ["-x", "--"], false, "c.json"),
+        (["a", "--", "b"], ["a", "b"], false, nil),
+        (["--"], [], false, nil),
+        (["--", ""], [""], false, nil),
+    ])
+    func everythingAfterADoubleDashIsPositional(_ arguments: [String], _ positionals: [String], _ purge: Bool, _ config: String?) throws {
+        let options = try CommandLineOptions(arguments, specs: specs, usage: "u")
+        #expect(options.positionals == positionals)
+        #expect(options.has("--purge") == purge)
+        #expect(options["--config"] == config)
+    }
+
+    @Test func aDashValueIsAValueButADoubleDashIsNot() throws {
+        #expect(try CommandLineOptions(["--name", "-x"], specs: specs, usage: "u")["--name"] == "-x")
+        #expect(try CommandLineOptions(["--name=-x"], specs: specs, usage: "u")["--name"] == "-x")
+        #expect(throws: UsageError.self) { try CommandLineOptions(["--name", "--", "x"], specs: specs, usage: "u") }
+    }
+
+    @Test func aLoneDashWordSaysHowToPassIt() {
+        do {
+            _ = try CommandLineOptions(["-x"], specs: specs, usage: "u")
+            Issue.record("-x parsed")
+        } catch let error as UsageError {
+            #expect(error.message.contains("put -- before it"), "\(error.message)")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+}

@@ -76,21 +76,9 @@ final class InteractiveProcess: @unchecked Sendable {
 /// `feedsync login`, `logout` against the fake Mastodon server's OAuth endpoints (written from
 /// Mastodon's documentation, checking PKCE and redirect_uri) and the fake Bluesky service.
 @Suite(.endToEnd) struct LoginEndToEndTests {
-    func mastodon(_ mode: String = "normal") async throws -> ReferenceServer {
-        let server = try ReferenceServer(script: "Fixtures/mastodon/server.py", arguments: ["--statuses", "60", "--token", "fixed-token"])
-        if mode != "normal" { try await server.control("POST", "/_control/oauth?mode=\(mode)") }
-        return server
-    }
+    func mastodon(_ mode: String = "normal") async throws -> ReferenceServer { try await mastodonFixture(mode) }
 
-    /// What the browser does: follow the authorization URL to the redirect it answers.
-    func consent(_ url: String) async throws -> String {
-        let result = try await run(URL(fileURLWithPath: "/usr/bin/env"), ["curl", "-s", "-o", "/dev/null", "-w", "%{redirect_url}", url])
-        return result.stdout
-    }
-
-    func get(_ url: String) async throws -> Finished {
-        try await run(URL(fileURLWithPath: "/usr/bin/env"), ["curl", "-s", "-i", "--max-time", "10", url])
-    }
+    func get(_ url: String) async throws -> Finished { try await httpGet(url) }
 
     func files(_ scratch: Scratch) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: scratch.folder.path)) ?? []).sorted()
@@ -153,17 +141,24 @@ final class InteractiveProcess: @unchecked Sendable {
         #expect(!FileManager.default.fileExists(atPath: scratch.folder.appendingPathComponent("feedsync.json").path), "--no-feed writes no config")
     }
 
-    @Test func aWrongStateIsRefusedAndNothingIsStored() async throws {
+    @Test func forgedCallbacksAreAnswered400AndTheSignInWaitsForTheRealOne() async throws {
         let server = try await mastodon()
         let scratch = try Scratch()
         let login = try InteractiveProcess(["login", "mastodon", server.baseURL, "--callback"], in: scratch.folder)
-        let authorize = try #require(try await login.line(startingWith: "http://127.0.0.1:\(server.port)/oauth/authorize"))
+        let authorize = try #require(try await login.line(startingWith: "http://127.0.0.1:\(server.port)/oauth/authorize"), "\(login.stdout)\(login.stderr)")
         let callback = try await consent(authorize)
-        let forged = callback.replacingOccurrences(of: #"state=[^&]+"#, with: "state=someone-elses", options: .regularExpression)
-        _ = try await get(forged)
-        #expect(try await login.status() == 77, "\(login.stderr)")
-        #expect(login.stderr.contains("state does not match"), "\(login.stderr)")
-        #expect(files(scratch).isEmpty, "\(files(scratch))")
+        let loopback = try #require(callback.components(separatedBy: "?").first)
+        let state = try #require(callback.range(of: #"state=[^&]+"#, options: .regularExpression).map { String(callback[$0]) })
+        for query in ["code=forged", "error=access_denied", "error=access_denied&error_description=gone", "state=someone-elses&code=forged",
+                      "state=someone-elses&error=access_denied", "\(state)&state=someone-elses&error=access_denied", "state=&code=forged"] {
+            let answer = try await get("\(loopback)?\(query)").stdout
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(query): \(answer)")
+            #expect(login.process.isRunning, "\(query) did not end the sign-in")
+        }
+        let page = try await get(callback)
+        #expect(page.stdout.hasPrefix("HTTP/1.1 200") && page.stdout.contains("Signed in"), "\(page.stdout)")
+        #expect(try await login.status() == 0, "\(login.stdout)\(login.stderr)")
+        #expect(login.stdout.contains("logged in as @ada@127.0.0.1") && login.stderr.isEmpty, "\(login.stdout)\(login.stderr)")
         #expect((try await get(callback)).stdout.isEmpty, "the listener is gone once the sign-in ended")
     }
 
@@ -183,7 +178,7 @@ final class InteractiveProcess: @unchecked Sendable {
         #expect(files(scratch).isEmpty, "\(files(scratch))")
     }
 
-    @Test func anExistingTokenFileOthersCanReadOrASymlinkIsRefused() async throws {
+    @Test func anExistingTokenFileOthersCanReadOrASymlinkIsRefusedBeforeTheSignIn() async throws {
         let server = try await mastodon()
         let scratch = try Scratch()
         let readable = scratch.folder.appendingPathComponent("open.token")
@@ -191,17 +186,15 @@ final class InteractiveProcess: @unchecked Sendable {
         chmod(readable.path, 0o644)
         let link = scratch.folder.appendingPathComponent("link.token")
         symlink("/etc/hostname", link.path)
+        let before = snapshot(scratch.folder)
         for (file, words) in [(readable, "can be read by others"), (link, "is a symlink")] {
-            let login = try InteractiveProcess(["login", "mastodon", server.baseURL, "--paste", "--no-feed", "--token-file", file.path], in: scratch.folder)
-            let authorize = try #require(try await login.line(startingWith: "http://127.0.0.1:\(server.port)/oauth/authorize"))
-            let page = try await get(authorize).stdout
-            let code = try #require(page.range(of: #"value="([^"]+)""#, options: .regularExpression).map { String(page[$0].dropFirst(7).dropLast()) })
-            login.type(code + "\n")
-            #expect(try await login.status() != 0)
+            let login = try await pasteLogin(server, in: scratch.folder, ["--no-feed", "--token-file", file.path])
+            #expect(login.process.terminationStatus == 65, "\(login.stderr)")
             #expect(login.stderr.contains(words), "\(login.stderr)")
+            #expect(!login.stdout.contains("/oauth/authorize"), "refused before any sign-in")
         }
-        #expect(try String(contentsOf: readable, encoding: .utf8) == "old\n")
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "/etc/hostname")
+        #expect(snapshot(scratch.folder) == before)
+        #expect(try await server.oauthLedger().apps == 0, "no app was registered")
     }
 
     @Test func aBlueskyLoginChecksTheAppPasswordAndItsSessionIsTheFirstPullsSession() async throws {
