@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -20,42 +21,6 @@ let binaries: URL = {
     }
     return repository.appendingPathComponent(".build/debug")
 }()
-
-/// One lock under which the end-to-end tests make pipes and start processes.
-///
-/// Foundation's `Process.run()` lists the descriptors open in this process, then starts the
-/// child closing those; one made meanwhile by another test goes to the child. Were it another
-/// child's output pipe, or the socket Foundation watches to learn that a child ended, and the
-/// new child a server that lives as long as its test, the other test's read to end of file or
-/// its wait for the exit would never end (seen as a `feedsync` left a zombie). So pipes are made
-/// and marked close-on-exec, and processes started, one at a time; and Foundation, which keeps
-/// every `Process` and so its pipes for ever, has its descriptors closed by us once done.
-private let spawnLock = NSLock()
-
-/// A pipe no child inherits by accident: made under ``spawnLock`` and marked close-on-exec
-/// (the child that is handed an end gets its own copy as 0, 1 or 2, which stays open).
-func makePipe() -> Pipe {
-    spawnLock.withLock {
-        let pipe = Pipe()
-        for fd in [pipe.fileHandleForReading.fileDescriptor, pipe.fileHandleForWriting.fileDescriptor] {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        return pipe
-    }
-}
-
-/// Starts `process` under ``spawnLock``; its pipes should come from ``makePipe()``.
-func launch(_ process: Process) throws {
-    try spawnLock.withLock { try process.run() }
-}
-
-/// Closes both ends of pipes this process is done with (Foundation never releases them).
-func closeEnds(_ pipes: Pipe...) {
-    for pipe in pipes {
-        try? pipe.fileHandleForReading.close()
-        try? pipe.fileHandleForWriting.close()
-    }
-}
 
 /// What a finished process left behind.
 struct Finished {

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Synchronization
 import Testing
 #if canImport(Glibc)

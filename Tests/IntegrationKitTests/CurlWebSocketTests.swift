@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import ProcessTestSupport
 import IntegrationKit
 import Testing
 
@@ -8,7 +9,8 @@ import Testing
 /// case ends the stream with one error, never a hang.
 @Suite(.serialized) final class CurlWebSocketTests {
     let server = Process()
-    let stdin = Pipe()
+    let stdin = makePipe()
+    let stdout = makePipe()
     var port = 0
 
     init() throws {
@@ -16,10 +18,10 @@ import Testing
         server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         server.arguments = ["python3", repository.appendingPathComponent("Fixtures/bluesky/jetstream.py").path, "--port", "0",
                             "--exit-on-stdin-eof", "--ping-interval", "0.2"]
-        let out = Pipe()
+        let out = stdout
         server.standardOutput = out
         server.standardInput = stdin
-        try server.run()
+        try launch(server)
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = out.fileHandleForReading.availableData
@@ -29,7 +31,12 @@ import Testing
         port = Int(String(decoding: line, as: UTF8.self).split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
     }
 
-    deinit { server.terminate() }
+    /// Closing its standard input ends the server too (`--exit-on-stdin-eof`), whatever became
+    /// of the signal.
+    deinit {
+        server.terminate()
+        closeEnds(stdin, stdout)
+    }
 
     /// The client's deadlines where they are the subject: short, so that they are met.
     static let short = WebSocketLimits(idleTimeout: 2, handshakeDeadline: 2)
