@@ -266,7 +266,7 @@ final class DaemonProcess {
 /// because a machine busy with other work is slow, and a wait that ends early costs nothing.
 /// It is never a claim about speed; a test asserts counts, order, and the program's own
 /// deadlines as the program reports them.
-let patience: Double = 120
+let patience: Double = 300
 
 /// Polls `condition` every 100 ms until it holds or `seconds` (by default ``patience``) pass.
 func eventually(within seconds: Double = patience, _ condition: () async throws -> Bool) async throws -> Bool {

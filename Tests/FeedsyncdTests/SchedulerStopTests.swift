@@ -30,7 +30,7 @@ import Testing
         await scheduler.start()
         // Both feeds have had their turn: "mine" failed and was rescheduled here; "theirs" was not due.
         var settled = false
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(600)
         while !settled && ContinuousClock.now < deadline {
             let mine = try await runtime.store.feedStatuses().first { $0.feed == "mine" }?.nextAttemptAt
             let theirsNext = await scheduler.nextRun(of: "theirs")

@@ -84,10 +84,10 @@ final class EventLog: Sendable {
     func add(_ event: String) { events.withLock { $0.append(event) } }
     var all: [String] { events.withLock { $0 } }
 
-    /// Whether `condition` comes to hold, waiting up to 120 s for a busy machine (it polls; the
+    /// Whether `condition` comes to hold, waiting up to 600 s for a busy machine (it polls; the
     /// services run on their own tasks).
     func eventually(_ condition: ([String]) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(600)
         while ContinuousClock.now < deadline {
             if condition(all) { return true }
             try? await Task.sleep(for: .milliseconds(10))

@@ -79,7 +79,7 @@ import Testing
         stream.send(#"{"type":"options_update","payload":{"wantedDids":["did:plc:ada00000000000000000000"]}}"#)
         let reader = Task { await CurlWebSocketTests.drain(stream, count: 1) }
         // The hello is what lets events through: wait until the server has it, then publish.
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(600)
         while ContinuousClock.now < deadline {
             if let updates = try await control("/_jetstream/stats", method: "GET")["options_updates"] as? Int, updates > 0 { break }
             try await Task.sleep(for: .milliseconds(20))
@@ -97,7 +97,7 @@ import Testing
         // the stream stays open, and every ping gets its pong.
         let stream = socket("/subscribe?wantedDids=did:plc:nobody", Self.short)
         let reader = Task { await CurlWebSocketTests.drain(stream) }
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(600)
         while try await control("/_jetstream/stats", method: "GET")["pongs"] as? Int ?? 0 < 15, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -43,12 +43,12 @@ import Testing
         let log = self.log
         let seenDuringCommit = Mutex<[Int: [String]]>([:])
         let store = MockStore(log: log, beforeCommit: { number in
-            // Hold commits 1 and 3 until page n+1 has been asked for (bounded: 120 s, for a busy
+            // Hold commits 1 and 3 until page n+1 has been asked for (bounded: 600 s, for a busy
             // machine), then give the fetcher time to overreach: a fetch of page n+2 now would be
             // a third decoded page.
             func requested(_ cursor: Int) -> Bool { log.all.contains("page(after: \(cursor))") }
             if number == 1 || number == 3 {
-                let deadline = ContinuousClock.now + .seconds(120)
+                let deadline = ContinuousClock.now + .seconds(600)
                 while !requested(number) && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
                 for _ in 0..<200 where !requested(number + 1) { try? await Task.sleep(for: .milliseconds(1)) }
             }
