@@ -15,6 +15,8 @@ final class InteractiveProcess: @unchecked Sendable {
 
     final class OutputBuffer: Sendable {
         let data = Mutex((out: Data(), err: Data()))
+        /// Whether each pipe has reached its end: everything the process wrote has been read.
+        let ended = Mutex((out: false, err: false))
     }
 
     init(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws {
@@ -31,10 +33,18 @@ final class InteractiveProcess: @unchecked Sendable {
         process.standardInput = input
         out.fileHandleForReading.readabilityHandler = { [collected] handle in
             let data = handle.availableData
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                return collected.ended.withLock { $0.out = true }
+            }
             collected.data.withLock { $0.out.append(data) }
         }
         err.fileHandleForReading.readabilityHandler = { [collected] handle in
             let data = handle.availableData
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                return collected.ended.withLock { $0.err = true }
+            }
             collected.data.withLock { $0.err.append(data) }
         }
         try launch(process)
@@ -47,16 +57,29 @@ final class InteractiveProcess: @unchecked Sendable {
     var stderr: String { String(decoding: collected.data.withLock { $0.err }, as: UTF8.self) }
 
     /// The first printed line that starts with `prefix` (after indentation), once it is there.
-    func line(startingWith prefix: String, within seconds: Double = 120) async throws -> String? {
+    func line(startingWith prefix: String, within seconds: Double = patience) async throws -> String? {
         let deadline = Date().addingTimeInterval(seconds)
+        func found() -> String? {
+            stdout.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { $0.hasPrefix(prefix) })
+        }
         while Date() < deadline {
-            if let line = stdout.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { $0.hasPrefix(prefix) }) {
-                return line
+            if let line = found() { return line }
+            if !process.isRunning {
+                // What it printed before it ended may still be on its way from the pipe.
+                try await drained()
+                return found()
             }
-            if !process.isRunning { return nil }
             try await Task.sleep(for: .milliseconds(50))
         }
-        return nil
+        return found()
+    }
+
+    /// Waits until both pipes have reached their end, so `stdout` and `stderr` are whole.
+    func drained() async throws {
+        let deadline = Date().addingTimeInterval(patience)
+        while !collected.ended.withLock({ $0.out && $0.err }) && Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     func type(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
@@ -65,11 +88,15 @@ final class InteractiveProcess: @unchecked Sendable {
     ///
     /// Polled with sleeps: `waitUntilExit()` would hold one of the test run's few cooperative
     /// threads, and with several sign-ins waiting at once it starved every other test.
-    func status(within seconds: Double = 120) async throws -> Int32 {
+    ///
+    /// Returns once its output is read to the end too: the process can exit before the handlers
+    /// have been handed its last lines, and a test reading `stderr` then would see none.
+    func status(within seconds: Double = patience) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { process.terminate() }
         while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        try await drained()
         return process.terminationStatus
     }
 }
