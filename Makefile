@@ -1,6 +1,7 @@
 # feedsync — the conventional entry points.
 #
 #   make demo        install what is missing, build, and sync the offline demo feed
+#   make check       build with zero warnings, run the unit and contract tests (no end-to-end): a first check
 #   make test        install what is missing, build with zero warnings, run every test
 #   make install     release binaries (Swift runtime linked in), the systemd unit, shell completions
 #   make uninstall   remove what `make install` put there
@@ -18,7 +19,7 @@ ZSHDIR  := $(PREFIX)/share/zsh/site-functions
 FISHDIR := $(PREFIX)/share/fish/vendor_completions.d
 RELEASE := .build/release
 
-.PHONY: all deps test-deps build demo test fixtures-test release install uninstall clean
+.PHONY: all deps test-deps build build-clean demo check test fixtures-test release install uninstall clean
 
 all: build
 
@@ -35,14 +36,21 @@ demo: build
 	FEEDSYNC_PASSWORD=demo .build/debug/feedsync pull --config config.example.json
 	.build/debug/feedsync posts --config config.example.json --limit 3
 
-# A warning fails the build: the package must build clean. The tests run one at a time: many
-# start real servers and daemons, and on a 2-core machine all at once they miss their own bounds.
-test: test-deps
-	@set -o pipefail; $(SWIFT) build 2>&1 | tee .build-log.txt
+# A warning fails the build, the tests' code included: the package must build clean.
+build-clean:
+	@set -o pipefail; $(SWIFT) build --build-tests 2>&1 | tee .build-log.txt
 	@if grep -q "warning:" .build-log.txt; then echo "swift build printed warnings; fix them" >&2; rm -f .build-log.txt; exit 1; fi
 	@rm -f .build-log.txt
+
+# The first check of a change: every test target but EndToEndTests (the unit tests, the store
+# contract on SQLite and on a PostgreSQL server it starts, the fixture-backed transport tests).
+check: test-deps build-clean
+	$(SWIFT) test --skip-build --skip EndToEndTests
+
+# Every test, in parallel as `swift test` runs them: no test asserts how fast the machine is.
+test: test-deps build-clean
 	$(MAKE) --no-print-directory fixtures-test
-	$(SWIFT) test --no-parallel
+	$(SWIFT) test --skip-build
 
 # The fixture servers check themselves.
 fixtures-test:

@@ -61,11 +61,11 @@ let package = Package(
 
         .testTarget(name: "CoreTests", dependencies: ["Core"], path: "Tests/CoreTests"),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "Core"], path: "Tests/SyncTests"),
-        .testTarget(name: "IntegrationKitTests", dependencies: ["IntegrationKit", "Core"], path: "Tests/IntegrationKitTests",
+        .testTarget(name: "IntegrationKitTests", dependencies: ["IntegrationKit", "Core", "ProcessTestSupport"], path: "Tests/IntegrationKitTests",
                     exclude: ["HTMLTextCases.json"]),
         .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "IntegrationKit", "Core"], path: "Tests/HTTPAPITests"),
         .testTarget(name: "StoreKitTests", dependencies: ["StoreKit", "Core"], path: "Tests/StoreKitTests"),
-        .testTarget(name: "SQLiteCacheTests", dependencies: ["SQLiteCache", "Core"], path: "Tests/SQLiteCacheTests"),
+        .testTarget(name: "SQLiteCacheTests", dependencies: ["SQLiteCache", "Core", "ProcessTestSupport"], path: "Tests/SQLiteCacheTests"),
         .testTarget(name: "MockVideoHostTests", dependencies: ["MockVideoHost", "Core"], path: "Tests/MockVideoHostTests"),
         .testTarget(name: "MastodonTests", dependencies: ["Mastodon", "IntegrationKit", "Core"], path: "Tests/MastodonTests"),
         .testTarget(name: "WebFeedTests", dependencies: ["WebFeed", "IntegrationKit", "Core"], path: "Tests/WebFeedTests"),
@@ -73,13 +73,16 @@ let package = Package(
         .testTarget(name: "AppTests", dependencies: ["App", "Core"], path: "Tests/AppTests"),
         // The daemon's own parts (its service group), tested in-process.
         .testTarget(name: "FeedsyncdTests", dependencies: ["feedsyncd", "App", "Core"], path: "Tests/FeedsyncdTests"),
-        .testTarget(name: "ReliabilityTests", dependencies: ["Sync", "SQLiteCache", "Core"], path: "Tests/ReliabilityTests"),
+        .testTarget(name: "ReliabilityTests", dependencies: ["Sync", "SQLiteCache", "Core", "ProcessTestSupport"], path: "Tests/ReliabilityTests"),
         // A PostgreSQL server of the tests' own, for the store contract and the end-to-end runs.
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
+        // Pipes and process starts in every test module under one lock, so no test's pipe or
+        // child-exit socket goes to another test's child (the tests all run in one process).
+        .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
         // One store contract, run against the SQLite store and a PostgreSQL server the tests start.
-        .testTarget(name: "StoreContractTests", dependencies: ["SQLiteCache", "PostgresStore", "Core", "PostgresTestSupport"],
+        .testTarget(name: "StoreContractTests", dependencies: ["SQLiteCache", "PostgresStore", "Core", "PostgresTestSupport", "ProcessTestSupport"],
                     path: "Tests/StoreContractTests"),
-        .testTarget(name: "EndToEndTests", dependencies: ["Core", "PostgresTestSupport"], path: "Tests/EndToEndTests"),
+        .testTarget(name: "EndToEndTests", dependencies: ["Core", "PostgresTestSupport", "ProcessTestSupport"], path: "Tests/EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]
 )

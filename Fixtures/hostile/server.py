@@ -974,6 +974,7 @@ class App:
     def clear_stats(self):
         with self.stats_lock:
             self.requests, self.statuses, self.authorization, self.recent = {}, {}, [], []
+            self.bytes_sent = {}
 
     def arrived(self, req):
         with self.stats_lock:
@@ -989,11 +990,16 @@ class App:
             self.recent.append({"request": f"{req.method} {req.target}", "status": status})
             del self.recent[:-RECENT]
 
+    def sent(self, key, n):
+        with self.stats_lock:
+            self.bytes_sent[key] = self.bytes_sent.get(key, 0) + n
+
     def stats(self):
         with self.stats_lock:
             return {"mode": self.args.mode, "total_requests": sum(self.requests.values()),
                     "requests": dict(self.requests), "authorization": list(self.authorization),
-                    "statuses": {k: dict(v) for k, v in self.statuses.items()}, "recent": list(self.recent)}
+                    "statuses": {k: dict(v) for k, v in self.statuses.items()}, "recent": list(self.recent),
+                    "bytes_sent": dict(self.bytes_sent)}
 
 
 class Disconnected(Exception):
@@ -1013,6 +1019,7 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
+        self.counted = None
         body = self._read_body()
         if body is None:
             return
@@ -1021,6 +1028,7 @@ class Handler(BaseHTTPRequestHandler):
         if req.path.startswith("/_control/"):
             return self._control(req)
         app.arrived(req)
+        self.counted = req.key
         try:
             reply = app.mode.dispatch(req)
         except Exception:
@@ -1049,6 +1057,8 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except OSError as e:          # BrokenPipe, ConnectionReset, timeout: the client went away
             raise Disconnected() from e
+        if getattr(self, "counted", None):
+            self.server.app.sent(self.counted, len(data))
 
     def _send(self, reply):
         lines = [f"HTTP/1.1 {reply.status} {responses.get(reply.status, 'Unknown')}"]

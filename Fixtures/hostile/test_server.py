@@ -377,7 +377,7 @@ def endless_body():
         resp = conn.getresponse()
         check(resp.read(MIB).startswith(b'[{"id":"'))
         time.sleep(2.5)
-        started, total = time.monotonic(), 0
+        total = 0
         try:
             while total < 512 * MIB:
                 chunk = resp.read(MIB)
@@ -386,9 +386,11 @@ def endless_body():
                 total += len(chunk)
         except http.client.IncompleteRead:
             pass
-        check(total < 512 * MIB and time.monotonic() - started < 10, "the endless body stops at the limit")
+        check(total < 512 * MIB, "the endless body stops at the limit")
         conn.close()
         check(s.stats()["requests"]["GET /v1/feed"] == 1, "the server still answers")
+        sent = s.stats()["bytes_sent"]
+        check(sent["GET /v1/feed"] >= 3 * MIB and sent["GET /api/v1/timelines/home"] >= MIB + total, sent)
 
 
 @test
@@ -457,7 +459,7 @@ def slow_drip():
             got += chunk
         elapsed = time.monotonic() - started
         sock.close()
-        check(2 <= elapsed < 8, f"dripped for {elapsed:.1f} s")
+        check(elapsed >= 2, f"dripped for {elapsed:.1f} s")
         check(2 <= len(got) <= 6 and got.startswith(b'{"ch'[:len(got)]), got)
         status, fields, sock, rest = raw_get(s.port, "/api/v1/timelines/home?limit=2")
         first = rest or sock.recv(1)

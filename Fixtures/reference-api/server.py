@@ -64,6 +64,7 @@ DEFAULT_FAULTS = {"error_rate": 0.0, "error_status": 503, "rate_limit_every": 0,
                   "latency_ms": 0, "truncate_rate": 0.0, "malformed_rate": 0.0, "reset_rate": 0.0,
                   "quota": 0, "quota_window": 1}
 ERROR_CODES = {500: "internal_error", 502: "bad_gateway", 503: "unavailable", 504: "gateway_timeout"}
+HOLD_LIMIT = 600                   # seconds a held page waits at most for /_control/release
 
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _esc = json.encoder.encode_basestring          # same escaping as _json for a single string
@@ -507,6 +508,8 @@ class Handler(BaseHTTPRequestHandler):
         if app.echo.respond(self, path, body):
             app.count(key, "echo")
             return
+        if key == "GET /v1/feed":
+            app.pass_or_hold()
         latency, action, n = app.faults.decide()
         if latency:
             time.sleep(latency)
@@ -584,6 +587,15 @@ class Handler(BaseHTTPRequestHandler):
             with app.stats_lock:
                 recent = list(app.recent)
             result = {"requests": [{"t": t, "request": key, "status": status} for t, key, status in recent]}
+        elif route == ("POST", "/_control/hold"):
+            raw = params.get("after", "0")
+            if not re.fullmatch(r"[0-9]{1,8}", raw):
+                return bad("after must be a non-negative integer.")
+            result = app.set_hold(int(raw))
+        elif route == ("GET", "/_control/hold"):
+            result = app.hold_state()
+        elif route == ("POST", "/_control/release"):
+            result = app.release()
         elif route == ("GET", "/_control/snapshot"):
             result = feed.snapshot()
         elif path == "/_control/echo":
@@ -622,6 +634,7 @@ class App:
         self.stats, self.stats_lock = {}, threading.Lock()
         self.bytes_sent = 0                              # /v1/ response bytes: status line, headers, body
         self.recent = collections.deque(maxlen=10000)   # (time, key, status), for /_control/requests
+        self.hold, self.hold_lock = None, threading.Lock()   # see set_hold
 
     def count(self, key, status):
         with self.stats_lock:
@@ -632,6 +645,48 @@ class App:
     def count_bytes(self, n):
         with self.stats_lock:
             self.bytes_sent += n
+
+    # A hold stops a client at a known page, so a test can act (a signal, another process) while
+    # the client is certainly mid-sync, however fast or slow the machine is.
+
+    def set_hold(self, after):
+        """Lets `after` more GET /v1/feed requests through, then holds every later one until released."""
+        with self.hold_lock:
+            if self.hold is not None:
+                self.hold["release"].set()
+            self.hold = {"pass": after, "passed": 0, "held": 0, "release": threading.Event()}
+            return self._hold_view()
+
+    def pass_or_hold(self):
+        with self.hold_lock:
+            hold = self.hold
+            if hold is None:
+                return
+            if hold["pass"] > 0:
+                hold["pass"] -= 1
+                hold["passed"] += 1
+                return
+            hold["held"] += 1
+        hold["release"].wait(HOLD_LIMIT)
+        with self.hold_lock:
+            hold["held"] -= 1
+
+    def hold_state(self):
+        with self.hold_lock:
+            return self._hold_view()
+
+    def release(self):
+        with self.hold_lock:
+            if self.hold is not None:
+                self.hold["release"].set()
+            self.hold = None
+            return {"released": True}
+
+    def _hold_view(self):
+        hold = self.hold
+        if hold is None:
+            return {"holding": False, "passed": 0, "held": 0}
+        return {"holding": True, "passed": hold["passed"], "held": hold["held"]}
 
 
 def dump(app, args):

@@ -148,6 +148,25 @@ class ReferenceServerTests(unittest.TestCase):
         self.assertEqual(stats, {"posts": 300, "head": 300, "total_requests": 4, "requests": {
             "GET /v1/feed": {"200": 1, "304": 1, "401": 1}, "POST /v1/auth/login": {"200": 1}}})
 
+    def test_hold(self):
+        self.assertEqual(self.s.json("POST", "/_control/hold?after=2")[1], {"holding": True, "passed": 0, "held": 0})
+        for _ in range(2):
+            self.assertEqual(self.s.request("GET", "/v1/feed?limit=1", headers=self.auth)[0], 200)
+        # The third page waits on a connection of its own until released.
+        waiting = self.s.connect()
+        waiting.request("GET", "/v1/feed?limit=1", headers=self.auth)
+        deadline = time.monotonic() + 60
+        while self.s.json("GET", "/_control/hold")[1]["held"] != 1:
+            self.assertLess(time.monotonic(), deadline, "the third page was not held")
+            time.sleep(0.02)
+        self.assertEqual(self.s.json("GET", "/_control/hold")[1], {"holding": True, "passed": 2, "held": 1})
+        self.assertEqual(self.s.json("GET", "/_control/stats")[1]["requests"]["GET /v1/feed"], {"200": 2})
+        self.assertEqual(self.s.json("POST", "/_control/release")[1], {"released": True})
+        self.assertEqual(waiting.getresponse().status, 200)
+        waiting.close()
+        self.assertEqual(self.s.json("GET", "/_control/hold")[1], {"holding": False, "passed": 0, "held": 0})
+        self.assertEqual(self.error_code("POST", "/_control/hold?after=x"), (400, "bad_request"))
+
     def test_faults(self):
         self.assertEqual(self.s.json("GET", "/_control/faults")[1]["faults"]["error_rate"], 0.0)
         self.assertEqual(self.error_code("POST", "/_control/faults", {"error_rate": 2}), (400, "bad_request"))

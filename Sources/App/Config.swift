@@ -81,8 +81,9 @@ public struct Config {
         let intervals = (short ? 0.1 : Self.minimumInterval)...Self.maximumDuration
         let seconds = (short ? 0.1 : 1)...Self.maximumDuration
         store = try root.section("store") ?? ConfigSection(["integration": .string("sqlite")], path: "store", context: root.context)
+        // `"feeds": []` is a config too: the last feed can be removed or logged out of, `pull`
+        // then has nothing to do, and `feedsyncd` waits for a reload that adds one.
         let feedSections = try root.require(root.sections("feeds"), "feeds")
-        guard !feedSections.isEmpty else { throw root.error("feeds", "must list at least one feed") }
         var names = Set<String>()
         let pending = try feedSections.flatMap { section -> [PendingFeed] in
             if section.has("opml") { return try Self.expandOPML(section, intervals: intervals, names: &names) }

@@ -147,15 +147,15 @@ public struct ConfigEditor {
             }
             throw UsageError("\(displayName) has no feed named \"\(Terminal.safe(name, limit: 80))\"", usage: usage)
         }
-        guard all.count > 1 else {
-            throw ConfigError(file: displayName, keyPath: "feeds",
-                              message: "\(Terminal.safe(name, limit: 80)) is its only feed and a config must list one; add another first (nothing was changed)")
-        }
         var bytes = Array(text.utf8)
         let entry = try ConfigJSON.parse(Data(bytes[all[index].range]))
-        // With the comma and space that joined it to its neighbour.
+        // With the comma and space that joined it to its neighbour; the last one leaves `[]`.
         let cut: Range<Int>
-        if index > 0 {
+        if all.count == 1 {
+            let scanner = JSONSpans(bytes)
+            let feeds = try scanner.member("feeds", ofObjectAt: scanner.skipSpace(0))?.value ?? all[index].range
+            cut = (feeds.lowerBound + 1)..<(feeds.upperBound - 1)
+        } else if index > 0 {
             cut = all[index - 1].range.upperBound..<all[index].range.upperBound
         } else {
             cut = all[index].range.lowerBound..<all[index + 1].range.lowerBound

@@ -173,6 +173,7 @@ public struct Runtime: Sendable {
 
     /// `has no feed named "x" (it has "a", "b")`, the same sentence for every command.
     public static func noSuchFeed(_ name: String, among names: [String]) -> String {
-        "has no feed named \"\(Terminal.safe(name, limit: 80))\" (it has \(names.map { "\"\($0)\"" }.joined(separator: ", ")))"
+        let known = names.isEmpty ? "it lists none" : "it has " + names.map { "\"\($0)\"" }.joined(separator: ", ")
+        return "has no feed named \"\(Terminal.safe(name, limit: 80))\" (\(known))"
     }
 }

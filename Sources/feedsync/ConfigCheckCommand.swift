@@ -15,7 +15,12 @@ enum ConfigCheckCommand: Command {
         let runtime = try Runtime.load(configPath: options["--config"], load)
         for warning in runtime.warnings { printError("feedsync: warning: \(Terminal.safe(warning))") }
         let feeds = runtime.feedNames
-        try output.line("\(runtime.configName): ok; \(feeds.count) feed\(feeds.count == 1 ? "" : "s") (\(feeds.joined(separator: ", ")))")
+        if feeds.isEmpty {
+            printError("feedsync: warning: \(Terminal.safe(runtime.configName, limit: 300)) lists no feeds; `feedsync pull` has nothing to do "
+                       + "and feedsyncd syncs nothing until a reload adds one (`feedsync add` or `feedsync login` adds one)")
+        }
+        let listed = feeds.isEmpty ? "" : " (\(feeds.joined(separator: ", ")))"
+        try output.line("\(runtime.configName): ok; \(feeds.count) feed\(feeds.count == 1 ? "" : "s")\(listed)")
         for lifecycle in runtime.provider.lifecycles { try output.line("  \(Terminal.safe(lifecycle.name, limit: 300))") }
         let expanded = feeds.filter { runtime.feedOrigins[$0] != nil }
         if !expanded.isEmpty {

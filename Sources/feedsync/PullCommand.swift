@@ -66,6 +66,11 @@ enum PullCommand: Command {
             }
             let feeds = runtime.builtFeedNames
             let json = options.has("--json")
+            guard !runtime.feedNames.isEmpty else {
+                // Not a failure: a config whose last feed was removed or logged out of.
+                if json { try printJSON(to: output, [Outcome]()) } else { try output.line(Self.noFeeds(runtime.configName)) }
+                return .ok
+            }
             let full = options.has("--full")
             // Feeds sync `daemon.concurrency` at a time (the runtime's sync slots), as in the
             // daemon; the shared transports and host gate keep `maxRequestsPerHost`. A feed that
@@ -91,6 +96,11 @@ enum PullCommand: Command {
             // As before: the status of the first feed (in config order) that failed.
             return results.first { $0.status != .ok }?.status ?? .ok
         }
+    }
+
+    /// What `pull` says of a config that lists no feeds, in one line.
+    static func noFeeds(_ configName: String) -> String {
+        "\(Terminal.safe(configName, limit: 300)) lists no feeds, so there is nothing to pull; `feedsync add` or `feedsync login` adds one"
     }
 
     /// One feed's sync as it prints: its standard error lines, then its summary line.

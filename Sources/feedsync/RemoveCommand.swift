@@ -23,11 +23,6 @@ enum RemoveCommand: Command {
         guard editor.existed else {
             throw ConfigError(file: editor.displayName, keyPath: "", message: "no such file; nothing to remove \(shown) from")
         }
-        let entries = try editor.entries()
-        if entries.count == 1, entries[0].name == name {
-            throw ConfigError(file: editor.displayName, keyPath: "feeds",
-                              message: "\(shown) is its only feed and a config must list one; add another first (nothing was changed)")
-        }
         do {
             try editor.removeFeed(named: name, usage: usage)
         } catch let error as UsageError {

@@ -115,6 +115,7 @@ struct Daemon {
         log.info("started", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ","),
                              "pid": "\(getpid())"])
         notifier.notify("READY=1\nSTATUS=syncing \(runtime.feedNames.count) feeds")
+        warnIfNoFeeds(runtime)
 
         for await signal in signals.events {
             if signal == SIGHUP {
@@ -128,6 +129,13 @@ struct Daemon {
             log.info("stopped")
             return
         }
+    }
+
+    /// A config may list no feeds (its last one removed or logged out of): the daemon keeps
+    /// running, answers `/healthz`, and syncs the feeds a reload adds.
+    private func warnIfNoFeeds(_ runtime: Runtime) {
+        guard runtime.feedNames.isEmpty else { return }
+        log.warn("no_feeds", ["config": runtime.configName, "action": "syncing nothing until a reload (SIGHUP) adds a feed"])
     }
 
     /// The daemon's services. The order each starts and stops in follows from their
@@ -184,6 +192,7 @@ struct Daemon {
             await scheduler.apply(runtime)
             await live.apply(runtime)
             log.info("reloaded", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ",")])
+            warnIfNoFeeds(runtime)
         } catch {
             log.error("reload_failed", ["error": describe(error), "action": "kept the running config"])
         }

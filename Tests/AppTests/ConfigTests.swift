@@ -49,7 +49,6 @@ import Testing
             ("{", "is not valid JSON"),
             ("[]", "expected a JSON object at the top, found an array"),
             ("{}", "feeds: is required"),
-            (#"{"feeds": []}"#, "feeds: must list at least one feed"),
             (feed().replacingOccurrences(of: "\"httpapi\"", with: "\"gopher\""), #"feeds[0].posts.integration: unknown integration "gopher"; known here: "bluesky", "httpapi", "mastodon""#),
             (feed().replacingOccurrences(of: "\"1m\"", with: "\"-1m\""), #"feeds[0].interval: "-1m" must be longer than zero"#),
             (feed().replacingOccurrences(of: "\"username\"", with: "\"pageSize\": 0, \"username\""), "feeds[0].posts.pageSize: 0 is out of range (1 to 1000)"),
@@ -64,6 +63,13 @@ import Testing
             #expect(message?.hasPrefix(folder.appendingPathComponent("feedsync.json").path + ": ") == true, "\(json)")
             #expect(message?.contains(expected) == true, "expected \(expected), got \(message ?? "no error")")
         }
+    }
+
+    @Test func aConfigMayListNoFeeds() throws {
+        let runtime = try load(#"{"feeds": []}"#)
+        #expect(runtime.feedNames.isEmpty && runtime.builtFeedNames.isEmpty)
+        #expect(runtime.provider.lifecycles.map(\.name) == ["sqlite store \(folder.appendingPathComponent("feedsync.sqlite").path)"])
+        #expect(Runtime.noSuchFeed("home", among: []) == #"has no feed named "home" (it lists none)"#)
     }
 
     @Test func theStoreIsSQLiteUnlessConfigSaysOtherwise() throws {

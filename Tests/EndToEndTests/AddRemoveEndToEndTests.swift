@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -9,7 +10,7 @@ import Testing
 
 /// `feedsync add` and `feedsync remove` as real processes, against the fixture servers: every
 /// change is checked before it is written, and leaves the rest of the config as it was.
-@Suite struct AddRemoveEndToEndTests {
+@Suite(.endToEnd) struct AddRemoveEndToEndTests {
     func startWebFeeds(feeds: Int = 5, items: Int = 10) throws -> ReferenceServer {
         try ReferenceServer(script: "Fixtures/webfeed/server.py", arguments: ["--feeds", String(feeds), "--items", String(items)])
     }
@@ -175,10 +176,11 @@ import Testing
             c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Type: application/rss+xml\\r\\nContent-Length: %d\\r\\nConnection: close\\r\\n\\r\\n" % len(body) + body)
             c.close()
             """]
-        let toServer = Pipe(), fromServer = Pipe()
+        let toServer = makePipe(), fromServer = makePipe()
+        defer { closeEnds(toServer, fromServer) }
         server.standardInput = toServer
         server.standardOutput = fromServer
-        try server.run()
+        try launch(server)
         defer { if server.isRunning { server.terminate() } }
         func line() -> String {
             var data = Data()
@@ -197,16 +199,18 @@ import Testing
         let add = Process()
         add.executableURL = binaries.appendingPathComponent("feedsync")
         add.arguments = ["add", "http://127.0.0.1:\(port)/feed.xml", "--config", config]
-        let errors = Pipe()
+        let errors = makePipe()
+        defer { closeEnds(errors) }
         add.standardError = errors
         add.standardOutput = FileHandle.nullDevice
-        try add.run()
+        try launch(add)
         // The config was read before the request was made; now it changes by hand.
         #expect(line() == "accepted")
         let edited = Data(try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "\"1h\"", with: "\"2h\"").utf8)
         try edited.write(to: URL(fileURLWithPath: config))
         toServer.fileHandleForWriting.write(Data("go\n".utf8))
-        add.waitUntilExit()
+        // Polled: `waitUntilExit()` would hold one of the test run's few cooperative threads.
+        while add.isRunning { try await Task.sleep(for: .milliseconds(50)) }
 
         #expect(add.terminationStatus == 75)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -6,7 +6,7 @@ import Testing
 
 /// `feedsync` against the fake Bluesky service (written from the lexicons and docs.bsky.app),
 /// as real processes.
-@Suite struct BlueskyEndToEndTests {
+@Suite(.endToEnd) struct BlueskyEndToEndTests {
     static let password = "app-pass-SECRET-1"
 
     func startServer(posts: Int, extra: [String] = []) throws -> ReferenceServer {

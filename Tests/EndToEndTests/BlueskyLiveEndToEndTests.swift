@@ -9,7 +9,7 @@ import Glibc
 ///
 /// The feed polls once an hour: a change that reaches the store within seconds came through
 /// the stream, and the server's request counts confirm no timeline was polled for it.
-@Suite(.serialized) struct BlueskyLiveEndToEndTests {
+@Suite(.endToEnd, .serialized) struct BlueskyLiveEndToEndTests {
     static let ada = "did:plc:ada00000000000000000000"
     static let grace = "did:plc:grace0000000000000000000"
     static let owner = "did:plc:ownerowner0000000000000"
@@ -36,7 +36,7 @@ import Glibc
     }
 
     func caughtUp(_ daemon: DaemonProcess, times: Int = 1) async throws -> Bool {
-        try await eventually(within: 20) { daemon.log.components(separatedBy: "event=live_caught_up").count - 1 >= times }
+        try await eventually { daemon.log.components(separatedBy: "event=live_caught_up").count - 1 >= times }
     }
 
     @Test func postsRepostsAndDeletesReachTheStoreThroughJetstreamWhichGetsTheFollowsAndNoToken() async throws {
@@ -44,7 +44,7 @@ import Glibc
         let scratch = try Scratch()
         let daemon = try startDaemon(scratch, server)
         #expect(try await caughtUp(daemon), "\(daemon.log)")
-        #expect(try await eventually(within: 10) { try await storedIDs(scratch) == timeline(server) }, "\(daemon.log)")
+        #expect(try await eventually { try await storedIDs(scratch) == timeline(server) }, "\(daemon.log)")
 
         // The subscription: posts and reposts of the follows (every page) and the account itself, and no token.
         let subscriptions = try await server.control("GET", "/_jetstream/subscriptions")["subscriptions"] as? [[String: Any]] ?? []
@@ -60,45 +60,45 @@ import Glibc
 
         let post = try await server.control("POST", "/_jetstream/post?did=\(Self.ada)")
         let uri = try #require(post["uri"] as? String)
-        #expect(try await eventually(within: 10) { try await storedIDs(scratch).contains(uri) }, "\(daemon.log)")
+        #expect(try await eventually { try await storedIDs(scratch).contains(uri) }, "\(daemon.log)")
         #expect(try await sqlite(scratch.database, "SELECT author_handle FROM posts WHERE id = '\(uri)'") == "ada.bsky.social")
 
         let repost = try await server.control("POST", "/_jetstream/repost?uri=\(uri)&by=\(Self.grace)")
         let repostURI = try #require(repost["uri"] as? String)
-        #expect(try await eventually(within: 10) { try await storedIDs(scratch).contains(repostURI) }, "stored as an entry of its own")
+        #expect(try await eventually { try await storedIDs(scratch).contains(repostURI) }, "stored as an entry of its own")
         #expect(try await storedIDs(scratch) == timeline(server), "exactly what a poll would store")
 
         try await server.control("POST", "/_jetstream/delete?uri=\(repostURI)")
-        #expect(try await eventually(within: 10) { try await !storedIDs(scratch).contains(repostURI) }, "\(daemon.log)")
+        #expect(try await eventually { try await !storedIDs(scratch).contains(repostURI) }, "\(daemon.log)")
         try await server.control("POST", "/_jetstream/repost?uri=\(uri)&by=\(Self.grace)")
         try await server.control("POST", "/_jetstream/delete?uri=\(uri)")
-        #expect(try await eventually(within: 10) { try await storedIDs(scratch) == timeline(server) }, "the post and its repost are gone")
+        #expect(try await eventually { try await storedIDs(scratch) == timeline(server) }, "the post and its repost are gone")
 
         // A post by someone not followed, sent to every subscriber regardless of filters: ignored.
         let stranger = try await server.control("POST", "/_jetstream/follow?did=did:plc:stranger&on=0")
         #expect(stranger["follows"] != nil)
         let foreign = try await server.control("POST", "/_jetstream/post?did=did:plc:stranger&everyone=1")
         let marker = try await server.control("POST", "/_jetstream/post?did=\(Self.ada)")
-        #expect(try await eventually(within: 10) { try await storedIDs(scratch).contains(marker["uri"] as? String ?? "?") })
+        #expect(try await eventually { try await storedIDs(scratch).contains(marker["uri"] as? String ?? "?") })
         #expect(try await !storedIDs(scratch).contains(foreign["uri"] as? String ?? "?"))
 
         // An update is hydrated again and replaces the stored version.
         let markerURI = try #require(marker["uri"] as? String)
         try await server.control("POST", "/_jetstream/update?uri=\(markerURI)&text=edited%20live")
-        #expect(try await eventually(within: 10) {
+        #expect(try await eventually {
             try await sqlite(scratch.database, "SELECT text FROM posts WHERE id = '\(markerURI)'") == "edited live"
         }, "\(daemon.log)")
 
         // An account event is noted in the log, once.
         try await server.control("POST", "/_jetstream/account?did=\(Self.grace)&active=0")
-        #expect(try await eventually(within: 10) { daemon.log.contains("Bluesky account \(Self.grace) is deactivated or taken down") }, "\(daemon.log)")
+        #expect(try await eventually { daemon.log.contains("Bluesky account \(Self.grace) is deactivated or taken down") }, "\(daemon.log)")
 
         let requests = try await server.control("GET", "/_control/stats")["requests"] as? [String: [String: Int]] ?? [:]
         #expect(requests["GET app.bsky.feed.getTimeline"] == nil, "no poll delivered these: \(requests)")
         #expect(requests["GET app.bsky.feed.getPosts"]?["200"] ?? 0 >= 3, "\(requests)")
 
         daemon.signal(SIGTERM)
-        #expect(await daemon.exits(within: 8))
+        #expect(await daemon.stopsInTime())
         let closes = try await server.control("GET", "/_jetstream/stats")["close_codes"] as? [Int] ?? []
         #expect(closes.contains(1001), "SIGTERM closes the socket with a close frame: \(closes)")
     }
@@ -109,7 +109,7 @@ import Glibc
         let daemon = try startDaemon(scratch, server)
         #expect(try await caughtUp(daemon), "\(daemon.log)")
         let first = try await server.control("POST", "/_jetstream/post?did=\(Self.grace)")
-        #expect(try await eventually(within: 10) { try await storedIDs(scratch).contains(first["uri"] as? String ?? "?") })
+        #expect(try await eventually { try await storedIDs(scratch).contains(first["uri"] as? String ?? "?") })
 
         try await server.control("POST", "/_jetstream/drop?refuse=2")
         var away: [String] = []
@@ -118,14 +118,14 @@ import Glibc
         }
         #expect(try await caughtUp(daemon, times: 2), "\(daemon.log)")
         let expected = try await timeline(server)
-        #expect(try await eventually(within: 15) { try await storedIDs(scratch) == expected }, "\(daemon.log)")
+        #expect(try await eventually { try await storedIDs(scratch) == expected }, "\(daemon.log)")
         #expect(Set(away).isSubset(of: expected))
         #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts WHERE feed = 'sky'") == String(expected.count))
         // The reconnect resumed from the last event seen, rewound a few seconds.
         let paths = (try await server.control("GET", "/_jetstream/subscriptions")["subscriptions"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
         #expect(paths.last?.contains("cursor=") == true, "\(paths)")
         daemon.signal(SIGTERM)
-        #expect(await daemon.exits(within: 8))
+        #expect(await daemon.stopsInTime())
     }
 
     @Test func manyFollowsGoInAnOptionsUpdateAndANewFollowTakesEffectOnReconnect() async throws {
@@ -149,11 +149,11 @@ import Glibc
         try await server.control("POST", "/_jetstream/follow?did=did:plc:newcomer&handle=newcomer.test")
         try await server.control("POST", "/_jetstream/drop")
         #expect(try await caughtUp(daemon, times: 2), "\(daemon.log)")
-        #expect(try await eventually(within: 10) { try await lastUpdate().contains("did:plc:newcomer") }, "the follow set is read again on reconnect")
+        #expect(try await eventually { try await lastUpdate().contains("did:plc:newcomer") }, "the follow set is read again on reconnect")
         let post = try await server.control("POST", "/_jetstream/post?did=did:plc:newcomer")
-        #expect(try await eventually(within: 10) { try await storedIDs(scratch).contains(post["uri"] as? String ?? "?") }, "\(daemon.log)")
+        #expect(try await eventually { try await storedIDs(scratch).contains(post["uri"] as? String ?? "?") }, "\(daemon.log)")
         daemon.signal(SIGTERM)
-        #expect(await daemon.exits(within: 8))
+        #expect(await daemon.stopsInTime())
     }
 
     @Test func pullIgnoresStreamAndTheConfigRulesForJetstream() async throws {
@@ -198,10 +198,10 @@ import Glibc
         try await server.control("POST", "/_jetstream/drop?refuse=600")
         let scratch = try Scratch()
         let daemon = try startDaemon(scratch, server)
-        #expect(try await eventually(within: 10) { try await storedIDs(scratch) == timeline(server) }, "the feed is polled meanwhile")
+        #expect(try await eventually { try await storedIDs(scratch) == timeline(server) }, "the feed is polled meanwhile")
         let config = scratch.folder.appendingPathComponent("feedsync.json").path
         // Five failures in a row (backoff 1, 2, 4, 8 s with jitter), then the feed shows polling and why.
-        #expect(try await eventually(within: 40) {
+        #expect(try await eventually {
             let status = try await feedsync(["status", "--config", config, "--json"], environment: ["BLUESKY_APP_PASSWORD": "app-pass-word"])
             let report = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
             let live = (report?["feeds"] as? [[String: Any]])?.first?["live"] as? String ?? ""
@@ -209,6 +209,6 @@ import Glibc
         }, "\(daemon.log)")
         #expect(daemon.log.components(separatedBy: "event=live_disconnected").count - 1 >= 5)
         daemon.signal(SIGTERM)
-        #expect(await daemon.exits(within: 8))
+        #expect(await daemon.stopsInTime())
     }
 }

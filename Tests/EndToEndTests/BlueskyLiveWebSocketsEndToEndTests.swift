@@ -30,7 +30,7 @@ extension Trait where Self == ConditionTrait {
 /// whose WebSocket side (handshake, framing, pings every 0.5 s, close handshake) is the
 /// `websockets` library's, so our RFC 6455 client meets framing no one here wrote. The feed
 /// polls once an hour: what reaches the store within seconds came through the stream.
-@Suite(.serialized, .needsWebSocketsLibrary) struct BlueskyLiveWebSocketsEndToEndTests {
+@Suite(.endToEnd, .serialized, .needsWebSocketsLibrary) struct BlueskyLiveWebSocketsEndToEndTests {
     /// The jetstream.py suite's daemon, store reader and authors.
     let live = BlueskyLiveEndToEndTests()
     let ada = BlueskyLiveEndToEndTests.ada
@@ -50,7 +50,7 @@ extension Trait where Self == ConditionTrait {
         let websocket = try #require(try await server.control("GET", "/_jetstream/websocket")["url"] as? String)
         let scratch = try Scratch()
         let daemon = try live.startDaemon(scratch, server, jetstreamURL: websocket)
-        #expect(try await eventually(within: 20) { count("event=live_caught_up", in: daemon.log) >= 1 }, "\(daemon.log)")
+        #expect(try await eventually { count("event=live_caught_up", in: daemon.log) >= 1 }, "\(daemon.log)")
 
         // (d) The subscribe request the library received: the follows and the account in wantedDids, and no token.
         let subscriptions = try await server.control("GET", "/_jetstream/subscriptions")["subscriptions"] as? [[String: Any]] ?? []
@@ -63,12 +63,12 @@ extension Trait where Self == ConditionTrait {
 
         // (a) A post reaches the store within 2 s; (b) its delete removes it within 2 s.
         let uri = try #require(try await server.control("POST", "/_jetstream/post?did=\(ada)")["uri"] as? String)
-        #expect(try await eventually(within: 2) { try await storedIDs(scratch).contains(uri) }, "\(daemon.log)")
+        #expect(try await eventually { try await storedIDs(scratch).contains(uri) }, "\(daemon.log)")
         try await server.control("POST", "/_jetstream/delete?uri=\(uri)")
-        #expect(try await eventually(within: 2) { try await !storedIDs(scratch).contains(uri) }, "\(daemon.log)")
+        #expect(try await eventually { try await !storedIDs(scratch).contains(uri) }, "\(daemon.log)")
 
         // The library's keepalive pings were answered in time: pongs came back, and that one connection still stands.
-        #expect(try await eventually(within: 3) { try await stats(server)["pongs"] as? Int ?? 0 >= 2 })
+        #expect(try await eventually { try await stats(server)["pongs"] as? Int ?? 0 >= 2 })
         let beforeDrop = try await stats(server)
         #expect(beforeDrop["connections"] as? Int == 1, "\(beforeDrop)\n\(daemon.log)")
         #expect(count("event=live_disconnected", in: daemon.log) == 0, "\(daemon.log)")
@@ -76,16 +76,16 @@ extension Trait where Self == ConditionTrait {
         // (c) The library closes every connection (1001) and refuses new ones for 2 s; a post published then arrives within 15 s.
         try await server.control("POST", "/_jetstream/drop?refuse=2")
         let away = try #require(try await server.control("POST", "/_jetstream/post?did=\(ada)")["uri"] as? String)
-        #expect(try await eventually(within: 15) { try await storedIDs(scratch).contains(away) }, "\(daemon.log)")
-        #expect(try await eventually(within: 5) { try await storedIDs(scratch) == live.timeline(server) }, "nothing missing, nothing twice")
+        #expect(try await eventually { try await storedIDs(scratch).contains(away) }, "\(daemon.log)")
+        #expect(try await eventually { try await storedIDs(scratch) == live.timeline(server) }, "nothing missing, nothing twice")
         let closes = try await stats(server)["close_codes"] as? [Int] ?? []
         #expect(closes.first == 1001, "our client answers the library's close frame with its code: \(closes)")
         #expect(try await stats(server)["connections"] as? Int ?? 0 >= 2, "\(daemon.log)")
         #expect(daemon.log.contains("the server answered 503"), "the library's refusal is read as the HTTP answer it is: \(daemon.log)")
 
         daemon.signal(SIGTERM)
-        #expect(await daemon.exits(within: 8))
-        #expect(try await eventually(within: 3) { try await stats(server)["close_codes"] as? [Int] ?? [] == [1001, 1001] },
+        #expect(await daemon.stopsInTime())
+        #expect(try await eventually { try await stats(server)["close_codes"] as? [Int] ?? [] == [1001, 1001] },
                 "SIGTERM closes the socket with a close frame the library reads")
         let atEnd = try await stats(server)
         #expect(atEnd["open"] as? Int == 0, "\(atEnd)")
@@ -99,7 +99,7 @@ extension Trait where Self == ConditionTrait {
         let websocket = try #require(try await server.control("GET", "/_jetstream/websocket")["url"] as? String)
         let scratch = try Scratch()
         let daemon = try live.startDaemon(scratch, server, jetstreamURL: websocket)
-        #expect(try await eventually(within: 20) { count("event=live_caught_up", in: daemon.log) >= 1 }, "\(daemon.log)")
+        #expect(try await eventually { count("event=live_caught_up", in: daemon.log) >= 1 }, "\(daemon.log)")
 
         // 69 DIDs: requireHello, then an options_update in a masked frame of over 2 KB, which the library unmasks and reads.
         let subscriptions = try await server.control("GET", "/_jetstream/subscriptions")["subscriptions"] as? [[String: Any]] ?? []
@@ -110,12 +110,12 @@ extension Trait where Self == ConditionTrait {
 
         // Every event comes as a text frame and continuation frames of 40 characters, pings among them.
         let uri = try #require(try await server.control("POST", "/_jetstream/post?did=\(ada)")["uri"] as? String)
-        #expect(try await eventually(within: 2) { try await storedIDs(scratch).contains(uri) }, "\(daemon.log)")
-        #expect(try await eventually(within: 3) { try await stats(server)["pongs"] as? Int ?? 0 >= 2 })
+        #expect(try await eventually { try await storedIDs(scratch).contains(uri) }, "\(daemon.log)")
+        #expect(try await eventually { try await stats(server)["pongs"] as? Int ?? 0 >= 2 })
         let counts = try await stats(server)
         #expect(counts["connections"] as? Int == 1 && count("event=live_disconnected", in: daemon.log) == 0, "\(counts)\n\(daemon.log)")
 
         daemon.signal(SIGTERM)
-        #expect(await daemon.exits(within: 8))
+        #expect(await daemon.stopsInTime())
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 import Testing
 
 /// `feedsync config check` only looks at the store: it never creates, upgrades or chmods it.
-@Suite struct ConfigCheckEndToEndTests {
+@Suite(.endToEnd) struct ConfigCheckEndToEndTests {
     func writeConfig(_ scratch: Scratch) throws -> String {
         let url = scratch.folder.appendingPathComponent("feedsync.json")
         try Data("""

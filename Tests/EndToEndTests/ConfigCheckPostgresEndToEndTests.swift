@@ -3,7 +3,7 @@ import PostgresTestSupport
 import Testing
 
 /// `feedsync config check` against a PostgreSQL store only reads: it neither creates nor upgrades the schema.
-@Suite(.needsPostgres) struct ConfigCheckPostgresEndToEndTests {
+@Suite(.endToEnd, .needsPostgres) struct ConfigCheckPostgresEndToEndTests {
     static let notRead = "store: what it remembers (feeds discovered or moved) was not read: "
 
     @Test func anEmptyDatabaseIsNotGivenASchema() async throws {

@@ -4,7 +4,7 @@ import Testing
 /// A feed name cannot be mistaken for an option: one that begins with `-` is refused by `add`,
 /// `login` and every config load, yet an old config's can still be removed; `--` ends options
 /// in every command.
-@Suite struct FeedNameEndToEndTests {
+@Suite(.endToEnd) struct FeedNameEndToEndTests {
     /// A config with a web feed `blog` and the feeds `names`, as an older feedsync let them be written.
     func writeConfig(_ scratch: Scratch, _ names: [String]) throws -> String {
         let feeds = (["blog"] + names).map { #"{"name": "\#($0)", "posts": {"integration": "webfeed", "url": "http://127.0.0.1:9/\#($0)"}}"# }

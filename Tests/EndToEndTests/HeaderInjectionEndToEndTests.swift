@@ -3,7 +3,7 @@ import Testing
 
 /// A hostile Bluesky service hands out tokens with CR LF in them: the real binary refuses them
 /// at login and at refresh, before the session is saved, and no request carries a split header.
-@Suite struct HeaderInjectionEndToEndTests {
+@Suite(.endToEnd) struct HeaderInjectionEndToEndTests {
     static let password = "app-pass-SECRET-1"
     static let injection = #"{"access": "\r\nX-Injected: 1"}"#
 

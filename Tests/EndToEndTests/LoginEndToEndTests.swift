@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Synchronization
 import Testing
 #if canImport(Glibc)
@@ -9,15 +10,17 @@ import Glibc
 final class InteractiveProcess: @unchecked Sendable {
     // @unchecked: `process` and `input` are set once; the output goes through `collected`, which locks.
     let process = Process()
-    private let input = Pipe()
+    private let input = makePipe()
     private let collected = OutputBuffer()
 
     final class OutputBuffer: Sendable {
         let data = Mutex((out: Data(), err: Data()))
+        /// Whether each pipe has reached its end: everything the process wrote has been read.
+        let ended = Mutex((out: false, err: false))
     }
 
     init(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws {
-        let out = Pipe(), err = Pipe()
+        let out = makePipe(), err = makePipe()
         process.executableURL = binaries.appendingPathComponent("feedsync")
         process.arguments = arguments
         process.currentDirectoryURL = folder
@@ -30,13 +33,21 @@ final class InteractiveProcess: @unchecked Sendable {
         process.standardInput = input
         out.fileHandleForReading.readabilityHandler = { [collected] handle in
             let data = handle.availableData
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                return collected.ended.withLock { $0.out = true }
+            }
             collected.data.withLock { $0.out.append(data) }
         }
         err.fileHandleForReading.readabilityHandler = { [collected] handle in
             let data = handle.availableData
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                return collected.ended.withLock { $0.err = true }
+            }
             collected.data.withLock { $0.err.append(data) }
         }
-        try process.run()
+        try launch(process)
     }
 
     /// A test that ends early (a failed expectation) leaves no sign-in waiting for minutes.
@@ -46,16 +57,29 @@ final class InteractiveProcess: @unchecked Sendable {
     var stderr: String { String(decoding: collected.data.withLock { $0.err }, as: UTF8.self) }
 
     /// The first printed line that starts with `prefix` (after indentation), once it is there.
-    func line(startingWith prefix: String, within seconds: Double = 120) async throws -> String? {
+    func line(startingWith prefix: String, within seconds: Double = patience) async throws -> String? {
         let deadline = Date().addingTimeInterval(seconds)
+        func found() -> String? {
+            stdout.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { $0.hasPrefix(prefix) })
+        }
         while Date() < deadline {
-            if let line = stdout.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }).first(where: { $0.hasPrefix(prefix) }) {
-                return line
+            if let line = found() { return line }
+            if !process.isRunning {
+                // What it printed before it ended may still be on its way from the pipe.
+                try await drained()
+                return found()
             }
-            if !process.isRunning { return nil }
             try await Task.sleep(for: .milliseconds(50))
         }
-        return nil
+        return found()
+    }
+
+    /// Waits until both pipes have reached their end, so `stdout` and `stderr` are whole.
+    func drained() async throws {
+        let deadline = Date().addingTimeInterval(patience)
+        while !collected.ended.withLock({ $0.out && $0.err }) && Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     func type(_ text: String) { input.fileHandleForWriting.write(Data(text.utf8)) }
@@ -64,18 +88,22 @@ final class InteractiveProcess: @unchecked Sendable {
     ///
     /// Polled with sleeps: `waitUntilExit()` would hold one of the test run's few cooperative
     /// threads, and with several sign-ins waiting at once it starved every other test.
-    func status(within seconds: Double = 120) async throws -> Int32 {
+    ///
+    /// Returns once its output is read to the end too: the process can exit before the handlers
+    /// have been handed its last lines, and a test reading `stderr` then would see none.
+    func status(within seconds: Double = patience) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { process.terminate() }
         while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        try await drained()
         return process.terminationStatus
     }
 }
 
 /// `feedsync login`, `logout` against the fake Mastodon server's OAuth endpoints (written from
 /// Mastodon's documentation, checking PKCE and redirect_uri) and the fake Bluesky service.
-@Suite struct LoginEndToEndTests {
+@Suite(.endToEnd) struct LoginEndToEndTests {
     func mastodon(_ mode: String = "normal") async throws -> ReferenceServer { try await mastodonFixture(mode) }
 
     func get(_ url: String) async throws -> Finished { try await httpGet(url) }

@@ -8,7 +8,7 @@ import Testing
 /// account refreshes its secret in place (and revokes the old Mastodon token), and a login that
 /// fails at any step leaves the config and every file byte for byte as they were, no new file,
 /// and no token valid at the server that nothing holds.
-@Suite struct LoginSecretsEndToEndTests {
+@Suite(.endToEnd) struct LoginSecretsEndToEndTests {
     func config(_ scratch: Scratch) -> URL { scratch.folder.appendingPathComponent("feedsync.json") }
 
     /// A first login, by pasted code; `extra` as `login` takes it.

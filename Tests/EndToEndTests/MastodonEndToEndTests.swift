@@ -5,7 +5,7 @@ import FoundationNetworking
 import Testing
 
 /// `feedsync` against the fake Mastodon server (built from the API documentation), as real processes.
-@Suite struct MastodonEndToEndTests {
+@Suite(.endToEnd) struct MastodonEndToEndTests {
     func startServer(statuses: Int, extra: [String] = []) throws -> ReferenceServer {
         try ReferenceServer(script: "Fixtures/mastodon/server.py", arguments: ["--statuses", String(statuses), "--token", "tok-abc"] + extra)
     }

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// feedsyncd's `/metrics` and `/healthz` as a scraper sees them, against the reference server.
-@Suite struct MetricsEndToEndTests {
+@Suite(.endToEnd) struct MetricsEndToEndTests {
     /// A loopback port free right now (the kernel's pick, released again).
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -62,7 +62,7 @@ import Glibc
 
         var text = ""
         // The store's figures are read every 5 s; a scrape after that shows the synced posts.
-        #expect(try await eventually(within: 20) {
+        #expect(try await eventually {
             text = try await Self.get("http://127.0.0.1:\(port)/metrics").stdout
             return text.contains(#"feedsync_posts{feed="home"} 120"#) && text.contains(#"feedsync_posts{feed="café-ü"} 120"#)
         }, "\(text.prefix(2000))\n\(daemon.log)")

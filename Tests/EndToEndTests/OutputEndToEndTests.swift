@@ -6,7 +6,7 @@ import Glibc
 
 /// What `feedsync` does with its output: every write checked (exit 74 when output is lost),
 /// `export --output` writing only where it may, and the text and dates it prints.
-@Suite struct OutputEndToEndTests {
+@Suite(.endToEnd) struct OutputEndToEndTests {
     func makeSyncedStore(posts: Int) async throws -> (ReferenceServer, Scratch, String) {
         let server = try ReferenceServer(posts: posts)
         let scratch = try Scratch()

@@ -58,7 +58,7 @@ extension Trait where Self == ConditionTrait {
 }
 
 /// The PostgreSQL store through the real binaries, on a server the tests start.
-@Suite(.needsPostgres) struct PostgresEndToEndTests {
+@Suite(.endToEnd, .needsPostgres) struct PostgresEndToEndTests {
     @Test func pullMirrorsIntoPostgresAndWaitsForAFeedAnotherWorkerHolds() async throws {
         let database = try await PostgresServer.makeDatabase()
         let server = try ReferenceServer(posts: 450, pageSize: 100)
@@ -88,7 +88,7 @@ extension Trait where Self == ConditionTrait {
         // Another worker holds the feed: pull waits for it, then gives up with 75, naming it.
         try await psql(database, """
             UPDATE feed_leases SET holder = 'feedsyncd on elsewhere, process 4242', instance = 'elsewhere/4242/1', token = 'theirs',
-                expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + 60000 WHERE feed = 'f00'
+                expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + 3600000 WHERE feed = 'f00'
             """)
         let started = Date()
         let waited = try await feedsync(["pull", "--config", config, "--wait", "1"])

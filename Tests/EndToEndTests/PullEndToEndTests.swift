@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `feedsync` as a real process against the reference server as a real process, on loopback.
-@Suite(.serialized) struct PullEndToEndTests {
+@Suite(.endToEnd, .serialized) struct PullEndToEndTests {
     @Test func aPullMirrorsTheServerExactlyAndFollowsAppendsEditsAndDeletes() async throws {
         let server = try ReferenceServer(posts: 3000, seed: 3)
         let scratch = try Scratch()
@@ -107,7 +107,7 @@ import Testing
 }
 
 /// The command line itself: help, version, usage errors and config errors.
-@Suite struct CommandLineEndToEndTests {
+@Suite(.endToEnd) struct CommandLineEndToEndTests {
     @Test func helpAndVersionExitZero() async throws {
         let help = try await feedsync(["--help"])
         #expect(help.status == 0 && help.stdout.contains("pull") && help.stdout.contains("config check"))
@@ -175,7 +175,7 @@ import Testing
 }
 
 /// Protecting the cache from its source.
-@Suite struct MassDeletionEndToEndTests {
+@Suite(.endToEnd) struct MassDeletionEndToEndTests {
     @Test func aServerThatLostMostOfTheFeedCannotWipeTheCacheWithoutForceDelete() async throws {
         let scratch = try Scratch()
         let full = try ReferenceServer(posts: 100)

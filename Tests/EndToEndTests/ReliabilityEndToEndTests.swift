@@ -1,11 +1,12 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Crashes, faults and bad input against real processes: the cache ends at the server's state.
-@Suite struct ReliabilityEndToEndTests {
+@Suite(.endToEnd) struct ReliabilityEndToEndTests {
     /// SplitMix64, so the kill moments and mutations repeat exactly.
     struct Seeded {
         var state: UInt64
@@ -35,7 +36,7 @@ import Glibc
             pull.environment = ProcessInfo.processInfo.environment.merging(["FEEDSYNC_PASSWORD": "demo"]) { _, new in new }
             pull.standardOutput = FileHandle.nullDevice
             pull.standardError = FileHandle.nullDevice
-            try pull.run()
+            try launch(pull)
             try await Task.sleep(for: .milliseconds(20 + random.next(100)))
             if pull.isRunning {
                 kill(pull.processIdentifier, SIGKILL)
@@ -142,10 +143,10 @@ import Glibc
         let daemon = try DaemonProcess(config: config, in: scratch, arguments: ["--log-level", "debug"])
         try await Task.sleep(for: .seconds(1.5))
         try await server.control("POST", "/_control/faults", body: #"{"error_rate": 1.0, "error_status": 401}"#)
-        outputs.append(try await feedsync(["pull", "--config", config, "--wait", "10"]))
+        outputs.append(try await feedsync(["pull", "--config", config, "--wait", "120"]))
         try await Task.sleep(for: .seconds(1.5))
         daemon.signal(SIGTERM)
-        _ = await daemon.exits(within: 5)
+        _ = await daemon.exits()
         outputs += [try await feedsync(["status", "--config", config, "--json"]), try await feedsync(["posts", "--config", config, "--json"])]
 
         let tokens = try await storedTokens(scratch)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A process out of file descriptors says so, naming the limit, whichever open failed first.
-@Suite struct ResourceLimitEndToEndTests {
+@Suite(.endToEnd) struct ResourceLimitEndToEndTests {
     @Test func runningOutOfDescriptorsIsReportedAsTheLimitWithHowToRaiseIt() async throws {
         let server = try ReferenceServer(script: "Fixtures/webfeed/server.py", arguments: ["--feeds", "2", "--items", "5"])
         let scratch = try Scratch()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `search`, `export` and the command line's conveniences, against a synced store.
-@Suite struct SearchExportTests {
+@Suite(.endToEnd) struct SearchExportTests {
     /// A store synced from the reference server, and its config.
     func makeSyncedStore(posts: Int = 600) async throws -> (ReferenceServer, Scratch, String) {
         let server = try ReferenceServer(posts: posts)

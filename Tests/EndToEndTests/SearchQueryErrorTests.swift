@@ -4,7 +4,7 @@ import Testing
 
 /// A query the search engine cannot read is the user's mistake: `feedsync search` exits 64 with
 /// one sentence that says what is wrong with it, never 70 ("internal") with the engine's words.
-@Suite struct SearchQueryErrorTests {
+@Suite(.endToEnd) struct SearchQueryErrorTests {
     /// FTS5's query grammar, broken each way it can be: an open phrase, a lone or leading `*`, a
     /// column it does not have (`col:word`, `-col`), an operator or bracket with nothing after
     /// it, an operator with nothing before it, punctuation outside a phrase.

@@ -4,7 +4,7 @@ import Testing
 /// What a sweep deletes, with the real binary against the fixture servers: only the posts the
 /// server no longer lists. A post the server still lists but the mapping skipped stays; an item
 /// skipped without an id withholds the sweep, and says so.
-@Suite struct SweepEndToEndTests {
+@Suite(.endToEnd) struct SweepEndToEndTests {
     func storedIDs(_ scratch: Scratch, feed: String) async throws -> [String] {
         try await sqlite(scratch.database, "SELECT id FROM posts WHERE feed = '\(feed)' ORDER BY id").split(separator: "\n").map(String.init)
     }

@@ -30,7 +30,8 @@ import Testing
         await scheduler.start()
         // Both feeds have had their turn: "mine" failed and was rescheduled here; "theirs" was not due.
         var settled = false
-        for _ in 0..<1000 where !settled {
+        let deadline = ContinuousClock.now + .seconds(600)
+        while !settled && ContinuousClock.now < deadline {
             let mine = try await runtime.store.feedStatuses().first { $0.feed == "mine" }?.nextAttemptAt
             let theirsNext = await scheduler.nextRun(of: "theirs")
             settled = mine != nil && (theirsNext.map { $0.timeIntervalSinceNow > 60 } ?? false)

@@ -46,14 +46,13 @@ import Testing
         }
     }
 
-    @Test func aShutdownRequestEndsAWaitEarly() async {
+    /// A wait the request did not end would run its 600 s: the time limit, far from any
+    /// machine's speed, turns that into a failure instead of a slow pass.
+    @Test(.timeLimit(.minutes(5))) func aShutdownRequestEndsAWaitEarly() async {
         let shutdown = GracefulShutdown()
-        let clock = ContinuousClock()
-        let started = clock.now
         async let asked = shutdown.requested(within: .seconds(600))
         shutdown.request()
         #expect(await asked)
-        #expect(clock.now - started < .seconds(60))
         #expect(await shutdown.requested(within: .seconds(600)), "once asked, every later wait ends at once")
     }
 }
@@ -85,9 +84,11 @@ final class EventLog: Sendable {
     func add(_ event: String) { events.withLock { $0.append(event) } }
     var all: [String] { events.withLock { $0 } }
 
-    /// Whether `condition` holds within a few seconds (it polls; the services run on their own tasks).
+    /// Whether `condition` comes to hold, waiting up to 600 s for a busy machine (it polls; the
+    /// services run on their own tasks).
     func eventually(_ condition: ([String]) -> Bool) async -> Bool {
-        for _ in 0..<500 {
+        let deadline = ContinuousClock.now + .seconds(600)
+        while ContinuousClock.now < deadline {
             if condition(all) { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }

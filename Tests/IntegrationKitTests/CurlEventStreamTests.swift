@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import ProcessTestSupport
 import IntegrationKit
 import Testing
 
@@ -7,17 +8,18 @@ import Testing
 /// (`Fixtures/sse/server.py`): every hostile case ends the stream with one error, never a hang.
 @Suite(.serialized) final class CurlEventStreamTests {
     let server = Process()
-    let stdin = Pipe()
+    let stdin = makePipe()
+    let stdout = makePipe()
     var port = 0
 
     init() throws {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         server.arguments = ["python3", repository.appendingPathComponent("Fixtures/sse/server.py").path, "--port", "0", "--exit-on-stdin-eof"]
-        let out = Pipe()
+        let out = stdout
         server.standardOutput = out
         server.standardInput = stdin
-        try server.run()
+        try launch(server)
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = out.fileHandleForReading.availableData
@@ -27,9 +29,19 @@ import Testing
         port = Int(String(decoding: line, as: UTF8.self).split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
     }
 
-    deinit { server.terminate() }
+    /// Closing its standard input ends the server too (`--exit-on-stdin-eof`), whatever became
+    /// of the signal.
+    deinit {
+        server.terminate()
+        closeEnds(stdin, stdout)
+    }
 
-    func stream(_ path: String, _ limits: EventStreamLimits = EventStreamLimits(idleTimeout: 2, headersDeadline: 2)) -> EventStream {
+    /// The client's deadlines where they are the subject: short, so that they are met.
+    static let short = EventStreamLimits(idleTimeout: 2, headersDeadline: 2)
+    /// Elsewhere deadlines long enough that a busy machine never meets them by being slow.
+    static let patient = EventStreamLimits(idleTimeout: 60, headersDeadline: 60)
+
+    func stream(_ path: String, _ limits: EventStreamLimits = patient) -> EventStream {
         CurlTransport(limits: HTTPLimits()).eventStream(HTTPRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!), limits: limits)
     }
 
@@ -64,13 +76,13 @@ import Testing
     }
 
     @Test func aServerThatNeverSendsHeadersIsLeftAtTheDeadline() async {
-        let (opened, _, error) = await drain(stream("/silent"))
+        let (opened, _, error) = await drain(stream("/silent", Self.short))
         #expect(!opened)
         #expect(error?.code == .unavailable && error?.reason.contains("no answer header fields within 2 s") == true, "\(String(describing: error))")
     }
 
     @Test func aStreamThatGoesQuietIsLeftAfterTheIdleTimeout() async {
-        let (opened, _, error) = await drain(stream("/quiet"))
+        let (opened, _, error) = await drain(stream("/quiet", Self.short))
         #expect(opened)
         #expect(error?.reason.contains("nothing arrived for 2 s (streamIdleSeconds)") == true, "\(String(describing: error))")
     }
@@ -122,7 +134,7 @@ import Testing
     }
 
     @Test func aFloodFasterThanTheConsumerEndsTheStreamAtThePendingBound() async {
-        var limits = EventStreamLimits(idleTimeout: 5, headersDeadline: 5)
+        var limits = Self.patient
         limits.maxPendingBytes = 32 << 10
         let (_, events, error) = await drain(stream("/flood", limits), slowly: true)
         #expect(error?.reason.contains("faster than they can be stored") == true, "\(String(describing: error))")

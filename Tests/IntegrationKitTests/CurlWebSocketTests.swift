@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import ProcessTestSupport
 import IntegrationKit
 import Testing
 
@@ -8,7 +9,8 @@ import Testing
 /// case ends the stream with one error, never a hang.
 @Suite(.serialized) final class CurlWebSocketTests {
     let server = Process()
-    let stdin = Pipe()
+    let stdin = makePipe()
+    let stdout = makePipe()
     var port = 0
 
     init() throws {
@@ -16,10 +18,10 @@ import Testing
         server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         server.arguments = ["python3", repository.appendingPathComponent("Fixtures/bluesky/jetstream.py").path, "--port", "0",
                             "--exit-on-stdin-eof", "--ping-interval", "0.2"]
-        let out = Pipe()
+        let out = stdout
         server.standardOutput = out
         server.standardInput = stdin
-        try server.run()
+        try launch(server)
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = out.fileHandleForReading.availableData
@@ -29,9 +31,19 @@ import Testing
         port = Int(String(decoding: line, as: UTF8.self).split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
     }
 
-    deinit { server.terminate() }
+    /// Closing its standard input ends the server too (`--exit-on-stdin-eof`), whatever became
+    /// of the signal.
+    deinit {
+        server.terminate()
+        closeEnds(stdin, stdout)
+    }
 
-    func socket(_ path: String, _ limits: WebSocketLimits = WebSocketLimits(idleTimeout: 2, handshakeDeadline: 2)) -> WebSocketStream {
+    /// The client's deadlines where they are the subject: short, so that they are met.
+    static let short = WebSocketLimits(idleTimeout: 2, handshakeDeadline: 2)
+    /// Elsewhere deadlines long enough that a busy machine never meets them by being slow.
+    static let patient = WebSocketLimits(idleTimeout: 60, handshakeDeadline: 60)
+
+    func socket(_ path: String, _ limits: WebSocketLimits = patient) -> WebSocketStream {
         CurlTransport(limits: HTTPLimits()).webSocket(HTTPRequest(url: URL(string: "ws://127.0.0.1:\(port)\(path)")!), limits: limits)
     }
 
@@ -67,7 +79,8 @@ import Testing
         stream.send(#"{"type":"options_update","payload":{"wantedDids":["did:plc:ada00000000000000000000"]}}"#)
         let reader = Task { await CurlWebSocketTests.drain(stream, count: 1) }
         // The hello is what lets events through: wait until the server has it, then publish.
-        for _ in 0..<200 {
+        let deadline = ContinuousClock.now + .seconds(600)
+        while ContinuousClock.now < deadline {
             if let updates = try await control("/_jetstream/stats", method: "GET")["options_updates"] as? Int, updates > 0 { break }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -80,20 +93,24 @@ import Testing
     }
 
     @Test func serverPingsAreAnsweredAndKeepAQuietStreamOpen() async throws {
-        // Idle timeout 2 s, and only pings for 3 s: the stream stays open, and every ping gets its pong.
-        let stream = socket("/subscribe?wantedDids=did:plc:nobody")
+        // Idle timeout 2 s, and only pings (every 0.2 s) for 15 pongs, 3 s on the server's clock:
+        // the stream stays open, and every ping gets its pong.
+        let stream = socket("/subscribe?wantedDids=did:plc:nobody", Self.short)
         let reader = Task { await CurlWebSocketTests.drain(stream) }
-        try await Task.sleep(for: .seconds(3))
+        let deadline = ContinuousClock.now + .seconds(600)
+        while try await control("/_jetstream/stats", method: "GET")["pongs"] as? Int ?? 0 < 15, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         reader.cancel()
         let (opened, _, error) = await reader.value
         #expect(opened && error == nil)
         var stats = try await control("/_jetstream/stats", method: "GET")
         // The close frame goes out within a tick of the cancellation; wait for the server to have it.
-        for _ in 0..<100 where (stats["close_codes"] as? [Int])?.contains(1001) != true {
+        while (stats["close_codes"] as? [Int])?.contains(1001) != true, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
             stats = try await control("/_jetstream/stats", method: "GET")
         }
-        #expect((stats["pongs"] as? Int ?? 0) >= 5)
+        #expect((stats["pongs"] as? Int ?? 0) >= 15)
         #expect((stats["close_codes"] as? [Int])?.contains(1001) == true, "a cancelled stream says goodbye: \(stats)")
     }
 
@@ -124,7 +141,8 @@ import Testing
         ("/_hostile/quiet", .unavailable, "nothing arrived for 2 s"),
     ])
     func hostileServersEndTheStreamWithOneError(_ path: String, _ code: ServiceError.Code, _ reason: String) async {
-        let (_, texts, error) = await Self.drain(socket(path))
+        let deadlineIsTheSubject = ["/_hostile/nohandshake", "/_hostile/quiet"].contains(path)
+        let (_, texts, error) = await Self.drain(socket(path, deadlineIsTheSubject ? Self.short : Self.patient))
         #expect(texts.isEmpty)
         #expect(error?.code == code && error?.reason.contains(reason) == true, "\(String(describing: error))")
     }
@@ -152,7 +170,7 @@ import Testing
     }
 
     @Test func aFloodFasterThanTheConsumerIsCut() async {
-        let limits = WebSocketLimits(idleTimeout: 5, handshakeDeadline: 2, maxPendingBytes: 16 * 1024)
+        let limits = WebSocketLimits(idleTimeout: 60, handshakeDeadline: 60, maxPendingBytes: 16 * 1024)
         let (opened, texts, error) = await Self.drain(socket("/_hostile/flood", limits), slowly: true)
         #expect(opened && texts.count < 2_000_000)
         #expect(error?.code == .contractViolation && error?.reason.contains("faster than they can be stored") == true, "\(String(describing: error))")

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 @testable import IntegrationKit
 import Testing
 
@@ -11,11 +12,13 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", "import html, html.entities, json, sys; json.dump(\(expression), sys.stdout)"]
-        let pipe = Pipe()
+        let pipe = makePipe()
         process.standardOutput = pipe
-        try process.run()
+        try launch(process)
+        try? pipe.fileHandleForWriting.close()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        closeEnds(pipe)
         return try JSONDecoder().decode(T.self, from: data)
     }
 

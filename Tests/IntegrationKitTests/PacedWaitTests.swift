@@ -116,13 +116,15 @@ final class HeldSleep: Sendable {
         while !state.withLock({ $0.ended }) { try await Task.sleep(for: .milliseconds(5)) }
     }
 
-    /// The length of the sleep once one has begun (waits for it up to a few seconds).
+    /// The length of the sleep once one has begun (waits for it up to 600 s: the whole suite's
+    /// tasks share two threads on a busy machine, and the sleeper's turn may be long coming).
     func started() async -> TimeInterval? {
-        for _ in 0..<1000 {
+        let deadline = Date().addingTimeInterval(600)
+        while Date() < deadline {
             if let seconds = state.withLock({ $0.seconds }) { return seconds }
             try? await Task.sleep(for: .milliseconds(5))
         }
-        return nil
+        return state.withLock { $0.seconds }
     }
 
     func end() { state.withLock { $0.ended = true } }

@@ -21,7 +21,7 @@ public enum PostgresServer {
     /// The folder holding the data and the socket, or why there is no server.
     ///
     /// Everything here that waits for a program (`initdb`, `pg_ctl`, `createdb`, `psql`) waits on a
-    /// dispatch thread, never on one of the few threads that run every test's tasks: a test
+    /// thread of its own, never on one of the few threads that run every test's tasks: a test
     /// waiting for the server must not stall the others.
     private static let startup = Task { await offThePool { start() } }
 
@@ -38,10 +38,14 @@ public enum PostgresServer {
         if case .failure(let reason) = await startup.value { print("skipping the PostgreSQL tests: \(reason)") }
     }
 
-    /// Runs blocking work on a dispatch thread and waits for it without holding a task's thread.
+    /// Runs blocking work on a thread of its own and waits for it without holding a task's thread.
+    ///
+    /// Not `DispatchQueue.global()`: on Linux its few threads (two, and a couple more when they
+    /// block, on a 2-core machine) are the ones Swift's tasks run on, and a dozen `createdb`
+    /// waits parked there stalled every other test for minutes.
     static func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: work()) }
+            Thread.detachNewThread { continuation.resume(returning: work()) }
         }
     }
 

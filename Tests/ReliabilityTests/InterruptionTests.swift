@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import ProcessTestSupport
 import SQLiteCache
 import Synchronization
 import Sync
@@ -170,9 +171,10 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sqlite3", path, sql]
-        let pipe = Pipe()
+        let pipe = makePipe()
+        defer { closeEnds(pipe) }
         process.standardOutput = pipe
-        try process.run()
+        try launch(process)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return data

@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import ProcessTestSupport
 import SQLiteCache
 import Testing
 
@@ -43,7 +44,7 @@ import Testing
 /// Another process holding the database's write lock (`BEGIN IMMEDIATE`) until released.
 private final class WriteLockHolder {
     private let process = Process()
-    private let input = Pipe(), output = Pipe()
+    private let input = makePipe(), output = makePipe()
 
     init(path: String) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -58,7 +59,7 @@ private final class WriteLockHolder {
             """, path]
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try launch(process)
         // Held once it says so.
         let said = output.fileHandleForReading.availableData
         guard String(decoding: said, as: UTF8.self).hasPrefix("held") else {
@@ -69,5 +70,6 @@ private final class WriteLockHolder {
     func release() throws {
         try input.fileHandleForWriting.write(contentsOf: Data("go\n".utf8))
         process.waitUntilExit()
+        closeEnds(input, output)
     }
 }

@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import ProcessTestSupport
 @testable import SQLiteCache
 import Synchronization
 import Testing
@@ -116,9 +117,10 @@ func sqlite3(_ path: String, _ sql: String) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["sqlite3", path, sql]
-    let pipe = Pipe()
+    let pipe = makePipe()
+    defer { closeEnds(pipe) }
     process.standardOutput = pipe
-    try process.run()
+    try launch(process)
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return String(decoding: data, as: UTF8.self)

@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import ProcessTestSupport
 @testable import PostgresStore
 import PostgresTestSupport
 import SQLiteCache
@@ -285,7 +286,7 @@ enum StoreContract {
                 db.execute("DELETE FROM users")
                 db.commit()
                 """, store.path]
-            try python.run()
+            try launch(python)
             python.waitUntilExit()
             #expect(python.terminationStatus == 0)
         }

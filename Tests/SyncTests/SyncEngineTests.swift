@@ -43,11 +43,13 @@ import Testing
         let log = self.log
         let seenDuringCommit = Mutex<[Int: [String]]>([:])
         let store = MockStore(log: log, beforeCommit: { number in
-            // Hold commits 1 and 3 until page n+1 has been asked for (bounded: 5 s), then give the
-            // fetcher time to overreach: a fetch of page n+2 now would be a third decoded page.
+            // Hold commits 1 and 3 until page n+1 has been asked for (bounded: 600 s, for a busy
+            // machine), then give the fetcher time to overreach: a fetch of page n+2 now would be
+            // a third decoded page.
             func requested(_ cursor: Int) -> Bool { log.all.contains("page(after: \(cursor))") }
             if number == 1 || number == 3 {
-                for _ in 0..<5_000 where !requested(number) { try? await Task.sleep(for: .milliseconds(1)) }
+                let deadline = ContinuousClock.now + .seconds(600)
+                while !requested(number) && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
                 for _ in 0..<200 where !requested(number + 1) { try? await Task.sleep(for: .milliseconds(1)) }
             }
             seenDuringCommit.withLock { $0[number] = log.all.filter { $0.hasPrefix("page") } }
