@@ -202,8 +202,13 @@ actor LiveMirror {
         let batch = LiveBatch(events)
         guard !batch.isEmpty else { return }
         for feed in connections[key]?.feeds ?? [] {
-            guard let report = try await engine(feed, runtime).commit(batch, progress: { [log] in log.skipped($0.skipped, feed: feed) })
-            else { continue }
+            let engine: SyncEngine
+            do {
+                engine = try self.engine(feed, runtime)
+            } catch is ConfigError {
+                continue   // a reload (SIGHUP) removed the feed; its connection is being re-pointed
+            }
+            guard let report = try await engine.commit(batch, progress: { [log] in log.skipped($0.skipped, feed: feed) }) else { continue }
             metrics?.batchWritten(feed: feed, report: report)
             log.debug("live_written", ["feed": feed, "changes": "\(batch.page.changes.count)", "new": "\(report.newPosts)",
                                        "skipped": "\(report.skippedItems)"])
