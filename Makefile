@@ -53,6 +53,7 @@ fixtures-test:
 	python3 Fixtures/bluesky/test_jetstream_websockets.py
 	python3 Fixtures/hostile/test_server.py
 	python3 Fixtures/webfeed/test_server.py
+	python3 Fixtures/test_credential_echo.py
 
 # The Swift runtime and Foundation are linked in, so a server without the toolchain runs the
 # binaries; they need only the C libraries (libc, libcurl, libsqlite3, libpq, libxml2).

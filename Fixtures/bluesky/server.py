@@ -23,6 +23,9 @@ from http.client import responses
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from credential_echo import CredentialEcho  # noqa: E402
+
 T0 = calendar.timegm((2026, 1, 1, 0, 0, 0))
 STEP_US = 60_000_000                 # entry i enters the timeline at T0 + i minutes
 DEFAULT_LIMIT, MAX_LIMIT = 50, 100
@@ -559,6 +562,9 @@ class Handler(BaseHTTPRequestHandler):
     def _xrpc(self, method, params, body):
         app = self.server.app
         key = f"{self.command} {method}"
+        if app.echo.respond(self, "/xrpc/" + method, body):
+            app.count(key, "echo")
+            return
         if self.headers.get("X-Injected") is not None:
             with app.stats_lock:
                 app.injected += 1
@@ -638,6 +644,11 @@ class Handler(BaseHTTPRequestHandler):
                 app.sessions.access_suffix = str(settings.get("access", ""))
                 app.sessions.refresh_suffix = str(settings.get("refresh", ""))
             result = {"access": app.sessions.access_suffix, "refresh": app.sessions.refresh_suffix}
+        elif path == "/_control/echo":
+            try:
+                result = app.echo.control(self.command, body)
+            except (ValueError, UnicodeDecodeError) as e:
+                return self._send(400, [], xrpc_error("InvalidRequest", str(e)))
         elif route == ("POST", "/_control/expire-tokens"):
             app.sessions.expire_all(refresh_too=params.get("refresh") == "1")
             result = {"expired": True}
@@ -681,6 +692,7 @@ class App:
     def __init__(self, args):
         self.store = Store(args.posts, args.seed)
         self.sessions = Sessions(args.identifier, args.password, args.access_ttl, args.refresh_ttl)
+        self.echo = CredentialEcho(lambda message: {"error": message, "message": message})
         self.rate = RateLimit(args.rate_limit, args.rate_window)
         self.login_rate = RateLimit(args.login_limit, 300)
         self.stats, self.stats_lock = {}, threading.Lock()

@@ -24,6 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, parse_qsl, quote, unquote, urlencode, urlsplit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from credential_echo import CredentialEcho  # noqa: E402
 from oauth import OAuth  # noqa: E402
 
 DOMAIN = "mastodon.example"                     # the instance the token belongs to
@@ -900,6 +902,9 @@ class Handler(BaseHTTPRequestHandler):
         body = self._read_body()
         if body is None:
             return
+        if not url.path.startswith("/_control/") and self.server.app.echo.respond(self, url.path, body):
+            self.server.app.count(f"{self.command} {url.path}", "echo")
+            return
         if url.path == "/api/v1/apps" or url.path.startswith("/oauth/"):
             self._oauth(url.path, url.query, body)
         elif url.path.startswith("/api/v1/streaming"):
@@ -1087,6 +1092,11 @@ class Handler(BaseHTTPRequestHandler):
             result = {"announce": streams.announce, "refuse": streams.refuse, "v2": streams.announce_v2, "thump": streams.thump}
         elif route in {("POST", "/_control/bookmark"), ("POST", "/_control/favourite")}:
             status, result = store.mark(path.rsplit("/", 1)[1], status_id())
+        elif path == "/_control/echo":
+            try:
+                result = app.echo.control(self.command, body)
+            except (ValueError, UnicodeDecodeError) as e:
+                return self._send(400, [], error_body(str(e)))
         elif path == "/_control/oauth":
             status, extra, payload = app.oauth.control(self.command, params)
             return self._send(status, extra, payload)
@@ -1139,6 +1149,8 @@ class App:
     def __init__(self, args):
         self.token = args.token
         self.oauth = OAuth()
+        # Mastodon's errors: {"error": "…", "error_description": "…"} (OAuth) or {"error": "…"} (the API).
+        self.echo = CredentialEcho(lambda message: {"error": message, "error_description": message})
         self.store = Store(args.statuses, args.seed)
         self.store.apply_seeded_flags()
         self.port_ref = [args.port]

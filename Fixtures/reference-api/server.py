@@ -26,6 +26,9 @@ from http.client import responses
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from credential_echo import CredentialEcho  # noqa: E402
+
 EPOCH = calendar.timegm((2026, 1, 1, 0, 0, 0))
 STEP = 37                          # seconds between consecutive log positions
 CHUNK_BITS = 10                    # posts are generated and cached 1024 at a time
@@ -501,6 +504,9 @@ class Handler(BaseHTTPRequestHandler):
     def _api(self, path, query, body):
         app = self.server.app
         key = f"{self.command} {path}"
+        if app.echo.respond(self, path, body):
+            app.count(key, "echo")
+            return
         latency, action, n = app.faults.decide()
         if latency:
             time.sleep(latency)
@@ -580,6 +586,11 @@ class Handler(BaseHTTPRequestHandler):
             result = {"requests": [{"t": t, "request": key, "status": status} for t, key, status in recent]}
         elif route == ("GET", "/_control/snapshot"):
             result = feed.snapshot()
+        elif path == "/_control/echo":
+            try:
+                result = app.echo.control(self.command, body)
+            except (ValueError, UnicodeDecodeError) as e:
+                return bad(str(e))
         elif route == ("GET", "/_control/faults"):
             result = {"faults": app.faults.settings}
         elif route == ("POST", "/_control/faults"):
@@ -607,6 +618,7 @@ class App:
         self.feed = Feed(args.posts, args.seed, video_ids)
         self.api = API(self.feed, args)
         self.faults = Faults(args.seed)
+        self.echo = CredentialEcho(lambda message: {"error": {"code": message, "message": message}})
         self.stats, self.stats_lock = {}, threading.Lock()
         self.bytes_sent = 0                              # /v1/ response bytes: status line, headers, body
         self.recent = collections.deque(maxlen=10000)   # (time, key, status), for /_control/requests

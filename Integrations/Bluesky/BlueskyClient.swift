@@ -68,6 +68,11 @@ struct BlueskyClient: Sendable {
     ///   400s: an unknown feed, list or actor), `.unavailable` (5xx), `.contractViolation`.
     private func send(_ request: HTTPRequest, _ operation: String, pacer: RateLimitPacer) async throws -> HTTPResponse {
         let operation = "\(operation) \(origin.host)"
+        // Every URL is built from the service; this holds that for whatever builds one later.
+        guard origin.admits(request.url) else {
+            throw ServiceError(.contractViolation, operation, "\(Origin(request.url)?.description ?? "a URL that is not http(s)") is not "
+                               + "\(origin); the session goes only to the configured service")
+        }
         let response = try await transport.sendPaced(request, gate: gate, pacer: pacer, waiter: waiter, requests: requests, operation: operation,
                                                       adjust: { Self.withRelativeReset($0) })
         if let error = Self.error(for: response, operation) { throw error }

@@ -52,7 +52,7 @@ struct MastodonClient: Sendable {
     ///   `.contractViolation` (a link or redirect to another origin, a malformed `Link`).
     func get(_ url: URL, _ operation: String) async throws -> Response {
         let operation = "\(operation) \(origin.host)"
-        guard Origin(url) == origin else {
+        guard origin.admits(url) else {
             throw ServiceError(.contractViolation, operation, "a pagination link points to \(Origin(url)?.description ?? "a URL that is not http(s)"), "
                                + "not to \(origin); the token is sent only to the configured server")
         }

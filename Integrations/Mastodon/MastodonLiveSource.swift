@@ -10,9 +10,10 @@ import IntegrationKit
 /// `delete` a deleted one, `status.update` an edit, through the same mapping as a polled page.
 /// Other events are ignored; comments (`:thump`) only keep the connection alive.
 ///
-/// The token goes only to the server's host or a subdomain, unless the operator named the
-/// streaming URL: a server that announces another host is refused (`.refused`), and the feed
-/// keeps polling.
+/// The token goes only to the server's origin (scheme, host and port) or a subdomain of its
+/// host on the same scheme and port (``IntegrationKit/Origin/admits(_:subdomains:)``), unless
+/// the operator named the streaming URL: a server that announces another host or another port
+/// is refused (`.refused`, one log line), and the feed keeps polling.
 struct MastodonLiveSource: LiveSource {
     let client: MastodonClient
     let stream: MastodonStream
@@ -65,11 +66,11 @@ struct MastodonLiveSource: LiveSource {
     func streamingBase() async throws -> URL {
         if let streamingURL { return streamingURL }
         guard let announced = try await announcedStreamingURL() else { return client.server }
-        guard MastodonStream.mayCarryToken(announced, server: client.server) else {
+        guard client.origin.admits(announced, subdomains: true) else {
             throw ServiceError(.refused, "opening the \(stream.shown) stream of \(client.origin.host)",
-                               "the server announces its stream at \(Terminal.safe(announced.absoluteString, limit: 200)), not on "
-                               + "\(client.origin.host) or a subdomain, and the token goes nowhere else; name that URL as \"streamingURL\" "
-                               + "in the feed's config to trust it. The feed keeps polling")
+                               "the server announces its stream at \(Terminal.safe(announced.absoluteString, limit: 200)), which is not "
+                               + "\(client.origin) or a subdomain of it on the same scheme and port, and the token goes nowhere else; "
+                               + "name that URL as \"streamingURL\" in the feed's config to trust it. The feed keeps polling")
         }
         return announced
     }

@@ -21,11 +21,16 @@ public struct MastodonLogin: Sendable {
     /// The client the server registered for feedsync; kept beside the token, for revoking it.
     public struct App: Sendable, Equatable {
         public var clientID: String
-        public var clientSecret: String
+        /// Held as a ``Core/Secret``, so a server's message that repeats it is redacted.
+        public var clientSecret: String {
+            get { heldSecret.revealed }
+            set { heldSecret = Secret(newValue) }
+        }
+        private var heldSecret: Secret
 
         public init(clientID: String, clientSecret: String) {
             self.clientID = clientID
-            self.clientSecret = clientSecret
+            heldSecret = Secret(clientSecret)
         }
     }
 
@@ -90,6 +95,9 @@ public struct MastodonLogin: Sendable {
     /// Trades the code for a token (`POST /oauth/token`).
     public func exchange(code: String, app: App, redirectURI: String, verifier: String) async throws -> Secret {
         let operation = "exchanging the authorization code at \(host)"
+        // The code and the verifier are credentials too while they travel: a refusal that repeats them is redacted.
+        let held = (Secret(code), Secret(verifier))
+        defer { withExtendedLifetime(held) {} }
         let fields = try await post("oauth/token", ["grant_type": "authorization_code", "code": code, "client_id": app.clientID,
                                                     "client_secret": app.clientSecret, "redirect_uri": redirectURI,
                                                     "code_verifier": verifier, "scope": Self.scopes], operation)

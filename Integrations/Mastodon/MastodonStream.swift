@@ -39,13 +39,4 @@ struct MastodonStream: Hashable, Sendable {
         }
         return components.url
     }
-
-    /// Whether the token may go to `url`: the server's own host or a subdomain of it, with no
-    /// downgrade from https to http.
-    static func mayCarryToken(_ url: URL, server: URL) -> Bool {
-        guard let host = url.host?.lowercased(), let own = server.host?.lowercased() else { return false }
-        let sameOrSub = host == own || host.hasSuffix("." + own)
-        let downgrade = server.scheme?.lowercased() == "https" && url.scheme?.lowercased() != "https"
-        return sameOrSub && !downgrade
-    }
 }

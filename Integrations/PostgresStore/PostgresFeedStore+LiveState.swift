@@ -10,10 +10,11 @@ extension PostgresFeedStore: LiveStateRecorder {
         _ = try run("recording the live state of feed \(feed)",
                     "CREATE TABLE IF NOT EXISTS live_state (feed TEXT PRIMARY KEY, state TEXT NOT NULL, at BIGINT NOT NULL)")
         if let state {
+            // A refusal's reason may quote a server: it passes the redaction like every stored sentence.
             _ = try run("recording the live state of feed \(feed)", """
                 INSERT INTO live_state (feed, state, at) VALUES ($1, $2, $3)
                 ON CONFLICT (feed) DO UPDATE SET state = $2, at = $3
-                """, [feed, state, "\(Int64(Date().timeIntervalSince1970 * 1000))"])
+                """, [feed, Redaction.redact(state), "\(Int64(Date().timeIntervalSince1970 * 1000))"])
         } else {
             _ = try run("recording the live state of feed \(feed)", "DELETE FROM live_state WHERE feed = $1", [feed])
         }

@@ -5,6 +5,8 @@ import Foundation
 extension PostgresFeedStore: SyncRecorder {
     public func recordSync(_ outcome: SyncOutcome, under lease: FeedLease) throws {
         let feed = lease.feed
+        // What is stored may be published with the mirror: sentences from outside pass the redaction.
+        let error = Redaction.redact(outcome.error)
         let db = try db("recording the sync of feed \(feed)")
         let report = outcome.report
         let finished = "\(milliseconds(outcome.finishedAt))"
@@ -16,11 +18,11 @@ extension PostgresFeedStore: SyncRecorder {
                     INSERT INTO sync_runs (feed, started_at, finished_at, error, new_posts, updated_posts, deleted_posts,
                                            skipped_items, pages, requests, rows_written)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-                    """, [feed, "\(milliseconds(outcome.startedAt))", finished, outcome.error,
+                    """, [feed, "\(milliseconds(outcome.startedAt))", finished, error,
                           report.map { "\($0.newPosts)" }, report.map { "\($0.updatedPosts)" }, report.map { "\($0.deletedPosts)" },
                           report.map { "\($0.skippedItems)" }, report.map { "\($0.pages)" }, report.map { "\($0.requests)" },
                           report.map { "\($0.rowsWritten)" }])
-                if let error = outcome.error {
+                if let error {
                     try db.query("""
                         INSERT INTO feeds (name, last_error_at, last_error, consecutive_failures) VALUES ($1, $2, $3, 1)
                         ON CONFLICT (name) DO UPDATE SET last_error_at = $2, last_error = $3,
@@ -33,8 +35,8 @@ extension PostgresFeedStore: SyncRecorder {
                         VALUES ($1, $2, $3, $4, $6, $7)
                         ON CONFLICT (name) DO UPDATE SET last_success_at = $2, consecutive_failures = 0, location = $3, polling_stopped = $4,
                             sweep_withheld = CASE WHEN $5::boolean THEN $6 ELSE feeds.sweep_withheld END, discovered_from = $7
-                        """, [feed, finished, report?.polling?.location, report?.polling?.stopped,
-                              report?.walkedToSweep == true ? "true" : "false", report?.sweepWithheld, report?.polling?.discoveredFrom])
+                        """, [feed, finished, report?.polling?.location, Redaction.redact(report?.polling?.stopped),
+                              report?.walkedToSweep == true ? "true" : "false", Redaction.redact(report?.sweepWithheld), report?.polling?.discoveredFrom])
                 }
             }
         }

@@ -20,7 +20,8 @@ public actor PostgresFeedStore {
     public nonisolated let leasePeriod: TimeInterval
     /// How long the store waits on the server and the network before it calls the connection dead.
     public nonisolated let liveness: PostgresLiveness
-    private let password: String?
+    /// Held as a ``Core/Secret`` for the store's life, so an error that repeats it is redacted.
+    private let password: Secret?
     private(set) var connection: PostgresConnection?
     /// The leases this process holds: feed → token.
     var held: [String: String] = [:]
@@ -44,7 +45,7 @@ public actor PostgresFeedStore {
     public init(conninfo: String, password: String? = nil, leasePeriod: TimeInterval = 30,
                 liveness: PostgresLiveness = PostgresLiveness()) {
         self.conninfo = conninfo
-        self.password = password
+        self.password = password.map(Secret.init)
         self.leasePeriod = leasePeriod
         self.liveness = liveness
     }
@@ -58,7 +59,7 @@ public actor PostgresFeedStore {
     public func open() throws {
         guard connection == nil else { return }
         let db = try storage("connecting to the PostgreSQL store") {
-            try PostgresConnection(conninfo, password: password, liveness: liveness)
+            try PostgresConnection(conninfo, password: password?.revealed, liveness: liveness)
         }
         try storage("migrating the PostgreSQL store") {
             try PostgresMigration.migrate(db, now: milliseconds(Date()))
@@ -87,7 +88,7 @@ public actor PostgresFeedStore {
         // The last connect_timeout in a URI wins, so this shortens the store's own 10 s.
         let quick = conninfo + (conninfo.contains("?") ? "&" : "?") + "connect_timeout=3"
         let db = try storage("connecting to the PostgreSQL store") {
-            try PostgresConnection(quick, password: password, liveness: liveness)
+            try PostgresConnection(quick, password: password?.revealed, liveness: liveness)
         }
         let applied = try storage("reading the PostgreSQL store") { () -> Set<String>? in
             try db.execute("SET default_transaction_read_only = on")

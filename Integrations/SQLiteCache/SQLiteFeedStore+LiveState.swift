@@ -11,8 +11,9 @@ extension SQLiteFeedStore {
         try storage("recording the live state of feed \(feed)") {
             try db.statement(Self.liveStateTable).run()
             if let state {
+                // A refusal's reason may quote a server: it passes the redaction like every stored sentence.
                 try db.statement("INSERT INTO live_state (feed, state, at) VALUES (?1, ?2, ?3) ON CONFLICT (feed) DO UPDATE SET state = ?2, at = ?3")
-                    .run([.text(feed), .text(state), .integer(millisecondsSince1970(Date()))])
+                    .run([.text(feed), .text(Redaction.redact(state)), .integer(millisecondsSince1970(Date()))])
             } else {
                 try db.statement("DELETE FROM live_state WHERE feed = ?1").run([.text(feed)])
             }

@@ -6,6 +6,8 @@ extension SQLiteFeedStore {
     public func recordSync(_ outcome: SyncOutcome, under lease: FeedLease) throws {
         // SQLite's lease is this process's lock on the file, which it cannot lose (see `apply`).
         let feed = lease.feed
+        // What is stored may be published with the mirror: sentences from outside pass the redaction.
+        let error = Redaction.redact(outcome.error)
         let db = try db("recording the sync of feed \(feed)")
         try storage("recording the sync of feed \(feed)") {
             try db.withTransaction {
@@ -15,11 +17,11 @@ extension SQLiteFeedStore {
                     INSERT INTO sync_runs (feed, started_at, finished_at, error, new_posts, updated_posts, deleted_posts,
                                            skipped_items, pages, requests, rows_written)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).run([.text(feed), .integer(millisecondsSince1970(outcome.startedAt)), .integer(finished), .text(outcome.error),
+                    """).run([.text(feed), .integer(millisecondsSince1970(outcome.startedAt)), .integer(finished), .text(error),
                               .integer(report?.newPosts), .integer(report?.updatedPosts), .integer(report?.deletedPosts),
                               .integer(report?.skippedItems), .integer(report?.pages), .integer(report?.requests),
                               .integer(report?.rowsWritten)])
-                if let error = outcome.error {
+                if let error {
                     try db.statement("""
                         INSERT INTO feeds (name, last_error_at, last_error, consecutive_failures) VALUES (?1, ?2, ?3, 1)
                         ON CONFLICT (name) DO UPDATE SET last_error_at = ?2, last_error = ?3,
@@ -34,8 +36,8 @@ extension SQLiteFeedStore {
                         ON CONFLICT (name) DO UPDATE SET last_success_at = ?2, consecutive_failures = 0,
                             location = ?3, polling_stopped = ?4, sweep_withheld = CASE WHEN ?5 THEN ?6 ELSE sweep_withheld END,
                             discovered_from = ?7
-                        """).run([.text(feed), .integer(finished), .text(polling?.location), .text(polling?.stopped),
-                                  .integer(report?.walkedToSweep == true ? 1 : 0), .text(report?.sweepWithheld),
+                        """).run([.text(feed), .integer(finished), .text(polling?.location), .text(Redaction.redact(polling?.stopped)),
+                                  .integer(report?.walkedToSweep == true ? 1 : 0), .text(Redaction.redact(report?.sweepWithheld)),
                                   .text(polling?.discoveredFrom)])
                 }
             }

@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -14,6 +15,10 @@ import Glibc
 ///     let output = CheckedOutput(descriptor: STDOUT_FILENO, name: "standard output")
 ///     try output.line("home/p1  2026-01-31T12:00:00Z  @ada")
 ///     try output.close()
+///
+/// Text (``line(_:)``, ``write(_:)-(String)``) passes through ``Redaction`` first, so nothing a
+/// command prints carries a registered secret. Raw bytes (an export's pages of stored posts) are
+/// written as they are.
 ///
 /// - Important: `SIGPIPE` must be ignored (the executables do so at start), or a write to a
 ///   pipe without a reader kills the process before the failure can be reported.
@@ -48,13 +53,14 @@ public final class CheckedOutput: Sendable {
     /// The first failure, if any write, flush or close failed so far.
     public var failure: OutputError? { state.withLock { $0.failure } }
 
-    /// Writes `text` followed by a line break.
+    /// Writes `text`, redacted, followed by a line break.
     public func line(_ text: String) throws {
         try write(text + "\n")
     }
 
+    /// Writes `text` with every registered secret redacted.
     public func write(_ text: String) throws {
-        var text = text
+        var text = Redaction.redact(text)
         try text.withUTF8 { try write(UnsafeRawBufferPointer($0)) }
     }
 

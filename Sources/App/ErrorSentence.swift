@@ -2,7 +2,8 @@ import Core
 import Foundation
 
 /// One sentence for any error, as both executables print or log it, without Swift's dump of
-/// its internals, and with any control character from outside escaped (``Terminal/safe(_:limit:)``).
+/// its internals, with every registered secret redacted and any control character from outside
+/// escaped (``Terminal/safe(_:limit:)``).
 public func describe(_ error: any Error) -> String {
     let sentence: String
     switch error {
@@ -21,10 +22,11 @@ public func printError(_ line: String) {
     writeStandardError(line + "\n")
 }
 
-/// Writes `text` to standard error as it is. A failure is ignored: standard error is where
-/// failures are reported, so there is nowhere left to say it (and FileHandle would trap).
+/// Writes `text` to standard error, with every registered secret redacted (``Redaction``). A
+/// failure is ignored: standard error is where failures are reported, so there is nowhere left
+/// to say it (and FileHandle would trap).
 public func writeStandardError(_ text: String) {
-    var text = text
+    var text = Redaction.redact(text)
     text.withUTF8 { bytes in
         var offset = 0
         while offset < bytes.count {

@@ -1,3 +1,6 @@
+/// An event's fields in order, as a ``LogHandler`` receives them.
+public typealias LogFields = [(key: String, value: String)]
+
 /// Where a ``Logger``'s events go: the daemon's logfmt lines, `feedsync`'s sentences on
 /// standard error, or a test's recording.
 public protocol LogHandler: Sendable {
@@ -5,8 +8,9 @@ public protocol LogHandler: Sendable {
     ///
     /// - Parameters:
     ///   - event: what happened, as a `snake_case` word: `retry`, `sync_done`, `notice`.
-    ///   - fields: what it happened to, as text: counts, names, error sentences, never secrets.
-    func write(_ level: Logger.Level, _ event: String, _ fields: KeyValuePairs<String, String>)
+    ///   - fields: what it happened to, as text: counts, names, error sentences, already
+    ///     redacted (``Redaction``).
+    func write(_ level: Logger.Level, _ event: String, _ fields: LogFields)
 }
 
 /// A logger with levels, passed in (swift-log's shape) so that waits and retries deep inside an
@@ -16,6 +20,10 @@ public protocol LogHandler: Sendable {
 /// for a quota, a store upgrade, a backend that changed) is an `info` event `notice` whose
 /// `detail` is one sentence (``notice(_:)``); each retry and wait is a `debug` event with its
 /// attempt and wait.
+///
+/// Every field passes through ``Redaction`` before a handler sees it, so a server's message
+/// that repeats a registered secret is logged with `[redacted]` in its place, whatever the
+/// handler.
 ///
 ///     var log = Logger(handler: handler)
 ///     log.minimum = .debug
@@ -61,18 +69,18 @@ public struct Logger: Sendable {
 
     public func log(_ level: Level, _ event: String, _ fields: KeyValuePairs<String, String> = [:]) {
         guard level >= minimum else { return }
-        handler.write(level, event, fields)
+        handler.write(level, Redaction.redact(event), fields.map { (key: Redaction.redact($0.key), value: Redaction.redact($0.value)) })
     }
 }
 
 private struct DiscardingLogHandler: LogHandler {
-    func write(_ level: Logger.Level, _ event: String, _ fields: KeyValuePairs<String, String>) {}
+    func write(_ level: Logger.Level, _ event: String, _ fields: LogFields) {}
 }
 
 private struct SentenceLogHandler: LogHandler {
     let sentence: @Sendable (String) -> Void
 
-    func write(_ level: Logger.Level, _ event: String, _ fields: KeyValuePairs<String, String>) {
+    func write(_ level: Logger.Level, _ event: String, _ fields: LogFields) {
         if event == "notice", fields.count == 1, fields[0].key == "detail" {
             sentence(fields[0].value)
         } else {

@@ -4,6 +4,10 @@ import Foundation
 /// logic never sees a `URLError` or an SQLite result code.
 ///
 /// `description` is one sentence a person can act on: what was being done, and what went wrong.
+///
+/// Both phrases pass through ``Redaction`` when they are set, so a server's message that repeats
+/// a token or password the request carried never travels on in an error, whoever prints, logs
+/// or stores it.
 public struct ServiceError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Code: Hashable, Sendable {
         /// The backend rejected the credentials or the token.
@@ -34,14 +38,14 @@ public struct ServiceError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var code: Code
     /// What was being done, as a phrase: `"fetching the feed from http://127.0.0.1:8080"`.
-    public var operation: String
+    public var operation: String { didSet { operation = Redaction.redact(operation) } }
     /// What went wrong, as a phrase: `"the server answered 503"`.
-    public var reason: String
+    public var reason: String { didSet { reason = Redaction.redact(reason) } }
 
     public init(_ code: Code, _ operation: String, _ reason: String) {
         self.code = code
-        self.operation = operation
-        self.reason = reason
+        self.operation = Redaction.redact(operation)
+        self.reason = Redaction.redact(reason)
     }
 
     public var description: String { "\(operation): \(reason)" }

@@ -4,14 +4,33 @@
 /// could clear the screen, retitle the terminal or forge a line. Control characters (C0, DEL,
 /// C1) and the Unicode bidirectional overrides are shown as `\u{…}` escapes, except that a
 /// line break becomes a visible `\n`. The database keeps the text as received.
+///
+/// Registered secrets are taken out first (``Redaction``), before the text is cut short, so a
+/// cut can never leave part of one behind.
 public enum Terminal {
-    /// `text` with every control character escaped, cut to `limit` characters (with `…`) if given.
+    /// How far past `limit` the text is still searched for secrets: a secret that starts before
+    /// the cut is found in the part before it whatever its encoding (a piece of
+    /// ``Redaction/minimumLength`` bytes, doubly percent-encoded, is 72 bytes).
+    static let redactionMargin = 256
+
+    /// `text` with every registered secret redacted and every control character escaped, cut to
+    /// `limit` characters (with `…`) if given.
     public static func safe(_ text: String, limit: Int? = nil) -> String {
         var result = ""
         var count = 0
-        for scalar in text.unicodeScalars {
+        var searched = text
+        var shortened = false
+        if let limit, text.utf8.count > limit + redactionMargin {
+            // Only what can be shown is searched: a long post or body costs no more than a short one.
+            let shown = text.unicodeScalars.prefix(limit + redactionMargin)
+            if shown.endIndex < text.unicodeScalars.endIndex {
+                searched = String(Substring(shown))
+                shortened = true
+            }
+        }
+        for scalar in Redaction.redact(searched).unicodeScalars {
             if let limit, count >= limit {
-                result += "…"
+                shortened = true
                 break
             }
             count += 1
@@ -25,6 +44,7 @@ public enum Terminal {
                 result.unicodeScalars.append(scalar)
             }
         }
+        if shortened { result += "…" }
         return result
     }
 }

@@ -79,7 +79,7 @@ public final class CurlTransport: HTTPTransport {
             throw ServiceError(.contractViolation, operation, "the server redirected a \(request.method) request (\(status)) to \(shown); "
                                + "only GET requests follow redirects")
         }
-        guard let target, let origin = Origin(request.url), Origin(target) == origin else {
+        guard let target, let origin = Origin(request.url), origin.admits(target) else {
             throw ServiceError(.contractViolation, operation, "the server redirected (\(status)) to \(shown), outside "
                                + "\(Origin(request.url)?.description ?? "the server"); redirects are followed only within the same scheme, host and port")
         }

@@ -19,6 +19,9 @@ extension LoginCommand {
         let target = try LoginTarget.decide(blueskyRequest(identifier, service, options, editor), in: editor, usage: usage)
         _ = try SecretFile.check(target.secretFile)
         let password = try readPassword(prompt: "App password for \(identifier) (make one at Settings → Privacy and security → App passwords): ")
+        // Registered for redaction from the moment it is read, whatever fails next.
+        let registered = Secret(password)
+        defer { withExtendedLifetime(registered) {} }
         if password.range(of: #"^[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}$"#, options: .regularExpression) == nil {
             printError("feedsync: warning: that does not look like an app password (xxxx-xxxx-xxxx-xxxx); an account's main password works but gives feedsync every right")
         }

@@ -19,11 +19,11 @@ extension Logger {
 /// One logfmt line per event on standard error:
 /// `ts=2026-11-21T12:00:00Z level=info event=sync_done feed=home new=12 ms=84`.
 ///
-/// Values are whatever the caller passes; callers pass error sentences and counts, never
-/// secrets (tokens live only inside `Secret`, which prints as `<redacted>`).
+/// Values come redacted from the ``Logger`` (``Redaction``); ``quoted(_:)`` redacts again as it
+/// makes them safe, so a line written here some other way keeps no secret either.
 struct LogfmtHandler: LogHandler {
-    func write(_ level: Logger.Level, _ event: String, _ fields: KeyValuePairs<String, String>) {
-        var line = "ts=\(Date().formatted(.iso8601)) level=\(level.name) event=\(event)"
+    func write(_ level: Logger.Level, _ event: String, _ fields: LogFields) {
+        var line = "ts=\(Date().formatted(.iso8601)) level=\(level.name) event=\(Terminal.safe(event, limit: 200))"
         for (key, value) in fields { line += " \(key)=\(Self.quoted(value))" }
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }

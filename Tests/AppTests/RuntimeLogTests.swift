@@ -9,7 +9,7 @@ final class LogRecorder: LogHandler {
     private let lines = Mutex<[String]>([])
     var all: [String] { lines.withLock { $0 } }
 
-    func write(_ level: Logger.Level, _ event: String, _ fields: KeyValuePairs<String, String>) {
+    func write(_ level: Logger.Level, _ event: String, _ fields: LogFields) {
         let line = ([level.name, event] + fields.map { "\($0.key)=\($0.value)" }).joined(separator: " ")
         lines.withLock { $0.append(line) }
     }

@@ -122,7 +122,7 @@ import Glibc
         let scratch = try Scratch()
         let daemon = try startDaemon(scratch, server)
         #expect(try await eventually(within: 20) { daemon.log.contains("event=live_refused") }, "\(daemon.log)")
-        #expect(daemon.log.contains("not on 127.0.0.1 or a subdomain"), "\(daemon.log)")
+        #expect(daemon.log.contains("which is not http://127.0.0.1:\(server.port) or a subdomain of it on the same scheme and port"), "\(daemon.log)")
         #expect(try await connects(server).isEmpty, "no stream request, so no token, went anywhere")
         #expect(try await eventually(within: 10) { try await storedIDs(scratch) == home(server) }, "the feed keeps polling")
         let refused = try await liveStatus(scratch)
@@ -138,6 +138,27 @@ import Glibc
         #expect(try await eventually(within: 5) { try await liveStatus(scratch).json?.hasPrefix("live since 20") == true })
         trusted.signal(SIGTERM)
         #expect(await trusted.exits(within: 8))
+    }
+
+    /// A port is another origin: a stream announced on another port of the server's own host is
+    /// refused as one on another host is, with one log line, and the feed keeps polling.
+    @Test(arguments: ["ws", "http", "wss"])
+    func aStreamAnnouncedOnAnotherPortOfTheSameHostGetsNoToken(scheme: String) async throws {
+        let server = try startServer()
+        let other = try startServer()
+        try await server.control("POST", "/_control/streaming", body: #"{"announce": "\#(scheme)://127.0.0.1:\#(other.port)"}"#)
+        let scratch = try Scratch()
+        let daemon = try startDaemon(scratch, server)
+        #expect(try await eventually(within: 20) { daemon.log.contains("event=live_refused") }, "\(daemon.log)")
+        #expect(occurrences("event=live_refused", in: daemon.log) == 1, "\(daemon.log)")
+        #expect(daemon.log.contains("which is not http://127.0.0.1:\(server.port)"), "\(daemon.log)")
+        #expect(try await eventually(within: 10) { try await storedIDs(scratch) == home(server) }, "the feed keeps polling")
+        let (here, there) = (try await connects(server), try await connects(other))
+        #expect(here.isEmpty && there.isEmpty, "no stream request, so no token, went anywhere")
+        #expect(try await other.control("GET", "/_control/stats")["total_requests"] as? Int == 0, "nothing reached the other port")
+        #expect(try await liveStatus(scratch).json?.hasPrefix("polling: the server announces its stream at \(scheme == "wss" ? "https" : "http")://127.0.0.1:\(other.port)") == true)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 8))
     }
 
     @Test func hostileEventsEndInAReconnectAndTheStreamGoesOn() async throws {

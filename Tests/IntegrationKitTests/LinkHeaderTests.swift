@@ -155,7 +155,7 @@ final class LogLines: LogHandler {
     private let lines = Mutex<[String]>([])
     var all: [String] { lines.withLock { $0 } }
 
-    func write(_ level: Logger.Level, _ event: String, _ fields: KeyValuePairs<String, String>) {
+    func write(_ level: Logger.Level, _ event: String, _ fields: LogFields) {
         lines.withLock { $0.append(([level.name, event] + fields.map { "\($0.key)=\($0.value)" }).joined(separator: " ")) }
     }
 }

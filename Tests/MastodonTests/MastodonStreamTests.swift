@@ -21,20 +21,24 @@ import Testing
         }
     }
 
-    @Test func announcedURLsBecomeHTTPAndTheTokenStaysOnTheServersHosts() throws {
+    @Test func announcedURLsBecomeHTTPAndTheTokenStaysOnTheServersOrigin() throws {
         #expect(MastodonStream.httpForm("wss://streaming.example.social")?.absoluteString == "https://streaming.example.social")
         #expect(MastodonStream.httpForm("ws://127.0.0.1:4000")?.absoluteString == "http://127.0.0.1:4000")
         for bad in ["ftp://x.example", "javascript:alert(1)", "wss://user:pw@x.example", "", "wss://"] {
             #expect(MastodonStream.httpForm(bad) == nil, "\(bad)")
         }
-        let server = try #require(URL(string: "https://example.social"))
+        // The stream's policy over Origin's one comparison: the server's origin, or a subdomain on the same scheme and port.
+        let home = try #require(URL(string: "https://example.social"))
+        let server = try #require(Origin(home))
         let table: [(String, Bool)] = [
-            ("https://example.social", true), ("https://streaming.example.social", true), ("https://EXAMPLE.social:4000", true),
-            ("http://streaming.example.social", false),     // down to plain http
+            ("https://example.social", true), ("https://streaming.example.social", true), ("https://EXAMPLE.social:443", true),
+            ("wss://streaming.example.social", false),      // not an http(s) URL: the stream asks in its https form
+            ("https://EXAMPLE.social:4000", false), ("https://streaming.example.social:4000", false),   // another port
+            ("http://streaming.example.social", false), ("http://example.social", false),           // down to plain http
             ("https://example.social.evil.example", false), ("https://notexample.social", false), ("https://social", false),
         ]
         for (url, allowed) in table {
-            #expect(MastodonStream.mayCarryToken(try #require(URL(string: url)), server: server) == allowed, "\(url)")
+            #expect(server.admits(try #require(URL(string: url)), subdomains: true) == allowed, "\(url)")
         }
     }
 

@@ -14,7 +14,7 @@ final class RecordingLog: LogHandler {
     private let recorded = Mutex<[Event]>([])
     var events: [Event] { recorded.withLock { $0 } }
 
-    func write(_ level: Logger.Level, _ event: String, _ fields: KeyValuePairs<String, String>) {
+    func write(_ level: Logger.Level, _ event: String, _ fields: LogFields) {
         let entry = Event(level: level, name: event, fields: Dictionary(fields.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }))
         recorded.withLock { $0.append(entry) }
     }
