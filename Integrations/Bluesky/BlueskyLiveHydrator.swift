@@ -4,12 +4,13 @@ import IntegrationKit
 
 extension BlueskyLiveSource {
     /// Turns Jetstream events into changes of the feed, in their order: creates and updates are
-    /// hydrated with `getPosts` (up to 25 URIs a call) and mapped as a polled page's items,
-    /// deletes are passed on once the hydrations before them are out.
+    /// hydrated with `getPosts` (up to 25 URIs a call) and mapped as a polled page's items (one
+    /// that cannot be mapped is skipped with its reason, as on a polled page), deletes are passed
+    /// on once the hydrations before them are out.
     struct Hydrator {
         let source: BlueskyLiveSource
         let out: AsyncThrowingStream<LiveEvent, any Error>.Continuation
-        private var pending: [(subject: String, repost: BlueskyRepostReason?, time: Int64)] = []
+        private var pending: [(subject: String, repost: BlueskyRepost?, time: Int64)] = []
         /// The newest `time_us` handled and not yet yielded as a ``LiveEvent/position(_:)``.
         private var reached: Int64?
 
@@ -37,8 +38,8 @@ extension BlueskyLiveSource {
                     // (the author writes createdAt): a time in the future would outrank every
                     // later profile of the reposter.
                     let seen = Self.date(event.timeMicroseconds)
-                    let indexedAt = at.flatMap { RFC3339.date(from: $0).map { $0 <= seen } == true ? $0 : nil } ?? seen.formatted(.iso8601)
-                    pending.append((subject, BlueskyRepostReason(by: by, uri: uri, indexedAt: indexedAt), event.timeMicroseconds))
+                    let claimed = at.flatMap { RFC3339.date(from: $0) } ?? seen
+                    pending.append((subject, BlueskyRepost(by: by, uri: uri, at: min(claimed, seen)), event.timeMicroseconds))
                 case .postDeleted(let uri), .repostDeleted(let uri):
                     try await flush()
                     out.yield(.deleted(PostID(uri)))
@@ -96,10 +97,13 @@ extension BlueskyLiveSource {
                 for item in batch {
                     // A post deleted (or hidden) before it was hydrated is not there: nothing to store.
                     guard let view = views[item.subject] else { continue }
-                    let feedItem = BlueskyFeedItem(post: view, repost: item.repost)
-                    if let post = try? Post(feedItem, authors: &authors) {
-                        let video = (try? view.embed?.video()) ?? nil
-                        out.yield(.upserted(post, videos: video.map { [$0] } ?? []))
+                    // Mapped as a polled page's item; one that cannot be is skipped and counted as there.
+                    do {
+                        let post = try Post(view, repost: item.repost, authors: &authors)
+                        out.yield(.upserted(post, videos: try view.embed?.video().map { [$0] } ?? []))
+                    } catch {
+                        let id = BlueskyFeedItem.postID(uri: view.uri, repostURI: item.repost?.uri, reposter: item.repost?.by.did)
+                        out.yield(.skipped(SkippedItem(view, storedAs: id, error)))
                     }
                 }
                 if let newest = batch.map(\.time).max() { handled(newest) }

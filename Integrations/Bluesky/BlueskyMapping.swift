@@ -100,7 +100,20 @@ extension Post {
 
     /// Maps a timeline item, reusing the authors already checked on its page.
     init(_ dto: BlueskyFeedItem, authors: inout [BlueskyProfile: User]) throws {
-        let view = dto.post
+        var repost: BlueskyRepost?
+        if let reason = dto.repost {
+            guard let at = RFC3339.date(from: reason.indexedAt) else {
+                throw ServiceError(.invalidItem, "reading post \(Terminal.safe(dto.post.uri, limit: 120))",
+                                   "reason.indexedAt \"\(Terminal.safe(reason.indexedAt, limit: 40))\" is not an RFC 3339 time")
+            }
+            repost = BlueskyRepost(by: reason.by, uri: reason.uri, at: at)
+        }
+        try self.init(dto.post, repost: repost, authors: &authors)
+    }
+
+    /// Maps a post view, as the entry of `repost` when it is one (the live mirror's reposts,
+    /// whose time it has read from the stream), reusing the authors already checked.
+    init(_ view: BlueskyPostView, repost reposted: BlueskyRepost?, authors: inout [BlueskyProfile: User]) throws {
         func invalid(_ reason: String) -> ServiceError {
             ServiceError(.invalidItem, "reading post \(Terminal.safe(view.uri, limit: 120))", reason)
         }
@@ -138,14 +151,11 @@ extension Post {
         }
 
         var repost: Repost?
-        let id = dto.postID
-        if let reposted = dto.repost {
+        let id = BlueskyFeedItem.postID(uri: view.uri, repostURI: reposted?.uri, reposter: reposted?.by.did)
+        if let reposted {
             let by: User
             do { by = try Self.user(reposted.by, &authors) } catch { throw invalid("the reposter: \(Self.reason(error))") }
-            guard let at = RFC3339.date(from: reposted.indexedAt) else {
-                throw invalid("reason.indexedAt \"\(Terminal.safe(reposted.indexedAt, limit: 40))\" is not an RFC 3339 time")
-            }
-            repost = Repost(by: by, originalID: PostID(view.uri), at: at)
+            repost = Repost(by: by, originalID: PostID(view.uri), at: reposted.at)
         }
 
         let attachments: [Attachment]
@@ -186,6 +196,22 @@ extension Post {
     static func isLanguageTag(_ text: String) -> Bool {
         (2...35).contains(text.utf8.count) && text.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0)
             || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+    }
+}
+
+/// A repost as the mapping takes it: who reposted, the repost record's URI when known, and when,
+/// as a time already read (a timeline's `reason.indexedAt`, or the live mirror's event time).
+struct BlueskyRepost: Hashable {
+    var by: BlueskyProfile
+    var uri: String?
+    var at: Date
+}
+
+extension SkippedItem {
+    /// A timeline item that cannot be mapped, as a poll and the live mirror both report it: the
+    /// post's URI, why, and the id the item would be stored under.
+    init(_ view: BlueskyPostView, storedAs id: PostID, _ error: any Error) {
+        self.init(id: view.uri, reason: (error as? ServiceError)?.reason ?? "it cannot be read", postID: id)
     }
 }
 

@@ -129,10 +129,8 @@ struct BlueskyPostService: PostService {
                     let video = try item.post.embed?.video()
                     // A pinned post sits on top out of time order; it is kept, but never moves the watermark.
                     read.entries.append((post, video, item.pinned ? .distantPast : time))
-                } catch let error as ServiceError {
-                    read.skipped.append((SkippedItem(id: item.post.uri, reason: error.reason, postID: item.postID), time))
                 } catch {
-                    read.skipped.append((SkippedItem(id: item.post.uri, reason: "it cannot be read", postID: item.postID), time))
+                    read.skipped.append((SkippedItem(item.post, storedAs: item.postID, error), time))
                 }
             }
         }

@@ -4,24 +4,24 @@ import IntegrationKit
 
 /// Turns the events of a Mastodon stream into ``Core/LiveEvent``s.
 ///
-/// `update` and `status.update` carry a status as JSON, read and mapped exactly as a polled
-/// page's; `delete` carries the status id as plain text. Anything else is ignored. An event that
-/// does not hold what its type promises fails the stream (`.invalidResponse`): the consumer
-/// reconnects, and the catch-up sync reads the timeline as a poll would.
+/// `update` (a new status) and `status.update` (an edit) carry a status as JSON, read and mapped
+/// exactly as a polled page's (``MastodonTimelineResponse/mapped()``): a status that cannot be
+/// read or mapped is skipped with its reason (``Core/LiveEvent/skipped(_:)``), as on a polled
+/// page. `delete` carries the status id as plain text. Anything else is ignored. An event that
+/// does not hold what its type promises (data that is not one JSON object, a delete without a
+/// status id) fails the stream (`.invalidResponse`): the consumer reconnects, and the catch-up
+/// sync reads the timeline as a poll would.
 struct MastodonStreamDecoder {
     let server: String
+    /// Avatar URLs already parsed on this stream.
     private var avatars: [String: URL?] = [:]
 
     init(server: String) { self.server = server }
 
     mutating func decode(_ event: ServerSentEvent) throws -> LiveEvent? {
         switch event.type {
-        case "update":
-            let (post, videos) = try status(event)
-            return .upserted(post, videos: videos)
-        case "status.update":
-            let (post, videos) = try status(event)
-            return .edited(post, videos: videos)
+        case "update", "status.update":
+            return try status(event)
         case "delete":
             let id = event.data.trimmingCharacters(in: .whitespaces)
             guard !id.isEmpty, id.count <= 64, id.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
@@ -33,24 +33,27 @@ struct MastodonStreamDecoder {
         }
     }
 
-    private mutating func status(_ event: ServerSentEvent) throws -> (Post, [Video]) {
+    private mutating func status(_ event: ServerSentEvent) throws -> LiveEvent {
+        // A JSON object, or the event is not what it claims (on a polled page, an item that is
+        // no object is skipped; here it is a stream gone wrong).
+        guard event.data.utf8.first(where: { !Self.jsonSpace.contains($0) }) == UInt8(ascii: "{") else {
+            throw invalid("an \(event.type) event's data is not a status")
+        }
         let page: MastodonTimelineResponse
         do {
             page = try MastodonTimelineResponse(body: Data("[".utf8) + Data(event.data.utf8) + Data("]".utf8))
         } catch {
             throw invalid("an \(event.type) event's data is not a status")
         }
-        guard page.items.count == 1, case .status(let status) = page.items[0] else {
-            if page.items.count == 1, case .unreadable(_, let reason) = page.items[0] { throw invalid("an \(event.type) event's status cannot be read: \(reason)") }
-            throw invalid("an \(event.type) event's data is not one status")
-        }
-        var videos: [Video] = []
-        do {
-            return (try Post(status, avatars: &avatars, videos: &videos), videos)
-        } catch let error as ServiceError {
-            throw invalid("an \(event.type) event's status cannot be mapped: \(error.reason)")
-        }
+        guard page.items.count == 1 else { throw invalid("an \(event.type) event's data is not one status") }
+        let (posts, skipped, videos) = page.mapped(avatars: &avatars)
+        if let post = posts.first { return .upserted(post, videos: post.videoIDs.compactMap { videos[$0] }) }
+        guard let item = skipped.first else { throw invalid("an \(event.type) event's data is not one status") }
+        return .skipped(item)
     }
+
+    /// JSON's white space (RFC 8259 §2).
+    private static let jsonSpace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
 
     private func invalid(_ reason: String) -> ServiceError {
         ServiceError(.invalidResponse, "reading the stream of \(server)", reason)

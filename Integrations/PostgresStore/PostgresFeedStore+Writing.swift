@@ -88,12 +88,15 @@ extension PostgresFeedStore: PageCommitter {
         }
         let resolving = videos.isEmpty ? nil : closing.count
         if !videos.isEmpty { closing.append(videoUpsert(videos, feed: feed)) }
-        closing.append(("""
-            INSERT INTO feeds (name, cursor, cursor_validator) VALUES ($1, $2, $3)
-            ON CONFLICT (name) DO UPDATE SET cursor = $2, cursor_validator = $3
-            WHERE (feeds.cursor, feeds.cursor_validator) IS DISTINCT FROM ($2::text, $3::text) RETURNING 1
-            """, [feed, rows.page.nextCursor.position, rows.page.nextCursor.validator]))
-        let moving = closing.count - 1
+        // A streamed batch has no cursor: the feed keeps the one its last poll committed.
+        let moving = rows.page.nextCursor == nil ? nil : closing.count
+        if let cursor = rows.page.nextCursor {
+            closing.append(("""
+                INSERT INTO feeds (name, cursor, cursor_validator) VALUES ($1, $2, $3)
+                ON CONFLICT (name) DO UPDATE SET cursor = $2, cursor_validator = $3
+                WHERE (feeds.cursor, feeds.cursor_validator) IS DISTINCT FROM ($2::text, $3::text) RETURNING 1
+                """, [feed, cursor.position, cursor.validator]))
+        }
         // After the page's own authors and posts, so a post it carries takes the new handle too;
         // in its transaction, so a rename is committed with the stream position or not at all.
         let renaming = closing.count
@@ -108,7 +111,7 @@ extension PostgresFeedStore: PageCommitter {
             result.rowsWritten += closed[deleting].count
         }
         if let resolving { result.rowsWritten += closed[resolving].count }
-        result.rowsWritten += closed[moving].count
+        if let moving { result.rowsWritten += closed[moving].count }
         result.renamed = closed[renaming ..< renaming + rows.page.renames.count].filter { !$0.isEmpty }.count
         result.rowsWritten += result.renamed
         return result

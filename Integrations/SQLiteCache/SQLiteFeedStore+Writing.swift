@@ -37,12 +37,15 @@ extension SQLiteFeedStore {
                     try upsert(VideoColumns(video), feed: feed, in: db)
                     result.rowsWritten += db.changes
                 }
-                try db.statement("""
-                    INSERT INTO feeds (name, cursor, cursor_validator) VALUES (?1, ?2, ?3)
-                    ON CONFLICT (name) DO UPDATE SET cursor = ?2, cursor_validator = ?3
-                    WHERE feeds.cursor IS NOT ?2 OR feeds.cursor_validator IS NOT ?3
-                    """).run([.text(feed), .text(page.nextCursor.position), .text(page.nextCursor.validator)])
-                result.rowsWritten += db.changes
+                // A streamed batch has no cursor: the feed keeps the one its last poll committed.
+                if let cursor = page.nextCursor {
+                    try db.statement("""
+                        INSERT INTO feeds (name, cursor, cursor_validator) VALUES (?1, ?2, ?3)
+                        ON CONFLICT (name) DO UPDATE SET cursor = ?2, cursor_validator = ?3
+                        WHERE feeds.cursor IS NOT ?2 OR feeds.cursor_validator IS NOT ?3
+                        """).run([.text(feed), .text(cursor.position), .text(cursor.validator)])
+                    result.rowsWritten += db.changes
+                }
                 for rename in page.renames where try self.rename(rename, feed: feed, in: db) {
                     result.renamed += 1
                     result.rowsWritten += 1

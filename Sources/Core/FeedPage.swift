@@ -28,15 +28,19 @@ public struct SkippedItem: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(id ?? "item without id"): \(reason)" }
 }
 
-/// One page of changes from a ``PostService``, oldest first.
+/// One page of changes from a ``PostService``, oldest first; or a batch of a live stream's
+/// changes (``init(streamed:skipped:videos:streamPosition:renames:)``).
 ///
 /// A page is committed whole or not at all, together with ``nextCursor``.
 public struct FeedPage: Hashable, Sendable {
     public var changes: [FeedChange]
     /// Items the integration dropped because they could not be read; the rest of the page stands.
     public var skipped: [SkippedItem]
-    /// Where the next page starts; after the last page, where the next sync starts.
-    public var nextCursor: FeedCursor
+    /// Where the next page starts; after the last page, where the next sync starts. A
+    /// ``PostService``'s pages always carry one. `nil` on a streamed batch: the stored cursor
+    /// stays as the last poll committed it (a stream knows nothing of where a poll stands, and
+    /// the cursor never steps back).
+    public var nextCursor: FeedCursor?
     /// Whether more pages follow right now.
     public var hasMore: Bool
     /// On the last page of a walk from the start: whether that walk listed every post the
@@ -75,6 +79,23 @@ public struct FeedPage: Hashable, Sendable {
         self.videos = videos
         self.nextRequest = nextRequest ?? nextCursor.position
         self.polling = polling
+        self.streamPosition = streamPosition
+        self.renames = renames
+    }
+
+    /// A batch of a live stream's changes, committed as a page that leaves the feed's cursor as
+    /// it is: the last of its pages (``hasMore`` is `false`), and no walk from the start
+    /// (``missingMeansDeleted`` is `false`).
+    public init(streamed changes: [FeedChange], skipped: [SkippedItem] = [], videos: [Video] = [],
+                streamPosition: String? = nil, renames: [AuthorRename] = []) {
+        self.changes = changes
+        self.skipped = skipped
+        self.nextCursor = nil
+        self.hasMore = false
+        self.missingMeansDeleted = false
+        self.videos = videos
+        self.nextRequest = ""
+        self.polling = nil
         self.streamPosition = streamPosition
         self.renames = renames
     }

@@ -6,12 +6,14 @@ public enum LiveEvent: Hashable, Sendable {
     /// (while disconnected) is not sent: the consumer runs an ordinary incremental sync now,
     /// so nothing falls into the gap.
     case connected
-    /// A post appeared, or its newest version replaces the stored one, with the videos it carries.
+    /// A post appeared, or was edited: its newest version replaces the stored one, with the
+    /// videos it carries.
     case upserted(Post, videos: [Video])
-    /// A post was edited: its new version replaces the stored one.
-    case edited(Post, videos: [Video])
     /// A post was deleted (and, in the store, every entry that reposts it).
     case deleted(PostID)
+    /// An item of the stream could not be read or mapped, and was dropped with the reason: it
+    /// is counted and reported as a polled page's skipped item is (``FeedPage/skipped``).
+    case skipped(SkippedItem)
     /// An author's handle changed, at `at` (Bluesky's `identity` event): the stored author
     /// takes it, in the page of its batch (``FeedPage/renames``).
     case renamed(UserID, handle: String, at: Date)
@@ -25,7 +27,8 @@ public enum LiveEvent: Hashable, Sendable {
 /// A backend that pushes a feed's changes as they happen, beside its ``PostService``.
 ///
 /// Live is a capability of an integration, not of the daemon: the daemon opens the source's
-/// connection, writes what it yields through the same ``PageCommitter`` as a polled page, and
+/// connection, commits what it yields through the same path as a polled page (Sync's
+/// `PageWriter`, under the feed's lease, the feed's cursor left as the last poll put it), and
 /// after every ``LiveEvent/connected`` runs the feed's ordinary incremental sync, so a
 /// reconnect never leaves a gap. The feed's interval keeps polling as a safety net.
 ///

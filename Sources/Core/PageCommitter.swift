@@ -23,8 +23,9 @@ public protocol PageCommitter: Sendable {
     func prepare(_ page: FeedPage) -> PreparedPage
 
     /// Commits one page of the lease's feed in one transaction: its posts and their authors,
-    /// `videos`, the deletions, and the page's cursor. Rows that already match are not
-    /// rewritten.
+    /// `videos`, the deletions, and the page's cursor (a streamed batch's page has none: the
+    /// stored cursor stays as it is), stream position and renames. Rows that already match are
+    /// not rewritten.
     ///
     /// - Parameters:
     ///   - page: the page, as ``prepare(_:)`` made it.

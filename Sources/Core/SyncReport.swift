@@ -37,6 +37,8 @@ public struct SyncReport: Hashable, Sendable {
     /// Requests sent to the backends, logins and video lookups included.
     public var requests = 0
     public var rowsWritten = 0
+    /// Authors whose handle a live stream's rename changed (``PageWriteResult/renamed``).
+    public var renamedAuthors = 0
     public var seconds: Double = 0
     /// A holder that died without letting go, whose lease on the feed this sync took over,
     /// in words: `"process 4242"`.
@@ -60,6 +62,7 @@ public struct SyncReport: Hashable, Sendable {
         unchangedPosts += result.unchanged
         deletedPosts += result.deleted
         rowsWritten += result.rowsWritten
+        renamedAuthors += result.renamed
     }
 }
 

@@ -13,10 +13,9 @@ extension SyncEngine {
         public var maxRateLimitRetries = 5
         /// How many times a call that fails transiently is tried before the sync gives up.
         public var maxAttempts = 6
-        /// The first retry waits up to this long; each further one up to twice as long.
-        public var baseRetryDelay: TimeInterval = 0.25
-        /// The longest a single retry waits.
-        public var maxRetryDelay: TimeInterval = 8
+        /// How long a retry of a call that failed transiently waits: the first up to 0.25 s, each
+        /// further one up to twice as long, none more than 8 s, anywhere from 0 up (full jitter).
+        public var retryBackoff = Backoff(first: 0.25, cap: 8, jitter: .full)
         /// How many earlier unresolved videos each sync retries.
         public var unresolvedVideoRetryLimit = 200
         /// The largest fraction of a feed's cached posts a full sync may delete as gone.

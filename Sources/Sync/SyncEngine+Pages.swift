@@ -15,8 +15,8 @@ extension SyncEngine {
     /// the store busy at once, few enough to keep memory flat.
     static let decodedPagesHeld = 2
 
-    /// Walks the feed from `cursor`, committing each page to `store` under `lease`, until a page
-    /// says it is the last.
+    /// Walks the feed from `cursor`, committing each page to `store` under `lease` (``PageWriter``),
+    /// until a page says it is the last.
     ///
     /// The next page is fetched and prepared meanwhile by a child task, from the cursor of the
     /// one before it, so the feed is still read in order, one request at a time, and the page's
@@ -39,17 +39,14 @@ extension SyncEngine {
             let pipeline = PagePipeline<Fetched<Store.PreparedPage>>(capacity: Self.decodedPagesHeld)
             group.addTask { await fetchPages(for: store, from: cursor, session: session, into: pipeline) }
             defer { group.cancelAll() }
+            let writer = PageWriter(store: store, lease: lease, host: services.videos)
             while true {
                 try Task.checkCancellation()
                 let fetched = try await pipeline.take()
                 let page = fetched.page
-                let videos = try await videoResolution(under: lease).resolve(page, report: &report)
-                report.add(try await store.apply(fetched.prepared, videos: videos, under: lease))
+                try await writer.commit(page, prepared: fetched.prepared, report: &report)
                 await pipeline.committed()
                 walk?.note(page)
-                report.pages += 1
-                report.skippedItems += page.skipped.count
-                if let polling = page.polling { report.polling = polling }
                 progress(Progress(pages: report.pages, posts: report.newPosts + report.updatedPosts + report.unchangedPosts,
                                   skipped: page.skipped))
                 guard page.hasMore else { return sweepAtEnd(page) }

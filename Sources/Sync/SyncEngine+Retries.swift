@@ -2,14 +2,15 @@ import Core
 import Foundation
 
 /// The retry policy of a sync's backend calls: rate limits waited out as the server asks,
-/// transient failures retried with exponential backoff and full jitter, each retry logged.
+/// transient failures retried by ``Options/retryBackoff``, each retry logged.
 extension SyncEngine {
     /// Runs a backend call, waiting out rate limits and retrying transient failures
-    /// (unreachable, 5xx, truncated or malformed answers) with exponential backoff and full
-    /// jitter, within the budget of ``Options/maxAttempts``.
+    /// (unreachable, 5xx, truncated or malformed answers) after waits of ``Options/retryBackoff``,
+    /// within the budget of ``Options/maxAttempts``.
     func withRetries<T>(_ call: () async throws -> T) async throws -> T {
         var failures = 0
         var rateLimitWaits = 0
+        var random = SystemRandomNumberGenerator()
         while true {
             do {
                 return try await call()
@@ -27,8 +28,7 @@ extension SyncEngine {
                     guard failures < options.maxAttempts else {
                         throw ServiceError(error.code, error.operation, "\(error.reason); gave up after \(failures) attempts")
                     }
-                    let ceiling = min(options.maxRetryDelay, options.baseRetryDelay * pow(2, Double(failures - 1)))
-                    let wait = Double.random(in: 0...ceiling)
+                    let wait = options.retryBackoff.delay(afterFailures: failures, using: &random)
                     logRetry(error, attempt: failures, wait: wait)
                     try await sleep(wait)
                 default:

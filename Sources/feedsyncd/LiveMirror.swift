@@ -4,12 +4,13 @@ import Foundation
 import Sync
 
 /// Follows the live sources of the feeds that stream, one connection per source key (server,
-/// account, stream) shared by every feed that names it, and writes what arrives to the store.
+/// account, stream) shared by every feed that names it, and hands what arrives to each feed's
+/// sync engine, which commits it as it commits a polled page (``Sync/LiveBatch``).
 ///
 /// Never a gap: each time a connection opens (the first time and after every reconnect) it
 /// runs each feed's ordinary incremental sync from the stored position, so what was published
 /// while disconnected is fetched; duplicates are harmless. A connection that fails is tried
-/// again with capped exponential backoff and jitter; after ``fallbackAfter`` failures in a row
+/// again after a wait of ``backoff``; after ``fallbackAfter`` failures in a row
 /// (or at once, when the source refuses to connect) its feeds are shown as polling, and are
 /// polled on their interval as every feed is, streaming or not.
 actor LiveMirror {
@@ -37,8 +38,9 @@ actor LiveMirror {
     static let fallbackAfter = 5
     /// How long a connection must have worked for its failure to count as the first in a row.
     static let healthyAfter: TimeInterval = 30
-    /// The longest wait between two attempts.
-    static let maxBackoff: TimeInterval = 300
+    /// The wait before the next attempt after failures in a row: 1, 2, 4, … s, at most 5 minutes,
+    /// drawn from the upper half, so the first retry after a working stream is quick.
+    static let backoff = Backoff(first: 1, cap: 300, jitter: .upperHalf)
 
     /// Told whether each streaming feed is connected (`feedsync_stream_connected`).
     private let metrics: MetricsRegistry?
@@ -117,9 +119,7 @@ actor LiveMirror {
                 for feed in connections[key]?.feeds ?? [] { await setState(.polling(reason: refused.reason), of: feed) }
                 return
             }
-            // Jitter over the upper half of an exponential ceiling; the first retry after a working stream is quick.
-            let ceiling = min(Self.maxBackoff, pow(2, Double(max(0, failures - 1))))
-            let delay = Double.random(in: ceiling / 2...ceiling, using: &random)
+            let delay = Self.backoff.delay(afterFailures: failures, using: &random)
             log.warn("live_disconnected", ["stream": source.description, "error": error, "failures": "\(failures)",
                                            "retry_in_s": String(format: "%.1f", delay)])
             if failures >= Self.fallbackAfter {
@@ -194,64 +194,25 @@ actor LiveMirror {
         }
     }
 
-    /// Writes a batch to every feed on the connection, one transaction per feed, under the feed's
-    /// lease, with the cursor it already has: the next incremental sync still starts where the last
-    /// one ended.
-    ///
-    /// A SQLite store's lease is shared by the whole process, so a poll of the same feed may
-    /// commit between the read of the cursor and this commit; the cursor then steps back to the
-    /// one read, and the next sync fetches those statuses again. That costs requests, never a status.
+    /// Hands a batch to every feed on the connection: each feed's sync engine commits it as a
+    /// page, under the feed's lease, through the same writer as a polled page (Sync's
+    /// `PageWriter`). The feed's cursor stays where its last sync put it.
     private func write(_ events: [LiveEvent], _ key: String) async throws {
-        guard !events.isEmpty, let runtime else { return }
-        var order: [PostID] = []
-        var latest: [PostID: FeedChange] = [:]
-        var videos: [Video] = []
-        var renames: [AuthorRename] = []
-        var position: String?
-        for event in events {
-            let change: FeedChange
-            switch event {
-            case .connected: continue
-            case .position(let reached):
-                position = reached
-                continue
-            case .renamed(let author, let handle, let at):
-                renames.append(AuthorRename(author: author, handle: handle, at: at))
-                continue
-            case .upserted(let post, let carried), .edited(let post, let carried):
-                change = .upsert(post)
-                videos += carried
-            case .deleted(let id): change = .delete(id)
-            }
-            let id: PostID
-            switch change {
-            case .upsert(let post): id = post.id
-            case .delete(let deleted): id = deleted
-            }
-            if latest.updateValue(change, forKey: id) == nil { order.append(id) }
-        }
-        let changes = order.compactMap { latest[$0] }
-        guard !changes.isEmpty || !renames.isEmpty || position != nil else { return }
-        let store = runtime.store
+        guard let runtime else { return }
+        let batch = LiveBatch(events)
+        guard !batch.isEmpty else { return }
         for feed in connections[key]?.feeds ?? [] {
-            guard let lease = try await store.acquireLease(onFeed: feed, holder: "feedsyncd", wait: runtime.daemon.lockWait,
-                                                           onlyIfDue: false) else { continue }
+            let engine: SyncEngine
             do {
-                // A feed that has never synced has no position yet, nor an author to rename: its
-                // catch-up sync reads both. The renames go in the page, so they are committed with
-                // its stream position or not at all, and a stream resumed from there sees them again.
-                if let cursor = try await store.cursor(ofFeed: feed) {
-                    let page = FeedPage(changes: changes, nextCursor: cursor, hasMore: false, missingMeansDeleted: false, videos: videos,
-                                        streamPosition: position, renames: renames)
-                    let result = try await store.apply(page, videos: videos, under: lease)
-                    log.debug("live_written", ["feed": feed, "changes": "\(changes.count)", "new": "\(result.inserted)"])
-                    if result.renamed > 0 { log.info("live_renamed", ["feed": feed, "authors": "\(result.renamed)"]) }
-                }
-            } catch {
-                await store.release(lease)
-                throw error
+                engine = try self.engine(feed, runtime)
+            } catch is ConfigError {
+                continue   // a reload (SIGHUP) removed the feed; its connection is being re-pointed
             }
-            await store.release(lease)
+            guard let report = try await engine.commit(batch, progress: { [log] in log.skipped($0.skipped, feed: feed) }) else { continue }
+            metrics?.batchWritten(feed: feed, report: report)
+            log.debug("live_written", ["feed": feed, "changes": "\(batch.page.changes.count)", "new": "\(report.newPosts)",
+                                       "skipped": "\(report.skippedItems)"])
+            if report.renamedAuthors > 0 { log.info("live_renamed", ["feed": feed, "authors": "\(report.renamedAuthors)"]) }
         }
     }
 

@@ -6,6 +6,14 @@ extension Logger {
     init() {
         self.init(minimum: .info, handler: LogfmtHandler())
     }
+
+    /// One `item_skipped` warning per item a committed page dropped, with its id and reason: the
+    /// same line for a poll's page and a live stream's batch.
+    func skipped(_ items: [SkippedItem], feed: String) {
+        for item in items {
+            warn("item_skipped", ["feed": feed, "id": item.id ?? "-", "reason": item.reason])
+        }
+    }
 }
 
 /// One logfmt line per event on standard error:

@@ -51,6 +51,27 @@ import Glibc
         #expect(!text.contains("feedsync_leases_held"), "only a leasing store shows leases")
     }
 
+    @Test func aLiveBatchAddsItsWritesAndSkippedItemsToTheSameCountersAsASync() {
+        let metrics = MetricsRegistry(version: "t")
+        metrics.setFeeds(["a"])
+        var polled = SyncReport(feed: "a")
+        (polled.newPosts, polled.updatedPosts, polled.deletedPosts, polled.skippedItems) = (5, 1, 0, 2)
+        metrics.syncStarted()
+        metrics.syncFinished(feed: "a", succeeded: true, seconds: 1, report: polled)
+        var streamed = SyncReport(feed: "a")
+        (streamed.newPosts, streamed.updatedPosts, streamed.deletedPosts, streamed.skippedItems) = (2, 0, 1, 1)
+        metrics.batchWritten(feed: "a", report: streamed)
+        metrics.batchWritten(feed: "gone", report: streamed)
+
+        let text = metrics.renderedText()
+        #expect(text.contains(#"feedsync_posts_written_total{feed="a",op="insert"} 7"#))
+        #expect(text.contains(#"feedsync_posts_written_total{feed="a",op="update"} 1"#))
+        #expect(text.contains(#"feedsync_posts_written_total{feed="a",op="delete"} 1"#))
+        #expect(text.contains(#"feedsync_items_skipped_total{feed="a"} 3"#))
+        #expect(text.contains(#"feedsync_syncs_total{feed="a",outcome="ok"} 1"#), "a batch is no sync")
+        #expect(!text.contains("gone"), "a feed no longer configured is not shown")
+    }
+
     @Test func aCachedRenderingIsRenderedAgainAfterEveryChange() {
         let metrics = MetricsRegistry(version: "t")
         metrics.setFeeds(["a"])

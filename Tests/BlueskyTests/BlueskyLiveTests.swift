@@ -207,6 +207,34 @@ import Testing
                 == String(1_725_911_100_000_000 - BlueskyLiveSource.rewind))
     }
 
+    /// A post that cannot be mapped is skipped with its reason, as a poll skips it, and the stream
+    /// goes on; a repost keeps the time read from the stream, to the microsecond, never one past
+    /// when Jetstream saw it.
+    @Test func anUnmappablePostIsSkippedAsOnAPolledPageAndARepostKeepsItsTime() async throws {
+        let (source, _, sockets) = makeSource(follows: 3, keepOpen: true)
+        let (one, two) = (Self.follow(1), Self.follow(2))
+        func repost(_ rkey: String, of subject: String, at createdAt: String, time: Int64) -> String {
+            #"{"did":"\#(two)","time_us":\#(time),"kind":"commit","commit":{"operation":"create","collection":"app.bsky.feed.repost","rkey":"\#(rkey)","record":{"subject":{"uri":"\#(subject)","cid":"c"},"createdAt":"\#(createdAt)"}}}"#
+        }
+        let good = "at://\(one)/app.bsky.feed.post/good"
+        sockets.script = [Self.postEvent(did: one, rkey: "bad-date", time: 1_700_000_000_000_001), Self.postEvent(did: one, rkey: "good", time: 1_700_000_000_000_002),
+                          repost("r1", of: good, at: "2023-11-14T22:13:19.5Z", time: 1_700_000_000_123_456),
+                          repost("r2", of: good, at: "2099-01-01T00:00:00Z", time: 1_700_000_000_654_321)]
+        var events: [LiveEvent] = []
+        for try await event in source.events() {
+            events.append(event)
+            if event == .position("1700000000654321") { break }
+        }
+
+        let skipped = events.compactMap { event -> SkippedItem? in if case .skipped(let item) = event { item } else { nil } }
+        let badURI = "at://\(one)/app.bsky.feed.post/bad-date"
+        #expect(skipped == [SkippedItem(id: badURI, reason: #"record.createdAt "yesterday" is not an RFC 3339 time"#, postID: PostID(badURI))])
+        let reposts = events.compactMap { event -> Post.Repost? in if case .upserted(let post, _) = event { post.repost } else { nil } }
+        #expect(reposts.map(\.at) == [Date(timeIntervalSince1970: 1_699_999_999.5), Date(timeIntervalSince1970: 1_700_000_000.654321)],
+                "the record's time; the one Jetstream saw for a record dated ahead of it, to the microsecond")
+        #expect(events.contains { if case .upserted(let post, _) = $0 { post.id.rawValue == good } else { false } })
+    }
+
     /// A batch handled but not committed (its write failed: an identity event's rename with it)
     /// is streamed again on the reconnect: the committed position wins over the one handled.
     /// A position stored long ago (the feed's `stream` was off for days) resumes an hour back at
@@ -301,7 +329,9 @@ final class MockXRPC: HTTPTransport, Sendable {
         if target.contains("getPosts") {
             let views = query.filter { $0.name == "uris" }.compactMap(\.value).map { uri in
                 let did = uri.dropFirst(5).split(separator: "/")[0]
-                return #"{"uri":"\#(uri)","cid":"bafy","author":{"did":"\#(did)","handle":"a.test"},"record":{"text":"hi","createdAt":"2026-02-01T00:00:00Z"},"indexedAt":"2026-02-01T00:00:00Z"}"#
+                // A post whose record key says so has a date that is none.
+                let created = uri.hasSuffix("bad-date") ? "yesterday" : "2026-02-01T00:00:00Z"
+                return #"{"uri":"\#(uri)","cid":"bafy","author":{"did":"\#(did)","handle":"a.test"},"record":{"text":"hi","createdAt":"\#(created)"},"indexedAt":"2026-02-01T00:00:00Z"}"#
             }
             return HTTPResponse(status: 200, body: Data(#"{"posts":[\#(views.joined(separator: ","))]}"#.utf8))
         }

@@ -195,6 +195,35 @@ import Glibc
         #expect(await daemon.stopsInTime())
     }
 
+    /// A status that reads but cannot be mapped is a bad item, as on a polled page: skipped,
+    /// logged with its id and reason, and the stream stays open; the stream never moves the
+    /// feed's cursor.
+    @Test func aStatusThatCannotBeMappedIsSkippedAsAPollSkipsItAndTheStreamGoesOn() async throws {
+        let server = try startServer()
+        let scratch = try Scratch()
+        let daemon = try startDaemon(scratch, server)
+        #expect(try await caughtUp(daemon), "\(daemon.log)")
+        let cursor = try await sqlite(scratch.database, "SELECT cursor FROM feeds WHERE name = 'social'")
+
+        let account = #"{"id": "1", "username": "ada", "acct": "ada", "display_name": "Ada", "avatar": "https://files.example/a.png"}"#
+        try await server.control("POST", "/_control/stream-event?event=update", body: #"{"id": "990000000000000001", "created_at": "yesterday", "#
+                                 + #""visibility": "public", "content": "<p>hi</p>", "media_attachments": [], "account": \#(account)}"#)
+        let published = try await server.control("POST", "/_control/post?count=1")
+        let id = try #require((published["ids"] as? [String])?.first)
+        #expect(try await eventually(within: 10) { try await storedIDs(scratch).first == id }, "\(daemon.log)")
+
+        let skipped = daemon.log.components(separatedBy: "\n").filter { $0.contains("event=item_skipped") }
+        #expect(skipped.count == 1 && skipped.allSatisfy {
+            $0.contains("level=warn") && $0.contains("feed=social id=990000000000000001") && $0.contains(#"created_at \"yesterday\" is not an ISO 8601 time"#)
+        }, "\(daemon.log)")
+        #expect(occurrences("event=live_caught_up", in: daemon.log) == 1 && occurrences("event=live_disconnected", in: daemon.log) == 0,
+                "the stream stayed open: \(daemon.log)")
+        #expect(try await !storedIDs(scratch).contains("990000000000000001"))
+        #expect(try await sqlite(scratch.database, "SELECT cursor FROM feeds WHERE name = 'social'") == cursor, "the stream left the cursor")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.exits(within: 8))
+    }
+
     @Test func aBurstOfThousandsOfEventsIsWrittenInBatchesAndArrivesWhole() async throws {
         let server = try startServer()
         let scratch = try Scratch()

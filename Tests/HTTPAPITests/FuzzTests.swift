@@ -35,7 +35,7 @@ import Testing
             do {
                 let page = try await posts.page(after: cursor, session: session)
                 outcomes.pages += 1
-                #expect(!page.nextCursor.position.isEmpty)
+                #expect(page.nextCursor?.position.isEmpty == false)
             } catch let error as ServiceError {
                 outcomes.errors[error.code, default: 0] += 1
                 #expect(!error.description.isEmpty)

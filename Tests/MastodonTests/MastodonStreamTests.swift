@@ -50,8 +50,8 @@ import Testing
             return
         }
         #expect(post.id == PostID("110000000000000009") && post.text == "hello")
-        guard case .edited(let edited, _)? = try decoder.decode(ServerSentEvent(type: "status.update", data: json)) else {
-            Issue.record("status.update is an edit")
+        guard case .upserted(let edited, _)? = try decoder.decode(ServerSentEvent(type: "status.update", data: json)) else {
+            Issue.record("status.update is an edit: its new version replaces the stored one")
             return
         }
         #expect(edited == post)
@@ -61,10 +61,34 @@ import Testing
         }
     }
 
+    @Test func aStatusThatCannotBeReadOrMappedIsSkippedWithItsReasonAsOnAPolledPage() throws {
+        var decoder = MastodonStreamDecoder(server: "example.social")
+        let cases: [(String, SkippedItem)] = [
+            (status("110000000000000007", #""created_at": "yesterday""#),
+             SkippedItem(id: "110000000000000007", reason: "created_at \"yesterday\" is not an ISO 8601 time", postID: "110000000000000007")),
+            (status("110000000000000008", #""visibility": "secret""#),
+             SkippedItem(id: "110000000000000008", reason: "visibility \"secret\" is not one Mastodon documents", postID: "110000000000000008")),
+            (#"{"id": 5}"#, SkippedItem(id: nil, reason: "", postID: nil)),
+        ]
+        for (data, expected) in cases {
+            for type in ["update", "status.update"] {
+                guard case .skipped(let item)? = try decoder.decode(ServerSentEvent(type: type, data: data)) else {
+                    Issue.record("\(type) \(data) is skipped")
+                    continue
+                }
+                // A poll's page skips the same status with the same item.
+                let polled = try MastodonTimelineResponse(body: Data("[\(data)]".utf8)).mapped().skipped
+                #expect([item] == polled, "\(type) \(data)")
+                #expect(item.id == expected.id && item.postID == expected.postID)
+                if !expected.reason.isEmpty { #expect(item.reason == expected.reason) }
+            }
+        }
+    }
+
     @Test func eventsThatAreNotWhatTheyClaimFailTheStream() {
         var decoder = MastodonStreamDecoder(server: "example.social")
         let bad = [ServerSentEvent(type: "update", data: "not json"), ServerSentEvent(type: "update", data: "[]"),
-                   ServerSentEvent(type: "update", data: #"{"id": 5}"#), ServerSentEvent(type: "status.update", data: "{} {}"),
+                   ServerSentEvent(type: "update", data: "5"), ServerSentEvent(type: "status.update", data: "{} {}"),
                    ServerSentEvent(type: "delete", data: ""), ServerSentEvent(type: "delete", data: "1 2"),
                    ServerSentEvent(type: "delete", data: "\u{1B}[31m"), ServerSentEvent(type: "delete", data: String(repeating: "9", count: 65))]
         for event in bad {

@@ -47,6 +47,25 @@ extension StoreContract {
         #expect(try await reader.streamPosition(ofFeed: "other") == nil)
     }
 
+    /// A streamed batch's page carries no cursor: the feed keeps the one its last poll committed,
+    /// however new, and the batch's posts, renames and stream position go in.
+    static func aPageWithoutACursorKeepsTheStoredOneAndCommitsTheRest(_ kind: StoreKind) async throws {
+        let (store, other) = try await makeStores(kind)
+        _ = try await store.commit(makePage([.upsert(makePost("p1"))], cursor: "polled-7"))
+        let streamed = FeedPage(streamed: [.upsert(makePost("p2", text: "second", at: 1_700_000_500))], streamPosition: "1700000500000000",
+                                renames: [AuthorRename(author: "u1", handle: "lovelace", at: Date(timeIntervalSince1970: 1_700_001_000))])
+        let result = try await store.commit(streamed)
+        #expect(result.inserted == 1 && result.renamed == 1)
+        #expect(try await other.cursor(ofFeed: "home") == FeedCursor(position: "polled-7"))
+        #expect(try await other.streamPosition(ofFeed: "home") == "1700000500000000")
+        #expect(try await other.posts(matching: PostQuery(feed: "home")).map(\.post.id.rawValue).sorted() == ["p1", "p2"])
+
+        _ = try await store.commit(makePage([], cursor: "polled-8"))
+        _ = try await store.commit(FeedPage(streamed: [.delete("p1")]))
+        #expect(try await other.cursor(ofFeed: "home") == FeedCursor(position: "polled-8"), "never back to an older one")
+        #expect(try await other.streamPosition(ofFeed: "home") == "1700000500000000", "a batch without a position leaves it")
+    }
+
     /// An `identity` event's rename rides in the page with the stream position: both are committed
     /// or neither, so a daemon that resumes from the stored position never steps past a rename it lost.
     static func aRenameInAPageIsCommittedWithItsStreamPosition(_ kind: StoreKind) async throws {
@@ -86,6 +105,9 @@ extension SQLiteStoreContractTests {
     @Test func aRenameInAPageIsCommittedWithItsStreamPosition() async throws {
         try await StoreContract.aRenameInAPageIsCommittedWithItsStreamPosition(.sqlite)
     }
+    @Test func aPageWithoutACursorKeepsTheStoredOneAndCommitsTheRest() async throws {
+        try await StoreContract.aPageWithoutACursorKeepsTheStoredOneAndCommitsTheRest(.sqlite)
+    }
 }
 
 extension PostgresStoreContractTests {
@@ -97,5 +119,8 @@ extension PostgresStoreContractTests {
     }
     @Test func aRenameInAPageIsCommittedWithItsStreamPosition() async throws {
         try await StoreContract.aRenameInAPageIsCommittedWithItsStreamPosition(.postgres)
+    }
+    @Test func aPageWithoutACursorKeepsTheStoredOneAndCommitsTheRest() async throws {
+        try await StoreContract.aPageWithoutACursorKeepsTheStoredOneAndCommitsTheRest(.postgres)
     }
 }

@@ -95,6 +95,9 @@ actor MockStore: SyncStore {
     var unresolved: Set<VideoID> = []
     var outcomes: [SyncOutcome] = []
     var failCommitNumber: Int?
+    /// The stream position and renames committed with the pages.
+    var streamPosition: String?
+    var renamed: [AuthorRename] = []
     /// Runs at the start of each page commit, given its number (from 1): lets a test hold a commit.
     let beforeCommit: (@Sendable (Int) async -> Void)?
     private var commits = 0
@@ -151,7 +154,7 @@ actor MockStore: SyncStore {
         commits += 1
         let number = commits
         await beforeCommit?(number)
-        log.record("apply(\(page.nextCursor.position))")
+        log.record("apply(\(page.nextCursor?.position ?? "no cursor"))")
         if number == failCommitNumber { throw ServiceError(.storage, "committing a page", "disk full") }
         var result = PageWriteResult()
         for change in page.changes {
@@ -168,7 +171,10 @@ actor MockStore: SyncStore {
             self.videos[video.id] = video
             unresolved.remove(video.id)
         }
-        storedCursor = page.nextCursor
+        // A streamed batch has no cursor: the stored one stays, as in a real store.
+        if let next = page.nextCursor { storedCursor = next }
+        if let position = page.streamPosition { streamPosition = position }
+        renamed += page.renames
         return result
     }
 

@@ -29,10 +29,19 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
         var failed = 0
         var durations = Histogram()
         var written: [String: Int] = [:]
+        var skipped = 0
         var posts: Int?
         var lastSuccess: Date?
         var failures = 0
         var streamConnected: Bool?
+
+        /// Adds what a sync, or a live stream's batch, wrote and skipped.
+        mutating func count(_ report: SyncReport) {
+            written["insert", default: 0] += report.newPosts
+            written["update", default: 0] += report.updatedPosts
+            written["delete", default: 0] += report.deletedPosts
+            skipped += report.skippedItems
+        }
     }
 
     private struct State {
@@ -104,12 +113,18 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
             for (index, bound) in Self.durationBuckets.enumerated() where observed <= bound { numbers.durations.counts[index] += 1 }
             numbers.durations.sum += observed
             numbers.durations.count += 1
-            if let report {
-                numbers.written["insert", default: 0] += report.newPosts
-                numbers.written["update", default: 0] += report.updatedPosts
-                numbers.written["delete", default: 0] += report.deletedPosts
-            }
+            if let report { numbers.count(report) }
             state.feeds[feed] = numbers
+        }
+    }
+
+    /// A live stream's batch was committed to `feed`: what it wrote and skipped is added up as
+    /// a sync's is (it is no sync: the sync counts and durations stay).
+    public func batchWritten(feed: String, report: SyncReport) {
+        state.withLock { state in
+            guard state.feeds[feed] != nil else { return }
+            state.generation += 1
+            state.feeds[feed]?.count(report)
         }
     }
 
@@ -263,6 +278,9 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
                 out.sample("feedsync_posts_written_total", [("feed", name), ("op", op)], Double(numbers.written[op] ?? 0))
             }
         }
+
+        out.family("feedsync_items_skipped_total", "counter", "Items dropped per feed because they could not be read.")
+        for (name, numbers) in feeds { out.sample("feedsync_items_skipped_total", [("feed", name)], Double(numbers.skipped)) }
 
         out.family("feedsync_http_requests_total", "counter", "Requests the integrations sent, by host and status code (error: no answer).")
         for host in snapshot.requests.keys.sorted() {
