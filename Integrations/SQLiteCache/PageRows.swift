@@ -12,9 +12,8 @@ struct PageRows {
     static let userWidth = UserColumns.names.count
 
     enum Step {
-        /// Upsert the post whose values start at `start`, written by the author of ``users``
-        /// slot `author` (and reposted by the one of slot `reposter`).
-        case upsert(start: Int, author: Int, reposter: Int?)
+        /// Upsert the post whose values start at this index.
+        case upsert(Int)
         /// Delete the post whose id is the value at this index.
         case delete(Int)
     }
@@ -22,7 +21,7 @@ struct PageRows {
     private(set) var buffer: RowBuffer
     /// The page's changes in order, so an upsert and a delete of one id keep their order.
     private(set) var steps: [Step] = []
-    /// Where each distinct author's row starts, by slot.
+    /// Where each distinct author's row starts.
     private(set) var users: [Int] = []
     /// Where each distinct referenced video id is.
     private(set) var videoIDs: [Int] = []
@@ -34,25 +33,22 @@ struct PageRows {
         // only as fresh as the post that carried it.
         var slots: [UserID: Int] = [:]
         var profiles: [(user: User, at: Date)] = []
-        /// The author's slot in ``users``.
-        func note(_ user: User, at date: Date) -> Int {
+        func note(_ user: User, at date: Date) {
             if let slot = slots[user.id] {
                 if date > profiles[slot].at { profiles[slot] = (user, date) }
-                return slot
+            } else {
+                slots[user.id] = profiles.count
+                profiles.append((user, date))
             }
-            slots[user.id] = profiles.count
-            profiles.append((user, date))
-            return profiles.count - 1
         }
         var seenVideos = Set<VideoID>()
         for change in changes {
             switch change {
             case .upsert(let post):
-                let start = buffer.end
+                steps.append(.upsert(buffer.end))
                 appendPost(post)
-                let author = note(post.author, at: post.createdAt)
-                let reposter = post.repost.map { note($0.by, at: $0.at ?? post.createdAt) }
-                steps.append(.upsert(start: start, author: author, reposter: reposter))
+                note(post.author, at: post.createdAt)
+                if let repost = post.repost { note(repost.by, at: repost.at ?? post.createdAt) }
                 for id in post.videoIDs where seenVideos.insert(id).inserted {
                     videoIDs.append(buffer.end)
                     buffer.append(id.rawValue)

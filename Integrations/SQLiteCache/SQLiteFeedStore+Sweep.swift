@@ -1,25 +1,12 @@
 import Core
 import Foundation
+import StoreKit
 
 /// The feed's backend, and the sweep after a walk from the start.
 extension SQLiteFeedStore {
-    public func backend(ofFeed feed: String) throws -> String? {
-        let db = try db("reading the backend of feed \(feed)")
-        return try storage("reading the backend of feed \(feed)") {
-            try db.statement("SELECT backend FROM feeds WHERE name = ?").query([.text(feed)]) { $0.string(0) }.first ?? nil
-        }
-    }
-
     public func setBackend(_ backend: String, under lease: FeedLease) throws {
         // SQLite's lease is this process's lock on the file, which it cannot lose (see `apply`).
-        let feed = lease.feed
-        let db = try db("recording the backend of feed \(feed)")
-        try storage("recording the backend of feed \(feed)") {
-            try db.statement("""
-                INSERT INTO feeds (name, backend) VALUES (?1, ?2)
-                ON CONFLICT (name) DO UPDATE SET backend = ?2 WHERE feeds.backend IS NOT ?2
-                """).run([.text(feed), .text(backend)])
-        }
+        try run("recording the backend of feed \(lease.feed)", Self.sql.setBackend(backend, ofFeed: lease.feed))
     }
 
     /// The ids of the feed's cached posts the walk did not see.

@@ -5,15 +5,6 @@ import StoreKit
 /// The write path: each page one transaction with its cursor, its rows bound in place from the
 /// page's ``RowBuffer``.
 extension SQLiteFeedStore {
-    public func cursor(ofFeed feed: String) throws -> FeedCursor? {
-        let db = try db("reading the cursor of feed \(feed)")
-        return try storage("reading the cursor of feed \(feed)") {
-            try db.statement("SELECT cursor, cursor_validator FROM feeds WHERE name = ?").query([.text(feed)]) { row in
-                row.string(0).map { FeedCursor(position: $0, validator: row.string(1)) }
-            }.first ?? nil
-        }
-    }
-
     /// Encodes the page's rows on the caller's task, so that work is not on the store's.
     public nonisolated func prepare(_ page: FeedPage) -> SQLitePreparedPage { SQLitePreparedPage(page) }
 
@@ -37,18 +28,13 @@ extension SQLiteFeedStore {
                     try upsert(VideoColumns(video), feed: feed, in: db)
                     result.rowsWritten += db.changes
                 }
-                try db.statement("""
-                    INSERT INTO feeds (name, cursor, cursor_validator) VALUES (?1, ?2, ?3)
-                    ON CONFLICT (name) DO UPDATE SET cursor = ?2, cursor_validator = ?3
-                    WHERE feeds.cursor IS NOT ?2 OR feeds.cursor_validator IS NOT ?3
-                    """).run([.text(feed), .text(page.nextCursor.position), .text(page.nextCursor.validator)])
-                result.rowsWritten += db.changes
+                result.rowsWritten += try db.run(Self.sql.moveCursor(to: page.nextCursor, ofFeed: feed))
                 for rename in page.renames where try self.rename(rename, feed: feed, in: db) {
                     result.renamed += 1
                     result.rowsWritten += 1
                 }
                 if let position = page.streamPosition {
-                    try db.statement("UPDATE feeds SET stream_position = ?2 WHERE name = ?1").run([.text(feed), .text(position)])
+                    try db.run(Self.sql.setStreamPosition(position, ofFeed: feed))
                 }
                 return result
             }
@@ -70,28 +56,16 @@ extension SQLiteFeedStore {
             try statements.insertVideoID.execute()
             result.rowsWritten += db.changes
         }
-        // Each author's key, handle and name as stored (a stored profile newer than the page's
-        // stays), looked up once per page and bound to every post of theirs: 3 values per slot.
-        var authors = RowBuffer(reservingValues: rows.users.count * 3, bytes: rows.users.count * 32)
+        // Authors before their posts, which take their keys and profiles from these rows.
         for user in rows.users {
             try statements.upsertUser.bind(user ..< user + PageRows.userWidth, of: pinned, from: 2)
             try statements.upsertUser.execute()
             result.rowsWritten += db.changes
-            try statements.selectUser.bind(user ..< user + 1, of: pinned, from: 2)
-            defer { statements.selectUser.reset() }
-            if try statements.selectUser.step() {
-                statements.selectUser.appendColumns(0 ..< 3, to: &authors)
-            } else {
-                for _ in 0 ..< 3 { authors.append(nil as Int64?) }
-            }
         }
-        return try authors.withPinned { authorValues in
-            defer { statements.insertPost.clearBindings() }
-            return try writePosts(rows, pinned: pinned, authors: authorValues, with: statements, in: db, result: result)
-        }
+        return try writePosts(rows, pinned: pinned, with: statements, in: db, result: result)
     }
 
-    private func writePosts(_ rows: PageRows, pinned: PinnedRows, authors: PinnedRows, with statements: PageStatements,
+    private func writePosts(_ rows: PageRows, pinned: PinnedRows, with statements: PageStatements,
                             in db: SQLiteDatabase, result: PageWriteResult) throws -> PageWriteResult {
         var result = result
         // Keys of the posts inserted and not yet in the search index. They are indexed in one
@@ -113,17 +87,9 @@ extension SQLiteFeedStore {
         }
         for step in rows.steps {
             switch step {
-            case .upsert(let start, let author, let reposter):
+            case .upsert(let start):
                 let values = start ..< start + PageRows.postWidth
                 try statements.insertPost.bind(values, of: pinned, from: 2)
-                // After the feed and the post's own columns: the author's key, handle and name, then the reposter's key.
-                let authorParameter = Int32(PageRows.postWidth + 2)
-                try statements.insertPost.bind(author * 3 ..< author * 3 + 3, of: authors, from: authorParameter)
-                if let reposter {
-                    try statements.insertPost.bind(reposter * 3 ..< reposter * 3 + 1, of: authors, from: authorParameter + 3)
-                } else {
-                    try statements.insertPost.bindNull(at: authorParameter + 3)
-                }
                 try statements.insertPost.execute()
                 if db.changes == 1 {
                     result.inserted += 1
