@@ -1,20 +1,12 @@
 import Core
 import Foundation
+import StoreKit
 
 /// The feed's backend, and the sweep after a walk from the start; their writes behind the feed's lease.
 extension PostgresFeedStore: FeedSweeper {
-    public func backend(ofFeed feed: String) throws -> String? {
-        try run("reading the backend of feed \(feed)", "SELECT backend FROM feeds WHERE name = $1", [feed]).first?[0] ?? nil
-    }
-
     public func setBackend(_ backend: String, under lease: FeedLease) throws {
         let feed = lease.feed
-        try fenced(lease, "recording the backend of feed \(feed)") { db in
-            try db.query("""
-                INSERT INTO feeds (name, backend) VALUES ($1, $2)
-                ON CONFLICT (name) DO UPDATE SET backend = $2 WHERE feeds.backend IS DISTINCT FROM $2
-                """, [feed, backend])
-        }
+        try fenced(lease, "recording the backend of feed \(feed)") { db in try db.run(Self.sql.setBackend(backend, ofFeed: feed)) }
     }
 
     public func unseenPosts(of walk: FullWalk) throws -> (unseen: Int, cached: Int) {
