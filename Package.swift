@@ -61,7 +61,8 @@ let package = Package(
 
         .testTarget(name: "CoreTests", dependencies: ["Core"], path: "Tests/CoreTests"),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "Core"], path: "Tests/SyncTests"),
-        .testTarget(name: "IntegrationKitTests", dependencies: ["IntegrationKit", "Core"], path: "Tests/IntegrationKitTests"),
+        .testTarget(name: "IntegrationKitTests", dependencies: ["IntegrationKit", "Core"], path: "Tests/IntegrationKitTests",
+                    exclude: ["HTMLTextCases.json"]),
         .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "IntegrationKit", "Core"], path: "Tests/HTTPAPITests"),
         .testTarget(name: "StoreKitTests", dependencies: ["StoreKit", "Core"], path: "Tests/StoreKitTests"),
         .testTarget(name: "SQLiteCacheTests", dependencies: ["SQLiteCache", "Core"], path: "Tests/SQLiteCacheTests"),

@@ -5,8 +5,8 @@ import IntegrationKit
 /// A page of `GET /v1/feed` (see API.md, "The feed").
 struct APIFeedResponse {
     var changes: [APIChange]
-    var next_cursor: String
-    var has_more: Bool
+    var nextCursor: String
+    var hasMore: Bool
 
     /// Reads a page body.
     /// - Throws: `JSONReader.SyntaxError` when the body is not JSON, `JSONReader.FieldError`
@@ -35,8 +35,8 @@ struct APIFeedResponse {
         guard let next = read.next else { throw JSONReader.FieldError(reason: "next_cursor is missing") }
         guard let more = read.more else { throw JSONReader.FieldError(reason: "has_more is missing") }
         self.changes = changes
-        self.next_cursor = next
-        self.has_more = more
+        self.nextCursor = next
+        self.hasMore = more
     }
 }
 
@@ -100,12 +100,12 @@ extension FeedPage {
     /// - Parameter validator: the response's `ETag`, kept with the cursor for the next poll.
     /// - Throws: ``ServiceError`` `.invalidResponse` when the page has no usable cursor.
     init(_ dto: APIFeedResponse, validator: String?) throws {
-        guard !dto.next_cursor.isEmpty else {
+        guard !dto.nextCursor.isEmpty else {
             throw ServiceError(.invalidResponse, "reading a feed page", "next_cursor is empty")
         }
         // A cursor goes back to the server and into the store: a few hundred bytes, not a payload.
-        guard dto.next_cursor.utf8.count <= 1_024 else {
-            throw ServiceError(.contractViolation, "reading a feed page", "next_cursor is \(dto.next_cursor.utf8.count) bytes long, more than 1024")
+        guard dto.nextCursor.utf8.count <= 1_024 else {
+            throw ServiceError(.contractViolation, "reading a feed page", "next_cursor is \(dto.nextCursor.utf8.count) bytes long, more than 1024")
         }
         // The ETag comes back in If-None-Match: one that could split a header is neither stored nor sent.
         let validator = try validator.map { try HeaderValue.check($0, "ETag", "reading a feed page", allowsSpace: true) }
@@ -133,6 +133,6 @@ extension FeedPage {
             }
         }
         self.init(changes: changes, skipped: skipped,
-                  nextCursor: FeedCursor(position: dto.next_cursor, validator: validator), hasMore: dto.has_more)
+                  nextCursor: FeedCursor(position: dto.nextCursor, validator: validator), hasMore: dto.hasMore)
     }
 }

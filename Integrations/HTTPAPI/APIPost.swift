@@ -7,8 +7,8 @@ struct APIPost {
     struct Author: Hashable {
         var id: String
         var handle: String
-        var display_name: String?
-        var avatar_url: String?
+        var displayName: String?
+        var avatarURL: String?
     }
 
     struct Counts {
@@ -20,11 +20,11 @@ struct APIPost {
     var id: String
     var author: Author
     var text: String
-    var created_at: String
-    var edited_at: String?
-    var reply_to: String?
+    var createdAt: String
+    var editedAt: String?
+    var replyTo: String?
     var counts: Counts?
-    var video_ids: [String]?
+    var videoIDs: [String]?
 }
 
 extension APIPost {
@@ -54,8 +54,8 @@ extension APIPost {
         guard let author else { throw missing("author") }
         guard let text else { throw missing("text") }
         guard let createdAt else { throw missing("created_at") }
-        self.init(id: id, author: author, text: text, created_at: createdAt, edited_at: editedAt, reply_to: replyTo,
-                  counts: counts, video_ids: videoIDs)
+        self.init(id: id, author: author, text: text, createdAt: createdAt, editedAt: editedAt, replyTo: replyTo,
+                  counts: counts, videoIDs: videoIDs)
     }
 }
 
@@ -74,7 +74,7 @@ extension APIPost.Author {
         }
         guard let id else { throw JSONReader.FieldError(reason: "post.author.id is missing") }
         guard let handle else { throw JSONReader.FieldError(reason: "post.author.handle is missing") }
-        self.init(id: id, handle: handle, display_name: name, avatar_url: avatar)
+        self.init(id: id, handle: handle, displayName: name, avatarURL: avatar)
     }
 }
 
@@ -101,13 +101,13 @@ extension User {
         guard !dto.id.isEmpty else { throw ServiceError(.invalidItem, "reading an author", "the author id is empty") }
         guard !dto.handle.isEmpty else { throw ServiceError(.invalidItem, "reading author \(dto.id)", "the handle is empty") }
         var avatar: URL?
-        if let string = dto.avatar_url {
+        if let string = dto.avatarURL {
             guard let url = URL(string: string), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
                 throw ServiceError(.invalidItem, "reading author \(dto.id)", "avatar_url \"\(string)\" is not an http(s) URL")
             }
             avatar = url
         }
-        let name = dto.display_name.flatMap { $0.isEmpty ? nil : $0 } ?? dto.handle
+        let name = dto.displayName.flatMap { $0.isEmpty ? nil : $0 } ?? dto.handle
         self.init(id: UserID(dto.id), handle: dto.handle, displayName: name, avatarURL: avatar)
     }
 }
@@ -121,17 +121,17 @@ extension Post {
     init(_ dto: APIPost, authors: inout [APIPost.Author: User]) throws {
         func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading post \(dto.id)", reason) }
         guard !dto.id.isEmpty else { throw ServiceError(.invalidItem, "reading a post", "the id is empty") }
-        guard let created = RFC3339.date(from: dto.created_at) else {
-            throw invalid("created_at \"\(dto.created_at)\" is not an RFC 3339 time")
+        guard let created = RFC3339.date(from: dto.createdAt) else {
+            throw invalid("created_at \"\(dto.createdAt)\" is not an RFC 3339 time")
         }
         var edited: Date?
-        if let text = dto.edited_at {
+        if let text = dto.editedAt {
             guard let date = RFC3339.date(from: text) else { throw invalid("edited_at \"\(text)\" is not an RFC 3339 time") }
             edited = date
         }
         let counts = Counts(replies: dto.counts?.replies ?? 0, reposts: dto.counts?.reposts ?? 0, likes: dto.counts?.likes ?? 0)
         guard counts.replies >= 0, counts.reposts >= 0, counts.likes >= 0 else { throw invalid("a count is negative") }
-        let videoIDs = dto.video_ids ?? []
+        let videoIDs = dto.videoIDs ?? []
         guard !videoIDs.contains(where: \.isEmpty) else { throw invalid("a video id is empty") }
         let author: User
         if let known = authors[dto.author] {
@@ -141,7 +141,7 @@ extension Post {
             authors[dto.author] = author
         }
         self.init(id: PostID(dto.id), author: author, text: dto.text, createdAt: created, editedAt: edited,
-                  replyTo: dto.reply_to.flatMap { $0.isEmpty ? nil : PostID($0) }, counts: counts,
+                  replyTo: dto.replyTo.flatMap { $0.isEmpty ? nil : PostID($0) }, counts: counts,
                   videoIDs: videoIDs.map { VideoID($0) })
     }
 }

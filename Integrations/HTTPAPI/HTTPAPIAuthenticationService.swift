@@ -19,7 +19,7 @@ struct HTTPAPIAuthenticationService: AuthenticationService {
         guard let refreshToken = session.refreshToken else {
             throw ServiceError(.unauthorized, "refreshing the session with \(client.server)", "the session has no refresh token")
         }
-        let body = client.encode(APIRefreshRequest(refresh_token: refreshToken.revealed))
+        let body = client.encode(APIRefreshRequest(refreshToken: refreshToken.revealed))
         return try await tokens(client.request("POST", "/v1/auth/refresh", headers: Self.json, body: body),
                                 "refreshing the session with")
     }

@@ -6,12 +6,12 @@ struct MastodonAccount {
     var id: String
     var username: String?
     var acct: String
-    var display_name: String?
+    var displayName: String?
     var avatar: String?
 }
 
 extension MastodonAccount {
-    private enum Field: String, CaseIterable { case id, username, acct, display_name, avatar }
+    private enum Field: String, CaseIterable { case id, username, acct, displayName = "display_name", avatar }
     private static let fields = JSONKeys<Field>()
 
     /// Reads an account object; `path` names it in a skip reason (`account`, `reblog.account`).
@@ -25,14 +25,14 @@ extension MastodonAccount {
             case .id?: id = try reader.requiredString("\(path).id")
             case .username?: username = try reader.stringOrNull("\(path).username")
             case .acct?: acct = try reader.requiredString("\(path).acct")
-            case .display_name?: displayName = try reader.stringOrNull("\(path).display_name")
+            case .displayName?: displayName = try reader.stringOrNull("\(path).display_name")
             case .avatar?: avatar = try reader.stringOrNull("\(path).avatar")
             case nil: try reader.skipValue()
             }
         }
         guard let id else { throw JSONReader.FieldError(reason: "\(path).id is missing") }
         guard let acct else { throw JSONReader.FieldError(reason: "\(path).acct is missing") }
-        self.init(id: id, username: username, acct: acct, display_name: displayName, avatar: avatar)
+        self.init(id: id, username: username, acct: acct, displayName: displayName, avatar: avatar)
     }
 
     /// Reads a body that is one account object (`GET /api/v1/accounts/lookup`).

@@ -26,7 +26,7 @@ extension User {
                 avatars[text] = avatar
             }
         }
-        let name = dto.display_name.flatMap { $0.isEmpty ? nil : $0 } ?? dto.username ?? dto.acct
+        let name = dto.displayName.flatMap { $0.isEmpty ? nil : $0 } ?? dto.username ?? dto.acct
         self.init(id: UserID(dto.id), handle: dto.acct, displayName: name, avatarURL: avatar)
     }
 }
@@ -49,7 +49,7 @@ extension Video {
     ///
     /// - Throws: ``ServiceError`` `.invalidItem` for a duration, frame size or rate out of range.
     init?(_ dto: MastodonMediaAttachment) throws {
-        guard dto.type == "video" || dto.type == "gifv", let stream = (dto.url ?? dto.remote_url).flatMap(webURL) else { return nil }
+        guard dto.type == "video" || dto.type == "gifv", let stream = (dto.url ?? dto.remoteURL).flatMap(webURL) else { return nil }
         func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading media \(dto.id)", "media \(dto.id): \(reason)") }
         let original = dto.original
         let duration = original?.duration ?? 0
@@ -58,14 +58,14 @@ extension Video {
             if let value, !(1...100_000).contains(value) { throw invalid("\(name) \(value) is out of range") }
         }
         var fps: Double?
-        if let text = original?.frame_rate {
+        if let text = original?.frameRate {
             guard let rate = Self.frameRate(text), rate.isFinite, rate > 0, rate <= 1_000 else {
                 throw invalid("frame_rate \"\(text)\" is not a frame rate")
             }
             fps = rate
         }
         self.init(id: VideoID(dto.id), title: dto.description ?? "", duration: duration, streamURL: stream,
-                  thumbnailURL: dto.preview_url.flatMap(webURL), width: original?.width, height: original?.height, framesPerSecond: fps)
+                  thumbnailURL: dto.previewURL.flatMap(webURL), width: original?.width, height: original?.height, framesPerSecond: fps)
     }
 
     /// `"30000/1001"` or `"30"` as frames per second.
@@ -83,8 +83,8 @@ extension Post.Attachment {
     /// Maps an attachment that is not a video (`image`, `audio`, `unknown`); `nil` for one
     /// without a web URL.
     init?(_ dto: MastodonMediaAttachment) {
-        guard dto.type != "video", dto.type != "gifv", let url = (dto.url ?? dto.remote_url).flatMap(webURL) else { return nil }
-        self.init(kind: dto.type, url: url, previewURL: dto.preview_url.flatMap(webURL), description: dto.description)
+        guard dto.type != "video", dto.type != "gifv", let url = (dto.url ?? dto.remoteURL).flatMap(webURL) else { return nil }
+        self.init(kind: dto.type, url: url, previewURL: dto.previewURL.flatMap(webURL), description: dto.description)
     }
 }
 
@@ -108,12 +108,12 @@ extension Post {
             do { return try User(account, avatars: &avatars) } catch let error as ServiceError { throw invalid(error.reason) }
         }
         guard !dto.id.isEmpty else { throw ServiceError(.invalidItem, "reading a status", "the id is empty") }
-        guard let shared = RFC3339.date(from: dto.created_at) else { throw invalid("created_at \"\(dto.created_at)\" is not an ISO 8601 time") }
+        guard let shared = RFC3339.date(from: dto.createdAt) else { throw invalid("created_at \"\(dto.createdAt)\" is not an ISO 8601 time") }
         let original = dto.reblog?.value ?? dto
         let booster = try dto.reblog.map { _ in try user(dto.account) }
         let author = try user(original.account)
         var edited: Date?
-        if let text = original.edited_at {
+        if let text = original.editedAt {
             guard let date = RFC3339.date(from: text) else { throw invalid("edited_at \"\(text)\" is not an ISO 8601 time") }
             edited = date
         }
@@ -122,7 +122,7 @@ extension Post {
             visibility = text == "private" ? .followersOnly : Visibility(rawValue: text)
             guard visibility != nil else { throw invalid("visibility \"\(text)\" is not one Mastodon documents") }
         }
-        let media = original.media_attachments ?? []
+        let media = original.mediaAttachments ?? []
         var videoIDs: [VideoID] = []
         var attachments: [Attachment] = []
         for attachment in media {
@@ -138,12 +138,12 @@ extension Post {
             }
         }
         let html = original.content ?? ""
-        self.init(id: PostID(dto.id), author: author, text: MastodonHTML.plainText(html), createdAt: shared, editedAt: edited,
-                  replyTo: original.in_reply_to_id.map { PostID($0) },
-                  counts: Counts(replies: max(0, original.replies_count ?? 0), reposts: max(0, original.reblogs_count ?? 0),
-                                 likes: max(0, original.favourites_count ?? 0)),
+        self.init(id: PostID(dto.id), author: author, text: HTMLText.plainText(html, .mastodon), createdAt: shared, editedAt: edited,
+                  replyTo: original.inReplyToID.map { PostID($0) },
+                  counts: Counts(replies: max(0, original.repliesCount ?? 0), reposts: max(0, original.reblogsCount ?? 0),
+                                 likes: max(0, original.favouritesCount ?? 0)),
                   videoIDs: videoIDs, html: html,
-                  contentWarning: original.spoiler_text.flatMap { $0.isEmpty ? nil : $0 },
+                  contentWarning: original.spoilerText.flatMap { $0.isEmpty ? nil : $0 },
                   language: original.language, visibility: visibility,
                   repost: booster.map { Repost(by: $0, originalID: PostID(original.id), at: shared) },
                   attachments: attachments, url: original.url.flatMap(webURL))

@@ -6,21 +6,21 @@ struct MastodonMediaAttachment {
     struct Original {
         var width: Int?
         var height: Int?
-        var frame_rate: String?
+        var frameRate: String?
         var duration: Double?
     }
 
     var id: String
     var type: String
     var url: String?
-    var preview_url: String?
-    var remote_url: String?
+    var previewURL: String?
+    var remoteURL: String?
     var description: String?
     var original: Original?
 }
 
 extension MastodonMediaAttachment {
-    private enum Field: String, CaseIterable { case id, type, url, preview_url, remote_url, description, meta }
+    private enum Field: String, CaseIterable { case id, type, url, previewURL = "preview_url", remoteURL = "remote_url", description, meta }
     private static let fields = JSONKeys<Field>()
 
     /// Reads an attachment object; `path` names it in a skip reason (`media_attachments`).
@@ -35,8 +35,8 @@ extension MastodonMediaAttachment {
             case .id?: id = try reader.requiredString("\(path).id")
             case .type?: type = try reader.requiredString("\(path).type")
             case .url?: url = try reader.stringOrNull("\(path).url")
-            case .preview_url?: preview = try reader.stringOrNull("\(path).preview_url")
-            case .remote_url?: remote = try reader.stringOrNull("\(path).remote_url")
+            case .previewURL?: preview = try reader.stringOrNull("\(path).preview_url")
+            case .remoteURL?: remote = try reader.stringOrNull("\(path).remote_url")
             case .description?: description = try reader.stringOrNull("\(path).description")
             case .meta?:
                 guard try reader.objectOrNull("\(path).meta") else { original = nil; return }
@@ -50,13 +50,13 @@ extension MastodonMediaAttachment {
         }
         guard let id else { throw JSONReader.FieldError(reason: "\(path).id is missing") }
         guard let type else { throw JSONReader.FieldError(reason: "\(path).type is missing") }
-        self.init(id: id, type: type, url: url, preview_url: preview, remote_url: remote, description: description,
+        self.init(id: id, type: type, url: url, previewURL: preview, remoteURL: remote, description: description,
                   original: original)
     }
 }
 
 extension MastodonMediaAttachment.Original {
-    private enum Field: String, CaseIterable { case width, height, frame_rate, duration }
+    private enum Field: String, CaseIterable { case width, height, frameRate = "frame_rate", duration }
     private static let fields = JSONKeys<Field>()
 
     /// Reads `meta.original`; `nil` for `null`. `media` is the attachment's path.
@@ -67,7 +67,7 @@ extension MastodonMediaAttachment.Original {
             switch field {
             case .width?: original.width = try reader.wholeNumberOrNull("\(media).meta.original.width")
             case .height?: original.height = try reader.wholeNumberOrNull("\(media).meta.original.height")
-            case .frame_rate?: original.frame_rate = try reader.stringOrNull("\(media).meta.original.frame_rate")
+            case .frameRate?: original.frameRate = try reader.stringOrNull("\(media).meta.original.frame_rate")
             case .duration?: original.duration = try reader.numberOrNull("\(media).meta.original.duration")
             case nil: try reader.skipValue()
             }

@@ -3,21 +3,21 @@ import IntegrationKit
 /// A status as the Mastodon client API sends it (`Status` entity): only the fields feedsync keeps.
 struct MastodonStatus {
     var id: String
-    var created_at: String
-    var in_reply_to_id: String?
-    var spoiler_text: String?
+    var createdAt: String
+    var inReplyToID: String?
+    var spoilerText: String?
     var visibility: String?
     var language: String?
-    var replies_count: Int?
-    var reblogs_count: Int?
-    var favourites_count: Int?
-    var edited_at: String?
+    var repliesCount: Int?
+    var reblogsCount: Int?
+    var favouritesCount: Int?
+    var editedAt: String?
     var content: String?
     /// The status's page on the web (its permalink).
     var url: String?
     var reblog: Box<MastodonStatus>?
     var account: MastodonAccount
-    var media_attachments: [MastodonMediaAttachment]?
+    var mediaAttachments: [MastodonMediaAttachment]?
 }
 
 /// Lets a struct hold an optional value of its own type (a reblog's original status).
@@ -27,9 +27,11 @@ final class Box<Value> {
 }
 
 extension MastodonStatus {
+    /// The fields read, by their keys on the wire.
     private enum Field: String, CaseIterable {
-        case id, created_at, in_reply_to_id, spoiler_text, visibility, language, replies_count, reblogs_count,
-             favourites_count, edited_at, content, url, reblog, account, media_attachments
+        case id, createdAt = "created_at", inReplyToID = "in_reply_to_id", spoilerText = "spoiler_text", visibility, language,
+             repliesCount = "replies_count", reblogsCount = "reblogs_count", favouritesCount = "favourites_count",
+             editedAt = "edited_at", content, url, reblog, account, mediaAttachments = "media_attachments"
     }
     private static let fields = JSONKeys<Field>()
 
@@ -58,21 +60,21 @@ extension MastodonStatus {
         try reader.readObject(Self.fields) { reader, field in
             switch field {
             case .id?: id = try reader.requiredString("\(prefix)id")
-            case .created_at?: createdAt = try reader.requiredString("\(prefix)created_at")
-            case .in_reply_to_id?: replyTo = try reader.stringOrNull("\(prefix)in_reply_to_id")
-            case .spoiler_text?: spoiler = try reader.stringOrNull("\(prefix)spoiler_text")
+            case .createdAt?: createdAt = try reader.requiredString("\(prefix)created_at")
+            case .inReplyToID?: replyTo = try reader.stringOrNull("\(prefix)in_reply_to_id")
+            case .spoilerText?: spoiler = try reader.stringOrNull("\(prefix)spoiler_text")
             case .visibility?: visibility = try reader.stringOrNull("\(prefix)visibility")
             case .language?: language = try reader.stringOrNull("\(prefix)language")
-            case .replies_count?: replies = try reader.wholeNumberOrNull("\(prefix)replies_count")
-            case .reblogs_count?: reblogs = try reader.wholeNumberOrNull("\(prefix)reblogs_count")
-            case .favourites_count?: favourites = try reader.wholeNumberOrNull("\(prefix)favourites_count")
-            case .edited_at?: editedAt = try reader.stringOrNull("\(prefix)edited_at")
+            case .repliesCount?: replies = try reader.wholeNumberOrNull("\(prefix)replies_count")
+            case .reblogsCount?: reblogs = try reader.wholeNumberOrNull("\(prefix)reblogs_count")
+            case .favouritesCount?: favourites = try reader.wholeNumberOrNull("\(prefix)favourites_count")
+            case .editedAt?: editedAt = try reader.stringOrNull("\(prefix)edited_at")
             case .content?: content = try reader.stringOrNull("\(prefix)content")
             case .url?: url = try reader.stringOrNull("\(prefix)url")
             case .account?: account = try accounts.read(&reader, path: accountPath)
             case .reblog? where !inner:
                 reblog = try reader.objectOrNull("reblog") ? Box(try MastodonStatus(reading: &reader, accounts: &accounts, reblog: true)) : nil
-            case .media_attachments?:
+            case .mediaAttachments?:
                 guard try reader.peek() != UInt8(ascii: "n") else { _ = try reader.readNull(); media = nil; return }
                 guard try reader.peek() == UInt8(ascii: "[") else {
                     throw JSONReader.FieldError(reason: "\(mediaPath) has the wrong type")
@@ -86,10 +88,10 @@ extension MastodonStatus {
         guard let id else { throw JSONReader.FieldError(reason: "\(prefix)id is missing") }
         guard let createdAt else { throw JSONReader.FieldError(reason: "\(prefix)created_at is missing") }
         guard let account else { throw JSONReader.FieldError(reason: "\(accountPath) is missing") }
-        self.init(id: id, created_at: createdAt, in_reply_to_id: replyTo, spoiler_text: spoiler,
-                  visibility: visibility, language: language, replies_count: replies,
-                  reblogs_count: reblogs, favourites_count: favourites, edited_at: editedAt,
-                  content: content, url: url, reblog: reblog, account: account, media_attachments: media)
+        self.init(id: id, createdAt: createdAt, inReplyToID: replyTo, spoilerText: spoiler,
+                  visibility: visibility, language: language, repliesCount: replies,
+                  reblogsCount: reblogs, favouritesCount: favourites, editedAt: editedAt,
+                  content: content, url: url, reblog: reblog, account: account, mediaAttachments: media)
     }
 
     /// The id of the status object that comes next, if it has one that is a string; the object

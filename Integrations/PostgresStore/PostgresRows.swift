@@ -53,32 +53,12 @@ extension PostgresConnection {
     }
 }
 
-/// Compact JSON with sorted keys, for a `jsonb` parameter (a page's authors, resolved videos).
-///
-/// PostgreSQL's text and `jsonb` hold no NUL character, so a NUL a server sent (`\u0000` in the
-/// JSON) becomes U+FFFD, as everywhere else this store writes text.
-func jsonText<T: Encodable>(_ value: T) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(value) else { return "[]" }
-    return String(decoding: withoutNULEscapes(Array(data)), as: UTF8.self)
-}
+/// A page's authors as a `jsonb` parameter: StoreKit's JSON, NUL (which PostgreSQL's text and
+/// `jsonb` cannot hold) as U+FFFD, as everywhere else this store writes text.
+func jsonText(_ users: [UserColumns]) -> String { UserColumns.json(users, dialect: .postgres) }
 
-/// `\u0000` escapes replaced by `\ufffd`; an escaped backslash before `u0000` is left alone.
-private func withoutNULEscapes(_ json: [UInt8]) -> [UInt8] {
-    let escape: [UInt8] = Array("\\u0000".utf8)
-    guard json.count >= escape.count else { return json }
-    var out = json
-    var index = 0
-    while index < out.count {
-        guard out[index] == UInt8(ascii: "\\") else { index += 1; continue }
-        if index + escape.count <= out.count, Array(out[index..<(index + escape.count)]) == escape {
-            out.replaceSubrange((index + 2)..<(index + 6), with: Array("fffd".utf8))
-        }
-        index += 2   // an escape is two characters at least: a backslash never escapes the next one twice
-    }
-    return out
-}
+/// A batch of resolved videos as a `jsonb` parameter, written as the authors above are.
+func jsonText(_ videos: [VideoColumns]) -> String { VideoColumns.json(videos, dialect: .postgres) }
 
 /// Text for a libpq parameter: a NUL would end the C string there, so it becomes U+FFFD.
 func withoutNUL(_ text: String) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationKit
 
 /// Finds the feeds an HTML page names, as browsers and feed readers do: `<link rel="alternate">`
 /// of type RSS, Atom or JSON Feed, in document order, resolved against the page's `<base href>`
@@ -67,7 +68,7 @@ enum FeedDiscovery {
             links.append(href)
         }
         var seen = Set<URL>()
-        return links.compactMap { FeedText.httpURL(decodeReferences($0), base: base ?? pageURL) }.filter { seen.insert($0).inserted }
+        return links.compactMap { FeedText.httpURL(HTMLEntities.decode($0, inAttribute: true), base: base ?? pageURL) }.filter { seen.insert($0).inserted }
     }
 
     /// A tag's attributes by lower-case name: quoted or bare values.
@@ -79,12 +80,5 @@ enum FeedDiscovery {
             if found[name] == nil { found[name] = String(value) }
         }
         return found
-    }
-
-    /// `&amp;` and the other references an `href` holds, as HTML reads them.
-    private static func decodeReferences(_ value: String) -> String {
-        guard value.contains("&") else { return value }
-        return value.replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&#38;", with: "&")
-            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationKit
 
 /// Bounds and cleans the strings a feed sends, so that one hostile item cannot fill the store.
 enum FeedText {
@@ -39,13 +40,8 @@ enum FeedText {
         (scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r") || (0x7F...0x9F).contains(scalar.value)
     }
 
-    /// What `CharacterSet.whitespacesAndNewlines` holds (Unicode's White_Space), which trimming drops.
-    static func isTrimmed(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x09...0x0D, 0x20, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return true
-        default: return false
-        }
-    }
+    /// Unicode's White_Space, which trimming drops (the set the HTML renderer trims).
+    static func isTrimmed(_ scalar: Unicode.Scalar) -> Bool { HTMLText.isWhiteSpace(scalar) }
 
     /// Content kept up to ``maxContentBytes`` bytes, cut at a character boundary.
     static func content(_ text: String?) -> String? {

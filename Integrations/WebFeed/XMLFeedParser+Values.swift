@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationKit
 
 /// How the parser reads the values of a few elements: Atom text constructs (1.0's `type`, 0.3's
 /// `mode`), RSS authors and enclosure lengths.

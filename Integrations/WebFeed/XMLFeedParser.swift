@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import IntegrationKit
 
 /// Reads RSS 2.0 (and 0.9x), RSS 1.0 (RDF, and Netscape's RSS 0.90), Atom 1.0 and 0.3 with
 /// ``XMLReader`` (libxml2).

@@ -1,6 +1,7 @@
 import CLibXML2
 import Core
 import Foundation
+import IntegrationKit
 
 /// What a document's elements and text are handed to, in document order.
 protocol XMLReaderDelegate: AnyObject {
@@ -274,7 +275,7 @@ final class XMLReader {
         let name = String(cString: pointer)
         let inAttribute = context.pointee.instate == XML_PARSER_ATTRIBUTE_VALUE
         if let known = inAttribute ? attributeEntities[name] : textEntities[name] { return known }
-        let text = Self.htmlCharacter(name).map(String.init) ?? "&\(name);"
+        let text = Self.htmlCharacter(name) ?? "&\(name);"
         let entity = calloc(1, MemoryLayout<xmlEntity>.size)!.assumingMemoryBound(to: xmlEntity.self)
         entity.pointee.type = XML_ENTITY_DECL
         entity.pointee.name = UnsafePointer(strdup(name)!.withMemoryRebound(to: xmlChar.self, capacity: 1) { $0 })
@@ -287,10 +288,10 @@ final class XMLReader {
         return entity
     }
 
-    /// HTML 4's named character, from libxml2's table.
-    static func htmlCharacter(_ name: String) -> Character? {
-        guard let found = htmlEntityLookup(name), let scalar = Unicode.Scalar(found.pointee.value) else { return nil }
-        return Character(scalar)
+    /// What HTML's named character reference `&name;` stands for (``HTMLEntities``, the
+    /// WHATWG standard's table, the one the HTML renderer reads).
+    static func htmlCharacter(_ name: String) -> String? {
+        HTMLEntities.character(named: name)
     }
 
     /// An attribute value as libxml2 gives it without entity substitution: every `&` the

@@ -2,11 +2,12 @@ import Core
 import Foundation
 
 /// A stored post as the command line prints it: `posts --json`, `search --json` and `export`
-/// all use this one shape, with its author and resolved videos.
-public struct PostRecord: Encodable, Sendable {
-    public struct Author: Encodable, Sendable { public var id, handle, displayName: String; public var avatarURL: URL? }
-    public struct Counts: Encodable, Sendable { public var replies, reposts, likes, quotes: Int }
-    public struct VideoRow: Encodable, Sendable {
+/// all use this one shape, with its author and resolved videos, written by
+/// ``write(to:)`` (JSON) and ``appendCSVRow(to:)``.
+public struct PostRecord: Sendable {
+    public struct Author: Sendable { public var id, handle, displayName: String; public var avatarURL: URL? }
+    public struct Counts: Sendable { public var replies, reposts, likes, quotes: Int }
+    public struct VideoRow: Sendable {
         public var id, title: String
         public var durationSeconds: Double
         public var streamURL: URL
@@ -17,8 +18,8 @@ public struct PostRecord: Encodable, Sendable {
         public var viewCount: Int?
         public var rating: Double?
     }
-    public struct Repost: Encodable, Sendable { public var by: Author; public var originalID: String; public var at: Date? }
-    public struct Attachment: Encodable, Sendable {
+    public struct Repost: Sendable { public var by: Author; public var originalID: String; public var at: Date? }
+    public struct Attachment: Sendable {
         public var kind: String
         public var url: URL
         public var previewURL: URL?

@@ -4,8 +4,8 @@ import Foundation
 /// A post's non-video attachments as `posts.attachments` holds them: a JSON array of objects
 /// with snake_case keys in sorted order, absent values left out.
 ///
-/// To add a field to ``Post/Attachment``: add it to ``Fields`` (a property, a line in each of
-/// the two mappings) and one line in ``Fields/write(to:)`` at its place in key order. The test
+/// To add a field to ``Post/Attachment``: add it to ``Fields`` (a property, its key, a line in
+/// each of the two mappings) and one line in ``Fields/write(to:)`` at its place in key order. The test
 /// `StoreKitTests.attachmentJSONMatchesJSONEncoder` compares the hand-written form with
 /// `JSONEncoder`'s for a fully populated attachment, so a field left out of `write` fails it.
 public enum AttachmentsJSON {
@@ -13,70 +13,73 @@ public enum AttachmentsJSON {
     struct Fields: Codable, Equatable {
         var kind: String
         var url: String
-        var preview_url: String?
+        var previewURL: String?
         var description: String?
         var title: String?
-        var mime_type: String?
-        var size_bytes: Int64?
+        var mimeType: String?
+        var sizeBytes: Int64?
         var width: Int?
         var height: Int?
         /// The length in whole milliseconds, as `videos.duration_ms` keeps a video's.
-        var duration_ms: Int64?
+        var durationMs: Int64?
         var episode: Int?
         var season: Int?
+
+        /// The keys as the column spells them.
+        private enum CodingKeys: String, CodingKey {
+            case kind, url, previewURL = "preview_url", description, title, mimeType = "mime_type", sizeBytes = "size_bytes",
+                 width, height, durationMs = "duration_ms", episode, season
+        }
 
         init(_ attachment: Post.Attachment) {
             kind = attachment.kind
             url = attachment.url.absoluteString
-            preview_url = attachment.previewURL?.absoluteString
+            previewURL = attachment.previewURL?.absoluteString
             description = attachment.description
             title = attachment.title
-            mime_type = attachment.mimeType
-            size_bytes = attachment.sizeBytes
+            mimeType = attachment.mimeType
+            sizeBytes = attachment.sizeBytes
             width = attachment.width
             height = attachment.height
             // Integrations bound durations, but no value from outside may trap the conversion.
-            duration_ms = attachment.duration.flatMap { Int64(exactly: ($0 * 1000).rounded()) }
+            durationMs = attachment.duration.flatMap { Int64(exactly: ($0 * 1000).rounded()) }
             episode = attachment.episode
             season = attachment.season
         }
 
         /// `nil` for an attachment whose URL no longer parses (written by another tool, say).
         var attachment: Post.Attachment? {
-            URL(string: url).map { Post.Attachment(kind: kind, url: $0, previewURL: preview_url.flatMap(URL.init(string:)),
-                                                   description: description, title: title, mimeType: mime_type,
-                                                   sizeBytes: size_bytes, width: width, height: height,
-                                                   duration: duration_ms.map { Double($0) / 1000 }, episode: episode, season: season) }
+            URL(string: url).map { Post.Attachment(kind: kind, url: $0, previewURL: previewURL.flatMap(URL.init(string:)),
+                                                   description: description, title: title, mimeType: mimeType,
+                                                   sizeBytes: sizeBytes, width: width, height: height,
+                                                   duration: durationMs.map { Double($0) / 1000 }, episode: episode, season: season) }
         }
 
         /// Writes the object, its keys in sorted order.
         func write(to json: inout JSONWriter) {
-            json.member("description", description)
-            json.member("duration_ms", duration_ms)
-            json.member("episode", episode)
-            json.member("height", height)
-            json.member("kind", kind)
-            json.member("mime_type", mime_type)
-            json.member("preview_url", preview_url)
-            json.member("season", season)
-            json.member("size_bytes", size_bytes)
-            json.member("title", title)
-            json.member("url", url)
-            json.member("width", width)
+            json.openObject()
+            json.string("description", description)
+            json.int("duration_ms", durationMs)
+            json.int("episode", episode)
+            json.int("height", height)
+            json.string("kind", kind)
+            json.string("mime_type", mimeType)
+            json.string("preview_url", previewURL)
+            json.int("season", season)
+            json.int("size_bytes", sizeBytes)
+            json.string("title", title)
+            json.string("url", url)
+            json.int("width", width)
+            json.closeObject()
         }
     }
 
     public static func encode(_ attachments: [Post.Attachment], dialect: JSONDialect) -> String {
         guard !attachments.isEmpty else { return "[]" }
-        var json = JSONWriter(dialect: dialect, reserving: attachments.count * 160)
-        json.append(UInt8(ascii: "["))
-        for (index, attachment) in attachments.enumerated() {
-            if index > 0 { json.append(UInt8(ascii: ",")) }
-            json.beginObject()
-            Fields(attachment).write(to: &json)
-            json.endObject()
-        }
-        json.append(UInt8(ascii: "]"))
+        var json = JSONWriter(escaping: dialect.objectEscaping, reserving: attachments.count * 160)
+        json.openArray()
+        for attachment in attachments { Fields(attachment).write(to: &json) }
+        json.closeArray()
         return json.text
     }
 

@@ -1,6 +1,8 @@
+import Core
 import Foundation
 
-/// How a store writes the JSON it keeps in text columns (`video_ids`, `labels`, `attachments`).
+/// How a store writes the JSON it keeps in text columns (`video_ids`, `labels`, `attachments`),
+/// with Core's ``JSONWriter``.
 ///
 /// The two stores have always differed in two details, kept so that rows already stored
 /// compare equal and are not rewritten: the SQLite store escapes control characters in its
@@ -19,83 +21,12 @@ public struct JSONDialect: Sendable {
 
     public static let sqlite = JSONDialect(arraysEscapeControlsAsUnicode: true, replacesNUL: false)
     public static let postgres = JSONDialect(arraysEscapeControlsAsUnicode: false, replacesNUL: true)
-}
 
-/// Compact JSON written by hand, byte for byte what `JSONEncoder` with `.sortedKeys` and
-/// `.withoutEscapingSlashes` writes (up to the ``JSONDialect``): `JSONEncoder` cost more than the
-/// rest of a Bluesky post's row (`perf record`, Benchmarks/README.md).
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
-    let dialect: JSONDialect
-    /// Whether the object being written has no member yet.
-    private var objectIsEmpty = false
+    /// How ``JSONWriter`` escapes the strings of an object column (`attachments`).
+    var objectEscaping: JSONWriter.Escaping { replacesNUL ? .replacingNUL : [] }
 
-    init(dialect: JSONDialect, reserving capacity: Int = 0) {
-        self.dialect = dialect
-        bytes.reserveCapacity(capacity)
-    }
-
-    var text: String { String(decoding: bytes, as: UTF8.self) }
-
-    mutating func append(_ byte: UInt8) { bytes.append(byte) }
-
-    mutating func append(raw: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: raw.utf8Start, count: raw.utf8CodeUnitCount))
-    }
-
-    mutating func beginObject() {
-        bytes.append(UInt8(ascii: "{"))
-        objectIsEmpty = true
-    }
-
-    mutating func endObject() { bytes.append(UInt8(ascii: "}")) }
-
-    private mutating func key(_ name: StaticString) {
-        if !objectIsEmpty { bytes.append(UInt8(ascii: ",")) }
-        objectIsEmpty = false
-        bytes.append(UInt8(ascii: "\""))
-        append(raw: name)
-        append(raw: "\":")
-    }
-
-    /// Appends a member with a string value; none when `value` is `nil`.
-    mutating func member(_ name: StaticString, _ value: String?) {
-        guard let value else { return }
-        key(name)
-        append(string: value)
-    }
-
-    /// Appends a member with a number value; none when `value` is `nil`.
-    mutating func member(_ name: StaticString, _ value: (some BinaryInteger)?) {
-        guard let value else { return }
-        key(name)
-        bytes.append(contentsOf: String(value).utf8)
-    }
-
-    /// Appends `text` as a JSON string; `unicodeControls` escapes every control character as
-    /// `\u00XX`, otherwise `\b`, `\f`, `\n`, `\r` and `\t` take their short forms.
-    mutating func append(string text: String, unicodeControls: Bool = false) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): append(raw: "\\\"")
-            case UInt8(ascii: "\\"): append(raw: "\\\\")
-            case 0x00 where dialect.replacesNUL: append(raw: "\\ufffd")
-            case 0x08 where !unicodeControls: append(raw: "\\b")
-            case 0x0C where !unicodeControls: append(raw: "\\f")
-            case UInt8(ascii: "\n") where !unicodeControls: append(raw: "\\n")
-            case UInt8(ascii: "\r") where !unicodeControls: append(raw: "\\r")
-            case UInt8(ascii: "\t") where !unicodeControls: append(raw: "\\t")
-            case 0x00 ..< 0x20:
-                let hex: StaticString = "0123456789abcdef"
-                append(raw: "\\u00")
-                bytes.append(hex.utf8Start[Int(byte >> 4)])
-                bytes.append(hex.utf8Start[Int(byte & 0x0F)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
+    /// How ``JSONWriter`` escapes the strings of a string array (`video_ids`, `labels`).
+    var arrayEscaping: JSONWriter.Escaping { objectEscaping.union(arraysEscapeControlsAsUnicode ? .controlsAsUnicode : []) }
 }
 
 /// A JSON array of strings, as `posts.video_ids` and `posts.labels` hold them (other tools use
@@ -103,13 +34,8 @@ struct JSONWriter {
 public enum JSONStringArray {
     public static func encode(_ strings: [String], dialect: JSONDialect) -> String {
         guard !strings.isEmpty else { return "[]" }
-        var json = JSONWriter(dialect: dialect, reserving: strings.count * 24)
-        json.append(UInt8(ascii: "["))
-        for (index, string) in strings.enumerated() {
-            if index > 0 { json.append(UInt8(ascii: ",")) }
-            json.append(string: string, unicodeControls: dialect.arraysEscapeControlsAsUnicode)
-        }
-        json.append(UInt8(ascii: "]"))
+        var json = JSONWriter(escaping: dialect.arrayEscaping, reserving: strings.count * 24)
+        json.strings(strings)
         return json.text
     }
 

@@ -40,6 +40,25 @@ public struct UserColumns: Hashable, Sendable, Encodable {
         writer.integer(profileAt)
     }
 
+    /// The rows as a JSON array of objects keyed by column name, for a `jsonb` parameter
+    /// (`jsonb_to_recordset`): keys sorted, absent values left out, as `JSONEncoder` wrote them
+    /// from this type's `Encodable` form (which `StoreKitTests` keeps as the reference).
+    public static func json(_ rows: [UserColumns], dialect: JSONDialect) -> String {
+        var json = JSONWriter(escaping: dialect.objectEscaping, reserving: rows.count * 120)
+        json.openArray()
+        for row in rows {
+            json.openObject()
+            json.string("avatar_url", row.avatarURL)
+            json.string("display_name", row.displayName)
+            json.string("handle", row.handle)
+            json.string("id", row.id)
+            json.int("profile_at", row.profileAt)
+            json.closeObject()
+        }
+        json.closeArray()
+        return json.text
+    }
+
     /// The user a post row names as `id`, with the profile read beside it; a user without a
     /// stored profile shows their id as handle and name.
     public static func user(id: String, handle: String?, displayName: String?, avatarURL: String?) -> User {

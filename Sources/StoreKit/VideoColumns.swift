@@ -44,6 +44,31 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
         rating = video.rating
     }
 
+    /// The rows as a JSON array of objects keyed by column name, for a `jsonb` parameter
+    /// (`jsonb_to_recordset`): keys sorted, absent values left out, as `JSONEncoder` wrote them
+    /// from this type's `Encodable` form (which `StoreKitTests` keeps as the reference).
+    public static func json(_ rows: [VideoColumns], dialect: JSONDialect) -> String {
+        var json = JSONWriter(escaping: dialect.objectEscaping, reserving: rows.count * 240)
+        json.openArray()
+        for row in rows {
+            json.openObject()
+            json.int("duration_ms", row.durationMs)
+            json.double("fps", row.fps)
+            json.int("height", row.height)
+            json.string("id", row.id)
+            json.double("rating", row.rating)
+            json.int("size_bytes", row.sizeBytes)
+            json.string("stream_url", row.streamURL)
+            json.string("thumbnail_url", row.thumbnailURL)
+            json.string("title", row.title)
+            json.int("view_count", row.viewCount)
+            json.int("width", row.width)
+            json.closeObject()
+        }
+        json.closeArray()
+        return json.text
+    }
+
     /// Where each column is in a query's result, looked up by name once per query.
     public struct Positions: Sendable {
         let at: [Int]

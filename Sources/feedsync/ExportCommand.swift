@@ -30,7 +30,7 @@ enum ExportCommand: Command {
             do {
                 var bytes: [UInt8] = []
                 if format == "csv" { PostRecord.appendCSVHeader(to: &bytes) }
-                var json = JSONText()
+                var json = JSONWriter(escaping: .terminalControls)
                 let feeds: [String]
                 if let feed = options["--feed"] { feeds = [feed] } else { feeds = try await runtime.store.feedNames() }
                 for feed in feeds {
@@ -42,7 +42,8 @@ enum ExportCommand: Command {
                             if format == "csv" {
                                 PostRecord(stored).appendCSVRow(to: &bytes)
                             } else {
-                                PostRecord(stored).appendJSONLine(to: &json)
+                                PostRecord(stored).write(to: &json)
+                                json.newline()
                             }
                         }
                         try target.output.write(bytes)

@@ -140,10 +140,20 @@ func formatted(_ date: Date?) -> String {
     date.map(ISO8601Timestamp.string(from:)) ?? "-"
 }
 
+/// Prints what `write` writes as indented JSON on `output`, escaped for a terminal
+/// (``JSONWriter/Escaping/terminalControls``): how `posts --json` and `search --json` print
+/// records, in the layout of the other commands' ``printJSON(to:_:)``.
+func printJSON(to output: CheckedOutput, writing write: (inout JSONWriter) -> Void) throws {
+    var json = JSONWriter(escaping: .terminalControls, layout: .indented)
+    write(&json)
+    try output.line(json.text)
+}
+
 /// Encodes a value as pretty, key-sorted JSON on `output`, dates as ``ISO8601Timestamp`` writes them.
 ///
 /// The encoder escapes C0 controls; C1 controls and DEL, which JSON allows raw, are escaped
-/// too, so no text from a server reaches the terminal as a control sequence.
+/// too, so no text from a server reaches the terminal as a control sequence. For the small
+/// reports of `status` and `pull`; records go through ``JSONWriter``.
 func printJSON(to output: CheckedOutput, _ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -20,7 +20,11 @@ enum PostsCommand: Command {
             return try await runtime.store.posts(matching: PostQuery(feed: options["--feed"], limit: limit, unreadOnly: options.has("--unread")))
         }
         if options.has("--json") {
-            try printJSON(to: output, posts.map(PostRecord.init))
+            try printJSON(to: output) { json in
+                json.openArray()
+                for stored in posts { PostRecord(stored).write(to: &json) }
+                json.closeArray()
+            }
             return .ok
         }
         for stored in posts {

@@ -11,13 +11,6 @@ enum SearchCommand: Command {
         .config, .feed, .init("--limit", value: "N", "how many matches (default 20, at most 10000)"), .since, .json,
     ]
 
-    /// A match as `--json` prints it: the post, and the matching stretch with terms in `**`.
-    struct Match: Encodable {
-        var post: PostRecord
-        var snippet: String
-        var rank: Double
-    }
-
     static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
         guard options.positionals.count == 1, let text = options.positionals.first,
               !text.trimmingCharacters(in: .whitespaces).isEmpty else {
@@ -35,7 +28,19 @@ enum SearchCommand: Command {
             throw UsageError(error.reason, usage: usage)
         }
         if options.has("--json") {
-            try printJSON(to: output, hits.map { Match(post: PostRecord($0.stored), snippet: marked($0.snippet, on: "**", off: "**"), rank: $0.rank) })
+            // A match: the post, its rank, and the matching stretch with terms in `**`.
+            try printJSON(to: output) { json in
+                json.openArray()
+                for hit in hits {
+                    json.openObject()
+                    json.key("post")
+                    PostRecord(hit.stored).write(to: &json)
+                    json.double("rank", hit.rank)
+                    json.string("snippet", marked(hit.snippet, on: "**", off: "**"))
+                    json.closeObject()
+                }
+                json.closeArray()
+            }
             return .ok
         }
         let bold = isatty(STDOUT_FILENO) == 1

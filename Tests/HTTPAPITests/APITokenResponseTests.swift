@@ -7,12 +7,12 @@ import Testing
 @Suite struct APITokenResponseTests {
     @Test func readsEveryField() throws {
         let token = try APITokenResponse(body: Data(#"{"access_token":"A","refresh_token":"R","token_type":"Bearer","expires_in":3600,"scope":["x"]}"#.utf8))
-        #expect(token.access_token == "A" && token.refresh_token == "R" && token.token_type == "Bearer" && token.expires_in == 3600)
+        #expect(token.accessToken == "A" && token.refreshToken == "R" && token.tokenType == "Bearer" && token.expiresIn == 3600)
     }
 
     @Test func optionalFieldsMayBeNullOrMissing() throws {
         let token = try APITokenResponse(body: Data(#"{"refresh_token":null,"access_token":"A","expires_in":1.5}"#.utf8))
-        #expect(token.access_token == "A" && token.refresh_token == nil && token.token_type == nil && token.expires_in == 1.5)
+        #expect(token.accessToken == "A" && token.refreshToken == nil && token.tokenType == nil && token.expiresIn == 1.5)
     }
 
     @Test(arguments: [

@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationKit
 import Testing
 @testable import WebFeed
 

@@ -85,8 +85,6 @@ import Testing
         #expect(FeedDate.date(from: "2026-02-03t14:30z") == expected)
         #expect(FeedDate.date(from: "Tue, 30 Feb 2026 09:30:00 EST") == nil, "no 30 February")
         #expect(FeedDate.date(from: "yesterday") == nil)
-        #expect(HTMLText.plainText("x&#0;y<script>alert(1)</script>z") == "x\u{FFFD}yz", "no NUL, no script")
-        #expect(HTMLText.plainText("caf\u{E9}&#x0;<style>p{}</style>!") == "caf\u{E9}\u{FFFD}!")
         for impossible in ["Tue, 03 Feb 2026 09:30:00 +2500", "Tue, 03 Feb 2026 09:30:00 -9999", "Tue, 03 Feb 2026 09:30:00 +25:00",
                            "Tue, 03 Feb 2026 09:30:00 +0060", "2026-02-03T14:30:00+25:00", "2026-02-03T14:30:00-9999"] {
             #expect(FeedDate.date(from: impossible) == nil, "no zone is more than 23:59 away: \(impossible)")
