@@ -12,8 +12,9 @@ struct PageRows {
     static let userWidth = UserColumns.names.count
 
     enum Step {
-        /// Upsert the post whose values start at this index.
-        case upsert(Int)
+        /// Upsert the post whose values start at `start`, written by the author of ``users``
+        /// slot `author` (and reposted by the one of slot `reposter`).
+        case upsert(start: Int, author: Int, reposter: Int?)
         /// Delete the post whose id is the value at this index.
         case delete(Int)
     }
@@ -21,7 +22,7 @@ struct PageRows {
     private(set) var buffer: RowBuffer
     /// The page's changes in order, so an upsert and a delete of one id keep their order.
     private(set) var steps: [Step] = []
-    /// Where each distinct author's row starts.
+    /// Where each distinct author's row starts, by slot.
     private(set) var users: [Int] = []
     /// Where each distinct referenced video id is.
     private(set) var videoIDs: [Int] = []
@@ -33,22 +34,25 @@ struct PageRows {
         // only as fresh as the post that carried it.
         var slots: [UserID: Int] = [:]
         var profiles: [(user: User, at: Date)] = []
-        func note(_ user: User, at date: Date) {
+        /// The author's slot in ``users``.
+        func note(_ user: User, at date: Date) -> Int {
             if let slot = slots[user.id] {
                 if date > profiles[slot].at { profiles[slot] = (user, date) }
-            } else {
-                slots[user.id] = profiles.count
-                profiles.append((user, date))
+                return slot
             }
+            slots[user.id] = profiles.count
+            profiles.append((user, date))
+            return profiles.count - 1
         }
         var seenVideos = Set<VideoID>()
         for change in changes {
             switch change {
             case .upsert(let post):
-                steps.append(.upsert(buffer.end))
+                let start = buffer.end
                 appendPost(post)
-                note(post.author, at: post.createdAt)
-                if let repost = post.repost { note(repost.by, at: repost.at ?? post.createdAt) }
+                let author = note(post.author, at: post.createdAt)
+                let reposter = post.repost.map { note($0.by, at: $0.at ?? post.createdAt) }
+                steps.append(.upsert(start: start, author: author, reposter: reposter))
                 for id in post.videoIDs where seenVideos.insert(id).inserted {
                     videoIDs.append(buffer.end)
                     buffer.append(id.rawValue)

@@ -2,7 +2,7 @@ import StoreKit
 
 /// Values for many rows in two flat arrays, their text kept as UTF-8 in one growing buffer.
 ///
-/// A page commit binds hundreds of rows of up to 17 values each. Building a `[SQLValue]`
+/// A page commit binds hundreds of rows of up to 17 values each. Building a `[SQLiteValue]`
 /// per row and letting SQLite copy every string cost about as much as SQLite's own inserts
 /// (`perf record`, Benchmarks/README.md). Here rows are laid out flat, and SQLite reads the
 /// text in place while the buffer is pinned (``withPinned(_:)``).
@@ -28,6 +28,13 @@ struct RowBuffer: ColumnWriter {
         let offset = bytes.count
         bytes.append(contentsOf: text.utf8)
         values.append(.text(offset: offset, count: bytes.count - offset))
+    }
+
+    /// Appends text given as UTF-8 bytes (from an SQLite column, say) without making a `String`.
+    mutating func append(utf8 text: UnsafeBufferPointer<UInt8>) {
+        let offset = bytes.count
+        bytes.append(contentsOf: text)
+        values.append(.text(offset: offset, count: text.count))
     }
 
     mutating func append(_ text: String?) {

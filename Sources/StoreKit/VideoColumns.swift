@@ -47,8 +47,8 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
     /// The rows as a JSON array of objects keyed by column name, for a `jsonb` parameter
     /// (`jsonb_to_recordset`): keys sorted, absent values left out, as `JSONEncoder` wrote them
     /// from this type's `Encodable` form (which `StoreKitTests` keeps as the reference).
-    public static func json(_ rows: [VideoColumns], dialect: JSONDialect) -> String {
-        var json = JSONWriter(escaping: dialect.objectEscaping, reserving: rows.count * 240)
+    public static func json(_ rows: [VideoColumns], dialect: SQLDialect) -> String {
+        var json = JSONWriter(escaping: dialect.jsonEscaping, reserving: rows.count * 240)
         json.openArray()
         for row in rows {
             json.openObject()
