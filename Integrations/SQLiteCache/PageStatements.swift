@@ -12,16 +12,16 @@ struct PageStatements {
     /// The post's own columns, parameters 2…24 in codec order, by name.
     private static let parameter = Dictionary(uniqueKeysWithValues: PostColumns.names.enumerated().map { ($1, "?\($0 + 2)") })
 
-    // The author's key, handle and name and the reposter's key come from the users rows the
-    // page wrote just before, joined in the statement that writes the post (as PostgreSQL's
-    // upsert joins them): a post links to its author, and the search index sees the profile as
-    // stored, which a newer one stored before the page keeps.
+    // The author's key, handle and name (?25…?27) and the reposter's key (?28) are what the
+    // page's author upserts returned (``upsertUser``). A key left NULL there (an author stored
+    // exactly as the page has them, so nothing was written or returned) is found in users'
+    // unique index by the post itself.
     private static let insertPost = """
         INSERT INTO posts (feed, \(PostColumns.names.joined(separator: ", ")), author_pk, author_handle, author_name, repost_by_pk)
-        SELECT ?1, \(PostColumns.names.map { parameter[$0]! }.joined(separator: ", ")), u.pk, u.handle, u.display_name, r.pk
-        FROM (SELECT 1) LEFT JOIN users u ON u.feed = ?1 AND u.id = \(parameter["author_id"]!)
-            LEFT JOIN users r ON r.feed = ?1 AND r.id = \(parameter["repost_by"]!)
-        WHERE true ON CONFLICT (feed, id) DO NOTHING
+        VALUES (?1, \(PostColumns.names.map { parameter[$0]! }.joined(separator: ", ")),
+                coalesce(?25, (SELECT pk FROM users WHERE feed = ?1 AND id = \(parameter["author_id"]!))), ?26, ?27,
+                coalesce(?28, (SELECT pk FROM users WHERE feed = ?1 AND id = \(parameter["repost_by"]!))))
+        ON CONFLICT (feed, id) DO NOTHING
         """
     // All but the key may change; an update is rare enough for a lookup per column.
     private static let updatePost = """
@@ -32,9 +32,18 @@ struct PageStatements {
             repost_by_pk = (SELECT r.pk FROM users r WHERE r.feed = ?1 AND r.id = \(parameter["repost_by"]!))
         WHERE feed = ?1 AND id = ?2 AND (\(PostColumns.differ("posts", { parameter[$0]! }, in: .sqlite)))
         """
+    // Writes the page's profile where it wins (``StoreSQL/profileWins``, as PostgreSQL's set
+    // upsert does) and returns the author's key, handle, name and profile time as stored, for
+    // their posts: the page's when it wrote them, the stored ones when those are newer (the row
+    // is rewritten as it is, which writes no page, so that it is returned). An author stored
+    // exactly as the page has them returns nothing.
     private static let upsertUser = """
         INSERT INTO users (feed, \(UserColumns.names.joined(separator: ", "))) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-        \(SQLiteFeedStore.sql.userUpsert)
+        ON CONFLICT (feed, id) DO UPDATE SET \(UserColumns.names.dropFirst().map { column in
+            "\(column) = CASE WHEN \(SQLiteFeedStore.sql.profileWins) THEN excluded.\(column) ELSE users.\(column) END"
+        }.joined(separator: ", "))
+        WHERE \(SQLiteFeedStore.sql.profileWins) OR excluded.profile_at < users.profile_at
+        RETURNING pk, handle, display_name, profile_at
         """
 
     init(_ db: SQLiteDatabase) throws {

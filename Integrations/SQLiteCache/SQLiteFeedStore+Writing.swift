@@ -56,16 +56,32 @@ extension SQLiteFeedStore {
             try statements.insertVideoID.execute()
             result.rowsWritten += db.changes
         }
-        // Authors before their posts, which take their keys and profiles from these rows.
+        // Each author's key, handle and name for their posts, as their upsert returned them: no
+        // read of what was just written. 3 values per slot.
+        var authors = RowBuffer(reservingValues: rows.users.count * 3, bytes: rows.users.count * 32)
         for user in rows.users {
             try statements.upsertUser.bind(user ..< user + PageRows.userWidth, of: pinned, from: 2)
-            try statements.upsertUser.execute()
-            result.rowsWritten += db.changes
+            defer { statements.upsertUser.reset() }
+            if try statements.upsertUser.step() {
+                // Written, unless the stored profile is newer than the page's and came back as it was.
+                if case .integer(let pageTime) = pinned.values[user + PageRows.userProfileAt], pageTime == statements.upsertUser.int64(3) {
+                    result.rowsWritten += 1
+                }
+                statements.upsertUser.appendColumns(0 ..< 3, to: &authors)
+            } else {
+                // Stored exactly as the page has them: the page's handle and name; the key the post finds.
+                authors.append(nil as Int64?)
+                authors.append(user + PageRows.userHandle, of: pinned)
+                authors.append(user + PageRows.userDisplayName, of: pinned)
+            }
         }
-        return try writePosts(rows, pinned: pinned, with: statements, in: db, result: result)
+        return try authors.withPinned { authorValues in
+            defer { statements.insertPost.clearBindings() }
+            return try writePosts(rows, pinned: pinned, authors: authorValues, with: statements, in: db, result: result)
+        }
     }
 
-    private func writePosts(_ rows: PageRows, pinned: PinnedRows, with statements: PageStatements,
+    private func writePosts(_ rows: PageRows, pinned: PinnedRows, authors: PinnedRows, with statements: PageStatements,
                             in db: SQLiteDatabase, result: PageWriteResult) throws -> PageWriteResult {
         var result = result
         // Keys of the posts inserted and not yet in the search index. They are indexed in one
@@ -87,9 +103,17 @@ extension SQLiteFeedStore {
         }
         for step in rows.steps {
             switch step {
-            case .upsert(let start):
+            case .upsert(let start, let author, let reposter):
                 let values = start ..< start + PageRows.postWidth
                 try statements.insertPost.bind(values, of: pinned, from: 2)
+                // After the feed and the post's own columns: the author's key, handle and name, then the reposter's key.
+                let authorParameter = Int32(PageRows.postWidth + 2)
+                try statements.insertPost.bind(author * 3 ..< author * 3 + 3, of: authors, from: authorParameter)
+                if let reposter {
+                    try statements.insertPost.bind(reposter * 3 ..< reposter * 3 + 1, of: authors, from: authorParameter + 3)
+                } else {
+                    try statements.insertPost.bindNull(at: authorParameter + 3)
+                }
                 try statements.insertPost.execute()
                 if db.changes == 1 {
                     result.inserted += 1

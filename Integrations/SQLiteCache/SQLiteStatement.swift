@@ -88,6 +88,21 @@ final class SQLiteStatement {
         guard code == SQLITE_OK else { throw error(code) }
     }
 
+    /// Appends the current row's `columns` to `rows`, text as it is stored, without a `String`
+    /// in between; a REAL or BLOB column is appended as NULL (the callers read none).
+    func appendColumns(_ columns: Range<Int32>, to rows: inout RowBuffer) {
+        for column in columns {
+            switch sqlite3_column_type(handle, column) {
+            case SQLITE_INTEGER: rows.append(sqlite3_column_int64(handle, column))
+            case SQLITE_TEXT:
+                // NULL only when SQLite ran out of memory converting the value.
+                guard let text = sqlite3_column_text(handle, column) else { rows.append(nil as Int64?); continue }
+                rows.append(utf8: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))))
+            default: rows.append(nil as Int64?)
+            }
+        }
+    }
+
     /// Runs the statement with its current bindings, keeping them for the next run.
     func execute() throws {
         defer { sqlite3_reset(handle) }

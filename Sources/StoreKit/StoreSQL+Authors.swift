@@ -9,22 +9,30 @@ import Foundation
 /// to the author's posts in the statement that changed it, so a profile and its copies are
 /// committed together, whatever changed the profile (a page, a rename, another tool).
 extension StoreSQL {
+    /// Whether a page's profile (`excluded`) replaces the stored one (`users`): only if the post
+    /// that carried it is at least as new as the one that set the stored one, whatever order
+    /// pages commit in (a backfill commits newest first); and only if it changes something, so
+    /// a row already as the page has it is not rewritten (a newer post with the same profile
+    /// only moves `profile_at`).
+    public var profileWins: String { Self.profileWins[dialect] }
+
+    private static let profileWinsSQL = """
+        excluded.profile_at >= coalesce(users.profile_at, excluded.profile_at)
+            AND (excluded.profile_at > coalesce(users.profile_at, excluded.profile_at)
+                 OR users.handle IS DISTINCT FROM excluded.handle OR users.display_name IS DISTINCT FROM excluded.display_name
+                 OR users.avatar_url IS DISTINCT FROM excluded.avatar_url)
+        """
+    private static let profileWins = Shared(profileWinsSQL)
+
     /// What follows a page's `INSERT INTO users (feed, id, handle, display_name, avatar_url,
-    /// profile_at) …` in both stores.
-    ///
-    /// A profile replaces the stored one only if the post that carried it is at least as new as
-    /// the one that set it, whatever order pages commit in (a backfill commits newest first); a
-    /// newer post with the same profile only moves `profile_at`. A row already as the page has
-    /// it is not rewritten.
+    /// profile_at) …` where the page's authors are written as a set (PostgreSQL's): the page's
+    /// profile replaces the stored one where it wins (``profileWins``).
     public var userUpsert: String { Self.userUpsert[dialect] }
 
     private static let userUpsert = Shared("""
         ON CONFLICT (feed, id) DO UPDATE SET handle = excluded.handle, display_name = excluded.display_name,
             avatar_url = excluded.avatar_url, profile_at = excluded.profile_at
-        WHERE excluded.profile_at >= coalesce(users.profile_at, excluded.profile_at)
-            AND (excluded.profile_at > coalesce(users.profile_at, excluded.profile_at)
-                 OR users.handle IS DISTINCT FROM excluded.handle OR users.display_name IS DISTINCT FROM excluded.display_name
-                 OR users.avatar_url IS DISTINCT FROM excluded.avatar_url)
+        WHERE \(profileWinsSQL)
         """)
 
     private static let rename = Shared("""
