@@ -77,7 +77,7 @@ let package = Package(
         // A PostgreSQL server of the tests' own, for the store contract and the end-to-end runs.
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         // One store contract, run against the SQLite store and a PostgreSQL server the tests start.
-        .testTarget(name: "StoreContractTests", dependencies: ["SQLiteCache", "PostgresStore", "Core", "PostgresTestSupport"],
+        .testTarget(name: "StoreContractTests", dependencies: ["SQLiteCache", "PostgresStore", "StoreKit", "Core", "PostgresTestSupport"],
                     path: "Tests/StoreContractTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["Core", "PostgresTestSupport"], path: "Tests/EndToEndTests"),
     ],
