@@ -13,4 +13,5 @@ extension PostgresFeedStore: StreamPositionReader {
     }
 }
 
-extension PostgresFeedStore: LiveStateRecorder {}
+/// The roles ``SQLStore`` plays for this store whole.
+extension PostgresFeedStore: SyncRecorder, ReadMarker, LiveStateRecorder {}

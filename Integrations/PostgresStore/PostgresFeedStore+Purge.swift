@@ -19,9 +19,7 @@ extension PostgresFeedStore: FeedPurger {
                 if let holder = holders.first?.first ?? nil {
                     throw ServiceError(.locked, operation, "\(holder) is syncing it now; try again when that sync is done")
                 }
-                let posts = try db.query(Self.sql.postCount(ofFeed: feed)).first ?? 0
-                for statement in Self.sql.purge(feed: feed, alsoFrom: ["feed_leases", "feedsync_private.sessions"]) { try db.run(statement) }
-                return posts
+                return try Self.deleteRows(ofFeed: feed, alsoFrom: ["feed_leases", "feedsync_private.sessions"], on: db)
             }
         }
     }

@@ -160,13 +160,7 @@ public actor PostgresFeedStore: SQLStore {
     }
 
     func storage<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as PostgresError {
-            throw ServiceError(.storage, operation(), error.description)
-        } catch let error as MissingColumn {
-            throw ServiceError(.storage, operation(), error.description)
-        }
+        try translatingFailures(PostgresError.self, operation, body)
     }
 
     func db(_ operation: @autoclosure () -> String) throws -> PostgresConnection {
@@ -182,15 +176,27 @@ public actor PostgresFeedStore: SQLStore {
         return try storage(operation()) { try db.query(sql, parameters) }
     }
 
-    public func query<Row>(_ operation: @autoclosure () -> String, _ query: StoreQuery<Row>) throws -> [Row] {
+    public func withConnection<T>(_ operation: @autoclosure () -> String, _ body: (any SQLConnection) throws -> T) throws -> T {
         let db = try db(operation())
-        return try storage(operation()) { try db.query(query) }
+        return try storage(operation()) { try body(db) }
     }
 
-    @discardableResult
-    public func run(_ operation: @autoclosure () -> String, _ statement: StoreStatement) throws -> Int {
+    /// ``fenced(_:_:_:)``: one transaction that checks the lease is still this worker's.
+    public func writing<T>(under lease: FeedLease, _ operation: @autoclosure () -> String,
+                           _ body: (any SQLConnection) throws -> T) throws -> T {
+        try fenced(lease, operation()) { try body($0) }
+    }
+
+    /// One transaction that waits for the disk, unlike a page (which commits with
+    /// `synchronous_commit = off`): what it writes exists nowhere else.
+    public func writingLocalState<T>(_ operation: @autoclosure () -> String, _ body: (any SQLConnection) throws -> T) throws -> T {
         let db = try db(operation())
-        return try storage(operation()) { try db.run(statement) }
+        return try storage(operation()) {
+            try db.transaction {
+                try db.execute("SET LOCAL synchronous_commit = on")
+                return try body(db)
+            }
+        }
     }
 
     /// Runs one query, translating failures, and returns its rows with their column names.

@@ -38,7 +38,7 @@ extension StoreStatement {
     var pipelined: PostgresConnection.Statement { (sql, values.map(\.postgresText)) }
 }
 
-extension PostgresConnection {
+extension PostgresConnection: SQLConnection {
     /// Runs a shared statement (``StoreSQL``) with its values.
     ///
     /// - Returns: how many rows it returned.

@@ -88,7 +88,7 @@ final class SQLiteDatabase {
         return statement
     }
 
-    /// Runs a shared statement (``StoreSQL``) with its values.
+    /// Runs a shared statement (``StoreSQL``) with its values (``SQLConnection``).
     ///
     /// - Returns: how many rows it returned.
     @discardableResult
@@ -150,3 +150,5 @@ final class SQLiteDatabase {
     /// Waits up to `milliseconds` for another connection's lock before failing with busy.
     func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
 }
+
+extension SQLiteDatabase: SQLConnection {}

@@ -16,13 +16,6 @@ extension SQLiteFeedStore {
             throw ServiceError(.locked, operation, "the store's write lock could not be taken")
         }
         defer { release(lease) }
-        let db = try db(operation)
-        return try storage(operation) {
-            try db.withTransaction {
-                let posts = try db.query(Self.sql.postCount(ofFeed: feed)).first ?? 0
-                for statement in Self.sql.purge(feed: feed) { try db.run(statement) }
-                return posts
-            }
-        }
+        return try writing(under: lease, operation) { try Self.deleteRows(ofFeed: feed, on: $0) }
     }
 }

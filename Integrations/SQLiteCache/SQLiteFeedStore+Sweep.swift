@@ -2,13 +2,8 @@ import Core
 import Foundation
 import StoreKit
 
-/// The feed's backend, and the sweep after a walk from the start.
+/// The sweep after a walk from the start; the feed's backend is ``SQLStore``'s.
 extension SQLiteFeedStore {
-    public func setBackend(_ backend: String, under lease: FeedLease) throws {
-        // SQLite's lease is this process's lock on the file, which it cannot lose (see `apply`).
-        try run("recording the backend of feed \(lease.feed)", Self.sql.setBackend(backend, ofFeed: lease.feed))
-    }
-
     /// The ids of the feed's cached posts the walk did not see.
     private func unseenIDs(of walk: FullWalk, in db: SQLiteDatabase) throws -> (unseen: [String], cached: Int) {
         let cached = try db.statement("SELECT id FROM posts WHERE feed = ?").query([.text(walk.feed)]) { $0.string(0) ?? "" }

@@ -128,13 +128,7 @@ public actor SQLiteFeedStore: FeedStore, SQLStore {
 
     /// Runs `body` on the open connection, translating SQLite failures into ``ServiceError``.
     func storage<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as SQLiteError {
-            throw ServiceError(.storage, operation(), error.description)
-        } catch let error as MissingColumn {
-            throw ServiceError(.storage, operation(), error.description)
-        }
+        try translatingFailures(SQLiteError.self, operation, body)
     }
 
     func db(_ operation: @autoclosure () -> String) throws -> SQLiteDatabase {
@@ -142,14 +136,22 @@ public actor SQLiteFeedStore: FeedStore, SQLStore {
         return database
     }
 
-    public func query<Row>(_ operation: @autoclosure () -> String, _ query: StoreQuery<Row>) throws -> [Row] {
+    public func withConnection<T>(_ operation: @autoclosure () -> String, _ body: (any SQLConnection) throws -> T) throws -> T {
         let db = try db(operation())
-        return try storage(operation()) { try db.query(query) }
+        return try storage(operation()) { try body(db) }
     }
 
-    @discardableResult
-    public func run(_ operation: @autoclosure () -> String, _ statement: StoreStatement) throws -> Int {
+    /// One transaction: SQLite's lease is this process's lock on the file, which it cannot lose
+    /// (see ``apply(_:videos:under:)``), so the commit needs no check of it.
+    public func writing<T>(under lease: FeedLease, _ operation: @autoclosure () -> String,
+                           _ body: (any SQLConnection) throws -> T) throws -> T {
         let db = try db(operation())
-        return try storage(operation()) { try db.run(statement) }
+        return try storage(operation()) { try db.withTransaction { try body(db) } }
+    }
+
+    /// One transaction, committed as every commit of this store is (WAL, `synchronous = NORMAL`).
+    public func writingLocalState<T>(_ operation: @autoclosure () -> String, _ body: (any SQLConnection) throws -> T) throws -> T {
+        let db = try db(operation())
+        return try storage(operation()) { try db.withTransaction { try body(db) } }
     }
 }

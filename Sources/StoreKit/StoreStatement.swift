@@ -12,7 +12,9 @@ public enum SQLValue: Hashable, Sendable {
 }
 
 /// A statement in one store's dialect with its values, as ``StoreSQL`` makes it: the store
-/// runs it in whatever transaction (and behind whatever fence) it has open.
+/// runs it in whatever transaction (and behind whatever fence) it has open. Only ``StoreSQL``
+/// makes them, so a store that runs whatever it is given (``SQLStore/run(_:_:)``) runs only
+/// the shared statements.
 ///
 /// A statement that writes says what it wrote by the rows it returns (`RETURNING 1`), so both
 /// stores count them the same way.
@@ -20,7 +22,7 @@ public struct StoreStatement: Hashable, Sendable {
     public let sql: String
     public let values: [SQLValue]
 
-    public init(_ sql: String, _ values: [SQLValue]) {
+    init(_ sql: String, _ values: [SQLValue]) {
         self.sql = sql
         self.values = values
     }
@@ -32,7 +34,7 @@ public struct StoreQuery<Row>: Sendable {
     /// Reads one result row, by the positions of the query's select list.
     public let row: @Sendable (any ResultRow) -> Row
 
-    public init(_ sql: String, _ values: [SQLValue], row: @escaping @Sendable (any ResultRow) -> Row) {
+    init(_ sql: String, _ values: [SQLValue], row: @escaping @Sendable (any ResultRow) -> Row) {
         statement = StoreStatement(sql, values)
         self.row = row
     }
