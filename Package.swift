@@ -80,7 +80,7 @@ let package = Package(
         // child-exit socket goes to another test's child (the tests all run in one process).
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
         // One store contract, run against the SQLite store and a PostgreSQL server the tests start.
-        .testTarget(name: "StoreContractTests", dependencies: ["SQLiteCache", "PostgresStore", "Core", "PostgresTestSupport", "ProcessTestSupport"],
+        .testTarget(name: "StoreContractTests", dependencies: ["SQLiteCache", "PostgresStore", "StoreKit", "Core", "PostgresTestSupport", "ProcessTestSupport"],
                     path: "Tests/StoreContractTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["Core", "PostgresTestSupport", "ProcessTestSupport"], path: "Tests/EndToEndTests"),
     ],

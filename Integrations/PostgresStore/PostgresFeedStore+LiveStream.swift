@@ -2,24 +2,16 @@ import Core
 import Foundation
 import StoreKit
 
-/// What a live stream needs of the store beside pages: where it had got to, and an author's new handle.
+/// What a live stream needs of the store beside pages: an author's new handle, in the page's
+/// transaction. Where the stream had got to is ``SQLStore``'s `streamPosition(ofFeed:)`.
 extension PostgresFeedStore: StreamPositionReader {
-    public func streamPosition(ofFeed feed: String) throws -> String? {
-        try run("reading the stream position of feed \(feed)", "SELECT stream_position FROM feeds WHERE name = $1", [feed]).first?[0] ?? nil
-    }
-
-    /// The statement that gives `feed`'s stored author the new handle, unless a newer profile is
-    /// stored, and their posts' copies with it, in a page's transaction (``FeedPage/renames``);
-    /// one row when the handle changed.
+    /// The statement that gives `feed`'s stored author the new handle unless a newer profile is
+    /// stored, in a page's transaction (``FeedPage/renames``); one row when the handle changed.
+    /// The `users_au_profile` trigger carries the handle to the author's posts and their search.
     static func rename(_ rename: AuthorRename, feed: String) -> PostgresConnection.Statement {
-        ("""
-            WITH renamed AS (
-                UPDATE users SET handle = $3, profile_at = GREATEST(coalesce(profile_at, $4::bigint), $4::bigint)
-                WHERE feed = $1 AND id = $2 AND handle IS DISTINCT FROM $3 AND coalesce(profile_at, $4::bigint) <= $4::bigint
-                RETURNING pk),
-            followed AS (
-                UPDATE posts SET author_handle = $3 WHERE author_pk IN (SELECT pk FROM renamed) AND author_handle IS DISTINCT FROM $3)
-            SELECT pk FROM renamed
-            """, [feed, rename.author.rawValue, rename.handle, "\(StoredTime.milliseconds(rename.at))"])
+        sql.rename(rename, inFeed: feed).pipelined
     }
 }
+
+/// The roles ``SQLStore`` plays for this store whole.
+extension PostgresFeedStore: SyncRecorder, ReadMarker, LiveStateRecorder {}

@@ -1,7 +1,13 @@
 import Core
 import Foundation
+import StoreKit
 
 extension PostgresFeedStore: FeedPurger {
+    /// Deletes the feed's rows, its live state, its lease row and the session older versions
+    /// kept for it, in one transaction. The account's session is not the feed's: it stays for
+    /// the account's other feeds (`feedsync logout` ends it).
+    ///
+    /// - Throws: ``ServiceError`` `.locked` while a worker holds the feed's lease.
     public func purge(feed: String) throws -> Int {
         let operation = "purging feed \(feed)"
         let db = try db(operation)
@@ -13,18 +19,7 @@ extension PostgresFeedStore: FeedPurger {
                 if let holder = holders.first?.first ?? nil {
                     throw ServiceError(.locked, operation, "\(holder) is syncing it now; try again when that sync is done")
                 }
-                try db.query("DELETE FROM post_videos WHERE post_pk IN (SELECT pk FROM posts WHERE feed = $1)", [feed])
-                let posts = try db.query("DELETE FROM posts WHERE feed = $1 RETURNING 1", [feed]).count
-                for table in ["videos", "users", "post_state", "sync_runs", "feed_leases"] {
-                    try db.query("DELETE FROM \(table) WHERE feed = $1", [feed])
-                }
-                try db.query("DELETE FROM feeds WHERE name = $1", [feed])
-                try db.query("DELETE FROM feedsync_private.sessions WHERE feed = $1", [feed])
-                // Made on first use by a daemon that streams, so it may not exist.
-                if try db.query("SELECT to_regclass('live_state') IS NOT NULL").first?.first == "t" {
-                    try db.query("DELETE FROM live_state WHERE feed = $1", [feed])
-                }
-                return posts
+                return try Self.deleteRows(ofFeed: feed, alsoFrom: ["feed_leases", "feedsync_private.sessions"], on: db)
             }
         }
     }

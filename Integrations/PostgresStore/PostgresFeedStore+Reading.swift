@@ -2,34 +2,13 @@ import Core
 import Foundation
 import StoreKit
 
-/// The read side: statuses with lease holders, posts, search (a `tsvector`), daemons, read marks.
-extension PostgresFeedStore: FeedReader, ReadMarker {
+/// The read side: posts newest first, export pages in a stable order, and full-text search (a `tsvector`).
+extension PostgresFeedStore: FeedReader {
     private static let postColumns = StoredPostColumns.select
     private static let postJoins = StoredPostColumns.joins
 
-    public func feedStatuses() throws -> [FeedStatus] {
-        try run("reading feed status", """
-            SELECT f.name, f.cursor, f.cursor_validator, f.last_success_at, f.last_error_at, f.last_error, f.consecutive_failures,
-                   f.next_attempt_at, (SELECT COUNT(*) FROM posts p WHERE p.feed = f.name), f.location, f.polling_stopped,
-                   (SELECT l.holder FROM feed_leases l WHERE l.feed = f.name AND l.token IS NOT NULL AND l.expires_at > \(Self.nowMs)),
-                   f.sweep_withheld, f.discovered_from
-            FROM feeds f ORDER BY f.name
-            """).map { row in
-            FeedStatus(feed: row[0] ?? "", cursor: row[1].map { FeedCursor(position: $0, validator: row[2]) },
-                       lastSuccessAt: row[3].map { Date(pgMilliseconds: $0) }, lastErrorAt: row[4].map { Date(pgMilliseconds: $0) },
-                       lastError: row[5], consecutiveFailures: Int(row[6] ?? "0") ?? 0,
-                       nextAttemptAt: row[7].map { Date(pgMilliseconds: $0) }, postCount: Int(row[8] ?? "0") ?? 0,
-                       location: row[9], discoveredFrom: row[13], pollingStopped: row[10], leaseHolder: row[11],
-                       sweepWithheld: row[12])
-        }
-    }
-
-    public func feedNames() throws -> [String] {
-        try run("listing feeds", "SELECT name FROM feeds UNION SELECT DISTINCT feed FROM posts ORDER BY 1").compactMap { $0[0] }
-    }
-
     public func posts(matching query: PostQuery) throws -> [StoredPost] {
-        let since = query.since.map { "\(milliseconds($0))" }
+        let since = query.since.map { "\(StoredTime.milliseconds($0))" }
         let table: PostgresTable
         if query.stable {
             let after = query.after
@@ -39,7 +18,7 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
                     AND ($3::bigint IS NULL OR p.created_at < $3 OR (p.created_at = $3 AND p.id > $4))
                     AND (NOT $6::boolean OR s.read_at IS NULL)
                 ORDER BY p.created_at DESC, p.id LIMIT $5
-                """, [query.feed, since, after.map { "\(milliseconds($0.createdAt))" }, after?.id.rawValue, "\(query.limit)",
+                """, [query.feed, since, after.map { "\(StoredTime.milliseconds($0.createdAt))" }, after?.id.rawValue, "\(query.limit)",
                       query.unreadOnly ? "t" : "f"])
         } else {
             table = try runTable("reading posts", """
@@ -85,36 +64,7 @@ extension PostgresFeedStore: FeedReader, ReadMarker {
             FROM posts p \(Self.postJoins), websearch_to_tsquery('simple', $1) q
             WHERE p.search @@ q AND ($2::text IS NULL OR p.feed = $2) AND ($3::bigint IS NULL OR p.created_at >= $3)
             ORDER BY search_rank, p.created_at DESC, p.feed, p.id LIMIT $4
-            """, [query.text, query.feed, query.since.map { "\(milliseconds($0))" }, "\(query.limit)"])
-    }
-
-    public func daemons() throws -> [DaemonInstance] {
-        try run("reading the daemons", "SELECT instance, host, pid, started_at, beat_at FROM daemon ORDER BY started_at, instance").map { row in
-            DaemonInstance(id: row[0] ?? "", host: row[1] ?? "", process: row[2] ?? "",
-                           startedAt: Date(pgMilliseconds: row[3]), beatAt: Date(pgMilliseconds: row[4]))
-        }
-    }
-
-    public func setRead(_ read: Bool, postID: PostID, inFeed feed: String?) throws -> [String] {
-        let db = try db("marking post \(postID)")
-        return try storage("marking post \(postID)") {
-            try db.transaction {
-                // A read mark exists nowhere else: it waits for the disk, unlike a page.
-                try db.execute("SET LOCAL synchronous_commit = on")
-                let feeds = try db.query("SELECT feed FROM posts WHERE id = $1 AND ($2::text IS NULL OR feed = $2) ORDER BY feed",
-                                         [postID.rawValue, feed]).compactMap { $0[0] }
-                guard feeds.count == 1 else { return feeds }
-                if read {
-                    try db.query("""
-                        INSERT INTO post_state (feed, post_id, read_at) VALUES ($1, $2, $3)
-                        ON CONFLICT (feed, post_id) DO UPDATE SET read_at = $3 WHERE post_state.read_at IS NULL
-                        """, [feeds[0], postID.rawValue, "\(milliseconds(Date()))"])
-                } else {
-                    try db.query("UPDATE post_state SET read_at = NULL WHERE feed = $1 AND post_id = $2", [feeds[0], postID.rawValue])
-                }
-                return feeds
-            }
-        }
+            """, [query.text, query.feed, query.since.map { "\(StoredTime.milliseconds($0))" }, "\(query.limit)"])
     }
 
     /// The stored posts of a result selecting ``StoredPostColumns/select``, each read by column name.

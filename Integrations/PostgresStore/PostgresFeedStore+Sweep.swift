@@ -1,22 +1,9 @@
 import Core
 import Foundation
+import StoreKit
 
-/// The feed's backend, and the sweep after a walk from the start; their writes behind the feed's lease.
+/// The sweep after a walk from the start, behind the feed's lease; the feed's backend is ``SQLStore``'s.
 extension PostgresFeedStore: FeedSweeper {
-    public func backend(ofFeed feed: String) throws -> String? {
-        try run("reading the backend of feed \(feed)", "SELECT backend FROM feeds WHERE name = $1", [feed]).first?[0] ?? nil
-    }
-
-    public func setBackend(_ backend: String, under lease: FeedLease) throws {
-        let feed = lease.feed
-        try fenced(lease, "recording the backend of feed \(feed)") { db in
-            try db.query("""
-                INSERT INTO feeds (name, backend) VALUES ($1, $2)
-                ON CONFLICT (name) DO UPDATE SET backend = $2 WHERE feeds.backend IS DISTINCT FROM $2
-                """, [feed, backend])
-        }
-    }
-
     public func unseenPosts(of walk: FullWalk) throws -> (unseen: Int, cached: Int) {
         let row = try run("counting posts of feed \(walk.feed)", """
             SELECT COUNT(*), COUNT(*) FILTER (WHERE NOT (id = ANY($2::text[]))) FROM posts WHERE feed = $1

@@ -11,11 +11,6 @@ extension PostgresFeedStore: VideoCache {
         return ids.filter { !resolved.contains($0.rawValue) }
     }
 
-    public func unresolvedVideoIDs(inFeed feed: String, limit: Int) throws -> [VideoID] {
-        try run("listing unresolved videos of feed \(feed)", "SELECT id FROM videos WHERE feed = $1 AND resolved = 0 ORDER BY id LIMIT $2",
-                [feed, "\(limit)"]).map { VideoID($0[0] ?? "") }
-    }
-
     public func saveVideos(_ videos: [Video], under lease: FeedLease) throws -> Int {
         guard !videos.isEmpty else { return 0 }
         let feed = lease.feed
@@ -27,24 +22,17 @@ extension PostgresFeedStore: VideoCache {
         return try db.query(upsert.sql, upsert.parameters).count
     }
 
+    /// Resolved videos from a `jsonb` array of ``VideoColumns`` (`$2`), each column of its type.
+    private static let upsertVideos = """
+        INSERT INTO videos (feed, id, resolved, \(StoreSQL.resolvedVideoColumns.joined(separator: ", ")))
+        SELECT $1, r.id, 1, \(StoreSQL.resolvedVideoColumns.map { "r.\($0)" }.joined(separator: ", "))
+        FROM jsonb_to_recordset($2::jsonb) AS r(\(VideoColumns.columns.map { "\($0.name) \($0.kind.postgresType)" }.joined(separator: ", ")))
+        \(sql.videoUpsert)
+        RETURNING 1
+        """
+
     /// Marks `videos` resolved with their details; one row per video written.
     nonisolated func videoUpsert(_ videos: [Video], feed: String) -> PostgresConnection.Statement {
-        ("""
-            INSERT INTO videos (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps,
-                view_count, rating)
-            SELECT $1, r.id, 1, r.title, r.duration_ms, r.stream_url, r.thumbnail_url, r.size_bytes, r.width, r.height, r.fps,
-                r.view_count, r.rating
-            FROM jsonb_to_recordset($2::jsonb) AS r(id text, title text, duration_ms bigint, stream_url text, thumbnail_url text,
-                 size_bytes bigint, width bigint, height bigint, fps double precision, view_count bigint, rating double precision)
-            ON CONFLICT (feed, id) DO UPDATE SET resolved = 1, title = excluded.title, duration_ms = excluded.duration_ms,
-                stream_url = excluded.stream_url, thumbnail_url = excluded.thumbnail_url, size_bytes = excluded.size_bytes,
-                width = excluded.width, height = excluded.height, fps = excluded.fps, view_count = excluded.view_count,
-                rating = excluded.rating
-            WHERE (videos.resolved, videos.title, videos.duration_ms, videos.stream_url, videos.thumbnail_url, videos.size_bytes,
-                   videos.width, videos.height, videos.fps, videos.view_count, videos.rating) IS DISTINCT FROM
-                  (1, excluded.title, excluded.duration_ms, excluded.stream_url, excluded.thumbnail_url, excluded.size_bytes,
-                   excluded.width, excluded.height, excluded.fps, excluded.view_count, excluded.rating)
-            RETURNING 1
-            """, [feed, jsonText(videos.map(VideoColumns.init))])
+        (Self.upsertVideos, [feed, jsonText(videos.map(VideoColumns.init))])
     }
 }

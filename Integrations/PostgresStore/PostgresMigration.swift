@@ -177,6 +177,23 @@ struct PostgresMigration {
             ALTER TABLE feeds ADD COLUMN stream_position TEXT;
             CREATE INDEX posts_reposts ON posts (feed, repost_of) WHERE repost_of IS NOT NULL;
             """),
+        // How each streaming feed is followed, for `feedsync status`: earlier versions made the
+        // table on first use, as here, so a store that has it already keeps it and its rows. And
+        // a changed handle or name reaches the author's posts (their copies, and so their search)
+        // in the statement that changed it, by the trigger SQLite's store has had since its
+        // migration 008, with the same body.
+        PostgresMigration(name: "007_live_state_profile_trigger", sql: """
+            CREATE TABLE IF NOT EXISTS live_state (feed TEXT PRIMARY KEY, state TEXT NOT NULL, at BIGINT NOT NULL);
+            CREATE FUNCTION users_au_profile() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE posts SET author_handle = new.handle, author_name = new.display_name WHERE author_pk = new.pk;
+                RETURN NULL;
+            END
+            $$;
+            CREATE TRIGGER users_au_profile AFTER UPDATE ON users FOR EACH ROW
+            WHEN (old.handle IS DISTINCT FROM new.handle OR old.display_name IS DISTINCT FROM new.display_name)
+            EXECUTE FUNCTION users_au_profile();
+            """),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.

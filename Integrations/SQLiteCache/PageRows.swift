@@ -10,6 +10,10 @@ struct PageRows {
     static let postWidth = PostColumns.columns.count
     /// Values per user row: ``UserColumns/names`` (parameters 2…6).
     static let userWidth = UserColumns.names.count
+    /// Where a user row's handle, name and profile time are, from its start.
+    static let userHandle = UserColumns.names.firstIndex(of: "handle")!
+    static let userDisplayName = UserColumns.names.firstIndex(of: "display_name")!
+    static let userProfileAt = UserColumns.names.firstIndex(of: "profile_at")!
 
     enum Step {
         /// Upsert the post whose values start at `start`, written by the author of ``users``

@@ -3,44 +3,53 @@ import StoreKit
 
 /// The statements a page commit runs for each row. Parameter 1 is always the feed.
 struct PageStatements {
-    let insertPost, updatePost, upsertUser, selectUser, insertVideoID, deletePost, deleteReposts: SQLiteStatement
+    let insertPost, updatePost, upsertUser, insertVideoID, deletePost, deleteReposts: SQLiteStatement
     /// Adds the posts whose keys are in a JSON array (parameter 1) to the search index.
     let indexPosts: SQLiteStatement
     /// Adds the posts with keys from parameter 1 to parameter 2 to the search index.
     let indexPostRange: SQLiteStatement
 
+    /// The post's own columns, parameters 2…24 in codec order, by name.
+    private static let parameter = Dictionary(uniqueKeysWithValues: PostColumns.names.enumerated().map { ($1, "?\($0 + 2)") })
+
+    // The author's key, handle and name (?25…?27) and the reposter's key (?28) are what the
+    // page's author upserts returned (``upsertUser``). A key left NULL there (an author stored
+    // exactly as the page has them, so nothing was written or returned) is found in users'
+    // unique index by the post itself.
+    private static let insertPost = """
+        INSERT INTO posts (feed, \(PostColumns.names.joined(separator: ", ")), author_pk, author_handle, author_name, repost_by_pk)
+        VALUES (?1, \(PostColumns.names.map { parameter[$0]! }.joined(separator: ", ")),
+                coalesce(?25, (SELECT pk FROM users WHERE feed = ?1 AND id = \(parameter["author_id"]!))), ?26, ?27,
+                coalesce(?28, (SELECT pk FROM users WHERE feed = ?1 AND id = \(parameter["repost_by"]!))))
+        ON CONFLICT (feed, id) DO NOTHING
+        """
+    // All but the key may change; an update is rare enough for a lookup per column.
+    private static let updatePost = """
+        UPDATE posts SET \(PostColumns.changing.map { "\($0) = \(parameter[$0]!)" }.joined(separator: ", ")),
+            author_pk = (SELECT u.pk FROM users u WHERE u.feed = ?1 AND u.id = \(parameter["author_id"]!)),
+            author_handle = (SELECT u.handle FROM users u WHERE u.feed = ?1 AND u.id = \(parameter["author_id"]!)),
+            author_name = (SELECT u.display_name FROM users u WHERE u.feed = ?1 AND u.id = \(parameter["author_id"]!)),
+            repost_by_pk = (SELECT r.pk FROM users r WHERE r.feed = ?1 AND r.id = \(parameter["repost_by"]!))
+        WHERE feed = ?1 AND id = ?2 AND (\(PostColumns.differ("posts", { parameter[$0]! }, in: .sqlite)))
+        """
+    // Writes the page's profile where it wins (``StoreSQL/profileWins``, as PostgreSQL's set
+    // upsert does) and returns the author's key, handle, name and profile time as stored, for
+    // their posts: the page's when it wrote them, the stored ones when those are newer (the row
+    // is rewritten as it is, which writes no page, so that it is returned). An author stored
+    // exactly as the page has them returns nothing.
+    private static let upsertUser = """
+        INSERT INTO users (feed, \(UserColumns.names.joined(separator: ", "))) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+        ON CONFLICT (feed, id) DO UPDATE SET \(UserColumns.names.dropFirst().map { column in
+            "\(column) = CASE WHEN \(SQLiteFeedStore.sql.profileWins) THEN excluded.\(column) ELSE users.\(column) END"
+        }.joined(separator: ", "))
+        WHERE \(SQLiteFeedStore.sql.profileWins) OR excluded.profile_at < users.profile_at
+        RETURNING pk, handle, display_name, profile_at
+        """
+
     init(_ db: SQLiteDatabase) throws {
-        // The author's key, handle and name (?25…?27) and the reposter's key (?28) come from
-        // the users rows written just before, so a post links to its author and the search
-        // index sees the author's current profile.
-        insertPost = try db.statement("""
-            INSERT INTO posts (feed, \(PostColumns.names.joined(separator: ", ")),
-                               author_pk, author_handle, author_name, repost_by_pk)
-            VALUES (\((1 ... PageRows.postWidth + 5).map { "?\($0)" }.joined(separator: ", ")))
-            ON CONFLICT (feed, id) DO NOTHING
-            """)
-        // The post's own columns are parameters 2…24 in codec order; all but the key may change.
-        let changing = PostColumns.names.enumerated().dropFirst().map { (name: $1, parameter: "?\($0 + 2)") }
-        let parameter = Dictionary(uniqueKeysWithValues: changing.map { ($0.name, $0.parameter) })
-        let author = parameter["author_id"]!, reposter = parameter["repost_by"]!
-        updatePost = try db.statement("""
-            UPDATE posts SET \(changing.map { "\($0.name) = \($0.parameter)" }.joined(separator: ", ")),
-                author_pk = (SELECT u.pk FROM users u WHERE u.feed = ?1 AND u.id = \(author)),
-                author_handle = (SELECT u.handle FROM users u WHERE u.feed = ?1 AND u.id = \(author)),
-                author_name = (SELECT u.display_name FROM users u WHERE u.feed = ?1 AND u.id = \(author)),
-                repost_by_pk = (SELECT r.pk FROM users r WHERE r.feed = ?1 AND r.id = \(reposter))
-            WHERE feed = ?1 AND id = ?2 AND (\(changing.map { "\($0.name) IS NOT \($0.parameter)" }.joined(separator: " OR ")))
-            """)
-        // A profile replaces the stored one only if the post that carried it is at least as
-        // new as the one that set it, whatever order pages commit in (a backfill commits
-        // newest first). A newer post with the same profile only moves `profile_at`.
-        upsertUser = try db.statement("""
-            INSERT INTO users (feed, id, handle, display_name, avatar_url, profile_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-            ON CONFLICT (feed, id) DO UPDATE SET handle = ?3, display_name = ?4, avatar_url = ?5, profile_at = ?6
-            WHERE ?6 >= coalesce(users.profile_at, ?6) AND (?6 > coalesce(users.profile_at, ?6)
-                OR users.handle IS NOT ?3 OR users.display_name IS NOT ?4 OR users.avatar_url IS NOT ?5)
-            """)
-        selectUser = try db.statement("SELECT pk, handle, display_name FROM users WHERE feed = ?1 AND id = ?2")
+        insertPost = try db.statement(Self.insertPost)
+        updatePost = try db.statement(Self.updatePost)
+        upsertUser = try db.statement(Self.upsertUser)
         insertVideoID = try db.statement("INSERT INTO videos (feed, id) VALUES (?1, ?2) ON CONFLICT (feed, id) DO NOTHING")
         deletePost = try db.statement("DELETE FROM posts WHERE feed = ?1 AND id = ?2")
         // The entries that repost a deleted post go with it (migration 012 indexes repost_of).
@@ -56,7 +65,7 @@ struct PageStatements {
             """)
     }
 
-    private var all: [SQLiteStatement] { [insertPost, updatePost, upsertUser, selectUser, insertVideoID, deletePost, deleteReposts] }
+    private var all: [SQLiteStatement] { [insertPost, updatePost, upsertUser, insertVideoID, deletePost, deleteReposts] }
 
     func bindFeed(_ feed: String) throws {
         for statement in all { try statement.bind(feed, at: 1) }

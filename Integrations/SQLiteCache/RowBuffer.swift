@@ -2,7 +2,7 @@ import StoreKit
 
 /// Values for many rows in two flat arrays, their text kept as UTF-8 in one growing buffer.
 ///
-/// A page commit binds hundreds of rows of up to 17 values each. Building a `[SQLiteValue]`
+/// A page commit binds hundreds of rows of up to 17 values each. Building a `[SQLValue]`
 /// per row and letting SQLite copy every string cost about as much as SQLite's own inserts
 /// (`perf record`, Benchmarks/README.md). Here rows are laid out flat, and SQLite reads the
 /// text in place while the buffer is pinned (``withPinned(_:)``).
@@ -35,6 +35,15 @@ struct RowBuffer: ColumnWriter {
         let offset = bytes.count
         bytes.append(contentsOf: text)
         values.append(.text(offset: offset, count: text.count))
+    }
+
+    /// Appends a copy of the value at `index` of `rows` (another buffer, pinned).
+    mutating func append(_ index: Int, of rows: PinnedRows) {
+        switch rows.values[index] {
+        case .text(let offset, let count): append(utf8: UnsafeBufferPointer(rebasing: rows.bytes[offset ..< offset + count]))
+        case .integer(let value): values.append(.integer(value))
+        case .null: values.append(.null)
+        }
     }
 
     mutating func append(_ text: String?) {

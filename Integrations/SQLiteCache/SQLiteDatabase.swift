@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import StoreKit
 
 /// One SQLite connection: statements prepared once and reused, transactions that roll back
 /// when their body throws.
@@ -87,6 +88,20 @@ final class SQLiteDatabase {
         return statement
     }
 
+    /// Runs a shared statement (``StoreSQL``) with its values (``SQLConnection``).
+    ///
+    /// - Returns: how many rows it returned.
+    @discardableResult
+    func run(_ shared: StoreStatement) throws -> Int {
+        let prepared = try statement(shared.sql)
+        return try prepared.query(shared.values) { _ in () }.count
+    }
+
+    /// Runs a shared query (``StoreSQL``), each row read as it says.
+    func query<Row>(_ shared: StoreQuery<Row>) throws -> [Row] {
+        try statement(shared.statement.sql).query(shared.statement.values) { shared.row($0) }
+    }
+
     /// Runs `body` in one write transaction; any error rolls all of it back.
     func withTransaction<T>(_ body: () throws -> T) throws -> T {
         try transaction("BEGIN IMMEDIATE", body)
@@ -135,3 +150,5 @@ final class SQLiteDatabase {
     /// Waits up to `milliseconds` for another connection's lock before failing with busy.
     func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
 }
+
+extension SQLiteDatabase: SQLConnection {}

@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import StoreKit
 
 extension SQLiteFeedStore {
     /// Deletes the feed's rows and its live state in one transaction. The account's session is
@@ -15,23 +16,6 @@ extension SQLiteFeedStore {
             throw ServiceError(.locked, operation, "the store's write lock could not be taken")
         }
         defer { release(lease) }
-        let db = try db(operation)
-        let posts = try storage(operation) {
-            try db.withTransaction {
-                // Links first (they refer to posts and videos), then what refers to users.
-                try db.statement("DELETE FROM post_videos WHERE post_pk IN (SELECT pk FROM posts WHERE feed = ?1)").run([.text(feed)])
-                try db.statement("DELETE FROM posts WHERE feed = ?1").run([.text(feed)])
-                let posts = db.changes
-                for table in ["videos", "users", "post_state", "sync_runs", "feeds"] {
-                    let column = table == "feeds" ? "name" : "feed"
-                    try db.statement("DELETE FROM \(table) WHERE \(column) = ?1").run([.text(feed)])
-                }
-                // Made on first use by a daemon that streams, so it may not exist.
-                let live = try db.statement("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'live_state'").query { $0.int64(0) }
-                if live.first == 1 { try db.statement("DELETE FROM live_state WHERE feed = ?1").run([.text(feed)]) }
-                return posts
-            }
-        }
-        return posts
+        return try writing(under: lease, operation) { try Self.deleteRows(ofFeed: feed, on: $0) }
     }
 }

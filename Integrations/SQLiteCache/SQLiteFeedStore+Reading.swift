@@ -8,7 +8,7 @@ extension SQLiteFeedStore {
     private static let postJoins = StoredPostColumns.joins
 
     private func readPosts(matching query: PostQuery, in db: SQLiteDatabase) throws -> [StoredPost] {
-        let since = query.since.map(millisecondsSince1970)
+        let since = query.since.map(StoredTime.milliseconds)
         var stored: [StoredPost]
         if query.stable {
             let after = query.after
@@ -22,7 +22,7 @@ extension SQLiteFeedStore {
                 WHERE p.feed = ?1 AND (?3 = 0 OR s.read_at IS NULL)\(bounds)
                 ORDER BY p.created_at DESC, p.id LIMIT ?6
                 """), [.text(query.feed ?? ""), .integer(since), .integer(query.unreadOnly ? 1 : 0),
-                            .integer(after.map { millisecondsSince1970($0.createdAt) }), .text(after?.id.rawValue),
+                            .integer(after.map { StoredTime.milliseconds($0.createdAt) }), .text(after?.id.rawValue),
                             .integer(query.limit)])
         } else {
             stored = try storedPosts(db.statement("""
@@ -41,13 +41,6 @@ extension SQLiteFeedStore {
         // One read transaction for the page and its videos: each statement on its own would take
         // and drop SQLite's shared lock (two fcntl calls), once per post with a video.
         return try storage("reading posts") { try db.withReadTransaction { try readPosts(matching: query, in: db) } }
-    }
-
-    public func feedNames() throws -> [String] {
-        let db = try db("listing feeds")
-        return try storage("listing feeds") {
-            try db.statement("SELECT name FROM feeds UNION SELECT DISTINCT feed FROM posts ORDER BY 1").query { $0.string(0) ?? "" }
-        }
     }
 
     public func search(_ query: SearchQuery) throws -> [SearchHit] {
@@ -69,7 +62,7 @@ extension SQLiteFeedStore {
                 var reader = try storage("searching posts") { try StoredPostColumns(layout) }
                 let snippet = try storage("searching posts") { try layout.position(of: "snippet") }
                 let rank = try storage("searching posts") { try layout.position(of: "search_rank") }
-                hits = try statement.query([.text(query.text), .text(query.feed), .integer(query.since.map(millisecondsSince1970)),
+                hits = try statement.query([.text(query.text), .text(query.feed), .integer(query.since.map(StoredTime.milliseconds)),
                                             .integer(query.limit)]) { row in
                     (reader.storedPost(row), row.text(snippet) ?? "", row.real(rank) ?? 0)
                 }
@@ -86,7 +79,7 @@ extension SQLiteFeedStore {
     }
 
     /// The stored posts a statement selecting ``StoredPostColumns/select`` reads, each by column name.
-    private func storedPosts(_ statement: SQLiteStatement, _ values: [SQLiteValue]) throws -> [StoredPost] {
+    private func storedPosts(_ statement: SQLiteStatement, _ values: [SQLValue]) throws -> [StoredPost] {
         var reader = try StoredPostColumns(ColumnLayout(statement.columnNames))
         return try statement.query(values) { reader.storedPost($0) }
     }

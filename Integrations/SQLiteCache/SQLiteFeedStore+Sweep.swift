@@ -1,27 +1,9 @@
 import Core
 import Foundation
+import StoreKit
 
-/// The feed's backend, and the sweep after a walk from the start.
+/// The sweep after a walk from the start; the feed's backend is ``SQLStore``'s.
 extension SQLiteFeedStore {
-    public func backend(ofFeed feed: String) throws -> String? {
-        let db = try db("reading the backend of feed \(feed)")
-        return try storage("reading the backend of feed \(feed)") {
-            try db.statement("SELECT backend FROM feeds WHERE name = ?").query([.text(feed)]) { $0.string(0) }.first ?? nil
-        }
-    }
-
-    public func setBackend(_ backend: String, under lease: FeedLease) throws {
-        // SQLite's lease is this process's lock on the file, which it cannot lose (see `apply`).
-        let feed = lease.feed
-        let db = try db("recording the backend of feed \(feed)")
-        try storage("recording the backend of feed \(feed)") {
-            try db.statement("""
-                INSERT INTO feeds (name, backend) VALUES (?1, ?2)
-                ON CONFLICT (name) DO UPDATE SET backend = ?2 WHERE feeds.backend IS NOT ?2
-                """).run([.text(feed), .text(backend)])
-        }
-    }
-
     /// The ids of the feed's cached posts the walk did not see.
     private func unseenIDs(of walk: FullWalk, in db: SQLiteDatabase) throws -> (unseen: [String], cached: Int) {
         let cached = try db.statement("SELECT id FROM posts WHERE feed = ?").query([.text(walk.feed)]) { $0.string(0) ?? "" }

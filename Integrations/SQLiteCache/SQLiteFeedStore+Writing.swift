@@ -5,15 +5,6 @@ import StoreKit
 /// The write path: each page one transaction with its cursor, its rows bound in place from the
 /// page's ``RowBuffer``.
 extension SQLiteFeedStore {
-    public func cursor(ofFeed feed: String) throws -> FeedCursor? {
-        let db = try db("reading the cursor of feed \(feed)")
-        return try storage("reading the cursor of feed \(feed)") {
-            try db.statement("SELECT cursor, cursor_validator FROM feeds WHERE name = ?").query([.text(feed)]) { row in
-                row.string(0).map { FeedCursor(position: $0, validator: row.string(1)) }
-            }.first ?? nil
-        }
-    }
-
     /// Encodes the page's rows on the caller's task, so that work is not on the store's.
     public nonisolated func prepare(_ page: FeedPage) -> SQLitePreparedPage { SQLitePreparedPage(page) }
 
@@ -38,20 +29,13 @@ extension SQLiteFeedStore {
                     result.rowsWritten += db.changes
                 }
                 // A streamed batch has no cursor: the feed keeps the one its last poll committed.
-                if let cursor = page.nextCursor {
-                    try db.statement("""
-                        INSERT INTO feeds (name, cursor, cursor_validator) VALUES (?1, ?2, ?3)
-                        ON CONFLICT (name) DO UPDATE SET cursor = ?2, cursor_validator = ?3
-                        WHERE feeds.cursor IS NOT ?2 OR feeds.cursor_validator IS NOT ?3
-                        """).run([.text(feed), .text(cursor.position), .text(cursor.validator)])
-                    result.rowsWritten += db.changes
-                }
+                if let cursor = page.nextCursor { result.rowsWritten += try db.run(Self.sql.moveCursor(to: cursor, ofFeed: feed)) }
                 for rename in page.renames where try self.rename(rename, feed: feed, in: db) {
                     result.renamed += 1
                     result.rowsWritten += 1
                 }
                 if let position = page.streamPosition {
-                    try db.statement("UPDATE feeds SET stream_position = ?2 WHERE name = ?1").run([.text(feed), .text(position)])
+                    try db.run(Self.sql.setStreamPosition(position, ofFeed: feed))
                 }
                 return result
             }
@@ -73,19 +57,23 @@ extension SQLiteFeedStore {
             try statements.insertVideoID.execute()
             result.rowsWritten += db.changes
         }
-        // Each author's key, handle and name as stored (a stored profile newer than the page's
-        // stays), looked up once per page and bound to every post of theirs: 3 values per slot.
+        // Each author's key, handle and name for their posts, as their upsert returned them: no
+        // read of what was just written. 3 values per slot.
         var authors = RowBuffer(reservingValues: rows.users.count * 3, bytes: rows.users.count * 32)
         for user in rows.users {
             try statements.upsertUser.bind(user ..< user + PageRows.userWidth, of: pinned, from: 2)
-            try statements.upsertUser.execute()
-            result.rowsWritten += db.changes
-            try statements.selectUser.bind(user ..< user + 1, of: pinned, from: 2)
-            defer { statements.selectUser.reset() }
-            if try statements.selectUser.step() {
-                statements.selectUser.appendColumns(0 ..< 3, to: &authors)
+            defer { statements.upsertUser.reset() }
+            if try statements.upsertUser.step() {
+                // Written, unless the stored profile is newer than the page's and came back as it was.
+                if case .integer(let pageTime) = pinned.values[user + PageRows.userProfileAt], pageTime == statements.upsertUser.int64(3) {
+                    result.rowsWritten += 1
+                }
+                statements.upsertUser.appendColumns(0 ..< 3, to: &authors)
             } else {
-                for _ in 0 ..< 3 { authors.append(nil as Int64?) }
+                // Stored exactly as the page has them: the page's handle and name; the key the post finds.
+                authors.append(nil as Int64?)
+                authors.append(user + PageRows.userHandle, of: pinned)
+                authors.append(user + PageRows.userDisplayName, of: pinned)
             }
         }
         return try authors.withPinned { authorValues in

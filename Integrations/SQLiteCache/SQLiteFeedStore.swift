@@ -13,11 +13,17 @@ import Glibc
 /// videos, deletions and the feed's cursor; a row that already matches is not rewritten.
 /// Read/unread marks live in `post_state` and no sync touches them.
 ///
-/// Its roles live in one file each: the write path (`+Writing`), the video cache (`+Videos`),
-/// the backend and sweep (`+Sweep`), run records and statuses (`+Statuses`), reads
-/// (`+Reading`), read marks (`+ReadMarks`), leases and daemon presence (`+Coordination`),
-/// sessions, purges, live states, and its files and their permissions (`+Files`).
-public actor SQLiteFeedStore: FeedStore {
+/// Its roles live in one file each, named as the PostgreSQL store's: the write path
+/// (`+Writing`), the video cache (`+Videos`), the backend and sweep (`+Sweep`), run records and
+/// statuses (`+Statuses`), reads (`+Reading`), read marks (`+ReadMarks`), leases (`+Leases`),
+/// daemon presence and the schedule (`+Daemons`), sessions (`+Sessions`), purges (`+Purge`),
+/// and its files and their permissions (`+Files`). What both stores answer the same way (a
+/// feed's cursor, backend and stream position, live states) is StoreKit's ``SQLStore``, and
+/// the statements both run are StoreKit's ``StoreSQL``.
+public actor SQLiteFeedStore: FeedStore, SQLStore {
+    /// The statements both stores run, in SQLite's dialect.
+    public static let sql = StoreSQL(.sqlite)
+
     /// Where the database lives: a file path, or `:memory:` for tests.
     public nonisolated let path: String
     let busyTimeoutMilliseconds: Int32
@@ -70,7 +76,7 @@ public actor SQLiteFeedStore: FeedStore {
             // processes opening a fresh store together take turns here.
             try db.retryingWhileBusy(for: TimeInterval(busyTimeoutMilliseconds) / 1000) {
                 try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
-                try Migration.migrate(db, sessions: sessions, now: millisecondsSince1970(Date()), log: log, store: path)
+                try SQLiteMigration.migrate(db, sessions: sessions, now: StoredTime.milliseconds(Date()), log: log, store: path)
             }
             if path != ":memory:" {
                 for suffix in ["-wal", "-shm"] { _ = chmod(path + suffix, 0o600) }
@@ -107,7 +113,7 @@ public actor SQLiteFeedStore: FeedStore {
             db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
             return db
         }
-        let pending = try storage(operation) { try Migration.pending(in: db) }
+        let pending = try storage(operation) { try SQLiteMigration.pending(in: db) }
         guard pending.isEmpty else {
             throw ServiceError(.refused, operation, "it is from an older feedsync (\(pending.count) upgrade\(pending.count == 1 ? "" : "s") to apply); the next `feedsync pull` upgrades it")
         }
@@ -122,17 +128,30 @@ public actor SQLiteFeedStore: FeedStore {
 
     /// Runs `body` on the open connection, translating SQLite failures into ``ServiceError``.
     func storage<T>(_ operation: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as SQLiteError {
-            throw ServiceError(.storage, operation(), error.description)
-        } catch let error as MissingColumn {
-            throw ServiceError(.storage, operation(), error.description)
-        }
+        try translatingFailures(SQLiteError.self, operation, body)
     }
 
     func db(_ operation: @autoclosure () -> String) throws -> SQLiteDatabase {
         guard let database else { throw ServiceError(.storage, operation(), "the store \(path) is not open") }
         return database
+    }
+
+    public func withConnection<T>(_ operation: @autoclosure () -> String, _ body: (any SQLConnection) throws -> T) throws -> T {
+        let db = try db(operation())
+        return try storage(operation()) { try body(db) }
+    }
+
+    /// One transaction: SQLite's lease is this process's lock on the file, which it cannot lose
+    /// (see ``apply(_:videos:under:)``), so the commit needs no check of it.
+    public func writing<T>(under lease: FeedLease, _ operation: @autoclosure () -> String,
+                           _ body: (any SQLConnection) throws -> T) throws -> T {
+        let db = try db(operation())
+        return try storage(operation()) { try db.withTransaction { try body(db) } }
+    }
+
+    /// One transaction, committed as every commit of this store is (WAL, `synchronous = NORMAL`).
+    public func writingLocalState<T>(_ operation: @autoclosure () -> String, _ body: (any SQLConnection) throws -> T) throws -> T {
+        let db = try db(operation())
+        return try storage(operation()) { try db.withTransaction { try body(db) } }
     }
 }

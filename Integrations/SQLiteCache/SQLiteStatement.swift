@@ -25,7 +25,7 @@ final class SQLiteStatement {
     deinit { sqlite3_finalize(handle) }
 
     /// Binds `values` to parameters 1…n, replacing earlier bindings.
-    func bind(_ values: [SQLiteValue]) throws {
+    func bind(_ values: [SQLValue]) throws {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {
@@ -131,13 +131,13 @@ final class SQLiteStatement {
     }
 
     /// Runs a statement that returns no rows, with `values` bound.
-    func run(_ values: [SQLiteValue] = []) throws {
+    func run(_ values: [SQLValue] = []) throws {
         try bind(values)
         try execute()
     }
 
     /// Runs a query and maps each row.
-    func query<T>(_ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws -> T) throws -> [T] {
+    func query<T>(_ values: [SQLValue] = [], _ row: (SQLiteStatement) throws -> T) throws -> [T] {
         try bind(values)
         defer { sqlite3_reset(handle) }
         var rows: [T] = []

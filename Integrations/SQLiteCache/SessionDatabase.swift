@@ -1,6 +1,7 @@
 import CSQLite
 import Core
 import Foundation
+import StoreKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,9 +42,7 @@ final class SessionDatabase {
         try moveFormerSessionsIn()
         guard let db = try open(create: false) else { return nil }
         return try sqlite("reading the session of \(account)") {
-            try db.statement("""
-                SELECT access_token, refresh_token, expires_at FROM sessions WHERE integration = ?1 AND server = ?2 AND account = ?3
-                """).query([.text(account.integration), .text(account.server), .text(account.account)]) { Self.session($0) }.first
+            try db.query(SQLiteFeedStore.sql.session(of: account, in: "sessions")).first
         }
     }
 
@@ -52,11 +51,7 @@ final class SessionDatabase {
         try moveFormerSessionsIn()
         guard let db = try open(create: true) else { return }
         try sqlite("saving the session of \(account)") {
-            try db.statement("""
-                INSERT INTO sessions (integration, server, account, access_token, refresh_token, expires_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                ON CONFLICT (integration, server, account) DO UPDATE SET access_token = ?4, refresh_token = ?5, expires_at = ?6
-                """).run([.text(account.integration), .text(account.server), .text(account.account), .text(session.accessToken.revealed),
-                          .text(session.refreshToken?.revealed), .integer(session.expiresAt.map(millisecondsSince1970))])
+            _ = try db.run(SQLiteFeedStore.sql.saveSession(session, of: account, in: "sessions"))
         }
     }
 
@@ -113,7 +108,7 @@ final class SessionDatabase {
 
     private static func session(_ row: SQLiteStatement) -> Session {
         Session(accessToken: Secret(row.string(0) ?? ""), refreshToken: row.string(1).map(Secret.init),
-                expiresAt: row.optionalInt64(2).map(Date.init(milliseconds:)))
+                expiresAt: row.optionalInt64(2).map(StoredTime.date))
     }
 
     /// The open connection; `nil` when the file does not exist and `create` is `false`.

@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import StoreKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -90,11 +91,11 @@ struct SessionFile {
 extension SessionFile.Entry {
     init(_ session: Session, backend: String) {
         self.init(backend: backend, accessToken: session.accessToken.revealed, refreshToken: session.refreshToken?.revealed,
-                  expiresAt: session.expiresAt.map(millisecondsSince1970))
+                  expiresAt: session.expiresAt.map(StoredTime.milliseconds))
     }
 
     var session: Session {
         Session(accessToken: Secret(accessToken), refreshToken: refreshToken.map(Secret.init),
-                expiresAt: expiresAt.map(Date.init(milliseconds:)))
+                expiresAt: expiresAt.map(StoredTime.date))
     }
 }

@@ -74,9 +74,9 @@ public enum AttachmentsJSON {
         }
     }
 
-    public static func encode(_ attachments: [Post.Attachment], dialect: JSONDialect) -> String {
+    public static func encode(_ attachments: [Post.Attachment], dialect: SQLDialect) -> String {
         guard !attachments.isEmpty else { return "[]" }
-        var json = JSONWriter(escaping: dialect.objectEscaping, reserving: attachments.count * 160)
+        var json = JSONWriter(escaping: dialect.jsonEscaping, reserving: attachments.count * 160)
         json.openArray()
         for attachment in attachments { Fields(attachment).write(to: &json) }
         json.closeArray()

@@ -20,7 +20,7 @@ public protocol ResultRow {
 
 /// The SQL type a column is declared with.
 public enum ColumnKind: Sendable {
-    case text, integer
+    case text, integer, real
 }
 
 /// A query result's column names, looked up once per query so each row is read by name at

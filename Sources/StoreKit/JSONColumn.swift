@@ -1,40 +1,25 @@
 import Core
 import Foundation
 
-/// How a store writes the JSON it keeps in text columns (`video_ids`, `labels`, `attachments`),
-/// with Core's ``JSONWriter``.
-///
-/// The two stores have always differed in two details, kept so that rows already stored
-/// compare equal and are not rewritten: the SQLite store escapes control characters in its
-/// string arrays as `\u00XX`, and PostgreSQL, whose text holds no NUL, turns NUL into U+FFFD.
-public struct JSONDialect: Sendable {
-    /// Control characters in `video_ids` and `labels` as `\u000a` rather than `\n` (attachments
-    /// always use the short escapes, as `JSONEncoder` does).
-    public var arraysEscapeControlsAsUnicode: Bool
-    /// NUL as `\ufffd`.
-    public var replacesNUL: Bool
-
-    public init(arraysEscapeControlsAsUnicode: Bool, replacesNUL: Bool) {
-        self.arraysEscapeControlsAsUnicode = arraysEscapeControlsAsUnicode
-        self.replacesNUL = replacesNUL
-    }
-
-    public static let sqlite = JSONDialect(arraysEscapeControlsAsUnicode: true, replacesNUL: false)
-    public static let postgres = JSONDialect(arraysEscapeControlsAsUnicode: false, replacesNUL: true)
-
-    /// How ``JSONWriter`` escapes the strings of an object column (`attachments`).
-    var objectEscaping: JSONWriter.Escaping { replacesNUL ? .replacingNUL : [] }
-
-    /// How ``JSONWriter`` escapes the strings of a string array (`video_ids`, `labels`).
-    var arrayEscaping: JSONWriter.Escaping { objectEscaping.union(arraysEscapeControlsAsUnicode ? .controlsAsUnicode : []) }
+extension SQLDialect {
+    /// How a store escapes the strings of the JSON it keeps in text columns (`video_ids`,
+    /// `labels`, `attachments`) and sends as `jsonb` parameters: as `JSONEncoder` writes them
+    /// (RFC 8259's escapes, the short ones where JSON has them), the same text in both stores,
+    /// but for NUL where the text cannot hold it (``textHoldsNUL``): PostgreSQL's `jsonb` refuses
+    /// `\u0000`, so its store writes `\ufffd`, the U+FFFD its other text columns hold for a NUL.
+    ///
+    /// Stores written before both used this rule kept `\u000a` for a line break in their string
+    /// arrays (SQLite's); such a row reads back the same, and is rewritten in this form the next
+    /// time a page carries its post.
+    public var jsonEscaping: JSONWriter.Escaping { textHoldsNUL ? [] : .replacingNUL }
 }
 
 /// A JSON array of strings, as `posts.video_ids` and `posts.labels` hold them (other tools use
 /// `json_each` on them).
 public enum JSONStringArray {
-    public static func encode(_ strings: [String], dialect: JSONDialect) -> String {
+    public static func encode(_ strings: [String], dialect: SQLDialect) -> String {
         guard !strings.isEmpty else { return "[]" }
-        var json = JSONWriter(escaping: dialect.arrayEscaping, reserving: strings.count * 24)
+        var json = JSONWriter(escaping: dialect.jsonEscaping, reserving: strings.count * 24)
         json.strings(strings)
         return json.text
     }

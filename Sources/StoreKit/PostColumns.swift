@@ -52,7 +52,7 @@ public struct PostColumns: Hashable, Sendable {
     /// The column names, in ``columns`` order.
     public static let names = columns.map(\.name)
 
-    public init(_ post: Post, dialect: JSONDialect) {
+    public init(_ post: Post, dialect: SQLDialect) {
         id = post.id.rawValue
         authorID = post.author.id.rawValue
         text = post.text

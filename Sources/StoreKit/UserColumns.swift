@@ -11,8 +11,13 @@ public struct UserColumns: Hashable, Sendable, Encodable {
     /// profile is only as fresh as its post.
     public var profileAt: Int64
 
-    /// The columns, in the order ``write(to:)`` writes them (and the JSON keys).
-    public static let names = ["id", "handle", "display_name", "avatar_url", "profile_at"]
+    /// The columns, in the order ``write(to:)`` writes them, with the SQL type of each.
+    public static let columns: [(name: String, kind: ColumnKind)] = [
+        ("id", .text), ("handle", .text), ("display_name", .text), ("avatar_url", .text), ("profile_at", .integer),
+    ]
+
+    /// The column names, in ``columns`` order (and the JSON keys).
+    public static let names = columns.map(\.name)
 
     private enum CodingKeys: String, CodingKey {
         case id, handle, displayName = "display_name", avatarURL = "avatar_url", profileAt = "profile_at"
@@ -38,8 +43,8 @@ public struct UserColumns: Hashable, Sendable, Encodable {
     /// The rows as a JSON array of objects keyed by column name, for a `jsonb` parameter
     /// (`jsonb_to_recordset`): keys sorted, absent values left out, as `JSONEncoder` wrote them
     /// from this type's `Encodable` form (which `StoreKitTests` keeps as the reference).
-    public static func json(_ rows: [UserColumns], dialect: JSONDialect) -> String {
-        var json = JSONWriter(escaping: dialect.objectEscaping, reserving: rows.count * 120)
+    public static func json(_ rows: [UserColumns], dialect: SQLDialect) -> String {
+        var json = JSONWriter(escaping: dialect.jsonEscaping, reserving: rows.count * 120)
         json.openArray()
         for row in rows {
             json.openObject()

@@ -15,8 +15,14 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
     public var viewCount: Int64?
     public var rating: Double?
 
-    /// The columns a read selects, by name.
-    public static let names = ["id", "title", "duration_ms", "stream_url", "thumbnail_url", "size_bytes", "width", "height", "fps", "view_count", "rating"]
+    /// The columns, with the SQL type each is declared with.
+    public static let columns: [(name: String, kind: ColumnKind)] = [
+        ("id", .text), ("title", .text), ("duration_ms", .integer), ("stream_url", .text), ("thumbnail_url", .text),
+        ("size_bytes", .integer), ("width", .integer), ("height", .integer), ("fps", .real), ("view_count", .integer), ("rating", .real),
+    ]
+
+    /// The column names, in ``columns`` order: what a read selects and a write binds.
+    public static let names = columns.map(\.name)
 
     private enum CodingKeys: String, CodingKey {
         case id, title, durationMs = "duration_ms", streamURL = "stream_url", thumbnailURL = "thumbnail_url",
@@ -41,8 +47,8 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
     /// The rows as a JSON array of objects keyed by column name, for a `jsonb` parameter
     /// (`jsonb_to_recordset`): keys sorted, absent values left out, as `JSONEncoder` wrote them
     /// from this type's `Encodable` form (which `StoreKitTests` keeps as the reference).
-    public static func json(_ rows: [VideoColumns], dialect: JSONDialect) -> String {
-        var json = JSONWriter(escaping: dialect.objectEscaping, reserving: rows.count * 240)
+    public static func json(_ rows: [VideoColumns], dialect: SQLDialect) -> String {
+        var json = JSONWriter(escaping: dialect.jsonEscaping, reserving: rows.count * 240)
         json.openArray()
         for row in rows {
             json.openObject()

@@ -3,9 +3,10 @@ import Foundation
 import SQLiteCache
 import Testing
 
-/// A page commit looks each author up once and binds their key, handle and name to all their
-/// posts: every post must still link to its own author and reposter, and carry the profile
-/// stored for them (the newest seen), which is what search finds.
+/// A page commit writes each author once, and binds the key, handle and name their write
+/// returned to all their posts (no read of what it wrote): every post must still link to its
+/// own author and reposter, and carry the profile stored for them (the newest seen), which is
+/// what search finds.
 @Suite struct PageAuthorsTests {
     let path: String
 
@@ -64,5 +65,25 @@ import Testing
         #expect(Set(try await store.search(SearchQuery(text: "renamed")).map(\.stored.post.id)) == ["p1", "p2"],
                 "findable by the stored handle as soon as the page commits")
         #expect(try await store.search(SearchQuery(text: "formerly")).isEmpty)
+    }
+
+    /// An author stored exactly as a page has them (the same profile, from a post of the same
+    /// time) is not rewritten, so their write returns nothing: their new posts take the page's
+    /// handle and name and find the author's key themselves. A stored profile newer than the
+    /// page's comes back as it was: it is not counted as written.
+    @Test func anAuthorWithNothingToWriteStillLinksTheirNewPostsAndCountsNoRow() async throws {
+        let store = try await makeStore()
+        let (ada, cy) = (makeUser("u1", handle: "ada"), makeUser("u3", handle: "cy"))
+        _ = try await store.apply(makePage([makePost("p1", by: ada, at: 1_000), makePost("p0", by: cy, at: 5_000)], cursor: "1"),
+                                  videos: [], under: testLease("home"))
+        // p2 is as old as p1, p3 older than cy's stored profile: neither author has anything to write.
+        let page = try await store.apply(makePage([makePost("p2", by: ada, at: 1_000, repostedBy: cy), makePost("p3", by: cy, at: 4_000)],
+                                                  cursor: "2"), videos: [], under: testLease("home"))
+        #expect(page.inserted == 2)
+        #expect(page.rowsWritten == 3, "two posts and the cursor; no author")
+        #expect(try sqlite3(path, "SELECT group_concat(p.id || '=' || a.handle || '/' || coalesce(r.handle, '-'), ' ') FROM posts p "
+                                + "JOIN users a ON a.pk = p.author_pk LEFT JOIN users r ON r.pk = p.repost_by_pk ORDER BY p.pk")
+                    .trimmingCharacters(in: .whitespacesAndNewlines) == "p1=ada/- p0=cy/- p2=ada/cy p3=cy/-")
+        #expect(Set(try await store.search(SearchQuery(text: "ada")).map(\.stored.post.id)) == ["p1", "p2"])
     }
 }

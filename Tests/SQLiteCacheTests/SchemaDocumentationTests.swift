@@ -69,7 +69,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("old.sqlite").path
         // The schema as release c587672 left it (migrations 001–004), with a stored session.
-        let old = "PRAGMA journal_mode = WAL;\n" + Migration.all.prefix(4).map(\.sql).joined(separator: "\n") + """
+        let old = "PRAGMA journal_mode = WAL;\n" + SQLiteMigration.all.prefix(4).map(\.sql).joined(separator: "\n") + """
 
             CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL);
             INSERT INTO schema_migrations VALUES ('001_create_feed_tables', 1), ('002_daemon_state', 1), ('003_sync_run_counts', 1), ('004_rich_posts', 1);

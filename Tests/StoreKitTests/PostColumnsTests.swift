@@ -48,7 +48,7 @@ import Testing
 
     @Test func readsBackByNameWhateverTheColumnOrder() throws {
         let post = makeFullPost()
-        for dialect in [JSONDialect.sqlite, .postgres] {
+        for dialect in [SQLDialect.sqlite, .postgres] {
             var writer = RecordingWriter()
             PostColumns(post, dialect: dialect).write(to: &writer)
             // Reversed, with a column of the query's own in front.

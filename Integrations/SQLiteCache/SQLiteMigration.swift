@@ -2,7 +2,7 @@ import Core
 import Foundation
 
 /// A named schema change, applied once and recorded in `schema_migrations`.
-struct Migration: Sendable {
+struct SQLiteMigration: Sendable {
     let name: String
     let sql: String
     /// Work the SQL cannot do, run first in the migration's transaction.
@@ -11,8 +11,8 @@ struct Migration: Sendable {
     var announcement: String? = nil
 
     /// Every migration in order. Append new ones; never edit one that has shipped.
-    static let all: [Migration] = [
-        Migration(name: "001_create_feed_tables", sql: """
+    static let all: [SQLiteMigration] = [
+        SQLiteMigration(name: "001_create_feed_tables", sql: """
             CREATE TABLE feeds (
                 name TEXT PRIMARY KEY,
                 cursor TEXT,
@@ -76,7 +76,7 @@ struct Migration: Sendable {
                 error TEXT
             );
             """),
-        Migration(name: "002_daemon_state", sql: """
+        SQLiteMigration(name: "002_daemon_state", sql: """
             ALTER TABLE feeds ADD COLUMN consecutive_failures INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE feeds ADD COLUMN next_attempt_at INTEGER;
             CREATE TABLE daemon (
@@ -86,7 +86,7 @@ struct Migration: Sendable {
                 beat_at INTEGER NOT NULL
             );
             """),
-        Migration(name: "003_sync_run_counts", sql: """
+        SQLiteMigration(name: "003_sync_run_counts", sql: """
             ALTER TABLE sync_runs ADD COLUMN new_posts INTEGER;
             ALTER TABLE sync_runs ADD COLUMN updated_posts INTEGER;
             ALTER TABLE sync_runs ADD COLUMN deleted_posts INTEGER;
@@ -95,7 +95,7 @@ struct Migration: Sendable {
             ALTER TABLE sync_runs ADD COLUMN requests INTEGER;
             ALTER TABLE sync_runs ADD COLUMN rows_written INTEGER;
             """),
-        Migration(name: "004_rich_posts", sql: """
+        SQLiteMigration(name: "004_rich_posts", sql: """
             ALTER TABLE posts ADD COLUMN html TEXT;
             ALTER TABLE posts ADD COLUMN content_warning TEXT;
             ALTER TABLE posts ADD COLUMN language TEXT;
@@ -108,11 +108,11 @@ struct Migration: Sendable {
             ALTER TABLE videos ADD COLUMN fps REAL;
             """),
 
-        Migration(name: "005_backend_identity_private_sessions", sql: """
+        SQLiteMigration(name: "005_backend_identity_private_sessions", sql: """
             ALTER TABLE feeds ADD COLUMN backend TEXT;
             DROP TABLE sessions;
             """, prepare: moveSessionsOut),
-        Migration(name: "006_titles_links_quotes_labels_fresh_authors", sql: """
+        SQLiteMigration(name: "006_titles_links_quotes_labels_fresh_authors", sql: """
             ALTER TABLE posts ADD COLUMN title TEXT;
             ALTER TABLE posts ADD COLUMN url TEXT;
             ALTER TABLE posts ADD COLUMN quote_of TEXT;
@@ -121,7 +121,7 @@ struct Migration: Sendable {
             ALTER TABLE posts ADD COLUMN repost_at INTEGER;
             ALTER TABLE users ADD COLUMN profile_at INTEGER;
             """),
-        Migration(name: "007_web_feed_polling", sql: """
+        SQLiteMigration(name: "007_web_feed_polling", sql: """
             ALTER TABLE feeds ADD COLUMN location TEXT;
             ALTER TABLE feeds ADD COLUMN polling_stopped TEXT;
             """),
@@ -129,7 +129,7 @@ struct Migration: Sendable {
         // FTS table whose content is the table: posts, users and videos get integer keys,
         // posts link to their authors and, through post_videos, to their videos, and posts_fts
         // indexes the text, kept by triggers in the same transaction as each change.
-        Migration(name: "008_datasette_links_search", sql: """
+        SQLiteMigration(name: "008_datasette_links_search", sql: """
             CREATE TABLE users_next (
                 pk INTEGER PRIMARY KEY,
                 feed TEXT NOT NULL,
@@ -262,7 +262,7 @@ struct Migration: Sendable {
             """, announcement: "building the search index and linked tables"),
         // One row per running daemon, keyed by its instance, so a store that several daemons
         // share (PostgreSQL) and this one record daemons the same way.
-        Migration(name: "009_daemon_instances", sql: """
+        SQLiteMigration(name: "009_daemon_instances", sql: """
             DROP TABLE daemon;
             CREATE TABLE daemon (
                 instance TEXT PRIMARY KEY,
@@ -273,21 +273,26 @@ struct Migration: Sendable {
             );
             """),
         // Why the last walk from the start deleted nothing, for `feedsync status`.
-        Migration(name: "010_sweep_withheld", sql: """
+        SQLiteMigration(name: "010_sweep_withheld", sql: """
             ALTER TABLE feeds ADD COLUMN sweep_withheld TEXT;
             """),
         // A video's view count and rating (YouTube's media:statistics and media:starRating), and
         // the page a web feed was discovered on, so `status` tells a discovery from a server's move.
-        Migration(name: "011_video_stats_discovered_feeds", sql: """
+        SQLiteMigration(name: "011_video_stats_discovered_feeds", sql: """
             ALTER TABLE videos ADD COLUMN view_count INTEGER;
             ALTER TABLE videos ADD COLUMN rating REAL;
             ALTER TABLE feeds ADD COLUMN discovered_from TEXT;
             """),
         // A live stream's position (Jetstream's time_us), committed with the page it produced; and
         // the reposts of a post found by it, so deleting a post deletes them too.
-        Migration(name: "012_live_stream", sql: """
+        SQLiteMigration(name: "012_live_stream", sql: """
             ALTER TABLE feeds ADD COLUMN stream_position TEXT;
             CREATE INDEX posts_reposts ON posts (feed, repost_of) WHERE repost_of IS NOT NULL;
+            """),
+        // How each streaming feed is followed, for `feedsync status`. Earlier versions made the
+        // table on first use, as here, so a store that has it already keeps it and its rows.
+        SQLiteMigration(name: "013_live_state", sql: """
+            CREATE TABLE IF NOT EXISTS live_state (feed TEXT PRIMARY KEY, state TEXT NOT NULL, at INTEGER NOT NULL);
             """),
     ]
 
@@ -305,7 +310,7 @@ struct Migration: Sendable {
     }
 
     /// The migrations not yet recorded, by name.
-    static func pending(in database: SQLiteDatabase) throws -> [Migration] {
+    static func pending(in database: SQLiteDatabase) throws -> [SQLiteMigration] {
         let exists = try database.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").query { _ in true }
         guard !exists.isEmpty else { return all }
         let applied = Set(try database.statement("SELECT name FROM schema_migrations").query { $0.string(0) ?? "" })
