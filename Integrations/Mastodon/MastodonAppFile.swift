@@ -1,14 +1,12 @@
-import App
 import Core
 import Foundation
-import Mastodon
 
 /// What `feedsync login mastodon` keeps beside a token (`NAME.token.app`, mode 0600): the
 /// server, the client the server registered for that login, and whose the token is — so
 /// `logout` and a second login can revoke it, and a second login can tell which feed is the
 /// account's.
 ///
-///     {"server": "https://example.social", "client_id": "…", "client_secret": "…", "account": "alice"}
+///     {"server":"https://example.social","client_id":"…","client_secret":"…","account":"alice"}
 struct MastodonAppFile {
     var server: URL
     var app: MastodonLogin.App
@@ -18,9 +16,11 @@ struct MastodonAppFile {
     /// The app file that belongs with `tokenFile`.
     static func url(for tokenFile: URL) -> URL { tokenFile.appendingPathExtension("app") }
 
-    /// The app file at `url`, or `nil` when there is none or it is not one (never read through a symlink).
-    static func read(_ url: URL) -> MastodonAppFile? {
-        guard let text = SecretFile.read(url), case .object(let fields)? = try? ConfigJSON.parse(Data(text.utf8)),
+    /// The app file whose text is `text`, or `nil` when there is none or it is not one.
+    ///
+    /// The caller reads the text as a secret file is read (never through a symlink).
+    static func parse(_ text: String?) -> MastodonAppFile? {
+        guard let text, case .object(let fields)? = try? JSONDecoder().decode(ConfigValue.self, from: Data(text.utf8)),
               case .string(let server)? = fields["server"], let serverURL = URL(string: server),
               case .string(let id)? = fields["client_id"], case .string(let secret)? = fields["client_secret"] else { return nil }
         var account: String?
@@ -30,8 +30,13 @@ struct MastodonAppFile {
 
     /// The file's text.
     var json: String {
-        "{\"server\": \(ConfigEditor.quote(server.absoluteString)), \"client_id\": \(ConfigEditor.quote(app.clientID)), "
-            + "\"client_secret\": \(ConfigEditor.quote(app.clientSecret))"
-            + (account.map { ", \"account\": \(ConfigEditor.quote($0))" } ?? "") + "}"
+        var json = JSONWriter()
+        json.openObject()
+        json.string("server", server.absoluteString)
+        json.string("client_id", app.clientID)
+        json.string("client_secret", app.clientSecret)
+        json.string("account", account)
+        json.closeObject()
+        return json.text
     }
 }
