@@ -20,6 +20,7 @@ struct BlueskySignIn: SignInFlow {
             throw context.usageError("\"\(Terminal.safe(handle, limit: 80))\" is not a Bluesky handle or DID")
         }
         let service = try context.server(context.option("--service") ?? "https://bsky.social")
+        try context.readConfig()
         let target = try context.target(request(identifier, service))
         try context.checkSecretFile(target.secretFile)
         let prompt = "App password for \(identifier) (make one at Settings → Privacy and security → App passwords): "

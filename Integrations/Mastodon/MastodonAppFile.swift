@@ -6,7 +6,7 @@ import Foundation
 /// `logout` and a second login can revoke it, and a second login can tell which feed is the
 /// account's.
 ///
-///     {"server":"https://example.social","client_id":"…","client_secret":"…","account":"alice"}
+///     {"server": "https://example.social", "client_id": "…", "client_secret": "…", "account": "alice"}
 struct MastodonAppFile {
     var server: URL
     var app: MastodonLogin.App
@@ -28,15 +28,16 @@ struct MastodonAppFile {
         return MastodonAppFile(server: serverURL, app: .init(clientID: id, clientSecret: secret), account: account)
     }
 
-    /// The file's text.
+    /// The file's text, one line.
     var json: String {
+        "{\"server\": \(Self.quoted(server.absoluteString)), \"client_id\": \(Self.quoted(app.clientID)), "
+            + "\"client_secret\": \(Self.quoted(app.clientSecret))" + (account.map { ", \"account\": \(Self.quoted($0))" } ?? "") + "}"
+    }
+
+    /// `text` as a JSON string.
+    private static func quoted(_ text: String) -> String {
         var json = JSONWriter()
-        json.openObject()
-        json.string("server", server.absoluteString)
-        json.string("client_id", app.clientID)
-        json.string("client_secret", app.clientSecret)
-        json.string("account", account)
-        json.closeObject()
+        json.string(text)
         return json.text
     }
 }

@@ -21,6 +21,7 @@ struct MastodonSignIn: SignInFlow {
     /// replaces that login's token in place and revokes the old one.
     func signIn(_ serverText: String, _ context: any SignInContext) async throws {
         let server = try context.server(serverText)
+        try context.readConfig()
         let host = server.host ?? serverText
         // What can be decided before the browser opens is, so no sign-in is spent on it.
         if let given = context.givenSecretFile {

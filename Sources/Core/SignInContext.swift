@@ -41,6 +41,11 @@ public protocol SignInContext: AnyObject {
 
     // MARK: The config and the files
 
+    /// Reads and checks the config, if it was not read yet: a flow calls it once what the
+    /// person typed is checked and before it asks anything of the person, so that a config
+    /// changed while the person signs in is not overwritten (``commit()`` refuses it).
+    /// - Throws: ``ConfigError`` for a config that does not check out.
+    func readConfig() throws
     /// The config file as the person named it.
     var configName: String { get }
     /// The folder the config's relative paths resolve against.

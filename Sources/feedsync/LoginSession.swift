@@ -75,6 +75,8 @@ final class LoginSession: SignInContext {
 
     // MARK: The config and the files
 
+    func readConfig() throws { _ = try editor() }
+
     var configName: String { located.name }
 
     var configFolder: URL { located.url.deletingLastPathComponent() }
