@@ -20,7 +20,7 @@ enum AddCommand: Command {
         forms.enumerated().sorted { ($0.element.precedence, $0.offset) < ($1.element.precedence, $1.offset) }.map(\.element)
     }
 
-    static var summary: String { "Add a feed: \(list(forms.map(\.summary), lastJoin: ", or "))." }
+    static var summary: String { "Add a feed: \(listed(forms.map(\.summary), lastJoin: ", or "))." }
 
     static var synopsis: String {
         (["add WHAT [--name NAME] [--interval I]"] + formOptions.map { "[\($0.option.name)\($0.option.value.map { " \($0)" } ?? "")]" }
@@ -55,7 +55,7 @@ enum AddCommand: Command {
     static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
         let summaries = forms.map(\.summary)
         guard options.positionals.count == 1, let what = options.positionals.first?.trimmingCharacters(in: .whitespaces), !what.isEmpty else {
-            throw UsageError("give one thing to add: \(list(summaries, lastJoin: ", or "))", usage: usage)
+            throw UsageError("give one thing to add: \(listed(summaries, lastJoin: ", or "))", usage: usage)
         }
         if let name = options["--name"], let problem = FeedName.problem(name) {
             throw UsageError("--name \(problem)", usage: usage)
@@ -63,7 +63,7 @@ enum AddCommand: Command {
         var editor = try ConfigEditor(configPath: options["--config"], registry: FeedsyncCLI.registry)
         let session = AddSession(options, usage: usage, editor: editor)
         guard let form = try tried.first(where: { try $0.recognises(what, session) }) else {
-            throw UsageError("\"\(Terminal.safe(what, limit: 200))\" is not \(list(summaries, lastJoin: " or "))", usage: usage)
+            throw UsageError("\"\(Terminal.safe(what, limit: 200))\" is not \(listed(summaries, lastJoin: " or "))", usage: usage)
         }
         // An option only other forms read would do nothing here: it is refused.
         for option in formOptions where options[option.option.name] != nil || options.has(option.option.name) {
@@ -80,12 +80,6 @@ enum AddCommand: Command {
         try await ConfigChange.commit(editor, options, output, saying: added.saying)
         for note in added.notes { try output.line(note) }
         return .ok
-    }
-
-    /// `a, b, or c`: the items with `lastJoin` before the last.
-    static func list(_ items: [String], lastJoin: String) -> String {
-        guard items.count > 1 else { return items.joined() }
-        return items.dropLast().joined(separator: ", ") + lastJoin + items.last!
     }
 
     /// What an option of several forms applies to: `Mastodon and Bluesky accounts` when their

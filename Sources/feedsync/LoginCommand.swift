@@ -16,7 +16,7 @@ enum LoginCommand: Command {
     static var flows: [(descriptor: IntegrationDescriptor, flow: any SignInFlow)] { FeedsyncCLI.registry.signIns }
 
     static var summary: String {
-        "Sign in to \(flows.map(\.flow.place).joined(separator: " or ")) and add your home timeline."
+        "Sign in to \(listed(flows.map(\.flow.place), lastJoin: " or ")) and add your home timeline."
     }
 
     static var synopsis: String {
@@ -52,9 +52,8 @@ enum LoginCommand: Command {
         }
         let kind = options.positionals[0].lowercased()
         guard let (_, flow) = flows.first(where: { $0.descriptor.name.lowercased() == kind }) else {
-            let names = flows.map(\.descriptor.name)
-            let choices = names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
-            throw UsageError("\"\(Terminal.safe(options.positionals[0], limit: 40))\" is not a network feedsync signs in to; use \(choices)", usage: usage)
+            let names = listed(flows.map(\.descriptor.name), lastJoin: " or ")
+            throw UsageError("\"\(Terminal.safe(options.positionals[0], limit: 40))\" is not a network feedsync signs in to; use \(names)", usage: usage)
         }
         try await flow.signIn(options.positionals[1], LoginSession(options, output: output, usage: usage, registry: FeedsyncCLI.registry))
         return .ok
