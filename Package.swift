@@ -82,6 +82,10 @@ let package = Package(
         // One store contract, run against the SQLite store and a PostgreSQL server the tests start.
         .testTarget(name: "StoreContractTests", dependencies: ["SQLiteCache", "PostgresStore", "StoreKit", "Core", "PostgresTestSupport", "ProcessTestSupport"],
                     path: "Tests/StoreContractTests"),
+        // A posts backend of the tests' own, with a sign-in and a form of `add`, registered by one
+        // line the way a new integration is, and driven through feedsync's own commands.
+        .target(name: "ExampleIntegration", dependencies: ["Core"], path: "Tests/ExampleIntegration"),
+        .testTarget(name: "RegistryTests", dependencies: ["feedsync", "App", "Core", "ExampleIntegration"], path: "Tests/RegistryTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["Core", "PostgresTestSupport", "ProcessTestSupport"], path: "Tests/EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -10,7 +10,7 @@ import IntegrationKit
 ///
 /// It serves posts; their videos come with them, on the same pages. With `"stream": true` the
 /// daemon also follows the timeline live through Jetstream (``BlueskyLiveSource``).
-public enum BlueskyIntegration: PostsIntegration {
+public enum BlueskyIntegration {
     public static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend {
         let service = try config.require(config.serverURL(
             "service", insecureHint: "Bluesky services are reached over https (http is for loopback test servers only)"), "service")
@@ -60,6 +60,6 @@ public enum BlueskyIntegration: PostsIntegration {
             identity: "bluesky \(service.absoluteString) as \(identifier) timeline \(timelineText)" + (filter.map { " filter \($0)" } ?? ""),
             // Every timeline read as one person shares a session: a PDS allows about 30 logins
             // per account in 5 minutes, so 40 feeds logging in each would lock the account out.
-            account: AccountKey(integration: "bluesky", server: service.absoluteString, account: identifier))
+            account: AccountKey(integration: name, server: service.absoluteString, account: identifier))
     }
 }

@@ -8,7 +8,7 @@ import IntegrationKit
 ///      "passwordEnv": "FEEDSYNC_PASSWORD", "pageSize": 200, "timeoutSeconds": 30}
 ///
 /// Instead of `baseURL`, `"fixture": "Fixtures/demo-feed"` replays recorded responses offline.
-public enum HTTPAPIIntegration: PostsIntegration {
+public enum HTTPAPIIntegration {
     public static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend {
         let baseURL = try config.serverURL("baseURL", allowInsecureHTTP: config.bool("allowInsecureHTTP") ?? false,
                                            insecureHint: "use https, or set \"allowInsecureHTTP\": true if you accept sending credentials unencrypted")

@@ -10,7 +10,7 @@ import IntegrationKit
 /// It serves posts; their videos come with the statuses, on the same pages. With `"stream": true`
 /// the daemon also follows the timeline live (``MastodonLiveSource``); `streamingURL` names a
 /// streaming server the token may go to, `streamIdleSeconds` how long it may stay silent.
-public enum MastodonIntegration: PostsIntegration {
+public enum MastodonIntegration {
     public static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend {
         let server = try config.require(config.serverURL(
             "server", insecureHint: "Mastodon servers are reached over https (http is for loopback test servers only)"), "server")
@@ -69,7 +69,7 @@ public enum MastodonIntegration: PostsIntegration {
             lifecycle: MastodonManager(client: client),
             identity: "mastodon \(server.absoluteString) timeline \(timelineText)",
             // The token is the account; the key names where it comes from, never the token.
-            account: AccountKey(integration: "mastodon", server: server.absoluteString, account: "token from \(tokenSource)"))
+            account: AccountKey(integration: name, server: server.absoluteString, account: "token from \(tokenSource)"))
     }
 
 }

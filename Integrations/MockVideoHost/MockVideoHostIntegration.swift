@@ -3,7 +3,7 @@ import Foundation
 
 /// The `"mockvideohost"` video integration:
 /// `{"integration": "mockvideohost", "catalog": "Fixtures/videos/catalog.json", "latencyMs": 0, "failureRate": 0, "seed": 1}`.
-public enum MockVideoHostIntegration: VideosIntegration {
+public enum MockVideoHostIntegration {
     public static func makeVideoService(_ config: ConfigSection, context: IntegrationContext) throws -> Managed<any VideoService> {
         let catalog = try config.require(config.path("catalog"), "catalog")
         guard FileManager.default.isReadableFile(atPath: catalog.path) else {

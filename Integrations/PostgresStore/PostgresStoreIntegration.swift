@@ -11,7 +11,7 @@ import Foundation
 /// `keepalives` (default `true`), `keepalivesIdle` (`"15s"`), `tcpUserTimeout` (`"20s"`),
 /// `statementTimeout` (`"30s"`) and `lockTimeout` (`"10s"`) bound how long a silent server or
 /// link can hold the store up (``PostgresLiveness``).
-public enum PostgresStoreIntegration: StoreIntegration {
+public enum PostgresStoreIntegration {
     /// The store logs nothing yet: its migrations are quick, and its lease renewals are retried quietly.
     public static func makeStore(_ config: ConfigSection, createIfMissing: Bool, log _: Logger) throws -> Managed<any FeedStore> {
         guard let url = try config.nonEmptyString("url") else { throw config.error("url", "is required: a postgresql:// URL") }

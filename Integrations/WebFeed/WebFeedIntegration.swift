@@ -8,7 +8,7 @@ import IntegrationKit
 ///
 /// Every web feed of the process with the same limits shares one transport (one connection
 /// pool), so descriptors grow with hosts and requests in flight, not with feeds.
-public enum WebFeedIntegration: PostsIntegration {
+public enum WebFeedIntegration {
     public static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend {
         let url = try config.require(config.httpURL("url"), "url")
         let limits = try HTTPLimits(config)

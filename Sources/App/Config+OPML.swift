@@ -1,6 +1,5 @@
 import Core
 import Foundation
-import WebFeed
 
 extension Config {
     /// A feed of the config before every name is handed out: the feed of a site-only outline
@@ -12,23 +11,27 @@ extension Config {
         case site(base: String, make: (String) -> Feed)
     }
 
-    /// Expands a `feeds[]` entry that names an OPML file into one web feed per subscription.
+    /// Expands a `feeds[]` entry that names an OPML file into one feed per subscription, of the
+    /// integration that reads such lists (``IntegrationRegistry/subscriptionList``: web feeds).
     ///
     ///     {"name": "blogs", "opml": "subscriptions.opml", "interval": "30m",
-    ///      "posts": {"integration": "webfeed", "timeoutSeconds": 20}}
+    ///      "posts": {"timeoutSeconds": 20}}
     ///
     /// The entry's settings (`interval`, `maxDeletionRatio`, `maxAttempts`, and the `posts`
-    /// section, whose `integration` defaults to `webfeed`) are every feed's defaults; each
-    /// subscription's `xmlUrl` is its `posts.url` (an outline with only an `htmlUrl` gives that
-    /// page, whose feed the pull discovers). A feed is named for its outline's title in
+    /// section, whose `integration` defaults to that integration) are every feed's defaults;
+    /// what the integration makes of each subscription is added (for a web feed, the `xmlUrl`
+    /// as `posts.url`; an outline with only an `htmlUrl` gives that page, whose feed the pull
+    /// discovers). A feed is named for its outline's title in
     /// lower case with runs of other characters as `-`, after `name.` when the entry has a name
     /// (`blogs.daring-fireball`); a name taken already gets `-2`, `-3`… in file order. Renaming
     /// an outline renames its feed; moving it in the file does not. The feeds of site-only
     /// outlines are named last (``PendingFeed``): one added to the file never renames a feed
     /// with an `xmlUrl`, which would point its name, cursor and read marks at another URL.
     /// The file is read with the config, so SIGHUP re-reads it.
-    static func expandOPML(_ section: ConfigSection, intervals: ClosedRange<TimeInterval>, names: inout Set<String>) throws -> [PendingFeed] {
+    static func expandOPML(_ section: ConfigSection, intervals: ClosedRange<TimeInterval>, names: inout Set<String>,
+                           registry: IntegrationRegistry) throws -> [PendingFeed] {
         let file = try section.require(section.path("opml"), "opml")
+        guard let (reader, list) = registry.subscriptionList else { throw section.error("opml", "no integration here reads subscription lists") }
         let prefix = try section.nonEmptyString("name")
         if let prefix, !prefix.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) {
             throw section.error("name", "\"\(prefix)\" may hold only letters, digits, '-', '_' and '.'")
@@ -44,55 +47,26 @@ extension Config {
             let exists = FileManager.default.fileExists(atPath: file.path)
             throw section.error("opml", "\"\(Terminal.safe(shown, limit: 200))\": \(exists ? (DescriptorLimit.reasonIfExhausted() ?? "cannot be read") : "no such file")")
         }
-        let subscriptions: [OPML.Subscription]
+        let subscriptions: [Subscription]
         do {
-            subscriptions = try OPML.subscriptions(in: data)
-        } catch let error as OPML.ReadError {
+            subscriptions = try list.read(data)
+        } catch let error as SubscriptionListError {
             throw section.error("opml", "\"\(Terminal.safe(shown, limit: 200))\": \(error.description)")
         }
         var integration: [String: ConfigValue] = [:]
-        if !defaults.has("integration") { integration["integration"] = .string("webfeed") }
+        if !defaults.has("integration") { integration["integration"] = .string(reader.name) }
         return subscriptions.map { subscription in
-            let slug = Self.slug(subscription.title) ?? Self.slug(subscription.url.host) ?? "feed"
+            let slug = FeedNaming.slug(subscription.title) ?? FeedNaming.slug(subscription.url.host) ?? "feed"
             let base = prefix.map { "\($0).\(slug)" } ?? slug
             let make = { (name: String) -> Feed in
-                let posts = defaults.merging(integration.merging(["url": .string(subscription.url.absoluteString)]) { _, new in new },
+                let posts = defaults.merging(integration.merging(list.fields(subscription)) { _, new in new },
                                              path: "\(section.path) (\(shown): \(name)).posts")
                 return Feed(name: name, interval: interval, posts: posts, videos: videos, maxDeletionRatio: maxDeletionRatio,
                             maxAttempts: maxAttempts,
                             origin: "\(shown): \"\(subscription.title ?? "")\" \(subscription.url.absoluteString)"
                                 + (subscription.isSite ? " (a site: its feed is discovered on the page)" : ""))
             }
-            return subscription.isSite ? .site(base: base, make: make) : .named(make(uniqueName(base, in: &names)))
+            return subscription.isSite ? .site(base: base, make: make) : .named(make(FeedNaming.unique(base, in: &names)))
         }
-    }
-
-    /// `base`, else `base-2`, `base-3`…: the first not in `names`, which then holds it. The config
-    /// names an OPML entry's feeds so, and `feedsync add` the feeds it adds.
-    public static func uniqueName(_ base: String, in names: inout Set<String>) -> String {
-        var name = base
-        var suffix = 2
-        while !names.insert(name).inserted {
-            name = "\(base)-\(suffix)"
-            suffix += 1
-        }
-        return name
-    }
-
-    /// `"Daring Fireball!"` → `daring-fireball`; `nil` when nothing readable is left. `feedsync add`
-    /// names the feeds it adds the same way.
-    public static func slug(_ text: String?) -> String? {
-        guard let text else { return nil }
-        var slug = ""
-        for character in text.lowercased() {
-            if character.isLetter || character.isNumber {
-                slug.append(character)
-            } else if !slug.isEmpty, slug.last != "-" {
-                slug.append("-")
-            }
-            if slug.count >= 60 { break }
-        }
-        while slug.last == "-" { slug.removeLast() }
-        return slug.isEmpty ? nil : slug
     }
 }

@@ -49,9 +49,11 @@ public struct Config {
     ///   - displayName: the path as the operator wrote it, for messages.
     ///   - optionLikeNames: whether a feed name that begins with `-` (refused since) is read
     ///     rather than refused: `remove` and `logout` take such a feed out of an old config.
+    ///   - registry: where the defaults come from: the store of a config without one, the
+    ///     integration that reads an `"opml"` entry's file.
     /// - Throws: ``ConfigError`` naming the file, the key path and what is wrong.
     public static func load(from url: URL, displayName: String, environment: [String: String],
-                            optionLikeNames: Bool = false) throws -> Config {
+                            optionLikeNames: Bool = false, registry: IntegrationRegistry = .standard) throws -> Config {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             let exists = FileManager.default.fileExists(atPath: url.path)
             throw ConfigError(file: displayName, keyPath: "", message: exists ? (DescriptorLimit.reasonIfExhausted() ?? "cannot be read") : "no such file")
@@ -66,7 +68,7 @@ public struct Config {
         guard case .object(let object) = root else {
             throw ConfigError(file: displayName, keyPath: "", message: "expected a JSON object at the top, found \(root.kind)")
         }
-        return try Config(ConfigSection(object, path: "", context: context), optionLikeNames: optionLikeNames)
+        return try Config(ConfigSection(object, path: "", context: context), optionLikeNames: optionLikeNames, registry: registry)
     }
 
     /// The shortest `interval` a feed may have.
@@ -74,19 +76,19 @@ public struct Config {
     /// The longest any duration may be.
     static let maximumDuration: TimeInterval = 30 * 86_400
 
-    init(_ root: ConfigSection, optionLikeNames: Bool = false) throws {
+    init(_ root: ConfigSection, optionLikeNames: Bool = false, registry: IntegrationRegistry = .standard) throws {
         context = root.context
         // The end-to-end tests poll in fractions of a second; nothing else should.
         let short = root.context.environment["FEEDSYNC_TEST_SHORT_INTERVALS"] == "1"
         let intervals = (short ? 0.1 : Self.minimumInterval)...Self.maximumDuration
         let seconds = (short ? 0.1 : 1)...Self.maximumDuration
-        store = try root.section("store") ?? ConfigSection(["integration": .string("sqlite")], path: "store", context: root.context)
+        store = try root.section("store") ?? ConfigSection(["integration": .string(registry.defaultStore.name)], path: "store", context: root.context)
         // `"feeds": []` is a config too: the last feed can be removed or logged out of, `pull`
         // then has nothing to do, and `feedsyncd` waits for a reload that adds one.
         let feedSections = try root.require(root.sections("feeds"), "feeds")
         var names = Set<String>()
         let pending = try feedSections.flatMap { section -> [PendingFeed] in
-            if section.has("opml") { return try Self.expandOPML(section, intervals: intervals, names: &names) }
+            if section.has("opml") { return try Self.expandOPML(section, intervals: intervals, names: &names, registry: registry) }
             let name = try section.require(section.nonEmptyString("name"), "name")
             if let problem = FeedName.problem(name), !(optionLikeNames && FeedName.isValid("x" + name)) {
                 let remedy = name.hasPrefix("-") && FeedName.isValid("x" + name) ? " (or take the feed out with `feedsync remove -- \(name)`)" : ""
@@ -105,7 +107,7 @@ public struct Config {
         feeds = pending.map { feed in
             switch feed {
             case .named(let feed): feed
-            case .site(let base, let make): make(Self.uniqueName(base, in: &names))
+            case .site(let base, let make): make(FeedNaming.unique(base, in: &names))
             }
         }
         if let section = try root.section("daemon") {

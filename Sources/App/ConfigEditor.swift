@@ -17,8 +17,25 @@ public struct ConfigEditor {
     public indirect enum Value {
         case string(String)
         case number(Int)
+        /// A number that is not whole (finite: config values are).
+        case decimal(Double)
         case bool(Bool)
+        case null
+        case array([Value])
         case object([(String, Value)])
+
+        /// A value an integration made for a section (``Core/NewFeed``); an object's keys in
+        /// sorted order, for it has none of its own.
+        public init(_ value: ConfigValue) {
+            switch value {
+            case .string(let text): self = .string(text)
+            case .bool(let flag): self = .bool(flag)
+            case .null: self = .null
+            case .number(let number): self = number.rounded() == number && abs(number) < 1e15 ? .number(Int(number)) : .decimal(number)
+            case .array(let items): self = .array(items.map(Value.init))
+            case .object(let fields): self = .object(fields.sorted { $0.key < $1.key }.map { ($0.key, Value($0.value)) })
+            }
+        }
     }
 
     public let url: URL
@@ -29,16 +46,19 @@ public struct ConfigEditor {
     public private(set) var text: String
     /// The file's bytes when it was read, to tell whether someone else changed it before ``save()``.
     private(set) var original: Data?
-    /// Whether a feed name that begins with `-` is read rather than refused (``Config/load(from:displayName:environment:optionLikeNames:)``).
+    /// Whether a feed name that begins with `-` is read rather than refused (``Config/load(from:displayName:environment:optionLikeNames:registry:)``).
     public let optionLikeNames: Bool
+    /// The integrations the config's names choose from, for checking an edit as `config check` would.
+    public let registry: IntegrationRegistry
 
     /// Finds the config as every command does (`--config`, `./feedsync.json`, `$FEEDSYNC_CONFIG`);
-    /// with none anywhere, a new `./feedsync.json` with a SQLite store beside it.
+    /// with none anywhere, a new `./feedsync.json` with the registry's default store beside it.
     ///
     /// - Parameter optionLikeNames: read a feed name that begins with `-` (`remove`, `logout`).
     public init(configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-                optionLikeNames: Bool = false) throws {
+                optionLikeNames: Bool = false, registry: IntegrationRegistry = .standard) throws {
         self.optionLikeNames = optionLikeNames
+        self.registry = registry
         let located: (URL, String)
         if let found = try? Runtime.locateConfig(configPath, environment: environment) {
             located = found
@@ -51,14 +71,17 @@ public struct ConfigEditor {
                 throw ConfigError(file: displayName, keyPath: "", message: "cannot be read")
             }
             // The file must check out before it is changed: an edit never hides an older fault.
-            _ = try Config.load(from: url, displayName: displayName, environment: environment, optionLikeNames: optionLikeNames)
+            _ = try Config.load(from: url, displayName: displayName, environment: environment, optionLikeNames: optionLikeNames,
+                                registry: registry)
             self.text = text
             original = data
             existed = true
         } else {
+            let store = registry.defaultStore
+            let fields = [("integration", store.name)] + (store.store?.newConfigFields ?? []).map { ($0.key, $0.value) }
             text = """
                 {
-                  "store": {"integration": "sqlite", "path": "feedsync.sqlite"},
+                  "store": {\(fields.map { "\(Self.quote($0.0)): \(Self.quote($0.1))" }.joined(separator: ", "))},
                   "feeds": [
                   ]
                 }
@@ -136,6 +159,7 @@ public struct ConfigEditor {
             // Only a name that an OPML entry does expand to is sent to that OPML file.
             if all.contains(where: { $0.opml != nil }), existed {
                 var options = Runtime.Options(feeds: .none, createStore: false)
+                options.registry = registry
                 options.deferMissingSecrets = true
                 options.optionLikeNames = optionLikeNames
                 let runtime = try Runtime.load(configPath: url.path, environment: environment, options)
@@ -181,6 +205,7 @@ public struct ConfigEditor {
     public func feedNames(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Set<String> {
         guard existed else { return [] }
         var options = Runtime.Options(feeds: .none, createStore: false)
+        options.registry = registry
         options.deferMissingSecrets = true
         options.optionLikeNames = optionLikeNames
         return Set(try Runtime.load(configPath: url.path, environment: environment, options).feedNames)
@@ -197,7 +222,10 @@ public struct ConfigEditor {
         switch value {
         case .string(let text): return quote(text)
         case .number(let number): return String(number)
+        case .decimal(let number): return "\(number)"
         case .bool(let flag): return flag ? "true" : "false"
+        case .null: return "null"
+        case .array(let items): return "[" + items.map { render($0, indent: 0, nested: true) }.joined(separator: ", ") + "]"
         case .object(let fields):
             if nested || fields.count <= 1 {
                 return "{" + fields.map { "\(quote($0.0)): \(render($0.1, indent: 0, nested: true))" }.joined(separator: ", ") + "}"
@@ -304,5 +332,12 @@ struct JSONSpans {
             if i < bytes.count, bytes[i] == UInt8(ascii: ",") { i = skipSpace(i + 1) }
         }
         return found
+    }
+}
+
+extension NewFeed {
+    /// The feed's fields as ``ConfigEditor`` writes them: `interval`, if any, then `posts`.
+    public var editorFields: [(String, ConfigEditor.Value)] {
+        (interval.map { [("interval", ConfigEditor.Value.string($0))] } ?? []) + [("posts", .object(posts.map { ($0.key, ConfigEditor.Value($0.value)) }))]
     }
 }

@@ -24,7 +24,7 @@ public struct LoginTarget {
 
     /// What a sign-in knows when it decides.
     public struct Request {
-        /// The integration of its feeds (`mastodon`).
+        /// The integration of its feeds (its descriptor's name).
         public var integration: String
         /// The `posts` key naming its secret file (`accessTokenFile`).
         public var secretKey: String
@@ -166,16 +166,18 @@ public struct LoginTarget {
         }
     }
 
-    /// Every file the config names (secret files, the store, OPML files, catalogs) and the
-    /// config itself, by standardized path, each with what it is, for messages.
+    /// Every file the config names (secret files, OPML files, and the keys the integrations'
+    /// tables say are paths: the store's, a catalog) and the config itself, by standardized
+    /// path, each with what it is, for messages.
     static func namedFiles(_ root: ConfigValue, _ context: ConfigContext, editor: ConfigEditor) -> [String: String] {
         var named = [editor.url.standardizedFileURL.path: "the config itself"]
+        let pathKeys = editor.registry.pathKeys.union(["opml"])
         func walk(_ value: ConfigValue, _ keyPath: String) {
             switch value {
             case .object(let fields):
                 for (key, value) in fields {
                     let path = keyPath.isEmpty ? key : "\(keyPath).\(key)"
-                    if case .string(let text) = value, key.hasSuffix("File") || ["path", "opml", "catalog"].contains(key) {
+                    if case .string(let text) = value, key.hasSuffix("File") || pathKeys.contains(key) {
                         named[context.resolve(path: text).path] = "the file \(path) names"
                     } else {
                         walk(value, path)

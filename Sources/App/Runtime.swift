@@ -1,7 +1,6 @@
 import Core
 import Foundation
 import Sync
-import SQLiteCache
 
 /// A loaded config with the services a command uses built: what both executables run on.
 ///
@@ -38,6 +37,8 @@ public struct Runtime: Sendable {
         public private(set) var noticesToTerminal = true
         /// Told about every request the integrations send (the daemon's metrics).
         public var traffic: any TrafficObserver = NoTrafficObserver()
+        /// The integrations the config's names choose from.
+        public var registry: IntegrationRegistry = .standard
 
         public init(feeds: ServiceProvider.Selection = .all, createStore: Bool = true) {
             self.feeds = feeds
@@ -51,8 +52,8 @@ public struct Runtime: Sendable {
     public let daemon: Config.Daemon
     /// Where the daemon serves its metrics, if the config says.
     public let metricsListen: ListenAddress?
-    /// The store's integration, as the config names it (`"sqlite"`, `"postgres"`).
-    public let storeIntegration: String
+    /// What the store's integration says of it: how daemons share it, whether it is local files.
+    public var storeTraits: StoreTraits { provider.storeTraits }
     /// Warnings from reading the config, each one sentence.
     public let warnings: [String]
     /// With ``Options/deferMissingSecrets``: each secret the environment lacks, one sentence each.
@@ -61,7 +62,8 @@ public struct Runtime: Sendable {
     public let feedNames: [String]
     /// For feeds expanded from an OPML file: where each came from, by feed name.
     public let feedOrigins: [String: String]
-    /// The `posts.url` of each web feed, by feed name.
+    /// Where each feed whose integration names one (``PostsCapability/locationKey``: a web
+    /// feed's `url`) is polled, as the config says, by feed name.
     public let feedURLs: [String: String]
     public let provider: ServiceProvider
     private let log: Logger
@@ -75,25 +77,26 @@ public struct Runtime: Sendable {
     public static func load(configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                             _ options: Options = Options()) throws -> Runtime {
         let (url, name) = try locateConfig(configPath, environment: environment)
-        let config = try Config.load(from: url, displayName: name, environment: environment, optionLikeNames: options.optionLikeNames)
+        let config = try Config.load(from: url, displayName: name, environment: environment, optionLikeNames: options.optionLikeNames,
+                                     registry: options.registry)
         config.context.deferMissingSecrets = options.deferMissingSecrets
-        let provider = try ServiceProvider(config: config, feeds: options.feeds, sharing: options.sharing,
-                                           createStore: options.createStore, log: options.log, traffic: options.traffic)
-        return Runtime(configName: name, config: config, provider: provider, log: options.log)
+        let provider = try ServiceProvider(config: config, feeds: options.feeds, sharing: options.sharing, createStore: options.createStore,
+                                           log: options.log, traffic: options.traffic, registry: options.registry)
+        return Runtime(configName: name, config: config, provider: provider, log: options.log, registry: options.registry)
     }
 
-    init(configName: String, config: Config, provider: ServiceProvider, log: Logger) {
+    init(configName: String, config: Config, provider: ServiceProvider, log: Logger, registry: IntegrationRegistry) {
         self.configName = configName
         self.daemon = config.daemon
         self.metricsListen = config.metricsListen
-        self.storeIntegration = ((try? config.store.nonEmptyString("integration")) ?? nil)?.lowercased() ?? "sqlite"
         self.warnings = config.context.warnings.all
         self.missingSecrets = config.context.missingSecrets.all
         self.feedNames = config.feeds.map(\.name)
         self.feedOrigins = Dictionary(config.feeds.compactMap { feed in feed.origin.map { (feed.name, $0) } }, uniquingKeysWith: { first, _ in first })
         self.feedURLs = Dictionary(config.feeds.compactMap { feed in
-            guard ((try? feed.posts.string("integration")) ?? nil)?.lowercased() == "webfeed" else { return nil }
-            return ((try? feed.posts.string("url")) ?? nil).map { (feed.name, $0) }
+            guard let name = (try? feed.posts.string("integration")) ?? nil,
+                  let key = registry.descriptor(named: name)?.posts?.locationKey else { return nil }
+            return ((try? feed.posts.string(key)) ?? nil).map { (feed.name, $0) }
         }, uniquingKeysWith: { first, _ in first })
         self.provider = provider
         self.log = log
@@ -102,7 +105,7 @@ public struct Runtime: Sendable {
     }
 
     /// The config file to use and how to name it in messages.
-    static func locateConfig(_ path: String?, environment: [String: String]) throws -> (URL, String) {
+    public static func locateConfig(_ path: String?, environment: [String: String]) throws -> (URL, String) {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         func url(_ path: String) -> URL {
             let expanded = (path as NSString).expandingTildeInPath
@@ -139,12 +142,11 @@ public struct Runtime: Sendable {
     /// What the store is, for telling whether a reloaded config moved it: `"sqlite store /var/lib/…"`.
     public var storeName: String { provider.store.lifecycle.name }
 
-    /// For a store kept in local files (SQLite): its database's path, and whether a file name
-    /// in that folder is the database or one of its side files, which no output may replace.
+    /// For a store kept in local files (``LocalStoreFiles``): its database's path, and whether a
+    /// file name in that folder is the database or one of its side files, which no output may replace.
     public var storeFiles: (database: String, isStoreFile: @Sendable (String) -> Bool)? {
-        guard let sqlite = provider.store.lifecycle as? SQLiteCacheManager, sqlite.databasePath != ":memory:" else { return nil }
-        let name = (sqlite.databasePath as NSString).lastPathComponent
-        return (sqlite.databasePath, { SQLiteFeedStore.isStoreFile(named: $0, database: name) })
+        guard let files = provider.store.lifecycle as? any LocalStoreFiles, let database = files.databaseFile else { return nil }
+        return (database, { files.isStoreFile(named: $0) })
     }
 
     /// The feeds whose backends were built.

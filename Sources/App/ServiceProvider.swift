@@ -2,7 +2,8 @@ import Core
 import Foundation
 import Sync
 
-/// Builds the store and the services of the feeds a command uses, from config, by integration name.
+/// Builds the store and the services of the feeds a command uses, from config, through the
+/// integrations the ``IntegrationRegistry`` finds by the names the config gives.
 ///
 /// Building touches nothing: no file is opened and no request sent until the
 /// ``IntegrationsManager`` sets the integrations up. A bad config therefore changes nothing.
@@ -41,22 +42,25 @@ public struct ServiceProvider: Sendable {
     let feedIndex: [String: Int]
     /// Every integration's lifecycle in setup order: the store first, then each feed's.
     public let lifecycles: [any IntegrationLifecycle]
+    /// What the store's integration says of it (how daemons share it, whether it is local files).
+    public let storeTraits: StoreTraits
 
     /// - Parameters:
     ///   - sharing: a store already built (and maybe open) to use instead of building one: a
     ///     reloading daemon keeps its store.
     ///   - createStore: whether setting the store up may create its file.
     ///   - log: where integrations log; waits an operator should see are its notices.
-    /// - Throws: ``ConfigError`` naming the section that names an unknown integration or
-    ///   that its integration refuses.
+    ///   - registry: the integrations the config's names choose from.
+    /// - Throws: ``ConfigError`` naming the section that names an unknown integration, or a
+    ///   key its integration's table does not list, or that its integration refuses.
     public init(config: Config, feeds selection: Selection, sharing shared: Managed<any FeedStore>? = nil, createStore: Bool = true,
-                log: Logger = .disabled, traffic: any TrafficObserver = NoTrafficObserver()) throws {
+                log: Logger = .disabled, traffic: any TrafficObserver = NoTrafficObserver(), registry: IntegrationRegistry = .standard) throws {
         let hosts = HostGate(maxInFlightPerHost: config.daemon.maxRequestsPerHost)
         let resources = SharedResources(traffic: traffic)
         let slots = SyncSlots(limit: config.daemon.concurrency)
         let storeSection = config.store
-        let store = try shared ?? Self.integration(storeSection, IntegrationRegistry.stores, default: "sqlite")
-            .makeStore(storeSection, createIfMissing: createStore, log: log)
+        let (storeIntegration, storeCapability) = try registry.integration(for: storeSection, offering: \.store, default: registry.defaultStore)
+        let store = try shared ?? Self.build(storeSection, storeIntegration) { try storeCapability.makeStore($0, createStore, log) }
         var lifecycles: [any IntegrationLifecycle] = [store.lifecycle]
         let chosen: [Config.Feed]
         switch selection {
@@ -71,11 +75,13 @@ public struct ServiceProvider: Sendable {
             var context = IntegrationContext(requests: RequestCounter(), hosts: hosts, log: log, shared: resources,
                                              userAgent: "feedsync/\(feedsyncVersion)", waiter: waiter)
             context.interval = feed.interval
-            let backend = try Self.integration(feed.posts, IntegrationRegistry.posts).makeBackend(feed.posts, context: context)
+            let (postsIntegration, posts) = try registry.integration(for: feed.posts, offering: \.posts)
+            let backend = try Self.build(feed.posts, postsIntegration) { try posts.makeBackend($0, context) }
             lifecycles.append(backend.lifecycle)
             var videos: any VideoService = backend.videos ?? NoVideoHost()
             if let section = feed.videos {
-                let managed = try Self.integration(section, IntegrationRegistry.videos).makeVideoService(section, context: context)
+                let (videosIntegration, host) = try registry.integration(for: section, offering: \.videos)
+                let managed = try Self.build(section, videosIntegration) { try host.makeService($0, context) }
                 videos = managed.service
                 lifecycles.append(managed.lifecycle)
             }
@@ -87,18 +93,18 @@ public struct ServiceProvider: Sendable {
                                 waiter: waiter, live: backend.live)
         }
         self.store = store
+        storeTraits = storeCapability.traits
         self.slots = slots
         self.lifecycles = lifecycles
         feedIndex = Dictionary(feeds.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The integration a section's `"integration"` key names.
-    private static func integration<T>(_ section: ConfigSection, _ registry: [String: T], default fallback: String? = nil) throws -> T {
-        let name = try section.require(section.nonEmptyString("integration") ?? fallback, "integration")
-        guard let integration = registry[name.lowercased()] else {
-            let known = registry.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-            throw section.error("integration", "unknown integration \"\(Terminal.safe(name, limit: 60))\"; known here: \(known)")
-        }
-        return integration
+    /// What `integration` builds of `section`, once every key the section holds is one its
+    /// descriptor lists: the integration reads the keys it needs, and the table refuses the rest.
+    private static func build<Built>(_ section: ConfigSection, _ integration: IntegrationDescriptor,
+                                     _ make: (ConfigSection) throws -> Built) throws -> Built {
+        let built = try make(section)
+        try section.finish(alsoKnown: ["integration"] + integration.keys.map(\.name))
+        return built
     }
 }

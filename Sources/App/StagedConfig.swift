@@ -66,6 +66,7 @@ extension ConfigEditor {
         }
         let temporary = try TemporaryFile.create(beside: url, bytes: Array(text.utf8), mode: mode, operation: "writing \(displayName)")
         var options = Runtime.Options(feeds: .all, createStore: false)
+        options.registry = registry
         options.deferMissingSecrets = true
         options.optionLikeNames = optionLikeNames
         do {

@@ -4,9 +4,9 @@
 /// integration derives its key in one place, where it builds a feed's ``FeedBackend``, from
 /// the settings that name the account, never from a secret.
 ///
-///     AccountKey(integration: "httpapi", server: "https://api.example", account: "demo")
+///     AccountKey(integration: "example", server: "https://api.example", account: "demo")
 public struct AccountKey: Hashable, Sendable, CustomStringConvertible {
-    /// The integration's config name: `"httpapi"`, `"bluesky"`.
+    /// The integration's config name (its descriptor's): `"example"`.
     public var integration: String
     /// Where the account lives: the server's URL, or whatever else tells its servers apart.
     public var server: String
@@ -19,7 +19,7 @@ public struct AccountKey: Hashable, Sendable, CustomStringConvertible {
         self.account = account
     }
 
-    /// `httpapi account demo on https://api.example`: what a message says, control characters
+    /// `example account demo on https://api.example`: what a message says, control characters
     /// escaped.
     public var description: String {
         "\(integration) account \(Terminal.safe(account, limit: 120)) on \(Terminal.safe(server, limit: 200))"

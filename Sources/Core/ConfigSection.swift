@@ -36,6 +36,10 @@ public final class ConfigSection {
         ConfigError(file: context.fileName, keyPath: key.map(keyPath) ?? path, message: message)
     }
 
+    /// The keys read so far, present or not: what ``finish(alsoKnown:)`` accepts. A test holds
+    /// an integration's descriptor to the keys its builder reads with it.
+    public var keysRead: Set<String> { readKeys }
+
     /// Whether the key is present with a non-null value.
     public func has(_ key: String) -> Bool {
         if let value = object[key], value != .null { return true }

@@ -87,28 +87,3 @@ public struct IntegrationContext: Sendable {
         self.log = log
     }
 }
-
-/// An integration that serves a feed's posts (a feed's `"posts"` section names it).
-public protocol PostsIntegration {
-    /// Builds the backend from its config section without touching the network.
-    /// - Throws: ``ConfigError`` naming the bad key.
-    static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend
-}
-
-/// An integration that resolves videos (a feed's `"videos"` section names it).
-public protocol VideosIntegration {
-    /// Builds the video service from its config section without side effects.
-    static func makeVideoService(_ config: ConfigSection, context: IntegrationContext) throws -> Managed<any VideoService>
-}
-
-/// An integration that stores feeds (the config's `"store"` section names it).
-public protocol StoreIntegration {
-    /// Builds the store from its config section; the file is opened only at setup.
-    ///
-    /// - Parameters:
-    ///   - createIfMissing: whether setup may create the store. When `false` (commands that only
-    ///     read it), setup of a missing store fails with ``ServiceError`` `.notFound`.
-    ///   - log: where the store logs: slow work an operator should see (an upgrade) as a
-    ///     ``Logger/notice(_:)``.
-    static func makeStore(_ config: ConfigSection, createIfMissing: Bool, log: Logger) throws -> Managed<any FeedStore>
-}

@@ -30,8 +30,10 @@ public struct EventStreamLimits: Sendable, Equatable {
         self.maxPendingBytes = maxPendingBytes
     }
 
-    /// The keys ``init(_:)`` reads, for `ConfigSection.finish(alsoKnown:)`.
-    public static let configKeys = ["streamIdleSeconds"]
+    /// The keys ``init(_:)`` reads, as an integration's descriptor lists them.
+    public static let keys = [
+        ConfigKey("streamIdleSeconds", .int(5...3600), default: "60", "how long the stream may stay silent before it is reconnected, in seconds"),
+    ]
 
     /// Reads `streamIdleSeconds` (5–3600, default 60).
     public init(_ config: ConfigSection) throws {

@@ -22,8 +22,14 @@ public struct HTTPLimits: Sendable, Equatable {
         self.maxRedirects = maxRedirects
     }
 
-    /// The keys ``init(_:)`` reads, for `ConfigSection.finish(alsoKnown:)`.
-    public static let configKeys = ["timeoutSeconds", "deadlineSeconds", "maxResponseBytes"]
+    /// The keys ``init(_:)`` reads, as an integration's descriptor lists them.
+    public static let keys = [
+        ConfigKey("timeoutSeconds", .int(1...600), default: "30", "the longest wait for the next byte of an answer, in seconds"),
+        ConfigKey("deadlineSeconds", .int(1...3600), default: "120, or timeoutSeconds when that is longer",
+                  "the longest one request may take in all, in seconds"),
+        ConfigKey("maxResponseBytes", .int(1024...(1 << 30)), default: "16777216 (16 MiB)",
+                  "the largest answer accepted, counted after decompression"),
+    ]
 
     /// Reads `timeoutSeconds` (1–600, default 30), `deadlineSeconds` (1–3600, default 120, or
     /// the idle timeout when that is longer) and `maxResponseBytes` (1 KiB–1 GiB, default 16 MiB).

@@ -1,226 +1,94 @@
 import App
 import Core
 import Foundation
-import WebFeed
 
-/// `feedsync add WHAT`: a feed from what a person would paste — a site or feed URL, an OPML
-/// file, a Mastodon account (`@user@server`) or a Bluesky handle or DID.
+/// `feedsync add WHAT`: a feed from what a person would paste, in any form an integration
+/// recognises (its descriptor's ``IntegrationDescriptor/addForms``): a site or feed URL, an
+/// OPML file, `@user@server`, a Bluesky handle or DID.
+///
+/// The forms are tried in ``AddPrecedence`` order (those of a syntax of their own before one
+/// that takes a file, and that before one that takes any address); the first that recognises
+/// WHAT makes the feeds, and the config is changed in one edit, checked before it is saved.
 enum AddCommand: Command {
     static let words = ["add"]
-    static let summary = "Add a feed: a site or feed URL, an OPML file, @user@server, or a Bluesky handle."
-    static let synopsis = "add WHAT [--name NAME] [--interval I] [--timeline T] [--deadline D] [--per-host N] [--config PATH]"
-    static let options: [CommandLineOptions.Spec] = [
-        .config,
-        .init("--name", value: "NAME", "the feed's name (default: from its title or handle; for an OPML file, a prefix NAME.)"),
-        .init("--interval", value: "I", "how often to pull it, as the config writes durations (30m, 1h; default 5m)"),
-        .init("--timeline", value: "T", "Mastodon or Bluesky: the timeline instead of the account's posts (home, …)"),
-        .init("--deadline", value: "D", "an OPML file: how long finding its sites' feeds may take in all (90s, 5m; default 2m)"),
-        .init("--per-host", value: "N", "an OPML file: the most requests to one host while its sites' feeds are found (default 20)"),
-    ]
 
-    /// The largest OPML file read.
-    static let maxOPMLBytes = 16 << 20
+    /// Every form, in the registry's order: how help lists them.
+    static var forms: [any AddForm] { FeedsyncCLI.registry.addForms }
 
-    /// What WHAT turned out to be.
-    enum Kind: Equatable {
-        case url(URL)
-        case opml(String)
-        case mastodon(user: String, server: String)
-        case bluesky(String)
+    /// Every form, in the order they are tried.
+    static var tried: [any AddForm] {
+        forms.enumerated().sorted { ($0.element.precedence, $0.offset) < ($1.element.precedence, $1.offset) }.map(\.element)
+    }
+
+    static var summary: String { "Add a feed: \(listed(forms.map(\.summary), lastJoin: ", or "))." }
+
+    static var synopsis: String {
+        (["add WHAT [--name NAME] [--interval I]"] + formOptions.map { "[\($0.option.name)\($0.option.value.map { " \($0)" } ?? "")]" }
+            + ["[--config PATH]"]).joined(separator: " ")
+    }
+
+    static var options: [CommandLineOptions.Spec] {
+        [
+            .config,
+            .init("--name", value: "NAME", "the feed's name (default: from its title or handle; for an OPML file, a prefix NAME.)"),
+            .init("--interval", value: "I", "how often to pull it, as the config writes durations (30m, 1h; default 5m)"),
+        ] + formOptions.map { .init($0.option.name, value: $0.option.value, "\($0.labels.joined(separator: " or ")): \($0.option.help)") }
+    }
+
+    /// The options the forms read, each once, with the labels of the forms that read it and
+    /// what it applies to, in the order the forms are tried.
+    static var formOptions: [(option: CommandOption, labels: [String], appliesTo: String)] {
+        var merged: [(option: CommandOption, labels: [String], phrases: [String])] = []
+        for form in tried {
+            for option in form.options {
+                if let index = merged.firstIndex(where: { $0.option.name == option.option.name }) {
+                    merged[index].labels.append(form.label)
+                    merged[index].phrases.append(option.appliesTo)
+                } else {
+                    merged.append((option.option, [form.label], [option.appliesTo]))
+                }
+            }
+        }
+        return merged.map { ($0.option, $0.labels, together($0.phrases)) }
     }
 
     static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
+        let summaries = forms.map(\.summary)
         guard options.positionals.count == 1, let what = options.positionals.first?.trimmingCharacters(in: .whitespaces), !what.isEmpty else {
-            throw UsageError("give one thing to add: a site or feed URL, an OPML file, @user@server, or a Bluesky handle", usage: usage)
+            throw UsageError("give one thing to add: \(listed(summaries, lastJoin: ", or "))", usage: usage)
         }
         if let name = options["--name"], let problem = FeedName.problem(name) {
             throw UsageError("--name \(problem)", usage: usage)
         }
-        var editor = try ConfigEditor(configPath: options["--config"])
-        switch try kind(of: what) {
-        case .url(let url): try await addWebFeed(url, &editor, options, output)
-        case .opml(let path): try await addOPML(path, &editor, options, output)
-        case .mastodon(let user, let server): try await addMastodon(user: user, server: server, &editor, options, output)
-        case .bluesky(let actor): try await addBluesky(actor, &editor, options, output)
+        var editor = try ConfigEditor(configPath: options["--config"], registry: FeedsyncCLI.registry)
+        let session = AddSession(options, usage: usage, editor: editor)
+        guard let form = try tried.first(where: { try $0.recognises(what, session) }) else {
+            throw UsageError("\"\(Terminal.safe(what, limit: 200))\" is not \(listed(summaries, lastJoin: " or "))", usage: usage)
         }
+        // An option only other forms read would do nothing here: it is refused.
+        for option in formOptions where options[option.option.name] != nil || options.has(option.option.name) {
+            guard !form.options.contains(where: { $0.option.name == option.option.name }) else { continue }
+            let noun = form.nounsRefusing[option.option.name] ?? form.noun
+            throw UsageError("\(option.option.name) applies to \(option.appliesTo), not to \(noun)", usage: usage)
+        }
+        let added = try await form.add(what, session)
+        try editor.addFeeds(added.feeds.map { feed in
+            var feed = feed
+            feed.interval = options["--interval"]
+            return (feed.name, feed.editorFields)
+        }, usage: usage)
+        try await ConfigChange.commit(editor, options, output, saying: added.saying)
+        for note in added.notes { try output.line(note) }
         return .ok
     }
 
-    /// Tells what was pasted: `@a@b` is Mastodon; `did:…`, `@handle` or `*.bsky.social` is
-    /// Bluesky; a URL is a web feed; an existing file is OPML; anything else is a web address
-    /// without its `https://`.
-    static func kind(of what: String) throws -> Kind {
-        let shown = Terminal.safe(what, limit: 200)
-        if what.hasPrefix("@"), what.dropFirst().contains("@") {
-            let parts = what.dropFirst().split(separator: "@", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
-                  parts[0].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "." || $0 == "-") }),
-                  parts[1].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":") }) else {
-                throw UsageError("\"\(shown)\" is not a Mastodon account; write @user@server", usage: usage)
-            }
-            return .mastodon(user: parts[0], server: parts[1].lowercased())
-        }
-        if what.hasPrefix("did:") {
-            // did:METHOD:ID, as the AT Protocol writes them (https://atproto.com/specs/did).
-            guard what.utf8.count <= 2048, what.range(of: #"^did:[a-z]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._%-]$"#, options: .regularExpression) != nil else {
-                throw UsageError("\"\(shown)\" is not a DID; write did:plc:… or did:web:…", usage: usage)
-            }
-            return .bluesky(what)
-        }
-        if what.hasPrefix("@") || (!what.contains("/") && what.lowercased().hasSuffix(".bsky.social")) {
-            let handle = (what.hasPrefix("@") ? String(what.dropFirst()) : what).lowercased()
-            guard !handle.isEmpty, handle.contains("."),
-                  handle.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) else {
-                throw UsageError("\"\(shown)\" is not a Bluesky handle; write @alice.bsky.social or did:plc:…", usage: usage)
-            }
-            return .bluesky("@" + handle)
-        }
-        if !what.contains("://") {
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: (what as NSString).expandingTildeInPath, isDirectory: &isFolder), !isFolder.boolValue {
-                return .opml((what as NSString).expandingTildeInPath)
-            }
-            if what.lowercased().hasSuffix(".opml") || ["/", "./", "../", "~"].contains(where: { what.hasPrefix($0) }) {
-                throw ServiceError(.notFound, "reading \(shown)", isFolder.boolValue ? "it is a folder, not an OPML file" : "no such file")
-            }
-        }
-        let withScheme = what.contains("://") ? what : "https://\(what)"
-        guard let url = URL(string: withScheme), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = url.host, !host.isEmpty, url.user == nil, url.password == nil else {
-            throw UsageError("\"\(shown)\" is not a web address, an OPML file, @user@server or a Bluesky handle", usage: usage)
-        }
-        return .url(url)
+    /// What an option of several forms applies to: `Mastodon and Bluesky accounts` when their
+    /// phrases end in one word, else the phrases joined with `and`.
+    static func together(_ phrases: [String]) -> String {
+        let unique = phrases.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        let lasts = Set(unique.map { $0.split(separator: " ").last.map(String.init) ?? $0 })
+        guard unique.count > 1, lasts.count == 1, let last = lasts.first,
+              unique.allSatisfy({ $0.hasSuffix(" " + last) }) else { return unique.joined(separator: " and ") }
+        return unique.map { String($0.dropLast(last.count + 1)) }.joined(separator: " and ") + " " + last
     }
-
-    // MARK: Web feeds
-
-    static func addWebFeed(_ url: URL, _ editor: inout ConfigEditor, _ options: CommandLineOptions, _ output: CheckedOutput) async throws {
-        try refuseTimeline(options, "a web feed")
-        try refuseDiscoveryBounds(options, "one address")
-        let (found, others) = try await discoverFeed(at: url)
-        var taken = try editor.feedNames()
-        let name = options["--name"] ?? uniqueName(slug(found.title) ?? slug(found.url.host) ?? "feed", taken: &taken)
-        try editor.addFeeds([(name, webFeedFields(found.url, options))], usage: usage)
-        let title = found.title.map { "\"\(Terminal.safe($0, limit: 80))\", " } ?? ""
-        try await ConfigChange.commit(editor, options, output, saying: "added feed \(name) (web feed \(title)\(Terminal.safe(found.url.absoluteString, limit: 200))) to \(editor.displayName)")
-        if !others.isEmpty {
-            try output.line("the page names \(others.count) more feed\(others.count == 1 ? "" : "s"): "
-                  + others.map { Terminal.safe($0.absoluteString, limit: 200) }.joined(separator: ", "))
-        }
-    }
-
-    /// The feed `url` is, or the first feed the page at `url` names (checked to be a feed), with
-    /// its title and the other feeds the page names.
-    ///
-    /// - Parameters:
-    ///   - gate, budget: shared by the looks of one `add`, so that its requests to one host take
-    ///     turns and stay within its budget (see ``WebFeedProbe/look(at:userAgent:gate:budget:)``).
-    /// - Throws: ``ServiceError`` in one sentence: the page names no feed, its link leads to
-    ///   another page (or to itself: it is not fetched again), or the address cannot be read;
-    ///   ``DiscoveryBudget/Spent`` when the budget stops a request.
-    static func discoverFeed(at url: URL, gate: HostGate = HostGate(), budget: DiscoveryBudget? = nil) async throws
-        -> (feed: (url: URL, title: String?), others: [URL]) {
-        let userAgent = "feedsync/\(feedsyncVersion)"
-        switch try await WebFeedProbe.look(at: url, userAgent: userAgent, gate: gate, budget: budget) {
-        case .feed(let feedURL, let title):
-            return ((feedURL, title), [])
-        case .page(let pageURL, let links):
-            guard let first = links.first else {
-                throw ServiceError(.invalidResponse, "finding a feed at \(Terminal.safe(url.absoluteString, limit: 200))",
-                                   "the page names no feed (no <link rel=\"alternate\"> of an RSS, Atom or JSON Feed type); add the feed's own address")
-            }
-            let namesItself = [url, pageURL].contains { NormalizedURL($0) == NormalizedURL(first) }
-            guard !namesItself, case .feed(let feedURL, let title) = try await WebFeedProbe.look(at: first, userAgent: userAgent, gate: gate, budget: budget) else {
-                throw ServiceError(.invalidResponse, "reading the feed \(Terminal.safe(first.absoluteString, limit: 200)) that \(Terminal.safe(url.absoluteString, limit: 200)) names",
-                                   "it is a page, not a feed")
-            }
-            return ((feedURL, title), Array(links.dropFirst()))
-        }
-    }
-
-    static func webFeedFields(_ url: URL, _ options: CommandLineOptions) -> [(String, ConfigEditor.Value)] {
-        interval(options) + [("posts", .object([("integration", .string("webfeed")), ("url", .string(url.absoluteString))]))]
-    }
-
-    // MARK: Accounts
-
-    static func addMastodon(user: String, server: String, _ editor: inout ConfigEditor, _ options: CommandLineOptions, _ output: CheckedOutput) async throws {
-        try refuseDiscoveryBounds(options, "an account")
-        let account = "@\(user)@\(server)"
-        let login = try postsSections(editor).first { posts in
-            guard case .string(let integration)? = posts["integration"], integration.lowercased() == "mastodon",
-                  case .string(let text)? = posts["server"], let url = URL(string: text.contains("://") ? text : "https://\(text)") else { return false }
-            return hostAndPort(url) == server
-        }
-        guard let login, case .string(let serverText)? = login["server"] else {
-            throw UsageError("\(editor.displayName) has no Mastodon login on \(server) to read \(account) with; run `feedsync login mastodon \(server)` first", usage: usage)
-        }
-        var posts: [(String, ConfigEditor.Value)] = [("integration", .string("mastodon")), ("server", .string(serverText))]
-        posts += secretKeys("accessToken", of: login)
-        posts.append(("timeline", .string(options["--timeline"] ?? "account:@\(user)")))
-        let name = options["--name"] ?? ConfigChange.feedName(from: "\(user)-\(server)")
-        try editor.addFeed(name: name, fields: interval(options) + [("posts", .object(posts))], usage: usage)
-        try await ConfigChange.commit(editor, options, output, saying: "added feed \(name) (\(account)'s posts, read with the login on \(server)) to \(editor.displayName)")
-    }
-
-    static func addBluesky(_ actor: String, _ editor: inout ConfigEditor, _ options: CommandLineOptions, _ output: CheckedOutput) async throws {
-        try refuseDiscoveryBounds(options, "an account")
-        let login = try postsSections(editor).first { posts in
-            guard case .string(let integration)? = posts["integration"] else { return false }
-            return integration.lowercased() == "bluesky"
-        }
-        guard let login, case .string(let identifier)? = login["identifier"] else {
-            throw UsageError("\(editor.displayName) has no Bluesky login to read \(actor) with; run `feedsync login bluesky YOUR-HANDLE` first", usage: usage)
-        }
-        var posts: [(String, ConfigEditor.Value)] = [("integration", .string("bluesky"))]
-        if case .string(let service)? = login["service"] { posts.append(("service", .string(service))) }
-        posts.append(("identifier", .string(identifier)))
-        posts += secretKeys("appPassword", of: login)
-        posts.append(("timeline", .string(options["--timeline"] ?? "author:\(actor)")))
-        let name = options["--name"] ?? ConfigChange.feedName(from: actor.lowercased())
-        try editor.addFeed(name: name, fields: interval(options) + [("posts", .object(posts))], usage: usage)
-        try await ConfigChange.commit(editor, options, output, saying: "added feed \(name) (\(actor)'s posts, read as \(Terminal.safe(identifier, limit: 80))) to \(editor.displayName)")
-    }
-
-    /// Where a login keeps its secret, as its entry names it: the file, the variable, or the value.
-    static func secretKeys(_ name: String, of posts: [String: ConfigValue]) -> [(String, ConfigEditor.Value)] {
-        for key in [name + "File", name + "Env", name] {
-            if case .string(let value)? = posts[key] { return [(key, .string(value))] }
-        }
-        return []
-    }
-
-    // MARK: Shared
-
-    /// The `posts` sections of the config's feed entries, as written.
-    static func postsSections(_ editor: ConfigEditor) throws -> [[String: ConfigValue]] {
-        guard case .object(let root) = try ConfigJSON.parse(Data(editor.text.utf8)), case .array(let feeds)? = root["feeds"] else { return [] }
-        return feeds.compactMap { feed in
-            guard case .object(let entry) = feed, case .object(let posts)? = entry["posts"], entry["opml"] == nil else { return nil }
-            return posts
-        }
-    }
-
-    static func interval(_ options: CommandLineOptions) -> [(String, ConfigEditor.Value)] {
-        options["--interval"].map { [("interval", .string($0))] } ?? []
-    }
-
-    static func refuseTimeline(_ options: CommandLineOptions, _ what: String) throws {
-        if options["--timeline"] != nil {
-            throw UsageError("--timeline applies to Mastodon and Bluesky accounts, not to \(what)", usage: usage)
-        }
-    }
-
-    /// `host` or `host:port` as a person writes a server, lower case.
-    static func hostAndPort(_ url: URL) -> String {
-        let host = (url.host ?? "").lowercased()
-        guard let port = url.port, !(url.scheme == "https" && port == 443), !(url.scheme == "http" && port == 80) else { return host }
-        return "\(host):\(port)"
-    }
-
-    /// `"Daring Fireball!"` → `daring-fireball`, as the config names an OPML entry's feeds; `nil` when nothing is left.
-    static func slug(_ text: String?) -> String? { Config.slug(text) }
-
-    /// `base`, or `base-2`, `base-3`… when it is taken, as the config names an OPML entry's feeds.
-    static func uniqueName(_ base: String, taken: inout Set<String>) -> String { Config.uniqueName(base, in: &taken) }
 }

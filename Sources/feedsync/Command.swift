@@ -29,3 +29,9 @@ extension CommandLineOptions.Spec {
     static let since = Self("--since", value: "DATE", "only posts from DATE on (2026-01-31 or 2026-01-31T12:00:00Z)")
     static let helpFlag = Self("--help", "show this help")
 }
+
+/// `a, b or c` (`lastJoin` " or "), `a, b, or c` (", or "): items as a sentence lists them.
+func listed(_ items: [String], lastJoin: String) -> String {
+    guard items.count > 1 else { return items.joined() }
+    return items.dropLast().joined(separator: ", ") + lastJoin + items.last!
+}

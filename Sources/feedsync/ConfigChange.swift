@@ -16,7 +16,7 @@ enum ConfigChange {
     /// ``FileTransaction``) and asks the daemons that serve its store to reload.
     static func announce(_ editor: ConfigEditor, _ output: CheckedOutput, saying line: String) async throws {
         try output.line(line)
-        if !editor.existed { try output.line("created \(editor.displayName) with a SQLite store beside it") }
+        if !editor.existed { try output.line("created \(editor.displayName) with \(editor.registry.defaultStore.summary) beside it") }
         try await reloadDaemons(editor, output)
     }
 
@@ -31,33 +31,21 @@ enum ConfigChange {
         }
     }
 
-    /// Where a new secret file goes by default: beside the store when it is a file, else beside the config.
+    /// Where a new secret file goes by default: beside the store when it keeps local files
+    /// (``StoreTraits/keepsLocalFiles``), else beside the config.
     static func secretFolder(_ editor: ConfigEditor) -> URL {
         let folder = editor.url.deletingLastPathComponent()
-        guard let data = editor.text.data(using: .utf8), case .object(let root)? = try? ConfigJSON.parse(data),
-              case .object(let store)? = root["store"] else { return folder }
-        if case .string(let integration)? = store["integration"], integration.lowercased() != "sqlite" { return folder }
-        if case .string(let path)? = store["path"] {
-            let expanded = (path as NSString).expandingTildeInPath
-            let url = expanded.hasPrefix("/") ? URL(fileURLWithPath: expanded) : folder.appendingPathComponent(expanded)
-            return url.deletingLastPathComponent()
-        }
-        return folder
-    }
-
-    /// `path` as the config should name it: relative when it lies in the config's folder.
-    static func configPath(_ url: URL, _ editor: ConfigEditor) -> String {
-        let folder = editor.url.deletingLastPathComponent().standardizedFileURL.path
-        let path = url.standardizedFileURL.path
-        return path.hasPrefix(folder + "/") ? String(path.dropFirst(folder.count + 1)) : path
-    }
-
-    /// A feed name from what a person typed: letters, digits, `-`, `_` and `.`, others as `-`.
-    static func feedName(from text: String) -> String {
-        var name = String(text.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "-" })
-        while name.contains("--") { name = name.replacingOccurrences(of: "--", with: "-") }
-        name = name.trimmingCharacters(in: CharacterSet(charactersIn: "-."))
-        return name.isEmpty ? "feed" : String(name.prefix(80))
+        guard let data = editor.text.data(using: .utf8), case .object(let root)? = try? ConfigJSON.parse(data) else { return folder }
+        var fields: [String: ConfigValue] = [:]
+        if case .object(let store)? = root["store"] { fields = store }
+        let integration = fields["integration"] == nil ? editor.registry.defaultStore : editor.registry.integration(named: fields["integration"])
+        guard let integration, let capability = integration.store, capability.traits.keepsLocalFiles else { return folder }
+        // Built, not set up: nothing is opened; the store says where its file is.
+        let context = ConfigContext(fileName: editor.displayName, directory: folder, environment: [:])
+        context.deferMissingSecrets = true
+        guard let built = try? capability.makeStore(ConfigSection(fields, path: "store", context: context), false, .disabled),
+              let database = (built.lifecycle as? any LocalStoreFiles)?.databaseFile else { return folder }
+        return URL(fileURLWithPath: database).deletingLastPathComponent()
     }
 }
 

@@ -11,6 +11,7 @@ enum ConfigCheckCommand: Command {
     static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
         guard options.positionals.isEmpty else { throw UsageError("config check takes no arguments", usage: usage) }
         var load = Runtime.Options()
+        load.registry = FeedsyncCLI.registry
         load.deferMissingSecrets = true
         let runtime = try Runtime.load(configPath: options["--config"], load)
         for warning in runtime.warnings { printError("feedsync: warning: \(Terminal.safe(warning))") }
@@ -46,9 +47,9 @@ enum ConfigCheckCommand: Command {
     /// Where the store polls feeds now that it does not poll at their configured `url`: a web
     /// feed discovered on the page the config names, or moved by its server.
     ///
-    /// The store is only looked at (``ReadOnlyStoreSetup``): an SQLite file is opened read-only,
-    /// a PostgreSQL server is given 3 s and read in read-only transactions, and a store that
-    /// does not exist or needs an upgrade is not read. One line says when it was not read, and why.
+    /// The store is only looked at, by a store that can (``ReadOnlyStoreSetup``: a local file
+    /// opened read-only, a server given seconds and read in read-only transactions), and a store
+    /// that does not exist or needs an upgrade is not read. One line says when it was not read, and why.
     static func showLocations(in runtime: Runtime, _ output: CheckedOutput) async throws {
         guard let look = runtime.provider.store.lifecycle as? any ReadOnlyStoreSetup else { return }
         let feeds = runtime.feedNames

@@ -4,6 +4,10 @@ import Foundation
 
 /// Dispatches `feedsync` to its subcommands and turns every error into one sentence and an exit code.
 enum FeedsyncCLI {
+    /// The integrations the commands know: the standard ones; a test binds a registry of its
+    /// own around ``dispatch(_:output:)`` (`FeedsyncCLI.$registry.withValue(…)`).
+    @TaskLocal static var registry = IntegrationRegistry.standard
+
     static var commands: [any Command.Type] { [
         PullCommand.self, StatusCommand.self, PostsCommand.self, SearchCommand.self, ExportCommand.self, ReadCommand.self,
         UnreadCommand.self, AddCommand.self, RemoveCommand.self, ConfigCheckCommand.self, LoginCommand.self, LogoutCommand.self,
@@ -179,6 +183,7 @@ func printJSON(to output: CheckedOutput, _ value: some Encodable) throws {
 func withRuntime<T>(_ options: CommandLineOptions, _ load: Runtime.Options = Runtime.Options(),
                     _ body: (Runtime) async throws -> T) async throws -> T {
     var load = load
+    load.registry = FeedsyncCLI.registry
     if load.noticesToTerminal { load.notice = { printError("feedsync: \(Terminal.safe($0, limit: 1_000))") } }
     let runtime = try Runtime.load(configPath: options["--config"], load)
     for warning in runtime.warnings { printError("feedsync: warning: \(Terminal.safe(warning))") }

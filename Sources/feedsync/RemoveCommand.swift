@@ -19,7 +19,7 @@ enum RemoveCommand: Command {
         }
         let shown = Terminal.safe(name, limit: 80)
         // A feed named before names that begin with '-' were refused can still be taken out: `remove -- -x`.
-        var editor = try ConfigEditor(configPath: options["--config"], optionLikeNames: true)
+        var editor = try ConfigEditor(configPath: options["--config"], optionLikeNames: true, registry: FeedsyncCLI.registry)
         guard editor.existed else {
             throw ConfigError(file: editor.displayName, keyPath: "", message: "no such file; nothing to remove \(shown) from")
         }

@@ -62,7 +62,7 @@ enum DaemonCLI {
         do {
             runtime = try Runtime.load(configPath: parsed["--config"], daemon.loadOptions(sharing: nil))
             for warning in runtime.warnings { log.warn("config_warning", ["warning": warning]) }
-            daemon.metrics.setLeasing(runtime.storeIntegration == "postgres")
+            daemon.metrics.setLeasing(runtime.storeTraits.coordination == .leases)
             // Bound before the store opens, so a port in use is a config error and nothing else happened.
             listener = try runtime.metricsListen.map { address in
                 do {
@@ -76,8 +76,8 @@ enum DaemonCLI {
             printError("feedsyncd: \(describe(error))")
             return ExitStatus(for: error)
         }
-        // The store says how many daemons it admits: one for a SQLite file (a second would
-        // double every poll), any number for a shared PostgreSQL, where leases split the feeds.
+        // The store says how many daemons it admits (``StoreTraits/coordination``): one for a
+        // local file (a second would double every poll), any number where leases split the feeds.
         let instance: DaemonInstance
         do {
             instance = try await runtime.store.join(startedAt: Date())

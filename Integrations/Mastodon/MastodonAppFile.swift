@@ -1,7 +1,5 @@
-import App
 import Core
 import Foundation
-import Mastodon
 
 /// What `feedsync login mastodon` keeps beside a token (`NAME.token.app`, mode 0600): the
 /// server, the client the server registered for that login, and whose the token is — so
@@ -18,9 +16,11 @@ struct MastodonAppFile {
     /// The app file that belongs with `tokenFile`.
     static func url(for tokenFile: URL) -> URL { tokenFile.appendingPathExtension("app") }
 
-    /// The app file at `url`, or `nil` when there is none or it is not one (never read through a symlink).
-    static func read(_ url: URL) -> MastodonAppFile? {
-        guard let text = SecretFile.read(url), case .object(let fields)? = try? ConfigJSON.parse(Data(text.utf8)),
+    /// The app file whose text is `text`, or `nil` when there is none or it is not one.
+    ///
+    /// The caller reads the text as a secret file is read (never through a symlink).
+    static func parse(_ text: String?) -> MastodonAppFile? {
+        guard let text, case .object(let fields)? = try? JSONDecoder().decode(ConfigValue.self, from: Data(text.utf8)),
               case .string(let server)? = fields["server"], let serverURL = URL(string: server),
               case .string(let id)? = fields["client_id"], case .string(let secret)? = fields["client_secret"] else { return nil }
         var account: String?
@@ -28,10 +28,16 @@ struct MastodonAppFile {
         return MastodonAppFile(server: serverURL, app: .init(clientID: id, clientSecret: secret), account: account)
     }
 
-    /// The file's text.
+    /// The file's text, one line.
     var json: String {
-        "{\"server\": \(ConfigEditor.quote(server.absoluteString)), \"client_id\": \(ConfigEditor.quote(app.clientID)), "
-            + "\"client_secret\": \(ConfigEditor.quote(app.clientSecret))"
-            + (account.map { ", \"account\": \(ConfigEditor.quote($0))" } ?? "") + "}"
+        "{\"server\": \(Self.quoted(server.absoluteString)), \"client_id\": \(Self.quoted(app.clientID)), "
+            + "\"client_secret\": \(Self.quoted(app.clientSecret))" + (account.map { ", \"account\": \(Self.quoted($0))" } ?? "") + "}"
+    }
+
+    /// `text` as a JSON string.
+    private static func quoted(_ text: String) -> String {
+        var json = JSONWriter()
+        json.string(text)
+        return json.text
     }
 }

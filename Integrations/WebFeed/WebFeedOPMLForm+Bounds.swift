@@ -1,41 +1,32 @@
-import App
 import Core
 import Foundation
-import WebFeed
 
 /// `--deadline` and `--per-host`: the bounds of finding the feeds of an OPML file's sites.
-extension AddCommand {
+extension WebFeedOPMLForm {
     /// The longest `--deadline`.
-    static let maxDiscoveryDeadline: Duration = .seconds(24 * 3600)
+    static let maxDeadline: Duration = .seconds(24 * 3600)
     /// The most `--per-host`.
     static let maxRequestsPerHost = 100_000
 
-    /// The bounds `options` ask for, the defaults for what they leave out.
+    /// The bounds the options ask for, the defaults (``SiteDiscovery/Bounds``) for what they leave out.
     ///
-    /// - Throws: ``UsageError`` for a deadline that is not a duration (`90s`, `5m`, `1h`) from
+    /// - Throws: a usage error for a deadline that is not a duration (`90s`, `5m`, `1h`) from
     ///   1 s to 24 h, or a budget that is not a whole number from 1 to 100,000.
-    static func discoveryBounds(_ options: CommandLineOptions) throws -> SiteDiscovery.Bounds {
-        var bounds = defaultDiscoveryBounds
-        if let text = options["--deadline"] {
-            guard let seconds = durationSeconds(text), seconds >= 1, seconds <= Double(maxDiscoveryDeadline.components.seconds) else {
-                throw UsageError("--deadline \"\(Terminal.safe(text, limit: 40))\" is not a duration from 1s to 24h; write 90s, 5m or 1h", usage: usage)
+    static func bounds(_ context: any AddContext) throws -> SiteDiscovery.Bounds {
+        var bounds = SiteDiscovery.Bounds()
+        if let text = context.option("--deadline") {
+            guard let seconds = durationSeconds(text), seconds >= 1, seconds <= Double(maxDeadline.components.seconds) else {
+                throw context.usageError("--deadline \"\(Terminal.safe(text, limit: 40))\" is not a duration from 1s to 24h; write 90s, 5m or 1h")
             }
             bounds.deadline = .milliseconds(Int64((seconds * 1000).rounded()))
         }
-        if let text = options["--per-host"] {
+        if let text = context.option("--per-host") {
             guard let count = Int(text), (1...maxRequestsPerHost).contains(count) else {
-                throw UsageError("--per-host \"\(Terminal.safe(text, limit: 40))\" is not a whole number from 1 to \(maxRequestsPerHost)", usage: usage)
+                throw context.usageError("--per-host \"\(Terminal.safe(text, limit: 40))\" is not a whole number from 1 to \(maxRequestsPerHost)")
             }
             bounds.requestsPerHost = count
         }
         return bounds
-    }
-
-    /// Refuses `--deadline` and `--per-host` for what is not an OPML file: they would do nothing.
-    static func refuseDiscoveryBounds(_ options: CommandLineOptions, _ what: String) throws {
-        for flag in ["--deadline", "--per-host"] where options[flag] != nil {
-            throw UsageError("\(flag) applies to an OPML file's sites, not to \(what)", usage: usage)
-        }
     }
 
     /// `"90s"`, `"5m"`, `"1.5h"` in seconds, as the config writes durations.
@@ -43,6 +34,14 @@ extension AddCommand {
         guard let unit = text.last, let scale = ["s": 1.0, "m": 60.0, "h": 3600.0][String(unit)],
               let number = Double(text.dropLast()), number.isFinite else { return nil }
         return number * scale
+    }
+
+    /// What a skipped site's warning says after its URL.
+    static func describe(_ skip: SiteDiscovery.Skip, _ bounds: SiteDiscovery.Bounds) -> String {
+        switch skip {
+        case .budget(let host): "the \(bounds.requestsPerHost) requests to \(Terminal.safe(host, limit: 200)) that finding feeds may send were spent (--per-host)"
+        case .deadline: "the deadline of \(describe(bounds.deadline)) for finding feeds passed first (--deadline)"
+        }
     }
 
     /// `2m`, `90s`, `1h`: a duration as the flags write it.
