@@ -19,7 +19,7 @@ ZSHDIR  := $(PREFIX)/share/zsh/site-functions
 FISHDIR := $(PREFIX)/share/fish/vendor_completions.d
 RELEASE := .build/release
 
-.PHONY: all deps test-deps build build-clean demo check test fixtures-test release install uninstall clean
+.PHONY: all deps test-deps build build-clean demo check test fixtures-test docs-check release install uninstall clean
 
 all: build
 
@@ -44,11 +44,11 @@ build-clean:
 
 # The first check of a change: every test target but EndToEndTests (the unit tests, the store
 # contract on SQLite and on a PostgreSQL server it starts, the fixture-backed transport tests).
-check: test-deps build-clean
+check: test-deps build-clean docs-check
 	$(SWIFT) test --skip-build --skip EndToEndTests
 
 # Every test, in parallel as `swift test` runs them: no test asserts how fast the machine is.
-test: test-deps build-clean
+test: test-deps build-clean docs-check
 	$(MAKE) --no-print-directory fixtures-test
 	$(SWIFT) test --skip-build
 
@@ -62,6 +62,10 @@ fixtures-test:
 	python3 Fixtures/hostile/test_server.py
 	python3 Fixtures/webfeed/test_server.py
 	python3 Fixtures/test_credential_echo.py
+
+# Every relative link of the Markdown manual (README.md, docs/, Integrations/*/README.md) resolves.
+docs-check:
+	python3 .ci/check-links
 
 # The Swift runtime and Foundation are linked in, so a server without the toolchain runs the
 # binaries; they need only the C libraries (libc, libcurl, libsqlite3, libpq, libxml2).
