@@ -7,6 +7,7 @@
 #                    shell completions
 #   make uninstall   remove what `make install` put there
 #   make man         the manual pages, written by `feedsync man` from the code, into .build/man
+#   make deb         a Debian package of what install installs, built with dpkg-deb: feedsync_VERSION_ARCH.deb
 #
 # PREFIX (default /usr/local) and DESTDIR are honoured by install and uninstall.
 
@@ -21,8 +22,9 @@ ZSHDIR  := $(PREFIX)/share/zsh/site-functions
 FISHDIR := $(PREFIX)/share/fish/vendor_completions.d
 MANDIR  := $(PREFIX)/share/man
 RELEASE := .build/release
+VERSION := $(shell sed -n 's/^public let feedsyncVersion = "\(.*\)"/\1/p' Sources/App/Version.swift)
 
-.PHONY: all deps test-deps build build-clean demo check test fixtures-test docs-check release man install uninstall clean
+.PHONY: all deps test-deps build build-clean demo check test fixtures-test docs-check release man install uninstall deb clean
 
 all: build
 
@@ -101,6 +103,12 @@ uninstall:
 	rm -f $(DESTDIR)$(UNITDIR)/feedsyncd.service
 	rm -f $(DESTDIR)$(BASHDIR)/feedsync $(DESTDIR)$(ZSHDIR)/_feedsync $(DESTDIR)$(FISHDIR)/feedsync.fish
 	rm -f $(DESTDIR)$(MANDIR)/man1/feedsync.1 $(DESTDIR)$(MANDIR)/man5/feedsync.json.5 $(DESTDIR)$(MANDIR)/man8/feedsyncd.8
+
+# A Debian package of what `make install` installs, under /usr: feedsync_$(VERSION)_ARCH.deb here.
+# packaging/build-deb says what goes in and how Depends: is worked out; .ci/check-deb checks it
+# (lintian, install, run, man, remove).
+deb: release man
+	bash packaging/build-deb $(VERSION)
 
 clean:
 	rm -rf .build

@@ -129,7 +129,7 @@ extension Trait where Self == ConditionTrait {
 
         let token = try await psql(database, "SELECT access_token FROM feedsync_private.account_sessions WHERE account = 'demo'")
         #expect(token.count > 8, "the session was saved")
-        // The grants the README gives a reader.
+        // The grants docs/postgresql.md gives a reader.
         let reader = "reader_\(database.name)"
         try await psql(database, """
             CREATE ROLE \(reader);
