@@ -42,22 +42,29 @@ enum ConfigManual {
             page.list(descriptor.keys.map { row($0, of: descriptor.keys) }, width: "Ds")
         }
         page.section("examples")
-        page.literal("""
+        page.paragraph("A config of the registry's default store and a feed of each of its first two posts integrations:")
+        page.literal(example)
+        ManCommand.seeAlso(&page, except: "feedsync.json", section: 5)
+        return page.text
+    }
+
+    /// A config made of the descriptors' own examples, so that it names only integrations the
+    /// registry has: its default store, a feed of each of the first two posts integrations.
+    static var example: String {
+        let registry = FeedsyncCLI.registry
+        let feeds = registry.descriptors.filter { $0.posts != nil }.prefix(2).map { descriptor in
+            #"    {"name": "\#(descriptor.name)", "interval": "5m", "posts": \#(descriptor.example)}"#
+        }
+        return """
             {
-              "store": {"integration": "sqlite", "path": "/var/lib/feedsync/feedsync.sqlite"},
+              "store": \(registry.defaultStore.example),
               "feeds": [
-                {"name": "home", "interval": "5m",
-                 "posts": {"integration": "mastodon", "server": "https://example.social",
-                           "accessTokenFile": "home.token"}},
-                {"name": "blog", "interval": "1h",
-                 "posts": {"integration": "webfeed", "url": "https://example.org/feed.xml"}}
+            \(feeds.joined(separator: ",\n"))
               ],
               "daemon": {"concurrency": 4},
               "metrics": {"listen": "127.0.0.1:9464"}
             }
-            """)
-        ManCommand.seeAlso(&page, except: "feedsync.json", section: 5)
-        return page.text
+            """
     }
 
     /// One key of `keys` as a list item: its name, then its kind, whether it is required (alone or

@@ -90,6 +90,16 @@ import Testing
         return sections
     }
 
+    /// The EXAMPLES of feedsync.json(5) is a config the reader takes.
+    @Test func theExampleOfTheConfigPageLoads() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-man-example-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try ConfigManual.example.write(to: file, atomically: true, encoding: .utf8)
+        let config = try Config.load(from: file, displayName: "example", environment: [:])
+        #expect(config.feeds.count == 2)
+        #expect(ConfigManual.page.contains(ConfigManual.example.split(separator: "\n").map { ManualPage.escape(String($0)) }.joined(separator: "\n")))
+    }
+
     /// The page follows the registry it is written from: an integration registered by one line
     /// is in feedsync.json(5) with its keys, and its sign-in in feedsync(1)'s login synopsis.
     @Test func aRegisteredIntegrationIsInThePagesWithItsKeys() {
