@@ -3,11 +3,13 @@ import Foundation
 /// Which posts to read back.
 ///
 /// Every store lists posts newest first; posts of the same instant by feed, then id (ascending).
-/// `unreadOnly` holds in both listings, the newest-first one and the stable walk.
+/// `unreadOnly` and `starredOnly` hold in both listings, the newest-first one and the stable walk.
 public struct PostQuery: Hashable, Sendable {
     public var feed: String?
     public var limit: Int
     public var unreadOnly: Bool
+    /// Only posts that carry a star.
+    public var starredOnly: Bool
     /// Only posts created at or after this time.
     public var since: Date?
     /// Read one page of a stable walk of one feed (`feed` is then required), for export.
@@ -15,11 +17,12 @@ public struct PostQuery: Hashable, Sendable {
     /// In a stable walk: continue after this post; `nil` for the first page.
     public var after: StoredPost.Position?
 
-    public init(feed: String? = nil, limit: Int = 20, unreadOnly: Bool = false, since: Date? = nil, stable: Bool = false,
-                after: StoredPost.Position? = nil) {
+    public init(feed: String? = nil, limit: Int = 20, unreadOnly: Bool = false, starredOnly: Bool = false, since: Date? = nil,
+                stable: Bool = false, after: StoredPost.Position? = nil) {
         self.feed = feed
         self.limit = limit
         self.unreadOnly = unreadOnly
+        self.starredOnly = starredOnly
         self.since = since
         self.stable = stable
         self.after = after

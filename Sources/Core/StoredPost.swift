@@ -5,13 +5,16 @@ public struct StoredPost: Hashable, Sendable {
     public var feed: String
     public var post: Post
     public var isRead: Bool
+    /// Whether the post carries a star (`feedsync star`, a reader app).
+    public var isStarred: Bool
     /// The post's videos that are resolved, in the post's order.
     public var videos: [Video]
 
-    public init(feed: String, post: Post, isRead: Bool, videos: [Video] = []) {
+    public init(feed: String, post: Post, isRead: Bool, isStarred: Bool = false, videos: [Video] = []) {
         self.feed = feed
         self.post = post
         self.isRead = isRead
+        self.isStarred = isStarred
         self.videos = videos
     }
 
