@@ -33,7 +33,9 @@ struct Finished {
 ///
 /// Async all the way: the wait is a termination handler, not `waitUntilExit()`, which would
 /// hold one of the few cooperative threads (and on Linux spins while it waits).
-func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil) async throws -> Finished {
+/// `input`, when given, is the process's standard input (a file, so not a terminal).
+func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil,
+         input: String? = nil) async throws -> Finished {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
@@ -44,6 +46,14 @@ func run(_ executable: URL, _ arguments: [String], environment: [String: String]
     process.standardOutput = out
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
+    var inputFile: URL?
+    if let input {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-stdin-\(UUID().uuidString)")
+        try Data(input.utf8).write(to: file)
+        inputFile = file
+        process.standardInput = try FileHandle(forReadingFrom: file)
+    }
+    defer { if let inputFile { try? FileManager.default.removeItem(at: inputFile) } }
     let output = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, Data), any Error>) in
         let collected = Collected()
         let group = DispatchGroup()
@@ -76,9 +86,10 @@ private final class Collected: Sendable {
 }
 
 /// Runs `feedsync` with the given arguments.
-func feedsync(_ arguments: [String], environment: [String: String] = ["FEEDSYNC_PASSWORD": "demo"], in folder: URL? = nil) async throws -> Finished {
+func feedsync(_ arguments: [String], environment: [String: String] = ["FEEDSYNC_PASSWORD": "demo"], in folder: URL? = nil,
+              input: String? = nil) async throws -> Finished {
     try await run(binaries.appendingPathComponent("feedsync"), arguments,
-                  environment: environment.merging(["FEEDSYNC_TEST_SHORT_INTERVALS": "1"]) { given, _ in given }, in: folder)
+                  environment: environment.merging(["FEEDSYNC_TEST_SHORT_INTERVALS": "1"]) { given, _ in given }, in: folder, input: input)
 }
 
 /// Runs SQL with the sqlite3 command-line tool, as any other program reading the cache would.
