@@ -58,9 +58,11 @@ let package = Package(
         .target(name: "Mastodon", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Mastodon"),
         .target(name: "WebFeed", dependencies: ["Core", "IntegrationKit", "CLibXML2"], path: "Integrations/WebFeed"),
         .target(name: "Bluesky", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Bluesky"),
+        .target(name: "ReaderAPI", dependencies: ["Core", "IntegrationKit"], path: "Integrations/ReaderAPI"),
 
         .target(name: "App",
-                dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "PostgresStore", "MockVideoHost", "Mastodon", "WebFeed", "Bluesky"],
+                dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "PostgresStore", "MockVideoHost", "Mastodon", "WebFeed", "Bluesky",
+                               "ReaderAPI"],
                 path: "Sources/App"),
         .executableTarget(name: "feedsync", dependencies: ["App", "Core", "Sync", "IntegrationKit"], path: "Sources/feedsync"),
         .executableTarget(name: "feedsyncd", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsyncd",
