@@ -11,7 +11,8 @@ enum FeedsyncCLI {
     static var commands: [any Command.Type] { [
         PullCommand.self, StatusCommand.self, PostsCommand.self, SearchCommand.self, ExportCommand.self, ReadCommand.self,
         UnreadCommand.self, StarCommand.self, UnstarCommand.self, AddCommand.self, RemoveCommand.self, ConfigCheckCommand.self,
-        LoginCommand.self, LogoutCommand.self, ServeUserAddCommand.self, ServeUserRemoveCommand.self, ServeUserListCommand.self,
+        LoginCommand.self, LogoutCommand.self, ServeCommand.self, ServeUserAddCommand.self, ServeUserRemoveCommand.self,
+        ServeUserListCommand.self,
         CompletionCommand.self,
     ] }
 

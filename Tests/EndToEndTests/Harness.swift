@@ -222,11 +222,13 @@ final class DaemonProcess {
     let process = Process()
     let logFile: URL
 
-    init(config: String, in scratch: Scratch, environment: [String: String] = [:], arguments: [String] = []) throws {
+    /// - Parameter binary: `feedsyncd`, or `feedsync` with a command that runs until stopped (`serve`).
+    init(config: String, in scratch: Scratch, environment: [String: String] = [:], arguments: [String] = [],
+         binary: String = "feedsyncd") throws {
         logFile = scratch.folder.appendingPathComponent("feedsyncd-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        process.executableURL = binaries.appendingPathComponent("feedsyncd")
-        process.arguments = ["--config", config] + arguments
+        process.executableURL = binaries.appendingPathComponent(binary)
+        process.arguments = arguments + ["--config", config]
         let defaults = ["FEEDSYNC_PASSWORD": "demo", "FEEDSYNC_TEST_SHORT_INTERVALS": "1"]
         process.environment = ProcessInfo.processInfo.environment.merging(defaults.merging(environment) { _, new in new }) { _, new in new }
         let log = try FileHandle(forWritingTo: logFile)

@@ -17,8 +17,9 @@ import Glibc
         return (status, body)
     }
 
-    /// A synced store with the listener on a free loopback port and the account `ada`.
-    static func start(_ scratch: Scratch, server: ReferenceServer) async throws -> (DaemonProcess, String) {
+    /// A synced store with the listener on a free loopback port and the account `ada`, served by
+    /// `feedsyncd` or (with `binary: "feedsync"`) by `feedsync serve`.
+    static func start(_ scratch: Scratch, server: ReferenceServer, binary: String = "feedsyncd") async throws -> (DaemonProcess, String) {
         let port = try MetricsEndToEndTests.freePort()
         let config = try scratch.writeConfig(baseURL: server.baseURL, interval: "1h", feedKeys: #""group": "Friends","#)
         var json = try String(contentsOfFile: config, encoding: .utf8)
@@ -26,7 +27,7 @@ import Glibc
         try Data(json.utf8).write(to: URL(fileURLWithPath: config))
         #expect(try await feedsync(["pull", "--config", config]).status == 0)
         #expect(try await feedsync(["serve-user", "add", "ada", "--config", config], input: "correct horse battery\n").status == 0)
-        let daemon = try DaemonProcess(config: config, in: scratch)
+        let daemon = try DaemonProcess(config: config, in: scratch, arguments: binary == "feedsync" ? ["serve"] : [], binary: binary)
         let base = "http://127.0.0.1:\(port)"
         #expect(try await eventually { try await curl([base + "/reader/api/0/user-info"]).status == 401 }, "\(daemon.log)")
         return (daemon, base)
@@ -65,6 +66,27 @@ import Glibc
         // `serve-user remove` revokes the token at once, for this running daemon too.
         #expect(try await feedsync(["serve-user", "remove", "ada", "--config", scratch.folder.appendingPathComponent("feedsync.json").path]).status == 0)
         #expect(try await Self.curl(header + [base + "/reader/api/0/user-info"]).status == 401)
+    }
+
+    /// `feedsync serve` runs the listener alone, over the same store, until SIGTERM.
+    @Test func feedsyncServeRunsTheListenerAloneUntilStopped() async throws {
+        let server = try ReferenceServer(posts: 2)
+        let scratch = try Scratch()
+        let (serving, base) = try await Self.start(scratch, server: server, binary: "feedsync")
+        defer { serving.signal(SIGKILL) }
+        let login = try await Self.curl(["--data-urlencode", "Email=ada", "--data-urlencode", "Passwd=correct horse battery",
+                                         base + "/accounts/ClientLogin"])
+        #expect(login.status == 200 && login.body.contains("Auth="))
+        serving.signal(SIGTERM)
+        #expect(await serving.exits())
+        #expect(serving.process.terminationStatus == 0)
+
+        let config = scratch.folder.appendingPathComponent("feedsync.json").path
+        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: config))) as? [String: Any])
+        root["serve"] = nil
+        try JSONSerialization.data(withJSONObject: root).write(to: URL(fileURLWithPath: config))
+        let without = try await feedsync(["serve", "--config", config])
+        #expect(without.status == 78 && without.stderr.contains("serve") && without.stderr.contains("is missing"), "\(without.stderr)")
     }
 
     @Test func badInputGetsItsStatusAndOneLine() async throws {
