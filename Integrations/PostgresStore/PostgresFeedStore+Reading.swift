@@ -25,8 +25,11 @@ extension PostgresFeedStore: FeedReader {
                 SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
                 WHERE ($1::text IS NULL OR p.feed = $1) AND ($2::bigint IS NULL OR p.created_at >= $2)
                     AND (NOT $3::boolean OR s.read_at IS NULL) AND (NOT $5::boolean OR s.starred_at IS NOT NULL)
+                    AND ($6::bigint IS NULL OR (p.created_at <= $6 AND (p.created_at < $6 OR p.feed > $7 OR (p.feed = $7 AND p.id > $8))))
                 ORDER BY p.created_at DESC, p.feed, p.id LIMIT $4
-                """, [query.feed, since, query.unreadOnly ? "t" : "f", "\(query.limit)", query.starredOnly ? "t" : "f"])
+                """, [query.feed, since, query.unreadOnly ? "t" : "f", "\(query.limit)", query.starredOnly ? "t" : "f",
+                      query.continuing.map { "\(StoredTime.milliseconds($0.createdAt))" }, query.continuing?.feed,
+                      query.continuing?.id.rawValue])
         }
         return try withVideos(storedPosts(table, "reading posts"))
     }

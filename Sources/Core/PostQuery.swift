@@ -16,9 +16,12 @@ public struct PostQuery: Hashable, Sendable {
     public var stable: Bool
     /// In a stable walk: continue after this post; `nil` for the first page.
     public var after: StoredPost.Position?
+    /// In the newest-first listing: continue after this post (its time, feed and id); `nil`
+    /// for the first page. A reader app's continuation.
+    public var continuing: StoredPost.ListingPosition?
 
     public init(feed: String? = nil, limit: Int = 20, unreadOnly: Bool = false, starredOnly: Bool = false, since: Date? = nil,
-                stable: Bool = false, after: StoredPost.Position? = nil) {
+                stable: Bool = false, after: StoredPost.Position? = nil, continuing: StoredPost.ListingPosition? = nil) {
         self.feed = feed
         self.limit = limit
         self.unreadOnly = unreadOnly
@@ -26,6 +29,7 @@ public struct PostQuery: Hashable, Sendable {
         self.since = since
         self.stable = stable
         self.after = after
+        self.continuing = continuing
     }
 }
 

@@ -30,6 +30,22 @@ public struct StoredPost: Hashable, Sendable {
     }
 
     public var position: Position { Position(createdAt: post.createdAt, id: post.id) }
+
+    /// Where the newest-first listing of every feed stands after this post: its order is time
+    /// (newest first), then feed, then id.
+    public struct ListingPosition: Hashable, Sendable {
+        public var createdAt: Date
+        public var feed: String
+        public var id: PostID
+
+        public init(createdAt: Date, feed: String, id: PostID) {
+            self.createdAt = createdAt
+            self.feed = feed
+            self.id = id
+        }
+    }
+
+    public var listingPosition: ListingPosition { ListingPosition(createdAt: post.createdAt, feed: feed, id: post.id) }
 }
 
 /// A post that matched a search.
