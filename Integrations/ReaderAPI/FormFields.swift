@@ -23,6 +23,9 @@ struct FormFields {
 
     init() {}
 
+    /// Fields given as they are (already decoded).
+    init(_ fields: [(name: String, value: String)]) { self.fields = fields }
+
     /// The first value of `name`.
     subscript(_ name: String) -> String? { fields.first { $0.name == name }?.value }
 

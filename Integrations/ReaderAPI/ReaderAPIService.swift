@@ -9,6 +9,7 @@ import Foundation
 struct ReaderAPIService: Sendable {
     let context: ServingContext
     let authenticator: ReaderAuthenticator
+    let index = ItemIndex()
 
     init(_ context: ServingContext) {
         self.context = context
@@ -44,7 +45,24 @@ struct ReaderAPIService: Sendable {
             return .text(401, "sign in first: POST /accounts/ClientLogin, then send Authorization: GoogleLogin auth=TOKEN\n",
                          headers: [("WWW-Authenticate", "GoogleLogin realm=\"feedsync\"")])
         }
-        switch String(request.path.dropFirst(api.count)) {
+        let call = String(request.path.dropFirst(api.count))
+        if request.method == "POST", ["edit-tag", "mark-all-as-read"].contains(call),
+           fields["T"] != ReaderAuthenticator.editToken(for: token) {
+            return .text(401, "the T field is not this session's token: GET /reader/api/0/token\n")
+        }
+        if call.hasPrefix("stream/contents/") {
+            let stream = String(call.dropFirst("stream/contents/".count)).removingPercentEncoding
+            guard let stream, !stream.isEmpty else { return .text(400, "the stream in the path is not valid percent-encoded text\n") }
+            return try await streamContents(fields, stream: stream)
+        }
+        switch call {
+        case "stream/contents": return try await streamContents(fields, stream: nil)
+        case "stream/items/ids": return try await itemIDs(fields)
+        case "stream/items/contents": return try await itemContents(fields)
+        case "unread-count": return try await unreadCount()
+        case "edit-tag", "mark-all-as-read":
+            guard request.method == "POST" else { return .text(400, "\(call) is a POST\n") }
+            return call == "edit-tag" ? try await editTag(fields) : try await markAllAsRead(fields)
         case "token":
             return .text(200, ReaderAuthenticator.editToken(for: token))
         case "user-info":
@@ -82,7 +100,7 @@ struct ReaderAPIService: Sendable {
         }
     }
 
-    private func json(_ write: (inout JSONWriter) -> Void) -> ServedResponse {
+    func json(_ write: (inout JSONWriter) -> Void) -> ServedResponse {
         var json = JSONWriter(escaping: [.controlsAsUnicode, .replacingNUL])
         write(&json)
         return ServedResponse(status: 200, contentType: "application/json; charset=utf-8", body: json.bytes)
