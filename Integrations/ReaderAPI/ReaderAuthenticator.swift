@@ -14,6 +14,7 @@ struct ReaderAuthenticator: Sendable {
 
     let store: any ReaderAccountStore
     let throttle = LoginThrottle()
+    let checks = PasswordCheck()
     let log: Logger
 
     /// The answer to `ClientLogin`: `SID=…\nLSID=…\nAuth=…\n`, or 401 after the slow-down.
@@ -26,7 +27,7 @@ struct ReaderAuthenticator: Sendable {
         if owed > .zero { try await Task.sleep(for: owed) }
         let hash = try await store.passwordHash(ofReaderAccount: name)
         // A name that does not exist costs the same hash check as one that does.
-        let matches = PasswordHash.verify(password, against: hash ?? Self.decoyHash)
+        let matches = await checks.verify(password, against: hash ?? Self.decoyHash)
         guard matches, hash != nil else {
             let wait = await throttle.failed(address: address, name: name)
             log.warn("reader_login_refused", ["address": address, "name": String(name.prefix(64))])
