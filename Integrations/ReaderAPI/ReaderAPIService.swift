@@ -39,6 +39,10 @@ struct ReaderAPIService: Sendable {
         if request.path == "/accounts/ClientLogin" {
             return try await authenticator.login(fields, from: request.peer)
         }
+        if request.path.hasPrefix("/feeds/") {
+            guard request.method != "POST" else { return .text(405, "feeds are read with GET\n", headers: [("Allow", "GET, HEAD")]) }
+            return try await feedDocument(request, query)
+        }
         let api = "/reader/api/0/"
         guard request.path.hasPrefix(api) else { return .text(404, "no such path; the API is under /reader/api/0/\n") }
         guard let (name, token) = try await authenticator.account(of: request) else {

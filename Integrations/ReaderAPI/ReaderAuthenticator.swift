@@ -23,6 +23,19 @@ struct ReaderAuthenticator: Sendable {
               name.utf8.count <= Self.fieldLimit, password.utf8.count <= Self.fieldLimit else {
             return .text(400, "ClientLogin needs Email and Passwd, each at most \(Self.fieldLimit) bytes\n")
         }
+        guard try await check(fields, from: address) != nil else { return .text(401, "wrong name or password\n") }
+        let token = PasswordHash.randomToken()
+        let now = Date()
+        try await store.saveReaderToken(digest: PasswordHash.digest(ofToken: token.revealed), of: name, at: now,
+                                        expiresAt: now.addingTimeInterval(Self.tokenLifetime))
+        let auth = token.revealed
+        return .text(200, "SID=\(auth)\nLSID=\(auth)\nAuth=\(auth)\n")
+    }
+
+    /// The account `Email` names when `Passwd` is its password; `nil` (after the slow-down) when not.
+    func check(_ fields: FormFields, from address: String) async throws -> String? {
+        guard let name = fields["Email"], let password = fields["Passwd"], !name.isEmpty,
+              name.utf8.count <= Self.fieldLimit, password.utf8.count <= Self.fieldLimit else { return nil }
         let owed = await throttle.delay(address: address, name: name)
         if owed > .zero { try await Task.sleep(for: owed) }
         let hash = try await store.passwordHash(ofReaderAccount: name)
@@ -32,15 +45,10 @@ struct ReaderAuthenticator: Sendable {
             let wait = await throttle.failed(address: address, name: name)
             log.warn("reader_login_refused", ["address": address, "name": String(name.prefix(64))])
             try await Task.sleep(for: wait)
-            return .text(401, "wrong name or password\n")
+            return nil
         }
         await throttle.succeeded(address: address, name: name)
-        let token = PasswordHash.randomToken()
-        let now = Date()
-        try await store.saveReaderToken(digest: PasswordHash.digest(ofToken: token.revealed), of: name, at: now,
-                                        expiresAt: now.addingTimeInterval(Self.tokenLifetime))
-        let auth = token.revealed
-        return .text(200, "SID=\(auth)\nLSID=\(auth)\nAuth=\(auth)\n")
+        return name
     }
 
     /// The account a request's token belongs to, or `nil` (then the request gets 401).
