@@ -9,11 +9,33 @@ extension ReaderAPIService {
 
     /// One page of a stream: the served posts, and the continuation when more may follow.
     func page(_ request: StreamRequest) async throws -> (posts: [StoredPost], continuation: String?) {
-        let posts = try await context.store.posts(matching: request.query)
+        let posts: [StoredPost]
+        if let feeds = request.feeds {
+            posts = try await merged(request.query, of: feeds)
+        } else {
+            posts = try await context.store.posts(matching: request.query)
+        }
         await index.learn(posts)
         let served = posts.filter { groups[$0.feed] != nil }
         let more = posts.count == request.query.limit ? posts.last.map { Continuation.make($0.listingPosition) } : nil
         return (served, more)
+    }
+
+    /// One page of several feeds' listing: each feed's page after the same position (the order
+    /// is one order across feeds: time, feed, id), merged, the first `limit` kept.
+    func merged(_ query: PostQuery, of feeds: [String]) async throws -> [StoredPost] {
+        var all: [StoredPost] = []
+        for feed in feeds {
+            var each = query
+            each.feed = feed
+            all += try await context.store.posts(matching: each)
+        }
+        all.sort { a, b in
+            if a.post.createdAt != b.post.createdAt { return a.post.createdAt > b.post.createdAt }
+            if a.feed != b.feed { return a.feed < b.feed }
+            return a.post.id.rawValue < b.post.id.rawValue
+        }
+        return Array(all.prefix(query.limit))
     }
 
     func itemIDs(_ fields: FormFields) async throws -> ServedResponse {

@@ -13,21 +13,25 @@ struct StreamRequest {
 
     var query: PostQuery
     var streamID: String
+    /// For a label's stream: the feeds of that group (``query`` then names none).
+    var feeds: [String]? = nil
 
     /// - Returns: the request, or the one line a 400 says.
     static func parse(_ fields: FormFields, stream given: String?, feeds: [ServedFeed], defaultCount: Int) -> Result<StreamRequest, StreamError> {
         let stream = given ?? fields["s"] ?? reading
         var query = PostQuery(limit: defaultCount)
+        var members: [String]?
         switch stream {
         case reading: break
         case starred: query.starredOnly = true
         default:
             if stream.hasPrefix("feed/"), feeds.contains(where: { $0.name == stream.dropFirst(5) }) {
                 query.feed = String(stream.dropFirst(5))
-            } else if stream.hasPrefix("user/-/label/") {
-                return .failure(StreamError("label streams (\(shown(stream))) are not served yet: ask for each feed/NAME of the label"))
+            } else if stream.hasPrefix("user/-/label/"), case let group = String(stream.dropFirst("user/-/label/".count)),
+                      feeds.contains(where: { $0.group == group }) {
+                members = feeds.filter { $0.group == group }.map(\.name)
             } else {
-                return .failure(StreamError("unknown stream \(shown(stream)): the streams are \(reading), \(starred) and feed/NAME"))
+                return .failure(StreamError("unknown stream \(shown(stream)): the streams are \(reading), \(starred), feed/NAME and user/-/label/GROUP"))
             }
         }
         for excluded in fields.all("xt") {
@@ -59,7 +63,7 @@ struct StreamRequest {
             }
             query.continuing = position
         }
-        return .success(StreamRequest(query: query, streamID: stream))
+        return .success(StreamRequest(query: query, streamID: stream, feeds: members))
     }
 
     static func shown(_ text: String) -> String { Terminal.safe(text, limit: 100) }

@@ -205,6 +205,8 @@ extension Trait where Self == ConditionTrait {
         }
         documented["posts_fts"] = nil
         documented["posts"]?.append("search")
+        // The reader accounts live in the schema a read-only role is not granted, with the same columns.
+        let privateTables = ["serve_users": documented.removeValue(forKey: "serve_users"), "serve_tokens": documented.removeValue(forKey: "serve_tokens")]
         // Added by PostgreSQL's migration 002, before 003 added sweep_withheld.
         if let at = documented["feeds"]?.firstIndex(of: "sweep_withheld") { documented["feeds"]?.insert("scheduled_by", at: at) }
         let rows = try await psql(database, """
@@ -217,5 +219,12 @@ extension Trait where Self == ConditionTrait {
             actual[String(parts[0])] = String(parts[1]).components(separatedBy: ", ")
         }
         #expect(actual == documented)
+        for (name, columns) in privateTables {
+            let listed = try await psql(database, """
+                SELECT string_agg(column_name, ', ' ORDER BY ordinal_position) FROM information_schema.columns
+                WHERE table_schema = 'feedsync_private' AND table_name = '\(name)'
+                """)
+            #expect(listed.components(separatedBy: ", ") == columns, "feedsync_private.\(name)")
+        }
     }
 }

@@ -114,7 +114,7 @@ import Glibc
         let editToken = try await ReaderListenerEndToEndTests.curl(header + [api + "token"]).body
         for (path, says) in [
             ("stream/items/ids?s=feed/nowhere", "unknown stream"),
-            ("stream/items/ids?s=user/-/label/Friends", "label streams"),
+            ("stream/items/ids?s=user/-/label/Nobody", "unknown stream"),
             ("stream/items/ids?n=0", "is not a count"), ("stream/items/ids?n=10001", "is not a count"),
             ("stream/items/ids?n=abc", "is not a count"), ("stream/items/ids?ot=-5", "is not a time"),
             ("stream/items/ids?r=o", "newest first"), ("stream/items/ids?xt=user/-/state/com.google/like", "is not served"),

@@ -60,6 +60,13 @@ import Glibc
         let tagIDs = ((try JSONSerialization.jsonObject(with: Data(tags.body.utf8)) as? [String: Any])?["tags"] as? [[String: Any]])?
             .compactMap { $0["id"] as? String }
         #expect(tagIDs == ["user/-/state/com.google/starred", "user/-/label/Friends"])
+        // The group's label is a stream of its feeds' posts, paged like any other.
+        let labelled = try await Self.curl(header + [base + "/reader/api/0/stream/items/ids?s=user/-/label/Friends&n=3"])
+        let refs = (try JSONSerialization.jsonObject(with: Data(labelled.body.utf8)) as? [String: Any])
+        #expect((refs?["itemRefs"] as? [[String: Any]])?.count == 3 && refs?["continuation"] is String, "\(labelled.body)")
+        let rest = try await Self.curl(header + [base + "/reader/api/0/stream/items/ids?s=user/-/label/Friends&n=3&c=\(refs?["continuation"] as? String ?? "")"])
+        let more = (try JSONSerialization.jsonObject(with: Data(rest.body.utf8)) as? [String: Any])?["itemRefs"] as? [[String: Any]]
+        #expect(more?.count == 2, "5 posts in all: \(rest.body)")
         #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM serve_tokens WHERE name = 'ada'") == "1")
         #expect(!(try String(contentsOf: daemon.logFile, encoding: .utf8)).contains(auth), "no token in the log")
 
