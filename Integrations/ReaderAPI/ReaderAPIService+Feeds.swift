@@ -1,8 +1,9 @@
 import Core
 import Foundation
 
-/// Every served feed as a feed again: `GET /feeds/NAME.atom` and `/feeds/NAME.json`, and
-/// `/feeds/all.atom|json` for every served feed together; the newest `n` posts (default 100,
+/// Every served feed as a feed again: `GET /feeds/NAME.atom` and `/feeds/NAME.json`,
+/// `/feeds/group/GROUP.atom|json` for a group's feeds, and `/feeds/all.atom|json` for every
+/// served feed together; the newest `n` posts (default 100,
 /// at most 1000), RFC 5005 `next` links past them (`?c=`), `ETag` and `Last-Modified`
 /// answered with 304. Reached with HTTP Basic (a `serve-user` name and password) or a login's
 /// token (`Authorization: GoogleLogin auth=…`).
@@ -19,7 +20,13 @@ extension ReaderAPIService {
             return .text(400, "the feed name in the path is not valid percent-encoded text\n")
         }
         var stream: String
-        if name == "all" && !context.feeds.contains(where: { $0.name == "all" }) {
+        if name.hasPrefix("group/") {
+            let group = String(name.dropFirst("group/".count))
+            guard context.feeds.contains(where: { $0.group == group }) else {
+                return .text(404, "no served feed is in the group \(StreamRequest.shown(group))\n")
+            }
+            stream = "user/-/label/" + group
+        } else if name == "all" && !context.feeds.contains(where: { $0.name == "all" }) {
             stream = StreamRequest.reading
         } else if context.feeds.contains(where: { $0.name == name }) {
             stream = "feed/" + name

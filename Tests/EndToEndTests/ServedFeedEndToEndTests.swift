@@ -67,6 +67,10 @@ import Glibc
         let all = try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/all.atom?n=5"])
         #expect(all.status == 200 && Self.entries(all.body).ids == Array(ids.prefix(5)))
         #expect(try await Self.jing(all.body, scratch).ok)
+        let group = try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/group/Friends.json?n=5"])
+        let grouped = (try JSONSerialization.jsonObject(with: Data(group.body.utf8)) as? [String: Any])?["items"] as? [[String: Any]]
+        #expect(grouped?.compactMap { $0["id"] as? String } == Array(ids.prefix(5)), "\(group.body.prefix(300))")
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/group/Nobody.atom"]).status == 404)
     }
 
     @Test func aFeedRefusesWhoIsNotAReaderAndWhatIsNotServed() async throws {
