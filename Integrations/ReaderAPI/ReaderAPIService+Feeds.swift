@@ -19,6 +19,9 @@ extension ReaderAPIService {
         guard let name = String(file.dropLast(5)).removingPercentEncoding, !name.isEmpty else {
             return .text(400, "the feed name in the path is not valid percent-encoded text\n")
         }
+        if name.hasPrefix("search/") {
+            return try await searchDocument(String(name.dropFirst("search/".count)), atom: atom, file: file, fields, request)
+        }
         var stream: String
         if name.hasPrefix("group/") {
             let group = String(name.dropFirst("group/".count))
@@ -46,6 +49,29 @@ extension ReaderAPIService {
         let base = "/feeds/\(file)"
         let selfURL = base + (fields["c"].map { "?c=\($0)" } ?? "")
         let nextURL = continuation.map { base + "?c=\($0)" + (fields["n"].map { "&n=\($0)" } ?? "") }
+        let title = stream == "all" ? "feedsync: every feed" : "feedsync: \(stream)"
+        return document(posts, atom: atom, title: title, selfURL: selfURL, nextURL: nextURL, request, name: name)
+    }
+
+    /// A saved search as a feed: its best `n` matches (default 100, at most 1000), newest first; no paging.
+    private func searchDocument(_ name: String, atom: Bool, file: String, _ fields: FormFields,
+                                _ request: ServedRequest) async throws -> ServedResponse {
+        guard let text = context.searches[name] else { return .text(404, "no saved search is named \(StreamRequest.shown(name))\n") }
+        var count = 100
+        if let given = fields["n"] {
+            guard given.count <= 4, let parsed = Int(given), (1...1_000).contains(parsed) else {
+                return .text(400, "n=\(StreamRequest.shown(given)) is not a count from 1 to 1000\n")
+            }
+            count = parsed
+        }
+        let hits = try await context.store.search(SearchQuery(text: text, limit: count))
+        let posts = hits.map(\.stored).filter { groups[$0.feed] != nil }.sorted { $0.listingPosition.isBefore($1.listingPosition) }
+        return document(posts, atom: atom, title: "feedsync: search \(name)", selfURL: "/feeds/\(file)", nextURL: nil, request, name: name)
+    }
+
+    /// The document, or 304 when the client's `If-None-Match` or `If-Modified-Since` shows it has it.
+    private func document(_ posts: [StoredPost], atom: Bool, title: String, selfURL: String, nextURL: String?,
+                          _ request: ServedRequest, name: String) -> ServedResponse {
         let tag = "\"\(ItemID(feed: name, post: PostID(posts.map { "\($0.feed)/\($0.post.id)/\(($0.post.editedAt ?? $0.post.createdAt).timeIntervalSince1970)" }.joined(separator: ","))).short)\""
         let modified = AtomDocument.newest(posts)
         let headers = [("ETag", tag), ("Last-Modified", HTTPDate.string(modified))]
@@ -56,7 +82,6 @@ extension ReaderAPIService {
         } else if let since = request.header("if-modified-since").flatMap(HTTPDate.parse), modified <= since {
             return ServedResponse(status: 304, body: [], headers: headers)
         }
-        let title = stream == "all" ? "feedsync: every feed" : "feedsync: \(stream)"
         return atom
             ? ServedResponse(status: 200, contentType: "application/atom+xml; charset=utf-8",
                              body: AtomDocument.render(title: title, selfURL: selfURL, nextURL: nextURL, posts: posts), headers: headers)

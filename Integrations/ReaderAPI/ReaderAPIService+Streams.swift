@@ -30,11 +30,7 @@ extension ReaderAPIService {
             each.feed = feed
             all += try await context.store.posts(matching: each)
         }
-        all.sort { a, b in
-            if a.post.createdAt != b.post.createdAt { return a.post.createdAt > b.post.createdAt }
-            if a.feed != b.feed { return a.feed < b.feed }
-            return a.post.id.rawValue < b.post.id.rawValue
-        }
+        all.sort { $0.listingPosition.isBefore($1.listingPosition) }
         return Array(all.prefix(query.limit))
     }
 

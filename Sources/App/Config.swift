@@ -53,6 +53,8 @@ public struct Config {
     public var metricsListen: ListenAddress?
     /// The reader listener (`"serve"`); `nil`: off.
     public var serve: Serve?
+    /// Saved searches served as feeds (`"searches": {"rust": "rust OR swift"}`), by name.
+    public var searches: [String: String] = [:]
 
     /// Reads and checks the file at `url`.
     ///
@@ -141,6 +143,17 @@ public struct Config {
         }
         if let section = try root.section("serve") {
             serve = try Self.serve(section)
+        }
+        if let section = try root.section("searches") {
+            for name in section.keys {
+                guard FeedName.isValid(name), name.count <= 64 else {
+                    throw section.error(name, "a search's name is 1 to 64 letters, digits, '-', '_' or '.', not beginning with '-'")
+                }
+                let query = try section.require(section.nonEmptyString(name), name)
+                guard query.count <= 500 else { throw section.error(name, "a search is at most 500 characters") }
+                searches[name] = query
+            }
+            try section.finish()
         }
         try root.finish(alsoKnown: ["$comment"])
     }

@@ -17,7 +17,7 @@ public enum ReaderListener {
     /// - Throws: ``ConfigError`` naming `serve.listen` when the address cannot be bound.
     public static func make(for runtime: Runtime, log: Logger) throws -> HTTPListener? {
         guard let serve = runtime.serve, let serving = runtime.serving else { return nil }
-        let answer = serving.makeHandler(ServingContext(store: runtime.store, feeds: runtime.servedFeeds, log: log))
+        let answer = serving.makeHandler(ServingContext(store: runtime.store, feeds: runtime.servedFeeds, searches: runtime.searches, log: log))
         do throws(ListenError) {
             return try HTTPListener(address: serve.listen, limits: limits) { request in
                 let served = await answer(ServedRequest(method: request.method, path: request.path, query: request.query,

@@ -67,12 +67,16 @@ public struct ServedFeed: Hashable, Sendable {
 public struct ServingContext: Sendable {
     public var store: any FeedReader & ReadMarker & ReaderAccountStore
     public var feeds: [ServedFeed]
+    /// Saved searches (full-text queries) served as feeds, by name.
+    public var searches: [String: String]
     /// Told, as one sentence, of what an operator should see (a refused login); never a secret.
     public var log: Logger
 
-    public init(store: any FeedReader & ReadMarker & ReaderAccountStore, feeds: [ServedFeed], log: Logger = .disabled) {
+    public init(store: any FeedReader & ReadMarker & ReaderAccountStore, feeds: [ServedFeed], searches: [String: String] = [:],
+                log: Logger = .disabled) {
         self.store = store
         self.feeds = feeds
+        self.searches = searches
         self.log = log
     }
 }

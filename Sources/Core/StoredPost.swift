@@ -43,6 +43,13 @@ public struct StoredPost: Hashable, Sendable {
             self.feed = feed
             self.id = id
         }
+
+        /// Whether this comes before `other` in the listing: newer, or as new and by feed, then id.
+        public func isBefore(_ other: ListingPosition) -> Bool {
+            if createdAt != other.createdAt { return createdAt > other.createdAt }
+            if feed != other.feed { return feed < other.feed }
+            return id.rawValue < other.id.rawValue
+        }
     }
 
     public var listingPosition: ListingPosition { ListingPosition(createdAt: post.createdAt, feed: feed, id: post.id) }

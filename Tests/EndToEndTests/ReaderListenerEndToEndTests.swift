@@ -23,7 +23,7 @@ import Glibc
         let port = try MetricsEndToEndTests.freePort()
         let config = try scratch.writeConfig(baseURL: server.baseURL, interval: "1h", feedKeys: #""group": "Friends","#)
         var json = try String(contentsOfFile: config, encoding: .utf8)
-        json = String(json.dropLast()) + #", "serve": {"listen": "127.0.0.1:\#(port)"}}"#
+        json = String(json.dropLast()) + #", "serve": {"listen": "127.0.0.1:\#(port)"}, "searches": {"bread": "bread OR sourdough"}}"#
         try Data(json.utf8).write(to: URL(fileURLWithPath: config))
         #expect(try await feedsync(["pull", "--config", config]).status == 0)
         #expect(try await feedsync(["serve-user", "add", "ada", "--config", config], input: "correct horse battery\n").status == 0)
@@ -124,6 +124,21 @@ import Glibc
         #expect(right.status == 200)
         let log = try String(contentsOf: daemon.logFile, encoding: .utf8)
         #expect(log.contains("reader_login_refused") && !log.contains("wrong password") && !log.contains("correct horse"), "\(log)")
+    }
+
+    @Test(arguments: [
+        (#"{"-x": "bread"}"#, "searches.-x", "a search's name"),
+        (#"{"bread": ""}"#, "searches.bread", "bread"),
+        (#"{"bread": 5}"#, "searches.bread", "bread"),
+    ])
+    func configCheckRefusesABadSavedSearch(_ searches: String, _ key: String, _ says: String) async throws {
+        let scratch = try Scratch()
+        let config = try scratch.writeConfig(baseURL: "http://127.0.0.1:9")
+        var json = try String(contentsOfFile: config, encoding: .utf8)
+        json = String(json.dropLast()) + #", "searches": \#(searches)}"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: config))
+        let check = try await feedsync(["config", "check", "--config", config])
+        #expect(check.status == 78 && check.stderr.contains(key) && check.stderr.contains(says), "\(check.stderr)")
     }
 
     @Test(arguments: [

@@ -71,6 +71,16 @@ import Glibc
         let grouped = (try JSONSerialization.jsonObject(with: Data(group.body.utf8)) as? [String: Any])?["items"] as? [[String: Any]]
         #expect(grouped?.compactMap { $0["id"] as? String } == Array(ids.prefix(5)), "\(group.body.prefix(300))")
         #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/group/Nobody.atom"]).status == 404)
+
+        // A saved search: its matches, newest first, the same count the store's own search finds.
+        let search = try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/search/bread.atom"])
+        let searchValid = try await Self.jing(search.body, scratch)
+        #expect(search.status == 200 && searchValid.ok, "\(search.body.prefix(300)) \(searchValid.output.prefix(500))")
+        let matching = Int(try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts WHERE text LIKE '%bread%' OR text LIKE '%sourdough%'")) ?? -1
+        let found = Self.entries(search.body).ids
+        #expect(matching > 0 && found.count == matching, "\(found.count) of \(matching)")
+        #expect(found == ids.filter(found.contains), "newest first")
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/search/none.atom"]).status == 404)
     }
 
     @Test func aFeedRefusesWhoIsNotAReaderAndWhatIsNotServed() async throws {
