@@ -1,4 +1,5 @@
 import Core
+import IntegrationKit
 
 /// The Google Reader API's JSON objects, written from Core's models (the API's own names).
 enum GReaderJSON {
@@ -91,7 +92,6 @@ extension GReaderJSON {
 
     /// Plain text as HTML that shows it as it is.
     static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\n", with: "<br>")
+        HTMLText.escape(text).replacingOccurrences(of: "\n", with: "<br>")
     }
 }
