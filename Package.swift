@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "WebFeedTests", dependencies: ["WebFeed", "IntegrationKit", "Core"], path: "Tests/WebFeedTests"),
         .testTarget(name: "BlueskyTests", dependencies: ["Bluesky", "IntegrationKit", "Core"], path: "Tests/BlueskyTests"),
         .testTarget(name: "AppTests", dependencies: ["App", "Core"], path: "Tests/AppTests"),
-        .testTarget(name: "ReaderAPITests", dependencies: ["ReaderAPI", "Core"], path: "Tests/ReaderAPITests"),
+        .testTarget(name: "ReaderAPITests", dependencies: ["ReaderAPI", "Core", "ProcessTestSupport"], path: "Tests/ReaderAPITests"),
         // The daemon's own parts (its service group), tested in-process.
         .testTarget(name: "FeedsyncdTests", dependencies: ["feedsyncd", "App", "Core"], path: "Tests/FeedsyncdTests"),
         .testTarget(name: "ReliabilityTests", dependencies: ["Sync", "SQLiteCache", "Core", "ProcessTestSupport"], path: "Tests/ReliabilityTests"),

@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import ProcessTestSupport
 @testable import ReaderAPI
 import Testing
 
@@ -17,10 +18,10 @@ import Testing
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
                 process.arguments = ["jing", "-c", root.appendingPathComponent("Fixtures/atom/atom.rnc").path, file.path]
-                let output = Pipe()
+                let output = makePipe()
                 process.standardOutput = output
                 process.standardError = FileHandle.nullDevice
-                do { try process.run() } catch { return continuation.resume(returning: (-1, "\(error)")) }
+                do { try launch(process) } catch { return continuation.resume(returning: (-1, "\(error)")) }
                 let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 process.waitUntilExit()
                 continuation.resume(returning: (process.terminationStatus, text))
