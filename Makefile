@@ -73,7 +73,7 @@ docs-check:
 	python3 .ci/check-links
 
 # The Swift runtime and Foundation are linked in, so a server without the toolchain runs the
-# binaries; they need only the C libraries (libc, libcurl, libsqlite3, libpq, libxml2).
+# binaries; they need only the C libraries (libc, libcurl, libsqlite3, libpq, libxml2, libsodium).
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 

@@ -3,7 +3,7 @@ import PackageDescription
 
 // feedsync: Core (models + service protocols), Sync (the coordinating logic), one module per
 // backend under Integrations/, and App, the composition root that maps config to integrations.
-// No package dependencies: the toolchain plus libsqlite3, libcurl, libpq and libxml2 through system-library targets.
+// No package dependencies: the toolchain plus libsqlite3, libcurl, libpq, libxml2 and libsodium through system-library targets.
 let package = Package(
     name: "feedsync",
     platforms: [.macOS(.v15)],
@@ -36,10 +36,17 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
+        // argon2id password hashes, SHA-256 and random tokens for the reader listener's accounts.
+        .systemLibrary(
+            name: "CSodium",
+            path: "Sources/CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
         .target(name: "Core", path: "Sources/Core"),
         .target(name: "Sync", dependencies: ["Core"], path: "Sources/Sync"),
         // Plumbing shared by the HTTP integrations: transport, pacing, Link and date parsing, the JSON reader.
-        .target(name: "IntegrationKit", dependencies: ["Core", "CCurl"], path: "Sources/IntegrationKit"),
+        .target(name: "IntegrationKit", dependencies: ["Core", "CCurl", "CSodium"], path: "Sources/IntegrationKit"),
 
         .target(name: "HTTPAPI", dependencies: ["Core", "IntegrationKit"], path: "Integrations/HTTPAPI",
                 exclude: ["API.md", "README.md"]),
@@ -51,11 +58,13 @@ let package = Package(
         .target(name: "Mastodon", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Mastodon", exclude: ["README.md"]),
         .target(name: "WebFeed", dependencies: ["Core", "IntegrationKit", "CLibXML2"], path: "Integrations/WebFeed", exclude: ["README.md"]),
         .target(name: "Bluesky", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Bluesky", exclude: ["README.md"]),
+        .target(name: "ReaderAPI", dependencies: ["Core", "IntegrationKit"], path: "Integrations/ReaderAPI"),
 
         .target(name: "App",
-                dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "PostgresStore", "MockVideoHost", "Mastodon", "WebFeed", "Bluesky"],
+                dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "PostgresStore", "MockVideoHost", "Mastodon", "WebFeed", "Bluesky",
+                               "ReaderAPI"],
                 path: "Sources/App"),
-        .executableTarget(name: "feedsync", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsync"),
+        .executableTarget(name: "feedsync", dependencies: ["App", "Core", "Sync", "IntegrationKit"], path: "Sources/feedsync"),
         .executableTarget(name: "feedsyncd", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsyncd",
                           exclude: ["feedsyncd.service"]),
 
@@ -71,6 +80,7 @@ let package = Package(
         .testTarget(name: "WebFeedTests", dependencies: ["WebFeed", "IntegrationKit", "Core"], path: "Tests/WebFeedTests"),
         .testTarget(name: "BlueskyTests", dependencies: ["Bluesky", "IntegrationKit", "Core"], path: "Tests/BlueskyTests"),
         .testTarget(name: "AppTests", dependencies: ["App", "Core"], path: "Tests/AppTests"),
+        .testTarget(name: "ReaderAPITests", dependencies: ["ReaderAPI", "Core", "ProcessTestSupport"], path: "Tests/ReaderAPITests"),
         // The daemon's own parts (its service group), tested in-process.
         .testTarget(name: "FeedsyncdTests", dependencies: ["feedsyncd", "App", "Core"], path: "Tests/FeedsyncdTests"),
         .testTarget(name: "ReliabilityTests", dependencies: ["Sync", "SQLiteCache", "Core", "ProcessTestSupport"], path: "Tests/ReliabilityTests"),

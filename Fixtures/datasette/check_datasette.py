@@ -67,6 +67,8 @@ def main():
         pull = subprocess.run([args.feedsync, "pull", "--config", config], env={**os.environ, "FEEDSYNC_PASSWORD": "demo"},
                               capture_output=True, text=True)
         check("feedsync pull", pull.returncode == 0, pull.stderr)
+        star = subprocess.run([args.feedsync, "star", "home/p0000007", "--config", config], capture_output=True, text=True)
+        check("feedsync star", star.returncode == 0, star.stderr)
         database = os.path.join(folder, "feedsync.sqlite")
         with sqlite3.connect(database) as db:
             expected = db.execute("SELECT COUNT(*) FROM posts WHERE text LIKE '%sourdough%'").fetchone()[0]
@@ -97,6 +99,9 @@ def main():
             check("times are readable", rows and all(len(r.get("created") or "") == 20 and r["created"].endswith("Z") for r in rows),
                   rows[:1])
             check("videos are joinable", linked > 0, linked)
+            starred = get(web, "/feedsync/post_state.json?starred_at__notnull=1&_shape=objects")
+            check("the starred column shows the star", [(r["feed"], r["post_id"]) for r in starred.get("rows", [])]
+                  == [("home", "p0000007")] and all(r.get("starred_at") for r in starred.get("rows", [])), starred.get("rows"))
         finally:
             serve.terminate()
             serve.wait()

@@ -16,17 +16,20 @@ extension PostgresFeedStore: FeedReader {
                 SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
                 WHERE p.feed = $1 AND ($2::bigint IS NULL OR p.created_at >= $2)
                     AND ($3::bigint IS NULL OR p.created_at < $3 OR (p.created_at = $3 AND p.id > $4))
-                    AND (NOT $6::boolean OR s.read_at IS NULL)
+                    AND (NOT $6::boolean OR s.read_at IS NULL) AND (NOT $7::boolean OR s.starred_at IS NOT NULL)
                 ORDER BY p.created_at DESC, p.id LIMIT $5
                 """, [query.feed, since, after.map { "\(StoredTime.milliseconds($0.createdAt))" }, after?.id.rawValue, "\(query.limit)",
-                      query.unreadOnly ? "t" : "f"])
+                      query.unreadOnly ? "t" : "f", query.starredOnly ? "t" : "f"])
         } else {
             table = try runTable("reading posts", """
                 SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
                 WHERE ($1::text IS NULL OR p.feed = $1) AND ($2::bigint IS NULL OR p.created_at >= $2)
-                    AND (NOT $3::boolean OR s.read_at IS NULL)
+                    AND (NOT $3::boolean OR s.read_at IS NULL) AND (NOT $5::boolean OR s.starred_at IS NOT NULL)
+                    AND ($6::bigint IS NULL OR (p.created_at <= $6 AND (p.created_at < $6 OR p.feed > $7 OR (p.feed = $7 AND p.id > $8))))
                 ORDER BY p.created_at DESC, p.feed, p.id LIMIT $4
-                """, [query.feed, since, query.unreadOnly ? "t" : "f", "\(query.limit)"])
+                """, [query.feed, since, query.unreadOnly ? "t" : "f", "\(query.limit)", query.starredOnly ? "t" : "f",
+                      query.continuing.map { "\(StoredTime.milliseconds($0.createdAt))" }, query.continuing?.feed,
+                      query.continuing?.id.rawValue])
         }
         return try withVideos(storedPosts(table, "reading posts"))
     }

@@ -24,6 +24,8 @@ import Glibc
 public actor PostgresFeedStore: SQLStore {
     /// The statements both stores run, in PostgreSQL's dialect.
     public static let sql = StoreSQL(.postgres)
+    /// In the schema a read-only role is not granted, as sessions are.
+    public static let readerAccountTables = (users: "feedsync_private.serve_users", tokens: "feedsync_private.serve_tokens")
 
     /// The libpq connection string, without the password (that goes in the environment).
     public nonisolated let conninfo: String

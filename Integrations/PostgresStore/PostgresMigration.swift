@@ -194,6 +194,23 @@ struct PostgresMigration {
             WHEN (old.handle IS DISTINCT FROM new.handle OR old.display_name IS DISTINCT FROM new.display_name)
             EXECUTE FUNCTION users_au_profile();
             """),
+        // Stars beside read marks: local state that no sync touches (`feedsync star`, reader apps);
+        // and the accounts of the reader listener (`feedsync serve-user`), shared by every daemon
+        // of the store: an argon2id hash of each password and the SHA-256 of each token handed out
+        // at login, never either secret, in the schema a read-only role is not granted. As
+        // SQLite's store has had since its migration 014.
+        PostgresMigration(name: "008_stars_serve_users", sql: """
+            ALTER TABLE post_state ADD COLUMN starred_at BIGINT;
+            CREATE INDEX post_state_starred ON post_state (feed, post_id) WHERE starred_at IS NOT NULL;
+            CREATE TABLE feedsync_private.serve_users (name TEXT PRIMARY KEY, password_hash TEXT NOT NULL, created_at BIGINT NOT NULL);
+            CREATE TABLE feedsync_private.serve_tokens (
+                token_hash TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                expires_at BIGINT NOT NULL
+            );
+            CREATE INDEX serve_tokens_by_name ON feedsync_private.serve_tokens (name);
+            """),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.

@@ -19,18 +19,24 @@ extension SQLiteFeedStore {
                 + (after == nil ? "" : " AND p.created_at <= ?4 AND (p.created_at < ?4 OR p.id > ?5)")
             stored = try storedPosts(db.statement("""
                 SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
-                WHERE p.feed = ?1 AND (?3 = 0 OR s.read_at IS NULL)\(bounds)
+                WHERE p.feed = ?1 AND (?3 = 0 OR s.read_at IS NULL) AND (?7 = 0 OR s.starred_at IS NOT NULL)\(bounds)
                 ORDER BY p.created_at DESC, p.id LIMIT ?6
                 """), [.text(query.feed ?? ""), .integer(since), .integer(query.unreadOnly ? 1 : 0),
                             .integer(after.map { StoredTime.milliseconds($0.createdAt) }), .text(after?.id.rawValue),
-                            .integer(query.limit)])
+                            .integer(query.limit), .integer(query.starredOnly ? 1 : 0)])
         } else {
+            let continuing = query.continuing
+            // The bound is written only when given, so the time index serves the range.
+            let bound = continuing == nil ? ""
+                : " AND p.created_at <= ?6 AND (p.created_at < ?6 OR p.feed > ?7 OR (p.feed = ?7 AND p.id > ?8))"
             stored = try storedPosts(db.statement("""
                 SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
                 WHERE (?1 IS NULL OR p.feed = ?1) AND (?2 IS NULL OR p.created_at >= ?2) AND (?3 = 0 OR s.read_at IS NULL)
+                    AND (?5 = 0 OR s.starred_at IS NOT NULL)\(bound)
                 ORDER BY p.created_at DESC, p.feed, p.id LIMIT ?4
                 """), [.text(query.feed), .integer(since), .integer(query.unreadOnly ? 1 : 0),
-                            .integer(query.limit)])
+                            .integer(query.limit), .integer(query.starredOnly ? 1 : 0)]
+                    + (continuing.map { [.integer(StoredTime.milliseconds($0.createdAt)), .text($0.feed), .text($0.id.rawValue)] } ?? []))
         }
         try attachVideos(to: &stored, in: db)
         return stored

@@ -23,6 +23,7 @@ import Glibc
 public actor SQLiteFeedStore: FeedStore, SQLStore {
     /// The statements both stores run, in SQLite's dialect.
     public static let sql = StoreSQL(.sqlite)
+    public static let readerAccountTables = (users: "serve_users", tokens: "serve_tokens")
 
     /// Where the database lives: a file path, or `:memory:` for tests.
     public nonisolated let path: String

@@ -294,6 +294,21 @@ struct SQLiteMigration: Sendable {
         SQLiteMigration(name: "013_live_state", sql: """
             CREATE TABLE IF NOT EXISTS live_state (feed TEXT PRIMARY KEY, state TEXT NOT NULL, at INTEGER NOT NULL);
             """),
+        // Stars beside read marks: local state that no sync touches (`feedsync star`, reader apps);
+        // and the accounts of the reader listener (`feedsync serve-user`): an argon2id hash of
+        // each password, and the SHA-256 of each token handed out at login, never either secret.
+        SQLiteMigration(name: "014_stars_serve_users", sql: """
+            ALTER TABLE post_state ADD COLUMN starred_at INTEGER;
+            CREATE INDEX post_state_starred ON post_state (feed, post_id) WHERE starred_at IS NOT NULL;
+            CREATE TABLE serve_users (name TEXT PRIMARY KEY, password_hash TEXT NOT NULL, created_at INTEGER NOT NULL);
+            CREATE TABLE serve_tokens (
+                token_hash TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL
+            );
+            CREATE INDEX serve_tokens_by_name ON serve_tokens (name);
+            """),
     ]
 
     /// Moves the tokens of the `sessions` table into the private sessions file, before the

@@ -18,6 +18,15 @@ public struct Config {
         public var maxAttempts: Int
         /// Where a feed expanded from an OPML file came from, for `config check`; `nil` otherwise.
         public var origin: String? = nil
+        /// The group (a label in reader apps) the feed belongs to (`"group"`), if any.
+        public var group: String? = nil
+    }
+
+    /// The reader listener (the `"serve"` section): off unless it is there.
+    public struct Serve: Sendable, Equatable {
+        public var listen: ListenAddress
+        /// Whether a reverse proxy in front terminates TLS, so a non-loopback address may serve plain HTTP.
+        public var behindProxy: Bool
     }
 
     /// How `feedsyncd` schedules (the `"daemon"` section; every key optional).
@@ -42,6 +51,10 @@ public struct Config {
     public var daemon = Daemon()
     /// Where `feedsyncd` serves `/metrics` and `/healthz` (`"metrics": {"listen": …}`); `nil`: off.
     public var metricsListen: ListenAddress?
+    /// The reader listener (`"serve"`); `nil`: off.
+    public var serve: Serve?
+    /// Saved searches served as feeds (`"searches": {"rust": "rust OR swift"}`), by name.
+    public var searches: [String: String] = [:]
 
     /// Reads and checks the file at `url`.
     ///
@@ -99,7 +112,8 @@ public struct Config {
                             posts: try section.require(section.section("posts"), "posts"),
                             videos: try section.section("videos"),
                             maxDeletionRatio: try section.double("maxDeletionRatio", in: 0...1) ?? 0.5,
-                            maxAttempts: try section.int("maxAttempts", in: 1...20) ?? 6)
+                            maxAttempts: try section.int("maxAttempts", in: 1...20) ?? 6,
+                            group: try Self.group(section))
             try section.finish()
             return [.named(feed)]
         }
@@ -127,6 +141,51 @@ public struct Config {
             }
             try section.finish()
         }
+        if let section = try root.section("serve") {
+            serve = try Self.serve(section)
+        }
+        if let section = try root.section("searches") {
+            for name in section.keys {
+                guard FeedName.isValid(name), name.count <= 64 else {
+                    throw section.error(name, "a search's name is 1 to 64 letters, digits, '-', '_' or '.', not beginning with '-'")
+                }
+                let query = try section.require(section.nonEmptyString(name), name)
+                guard query.count <= 500 else { throw section.error(name, "a search is at most 500 characters") }
+                searches[name] = query
+            }
+            try section.finish()
+        }
         try root.finish(alsoKnown: ["$comment"])
+    }
+
+    /// A feed's `"group"`: 1 to 100 characters, no control character, no `/`.
+    private static func group(_ section: ConfigSection) throws -> String? {
+        guard let group = try section.nonEmptyString("group") else { return nil }
+        guard group.count <= 100, !group.contains("/"), !group.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw section.error("group", "a group is 1 to 100 characters, without \"/\" or control characters")
+        }
+        return group
+    }
+
+    /// The `"serve"` section: plain HTTP on loopback only, unless a proxy in front terminates TLS.
+    private static func serve(_ section: ConfigSection) throws -> Serve {
+        let text = try section.require(section.nonEmptyString("listen"), "listen")
+        let listen: ListenAddress
+        do {
+            listen = try ListenAddress(text)
+        } catch {
+            throw section.error("listen", error.description)
+        }
+        let behindProxy = try section.bool("behindProxy") ?? false
+        if section.has("tls") {
+            throw section.error("tls", "feedsync does not terminate TLS itself yet; put nginx or Caddy in front (docs/reader-apps.md) "
+                                + "and set \"behindProxy\": true")
+        }
+        guard listen.isLoopback || behindProxy else {
+            throw section.error("listen", "\(listen) is not a loopback address: plain HTTP would carry passwords and tokens in the clear; "
+                                + "listen on 127.0.0.1, or put a proxy that terminates TLS in front and set \"behindProxy\": true")
+        }
+        try section.finish()
+        return Serve(listen: listen, behindProxy: behindProxy)
     }
 }

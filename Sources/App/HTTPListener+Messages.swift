@@ -10,6 +10,24 @@ extension HTTPListener {
         public var path: String
         /// The query, still percent-encoded, without the `?`.
         public var query: String
+        /// The head's fields, names lowercased, in order (control characters left as sent).
+        public var headers: [(name: String, value: String)] = []
+        /// The body (a `POST`'s), at most ``Limits/maxBodyBytes``.
+        public var body: [UInt8] = []
+        /// The client's address, as `inet_ntop` writes it (`127.0.0.1`, `::1`).
+        public var peer: String = ""
+
+        /// The value of the first field named `name` (any case).
+        public func header(_ name: String) -> String? {
+            let lowered = name.lowercased()
+            return headers.first { $0.name == lowered }?.value
+        }
+    }
+
+    /// A head read: the request it asks (with how long a body follows), or the answer it gets at once.
+    enum Parsed {
+        case request(Request, bodyLength: Int)
+        case answer(Response)
     }
 
     /// An answer: status, content type and body.
@@ -44,31 +62,72 @@ extension HTTPListener {
         return nil
     }
 
-    /// The answer to a complete head.
+    /// The answer to a complete head, from a handler that answers at once (no body is read).
     static func respond(to head: [UInt8], handler: (Request) -> Response) -> Response {
-        guard let lineEnd = head.firstIndex(of: 0x0A) else { return Response(status: 400, body: "bad request\n") }
+        switch parse(head, maxBodyBytes: 0) {
+        case .answer(let response): return response
+        case .request(let request, _): return finish(handler(request), for: request)
+        }
+    }
+
+    /// The response as `request`'s method sends it: a `HEAD` gets the length and no body.
+    static func finish(_ response: Response, for request: Request) -> Response {
+        var response = response
+        if request.method == "HEAD" { response.headers.append(("Content-Length", "\(response.length)")); response.body = [] }
+        return response
+    }
+
+    /// Reads a complete head: its request line and fields. A `POST` is taken only by a listener
+    /// that takes bodies (`maxBodyBytes > 0`), with a `Content-Length` within it (more: `413`);
+    /// a chunked body is refused (`411`).
+    static func parse(_ head: [UInt8], maxBodyBytes: Int) -> Parsed {
+        guard let lineEnd = head.firstIndex(of: 0x0A) else { return .answer(Response(status: 400, body: "bad request\n")) }
         var line = head[0..<lineEnd]
         if line.last == 0x0D { line = line.dropLast() }
         let parts = line.split(separator: 0x20, omittingEmptySubsequences: false)
         guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0 > 0x20 && $0 < 0x7F } }),
               parts[2].starts(with: Array("HTTP/1.".utf8)), parts[1].first == UInt8(ascii: "/") || parts[1].elementsEqual("*".utf8) else {
-            return Response(status: 400, body: "bad request\n")
+            return .answer(Response(status: 400, body: "bad request\n"))
         }
         let method = String(decoding: parts[0], as: UTF8.self)
-        guard method == "GET" || method == "HEAD" else {
-            return Response(status: 405, body: "only GET and HEAD\n", headers: [("Allow", "GET, HEAD")])
+        let takesBodies = maxBodyBytes > 0
+        guard method == "GET" || method == "HEAD" || (takesBodies && method == "POST") else {
+            return .answer(Response(status: 405, body: takesBodies ? "only GET, HEAD and POST\n" : "only GET and HEAD\n",
+                                    headers: [("Allow", takesBodies ? "GET, HEAD, POST" : "GET, HEAD")]))
         }
         let target = String(decoding: parts[1], as: UTF8.self)
         let path = String(target.prefix { $0 != "?" })
         let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
-        var response = handler(Request(method: method, path: path, query: query))
-        if method == "HEAD" { response.headers.append(("Content-Length", "\(response.length)")); response.body = [] }
-        return response
+        var request = Request(method: method, path: path, query: query)
+        for field in head[(lineEnd + 1)...].split(separator: 0x0A) {
+            var field = field
+            if field.last == 0x0D { field = field.dropLast() }
+            guard !field.isEmpty else { continue }
+            guard let colon = field.firstIndex(of: UInt8(ascii: ":")), colon > field.startIndex else {
+                return .answer(Response(status: 400, body: "bad request: a header field without a name\n"))
+            }
+            let name = String(decoding: field[..<colon], as: UTF8.self).lowercased()
+            let value = String(decoding: field[(colon + 1)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            request.headers.append((name, value))
+        }
+        guard takesBodies, method == "POST" else { return .request(request, bodyLength: 0) }
+        if request.header("transfer-encoding") != nil {
+            return .answer(Response(status: 411, body: "send the body with a Content-Length, not chunked\n"))
+        }
+        let lengths = request.headers.filter { $0.name == "content-length" }.map(\.value)
+        guard lengths.count <= 1 else { return .answer(Response(status: 400, body: "bad request: two Content-Length fields\n")) }
+        guard let text = lengths.first else { return .request(request, bodyLength: 0) }
+        guard text.count <= 12, text.allSatisfy(\.isASCII), let length = Int(text), length >= 0 else {
+            return .answer(Response(status: 400, body: "bad request: Content-Length is not a number\n"))
+        }
+        guard length <= maxBodyBytes else { return .answer(Response(status: 413, body: "request body over \(maxBodyBytes) bytes\n")) }
+        return .request(request, bodyLength: length)
     }
 
     static func encode(_ response: Response) -> [[UInt8]] {
-        let reasons = [200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
-                       431: "Request Header Fields Too Large", 503: "Service Unavailable"]
+        let reasons = [200: "OK", 304: "Not Modified", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+                       405: "Method Not Allowed", 408: "Request Timeout", 411: "Length Required", 413: "Content Too Large",
+                       431: "Request Header Fields Too Large", 500: "Internal Server Error", 503: "Service Unavailable"]
         var head = "HTTP/1.1 \(response.status) \(reasons[response.status] ?? "Status")\r\n"
         head += "Content-Type: \(response.contentType)\r\n"
         if !response.headers.contains(where: { $0.0 == "Content-Length" }) { head += "Content-Length: \(response.length)\r\n" }

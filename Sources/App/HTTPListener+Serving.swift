@@ -16,6 +16,12 @@ extension HTTPListener {
         /// While answering: until when the socket must take another byte of the answer.
         var stallDeadline: ContinuousClock.Instant?
         var head: [UInt8] = []
+        /// The client's address (``Request/peer``).
+        var peer = ""
+        /// A request whose head is read, while its body (of this many bytes) arrives.
+        var pending: (request: Request, bodyLength: Int, bodyStart: Int)?
+        /// Whether an asynchronous handler is answering it (until ``deadline``).
+        var waiting = false
         /// The answer's pieces, the one being sent, and how much of it is sent.
         var out: [[UInt8]] = []
         var piece = 0
@@ -28,7 +34,7 @@ extension HTTPListener {
 
     /// How a connection ended, for ``Counts``.
     enum Ending {
-        case answered, evicted, headTimeout, stalledWrite, writeTimeout, closedByClient, stopped
+        case answered, evicted, headTimeout, stalledWrite, writeTimeout, closedByClient, answerTimeout, stopped
     }
 
     func serve() {
@@ -39,12 +45,18 @@ extension HTTPListener {
         while !stopped.load(ordering: .relaxed) {
             var polls = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
             for connection in connections {
-                polls.append(pollfd(fd: connection.fd, events: Int16(connection.answering ? POLLOUT : POLLIN), revents: 0))
+                let events = connection.answering ? Int16(POLLOUT) : connection.waiting ? 0 : Int16(POLLIN)
+                polls.append(pollfd(fd: connection.fd, events: events, revents: 0))
             }
             let nearest = connections.map(\.nextDeadline).min().map { $0 - clock.now } ?? .seconds(1)
             let ready = poll(&polls, nfds_t(polls.count), Self.milliseconds(nearest))
             if ready < 0 && errno != EINTR { break }
-            if polls[1].revents != 0 { break }
+            if polls[1].revents != 0 {
+                var drained = [UInt8](repeating: 0, count: 64)
+                while read(wake.read, &drained, drained.count) > 0 {}
+                if stopped.load(ordering: .relaxed) { break }
+                deliverAnswers(to: &connections, now: clock.now)
+            }
 
             // Existing connections first, so a slot freed now is free before accepting.
             var keep: [Connection] = []
@@ -52,7 +64,7 @@ extension HTTPListener {
             for (index, var connection) in connections.enumerated() {
                 let events = polls[index + 2].revents
                 var ending: Ending?
-                if events & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && events & Int16(POLLIN) == 0 {
+                if events & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && (events & Int16(POLLIN) == 0 || connection.waiting) {
                     ending = .closedByClient
                 } else if connection.answering, events & Int16(POLLOUT) != 0 {
                     ending = flush(&connection, now: clock.now)
@@ -86,6 +98,7 @@ extension HTTPListener {
 
     /// The deadline a connection has passed, if any.
     static func overdue(_ connection: Connection, now: ContinuousClock.Instant) -> Ending? {
+        if connection.waiting { return now >= connection.deadline ? .answerTimeout : nil }
         guard connection.answering else { return now >= connection.deadline ? .headTimeout : nil }
         if now >= connection.deadline { return .writeTimeout }
         if let stall = connection.stallDeadline, now >= stall { return .stalledWrite }
@@ -104,9 +117,11 @@ extension HTTPListener {
     /// Closes `connection` and counts how it ended.
     private func end(_ connection: Connection, _ ending: Ending) {
         switch ending {
-        case .headTimeout:
+        case .headTimeout, .answerTimeout:
             // A slow but honest client learns why; one try, never waiting for it to read.
-            for piece in Self.encode(Response(status: 408, body: "the request head did not arrive in time\n")) {
+            let response = ending == .headTimeout ? Response(status: 408, body: "the request head did not arrive in time\n")
+                : Response(status: 503, body: "the answer took longer than \(limits.answerTimeout); try again\n")
+            for piece in Self.encode(response) {
                 _ = piece.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             }
         case .evicted, .stalledWrite, .writeTimeout, .stopped:
@@ -126,6 +141,7 @@ extension HTTPListener {
             case .stalledWrite: counts.stalledWrites += 1
             case .writeTimeout: counts.writeTimeouts += 1
             case .closedByClient: counts.closedByClient += 1
+            case .answerTimeout: counts.answerTimeouts += 1
             case .stopped: break
             }
         }
@@ -150,7 +166,9 @@ extension HTTPListener {
                 end(connections.removeFirst(), .evicted)
             }
             serial += 1
-            connections.append(Connection(fd: fd, serial: serial, deadline: now + limits.headTimeout))
+            var connection = Connection(fd: fd, serial: serial, deadline: now + limits.headTimeout)
+            connection.peer = Self.address(of: peer)
+            connections.append(connection)
         }
     }
 
@@ -160,12 +178,81 @@ extension HTTPListener {
         if count == 0 { return .closedByClient }
         if count < 0 { return errno == EAGAIN || errno == EINTR ? nil : .closedByClient }
         connection.head.append(contentsOf: buffer[0..<count])
-        if let end = Self.endOfHead(connection.head) {
-            answer(&connection, Self.respond(to: Array(connection.head[0..<end]), handler: handler), now: now)
-        } else if connection.head.count > limits.maxHeadBytes {
+        if connection.pending == nil, let end = Self.endOfHead(connection.head) {
+            guard end <= limits.maxHeadBytes else {
+                answer(&connection, Response(status: 431, body: "request head over \(limits.maxHeadBytes) bytes\n"), now: now)
+                return flush(&connection, now: now)
+            }
+            switch Self.parse(Array(connection.head[0..<end]), maxBodyBytes: limits.maxBodyBytes) {
+            case .answer(let response): answer(&connection, response, now: now)
+            case .request(var request, let bodyLength):
+                request.peer = connection.peer
+                connection.pending = (request, bodyLength, end)
+            }
+        } else if connection.pending == nil, connection.head.count > limits.maxHeadBytes {
             answer(&connection, Response(status: 431, body: "request head over \(limits.maxHeadBytes) bytes\n"), now: now)
         }
+        if let pending = connection.pending, connection.head.count - pending.bodyStart >= pending.bodyLength {
+            var request = pending.request
+            request.body = Array(connection.head[pending.bodyStart..<(pending.bodyStart + pending.bodyLength)])
+            connection.pending = nil
+            dispatch(request, on: &connection, now: now)
+        }
         return connection.answering ? flush(&connection, now: now) : nil
+    }
+
+    /// Answers a whole request: at once, or by a task whose answer comes back through the mailbox.
+    private func dispatch(_ request: Request, on connection: inout Connection, now: ContinuousClock.Instant) {
+        switch responder {
+        case .immediate(let handler):
+            answer(&connection, Self.finish(handler(request), for: request), now: now)
+        case .deferred(let handler):
+            connection.head = []
+            connection.waiting = true
+            connection.deadline = now + limits.answerTimeout
+            let serial = connection.serial
+            Task { [self] in
+                let response = Self.finish(await handler(request), for: request)
+                mailbox.withLock { $0.append((serial, response)) }
+                wakeUp()
+            }
+        }
+    }
+
+    /// Hands each finished answer to its connection, if it is still open and waiting.
+    private func deliverAnswers(to connections: inout [Connection], now: ContinuousClock.Instant) {
+        let answers = mailbox.withLock { box in
+            defer { box.removeAll() }
+            return box
+        }
+        for (serial, response) in answers {
+            guard let index = connections.firstIndex(where: { $0.serial == serial && $0.waiting }) else { continue }
+            connections[index].waiting = false
+            answer(&connections[index], response, now: now)
+        }
+    }
+
+    /// A peer's address as text (`127.0.0.1`, `::1`), or `""` for another family.
+    static func address(of peer: sockaddr_storage) -> String {
+        var copy = peer
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let written: UnsafePointer<CChar>? = withUnsafePointer(to: &copy) { pointer in
+            switch Int32(peer.ss_family) {
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
+                    var raw = address.pointee.sin_addr
+                    return inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
+                }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                    var raw = address.pointee.sin6_addr
+                    return inet_ntop(AF_INET6, &raw, &text, socklen_t(text.count))
+                }
+            default: return nil
+            }
+        }
+        guard written != nil, let end = text.firstIndex(of: 0) else { return "" }
+        return String(decoding: text[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private func answer(_ connection: inout Connection, _ response: Response, now: ContinuousClock.Instant) {

@@ -47,15 +47,24 @@ public final class HTTPListener: Sendable {
         public var writeStallTimeout: Duration
         /// How long a client has to read a whole answer, however steadily it reads.
         public var writeTimeout: Duration
+        /// The longest request body (a `POST`'s, which must arrive with its head within
+        /// ``headTimeout``; more: `413`). 0, the default, takes no `POST` at all (`405`).
+        public var maxBodyBytes: Int
+        /// How long an asynchronous handler may take to answer before the client gets `503`.
+        public var answerTimeout: Duration
 
-        /// The defaults: 64 connections, 5 s and 8 KiB for the head, 2 s without progress and 10 s in all for the answer.
+        /// The defaults: 64 connections, 5 s and 8 KiB for the head, 2 s without progress and 10 s in all for the
+        /// answer, no bodies, 30 s for an asynchronous handler.
         public init(maxConnections: Int = 64, headTimeout: Duration = .seconds(5), maxHeadBytes: Int = 8 * 1024,
-                    writeStallTimeout: Duration = .seconds(2), writeTimeout: Duration = .seconds(10)) {
+                    writeStallTimeout: Duration = .seconds(2), writeTimeout: Duration = .seconds(10), maxBodyBytes: Int = 0,
+                    answerTimeout: Duration = .seconds(30)) {
             self.maxConnections = max(1, maxConnections)
             self.headTimeout = headTimeout
             self.maxHeadBytes = max(64, maxHeadBytes)
             self.writeStallTimeout = writeStallTimeout
             self.writeTimeout = writeTimeout
+            self.maxBodyBytes = max(0, maxBodyBytes)
+            self.answerTimeout = answerTimeout
         }
     }
 
@@ -79,6 +88,14 @@ public final class HTTPListener: Sendable {
         public var writeTimeouts = 0
         /// Connections the client closed or reset before its answer was out.
         public var closedByClient = 0
+        /// Requests an asynchronous handler did not answer within ``Limits/answerTimeout``.
+        public var answerTimeouts = 0
+    }
+
+    /// How requests are answered: at once on the listener's thread, or by a task of their own.
+    enum Responder: Sendable {
+        case immediate(@Sendable (Request) -> Response)
+        case deferred(@Sendable (Request) async -> Response)
     }
 
     public let address: ListenAddress
@@ -87,7 +104,9 @@ public final class HTTPListener: Sendable {
     public let limits: Limits
     let socket: Int32
     let wake: (read: Int32, write: Int32)
-    let handler: @Sendable (_ request: Request) -> Response
+    let responder: Responder
+    /// Answers of asynchronous handlers, by connection serial, for the listener's thread to send.
+    let mailbox = Mutex<[(serial: UInt64, response: Response)]>([])
     let stopped = Atomic(false)
     /// Whether connections from other machines are closed as soon as they are accepted.
     let loopbackOnly: Bool
@@ -106,12 +125,24 @@ public final class HTTPListener: Sendable {
     ///     answer from memory, at once.
     /// - Throws: ``ListenError`` in one sentence: the port in use, an address not on this
     ///   machine, no permission.
-    public init(address: ListenAddress, loopbackOnly: Bool = false, limits: Limits = Limits(),
-                handler: @escaping @Sendable (_ request: Request) -> Response) throws(ListenError) {
+    public convenience init(address: ListenAddress, loopbackOnly: Bool = false, limits: Limits = Limits(),
+                            handler: @escaping @Sendable (_ request: Request) -> Response) throws(ListenError) {
+        try self.init(address: address, loopbackOnly: loopbackOnly, limits: limits, responder: .immediate(handler))
+    }
+
+    /// Binds and listens at `address`, each request answered by `answer` in a task of its own
+    /// (it may read a store), within ``Limits/answerTimeout``; the listener's thread keeps every
+    /// other connection's deadlines meanwhile.
+    public convenience init(address: ListenAddress, loopbackOnly: Bool = false, limits: Limits = Limits(),
+                            answer: @escaping @Sendable (_ request: Request) async -> Response) throws(ListenError) {
+        try self.init(address: address, loopbackOnly: loopbackOnly, limits: limits, responder: .deferred(answer))
+    }
+
+    init(address: ListenAddress, loopbackOnly: Bool, limits: Limits, responder: Responder) throws(ListenError) {
         self.address = address
         self.loopbackOnly = loopbackOnly
         self.limits = limits
-        self.handler = handler
+        self.responder = responder
         let fd = Glibc.socket(address.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw ListenError("cannot listen on \(address): \(String(cString: strerror(errno)))") }
         var yes: Int32 = 1
@@ -211,8 +242,17 @@ public final class HTTPListener: Sendable {
     /// Stops serving and closes every connection.
     public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)
+        wakeUp()
+    }
+
+    /// Wakes the listener's thread (to stop, or to send an answer from the ``mailbox``); once
+    /// its descriptors are closed, does nothing, so no byte goes to a number reused since.
+    func wakeUp() {
+        finished.withLock { done in
+            guard !done else { return }
+            var byte: UInt8 = 1
+            _ = write(wake.write, &byte, 1)
+        }
     }
 
     private func closeDescriptors() {

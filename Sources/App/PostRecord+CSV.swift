@@ -6,7 +6,7 @@ extension PostRecord {
     /// The CSV columns: the post's own fields flattened, lists joined by spaces.
     public static let csvColumns = ["feed", "id", "created_at", "edited_at", "author_id", "author_handle", "author_name", "text", "title",
                                     "url", "reply_to", "replies", "reposts", "likes", "quotes", "repost_by", "repost_of", "video_ids",
-                                    "video_urls", "language", "content_warning", "read"]
+                                    "video_urls", "language", "content_warning", "read", "starred"]
 
     /// The CSV header line, ended by CR LF (RFC 4180).
     public static func appendCSVHeader(to bytes: inout [UInt8]) {
@@ -23,6 +23,7 @@ extension PostRecord {
             url?.absoluteString ?? "", replyTo ?? "", String(counts.replies), String(counts.reposts), String(counts.likes),
             String(counts.quotes), repost?.by.handle ?? "", repost?.originalID ?? "", videoIDs.joined(separator: " "),
             videos.map(\.streamURL.absoluteString).joined(separator: " "), language ?? "", contentWarning ?? "", read ? "1" : "0",
+            starred ? "1" : "0",
         ], to: &bytes)
     }
 

@@ -61,6 +61,7 @@ extension PostRecord {
             json.string("originalID", repost.originalID)
             json.closeObject()
         }
+        json.bool("starred", starred)
         json.string("text", text)
         json.string("title", title)
         json.string("url", url?.absoluteString)

@@ -46,6 +46,8 @@ public struct PostRecord: Sendable {
     public var quoteOf: String?
     public var labels: [String]
     public var read: Bool
+    /// Whether the post carries a star.
+    public var starred: Bool
 
     public init(_ stored: StoredPost) {
         let post = stored.post
@@ -78,6 +80,7 @@ public struct PostRecord: Sendable {
         quoteOf = post.quoteOf?.rawValue
         labels = post.labels
         read = stored.isRead
+        starred = stored.isStarred
     }
 
     static func author(_ user: User) -> Author {

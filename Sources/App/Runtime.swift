@@ -52,6 +52,14 @@ public struct Runtime: Sendable {
     public let daemon: Config.Daemon
     /// Where the daemon serves its metrics, if the config says.
     public let metricsListen: ListenAddress?
+    /// The reader listener, if the config has a `"serve"` section.
+    public let serve: Config.Serve?
+    /// The feeds the reader listener serves: every feed of the config, with its group.
+    public let servedFeeds: [ServedFeed]
+    /// What answers the reader listener's requests: the registry's serving integration.
+    public let serving: ServingCapability?
+    /// The saved searches the reader listener serves as feeds, by name.
+    public let searches: [String: String]
     /// What the store's integration says of it: how daemons share it, whether it is local files.
     public var storeTraits: StoreTraits { provider.storeTraits }
     /// Warnings from reading the config, each one sentence.
@@ -89,6 +97,10 @@ public struct Runtime: Sendable {
         self.configName = configName
         self.daemon = config.daemon
         self.metricsListen = config.metricsListen
+        self.serve = config.serve
+        self.servedFeeds = config.feeds.map { ServedFeed(name: $0.name, group: $0.group) }
+        self.searches = config.searches
+        self.serving = registry.descriptors.lazy.compactMap(\.serving).first
         self.warnings = config.context.warnings.all
         self.missingSecrets = config.context.missingSecrets.all
         self.feedNames = config.feeds.map(\.name)

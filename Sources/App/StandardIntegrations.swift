@@ -4,6 +4,7 @@ import HTTPAPI
 import Mastodon
 import MockVideoHost
 import PostgresStore
+import ReaderAPI
 import SQLiteCache
 import WebFeed
 
@@ -21,5 +22,6 @@ extension IntegrationRegistry {
         MockVideoHostIntegration.descriptor,
         SQLiteCacheIntegration.descriptor,
         PostgresStoreIntegration.descriptor,
+        ReaderAPIIntegration.descriptor,
     ])
 }

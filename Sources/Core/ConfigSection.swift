@@ -243,6 +243,10 @@ public final class ConfigSection {
         return Secret("")
     }
 
+    /// Every key of the object, sorted: for a section whose keys are names the user chose
+    /// (`"searches"`).
+    public var keys: [String] { object.keys.sorted() }
+
     /// Rejects any key that was never read, suggesting the nearest known one.
     ///
     /// - Parameter known: keys that are valid here although this reader did not read them.

@@ -22,11 +22,18 @@ public protocol FeedReader: Sendable {
     func daemons() async throws -> [DaemonInstance]
 }
 
-/// Local read/unread marks on posts.
+/// Local marks on posts: read and starred.
 public protocol ReadMarker: Sendable {
     /// Marks a post read or unread. The mark is local state: no sync ever changes it.
     ///
     /// - Parameter feed: the feed to look in; `nil` for every feed.
     /// - Returns: the feeds holding a post with that id (marked only when exactly one does).
     func setRead(_ read: Bool, postID: PostID, inFeed feed: String?) async throws -> [String]
+
+    /// Stars a post or takes its star away. Like a read mark, the star is local state: no sync
+    /// ever changes it.
+    ///
+    /// - Parameter feed: the feed to look in; `nil` for every feed.
+    /// - Returns: the feeds holding a post with that id (starred only when exactly one does).
+    func setStarred(_ starred: Bool, postID: PostID, inFeed feed: String?) async throws -> [String]
 }

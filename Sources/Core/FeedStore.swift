@@ -6,8 +6,8 @@ import Foundation
 /// uses: the sync engine needs a ``PageCommitter``, a ``VideoCache``, a ``FeedSweeper``, a
 /// ``SyncRecorder``, a ``SessionKeeper`` and ``FeedLeases``; the daemon adds ``DaemonPresence``;
 /// the commands that read use a ``FeedReader``; the live mirror a ``LiveStateRecorder`` and a
-/// ``StreamPositionReader``.
+/// ``StreamPositionReader``; the reader listener a ``ReaderAccountStore``.
 ///
 /// Every feed is its own namespace: post, user and video ids are unique within a feed.
 public typealias FeedStore = PageCommitter & VideoCache & FeedSweeper & SyncRecorder & SessionKeeper & FeedLeases
-    & DaemonPresence & FeedReader & ReadMarker & FeedPurger & LiveStateRecorder & StreamPositionReader
+    & DaemonPresence & FeedReader & ReadMarker & FeedPurger & LiveStateRecorder & StreamPositionReader & ReaderAccountStore

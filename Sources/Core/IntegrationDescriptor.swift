@@ -35,10 +35,13 @@ public struct IntegrationDescriptor: Sendable {
     public var addForms: [any AddForm]
     /// How it reads a list of subscriptions (an `"opml"` entry of the config), if it does.
     public var subscriptions: SubscriptionListCapability?
+    /// How it serves the mirror to clients (the reader listener), if it does.
+    public var serving: ServingCapability?
 
     public init(name: String, summary: String, example: String, keys: [ConfigKey],
                 posts: PostsCapability? = nil, videos: VideosCapability? = nil, store: StoreCapability? = nil,
-                signIn: (any SignInFlow)? = nil, addForms: [any AddForm] = [], subscriptions: SubscriptionListCapability? = nil) {
+                signIn: (any SignInFlow)? = nil, addForms: [any AddForm] = [], subscriptions: SubscriptionListCapability? = nil,
+                serving: ServingCapability? = nil) {
         self.name = name
         self.summary = summary
         self.example = example
@@ -49,6 +52,7 @@ public struct IntegrationDescriptor: Sendable {
         self.signIn = signIn
         self.addForms = addForms
         self.subscriptions = subscriptions
+        self.serving = serving
     }
 }
 

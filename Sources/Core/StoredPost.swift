@@ -5,13 +5,16 @@ public struct StoredPost: Hashable, Sendable {
     public var feed: String
     public var post: Post
     public var isRead: Bool
+    /// Whether the post carries a star (`feedsync star`, a reader app).
+    public var isStarred: Bool
     /// The post's videos that are resolved, in the post's order.
     public var videos: [Video]
 
-    public init(feed: String, post: Post, isRead: Bool, videos: [Video] = []) {
+    public init(feed: String, post: Post, isRead: Bool, isStarred: Bool = false, videos: [Video] = []) {
         self.feed = feed
         self.post = post
         self.isRead = isRead
+        self.isStarred = isStarred
         self.videos = videos
     }
 
@@ -27,6 +30,29 @@ public struct StoredPost: Hashable, Sendable {
     }
 
     public var position: Position { Position(createdAt: post.createdAt, id: post.id) }
+
+    /// Where the newest-first listing of every feed stands after this post: its order is time
+    /// (newest first), then feed, then id.
+    public struct ListingPosition: Hashable, Sendable {
+        public var createdAt: Date
+        public var feed: String
+        public var id: PostID
+
+        public init(createdAt: Date, feed: String, id: PostID) {
+            self.createdAt = createdAt
+            self.feed = feed
+            self.id = id
+        }
+
+        /// Whether this comes before `other` in the listing: newer, or as new and by feed, then id.
+        public func isBefore(_ other: ListingPosition) -> Bool {
+            if createdAt != other.createdAt { return createdAt > other.createdAt }
+            if feed != other.feed { return feed < other.feed }
+            return id.rawValue < other.id.rawValue
+        }
+    }
+
+    public var listingPosition: ListingPosition { ListingPosition(createdAt: post.createdAt, feed: feed, id: post.id) }
 }
 
 /// A post that matched a search.

@@ -24,6 +24,9 @@ public protocol SQLStore: Actor {
     /// The shared statements in this store's dialect.
     static var sql: StoreSQL { get }
 
+    /// The tables of the reader listener's accounts and tokens (``Core/ReaderAccountStore``).
+    static var readerAccountTables: (users: String, tokens: String) { get }
+
     /// Runs `body` on the open connection.
     func withConnection<T>(_ operation: @autoclosure () -> String, _ body: (any SQLConnection) throws -> T) throws -> T
 
@@ -75,10 +78,24 @@ extension SQLStore {
     }
 
     public func setRead(_ read: Bool, postID: PostID, inFeed feed: String?) throws -> [String] {
-        try writingLocalState("marking post \(postID)") { db in
+        try mark("marking post \(postID) \(read ? "read" : "unread")", postID: postID, inFeed: feed) {
+            Self.sql.setRead(read, postID: postID, inFeed: $0, at: $1)
+        }
+    }
+
+    public func setStarred(_ starred: Bool, postID: PostID, inFeed feed: String?) throws -> [String] {
+        try mark("\(starred ? "starring" : "unstarring") post \(postID)", postID: postID, inFeed: feed) {
+            Self.sql.setStarred(starred, postID: postID, inFeed: $0, at: $1)
+        }
+    }
+
+    /// Runs the statement `change` makes for the one feed holding the post, when only one does.
+    private func mark(_ operation: String, postID: PostID, inFeed feed: String?,
+                      _ change: (String, Date) -> StoreStatement) throws -> [String] {
+        try writingLocalState(operation) { db in
             let feeds = try db.query(Self.sql.feeds(holding: postID, in: feed))
             guard feeds.count == 1 else { return feeds }
-            try db.run(Self.sql.setRead(read, postID: postID, inFeed: feeds[0], at: Date()))
+            try db.run(change(feeds[0], Date()))
             return feeds
         }
     }

@@ -1,7 +1,7 @@
 import Core
 import Foundation
 
-/// A post as every read selects it: its own columns (``PostColumns``), its feed, its read mark,
+/// A post as every read selects it: its own columns (``PostColumns``), its feed, its read mark and star,
 /// and its author's and reposter's profiles joined from `users`, each under its own name.
 ///
 /// ```swift
@@ -12,7 +12,7 @@ import Foundation
 public struct StoredPostColumns {
     /// The select list; a query may add columns of its own after it, under names of their own.
     public static let select = (PostColumns.names.map { "p.\($0) AS \($0)" } + [
-        "p.feed AS feed", "s.read_at AS read_at",
+        "p.feed AS feed", "s.read_at AS read_at", "s.starred_at AS starred_at",
         "u.handle AS author_handle", "u.display_name AS author_display_name", "u.avatar_url AS author_avatar_url",
         "r.handle AS reposter_handle", "r.display_name AS reposter_display_name", "r.avatar_url AS reposter_avatar_url",
     ]).joined(separator: ", ")
@@ -25,7 +25,7 @@ public struct StoredPostColumns {
         """
 
     private let post: PostColumns.Positions
-    private let feed, readAt: Int
+    private let feed, readAt, starredAt: Int
     private let author, reposter: (handle: Int, displayName: Int, avatarURL: Int)
     /// The authors met in one read, by their columns: a page of an export has a few thousand
     /// posts by a few dozen people, and each avatar URL would otherwise be parsed per post.
@@ -36,6 +36,7 @@ public struct StoredPostColumns {
         post = try PostColumns.Positions(layout)
         feed = try layout.position(of: "feed")
         readAt = try layout.position(of: "read_at")
+        starredAt = try layout.position(of: "starred_at")
         author = (try layout.position(of: "author_handle"), try layout.position(of: "author_display_name"),
                   try layout.position(of: "author_avatar_url"))
         reposter = (try layout.position(of: "reposter_handle"), try layout.position(of: "reposter_display_name"),
@@ -48,7 +49,7 @@ public struct StoredPostColumns {
         let author = user(columns.authorID, self.author, in: row)
         let repostedBy = columns.repostBy.map { user($0, reposter, in: row) }
         return StoredPost(feed: row.text(feed) ?? "", post: columns.post(author: author, repostedBy: repostedBy),
-                          isRead: row.integer(readAt) != nil)
+                          isRead: row.integer(readAt) != nil, isStarred: row.integer(starredAt) != nil)
     }
 
     private mutating func user(_ id: String, _ at: (handle: Int, displayName: Int, avatarURL: Int), in row: some ResultRow) -> User {

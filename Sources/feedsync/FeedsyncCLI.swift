@@ -10,7 +10,9 @@ enum FeedsyncCLI {
 
     static var commands: [any Command.Type] { [
         PullCommand.self, StatusCommand.self, PostsCommand.self, SearchCommand.self, ExportCommand.self, ReadCommand.self,
-        UnreadCommand.self, AddCommand.self, RemoveCommand.self, ConfigCheckCommand.self, LoginCommand.self, LogoutCommand.self,
+        UnreadCommand.self, StarCommand.self, UnstarCommand.self, AddCommand.self, RemoveCommand.self, ConfigCheckCommand.self,
+        LoginCommand.self, LogoutCommand.self, ServeCommand.self, ServeUserAddCommand.self, ServeUserRemoveCommand.self,
+        ServeUserListCommand.self,
         CompletionCommand.self, ManCommand.self,
     ] }
 

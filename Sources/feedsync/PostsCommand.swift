@@ -6,10 +6,10 @@ import Foundation
 enum PostsCommand: Command {
     static let words = ["posts"]
     static let summary = "List the newest stored posts."
-    static let synopsis = "posts [--config PATH] [--feed NAME] [--limit N] [--unread] [--json]"
+    static let synopsis = "posts [--config PATH] [--feed NAME] [--limit N] [--unread] [--starred] [--json]"
     static let options: [CommandLineOptions.Spec] = [
         .config, .feed, .init("--limit", value: "N", "how many posts (default 20, at most 100000)"),
-        .init("--unread", "only posts not marked read"), .json,
+        .init("--unread", "only posts not marked read"), .init("--starred", "only starred posts"), .json,
     ]
 
     static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
@@ -17,7 +17,8 @@ enum PostsCommand: Command {
         let limit = try options.int("--limit", in: 1...100_000, default: 20, usage: usage)
         let posts = try await withRuntime(options, localOnly) { runtime in
             try await checkFeedOption(options, runtime, usage: usage)
-            return try await runtime.store.posts(matching: PostQuery(feed: options["--feed"], limit: limit, unreadOnly: options.has("--unread")))
+            return try await runtime.store.posts(matching: PostQuery(feed: options["--feed"], limit: limit, unreadOnly: options.has("--unread"),
+                                                                        starredOnly: options.has("--starred")))
         }
         if options.has("--json") {
             try printJSON(to: output) { json in
@@ -29,7 +30,7 @@ enum PostsCommand: Command {
         }
         for stored in posts {
             let post = stored.post
-            let flags = [stored.isRead ? nil : "unread", post.editedAt == nil ? nil : "edited",
+            let flags = [stored.isRead ? nil : "unread", stored.isStarred ? "starred" : nil, post.editedAt == nil ? nil : "edited",
                          post.videoIDs.isEmpty ? nil : "\(post.videoIDs.count) video",
                          post.repost.map { "shared by @\($0.by.handle)" }, post.contentWarning.map { "CW: \($0)" }].compactMap { $0 }
             // Text from servers is data: any control sequence in it is shown escaped, never run.

@@ -43,6 +43,7 @@ enum DaemonCLI {
         let daemon = Daemon(configPath: parsed["--config"], log: log)
         let runtime: Runtime
         let listener: HTTPListener?
+        let readerListener: HTTPListener?
         do {
             runtime = try Runtime.load(configPath: parsed["--config"], daemon.loadOptions(sharing: nil))
             for warning in runtime.warnings { log.warn("config_warning", ["warning": warning]) }
@@ -55,6 +56,7 @@ enum DaemonCLI {
                     throw ConfigError(file: runtime.configName, keyPath: "metrics.listen", message: error.description)
                 }
             }
+            readerListener = try ReaderListener.make(for: runtime, log: log)
             try await runtime.start()
         } catch {
             printError("feedsyncd: \(describe(error))")
@@ -70,7 +72,7 @@ enum DaemonCLI {
             printError("feedsyncd: \(describe(error))")
             return ExitStatus(for: error)
         }
-        await daemon.run(runtime, as: instance, signals: signals, listener: listener)
+        await daemon.run(runtime, as: instance, signals: signals, listener: listener, readerListener: readerListener)
         await runtime.store.leave(instance)
         return .ok
     }
@@ -84,12 +86,13 @@ struct Daemon {
     /// Counts syncs and requests whether or not the config asks for a listener (it is cheap).
     let metrics = MetricsRegistry(version: feedsyncVersion)
 
-    func run(_ runtime: Runtime, as instance: DaemonInstance, signals: SignalWatcher, listener: HTTPListener?) async {
+    func run(_ runtime: Runtime, as instance: DaemonInstance, signals: SignalWatcher, listener: HTTPListener?,
+             readerListener: HTTPListener? = nil) async {
         let scheduler = Scheduler(runtime: runtime, log: log, busySeconds: busySyncSeconds, metrics: metrics)
         let live = LiveMirror(log: log, metrics: metrics)
         let services: ServiceGroup
         do {
-            services = try ServiceGroup(makeServices(scheduler, as: instance, live: live, listener: listener))
+            services = try ServiceGroup(makeServices(scheduler, as: instance, live: live, listener: listener, readerListener: readerListener))
         } catch {
             log.error("services_invalid", ["error": "\(error)"])
             await scheduler.close()
@@ -127,7 +130,7 @@ struct Daemon {
     /// write under the leases the daemon's record holds), which depends on the runtime (the
     /// store). Stopping runs the other way round. A new service names what it uses.
     func makeServices(_ scheduler: Scheduler, as instance: DaemonInstance, live: LiveMirror? = nil,
-                      listener: HTTPListener? = nil) -> [any Service] {
+                      listener: HTTPListener? = nil, readerListener: HTTPListener? = nil) -> [any Service] {
         var services: [any Service] = [
             SchedulerService(scheduler: scheduler),
             HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),
@@ -138,6 +141,9 @@ struct Daemon {
         }
         if let listener {
             services.append(MetricsService(scheduler: scheduler, registry: metrics, listener: listener, log: log))
+        }
+        if let readerListener {
+            services.append(ReaderService(listener: readerListener, log: log))
         }
         return services
     }

@@ -33,7 +33,9 @@ struct Finished {
 ///
 /// Async all the way: the wait is a termination handler, not `waitUntilExit()`, which would
 /// hold one of the few cooperative threads (and on Linux spins while it waits).
-func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil) async throws -> Finished {
+/// `input`, when given, is the process's standard input (a file, so not a terminal).
+func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], in folder: URL? = nil,
+         input: String? = nil) async throws -> Finished {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
@@ -44,6 +46,14 @@ func run(_ executable: URL, _ arguments: [String], environment: [String: String]
     process.standardOutput = out
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
+    var inputFile: URL?
+    if let input {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-stdin-\(UUID().uuidString)")
+        try Data(input.utf8).write(to: file)
+        inputFile = file
+        process.standardInput = try FileHandle(forReadingFrom: file)
+    }
+    defer { if let inputFile { try? FileManager.default.removeItem(at: inputFile) } }
     let output = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, Data), any Error>) in
         let collected = Collected()
         let group = DispatchGroup()
@@ -76,9 +86,10 @@ private final class Collected: Sendable {
 }
 
 /// Runs `feedsync` with the given arguments.
-func feedsync(_ arguments: [String], environment: [String: String] = ["FEEDSYNC_PASSWORD": "demo"], in folder: URL? = nil) async throws -> Finished {
+func feedsync(_ arguments: [String], environment: [String: String] = ["FEEDSYNC_PASSWORD": "demo"], in folder: URL? = nil,
+              input: String? = nil) async throws -> Finished {
     try await run(binaries.appendingPathComponent("feedsync"), arguments,
-                  environment: environment.merging(["FEEDSYNC_TEST_SHORT_INTERVALS": "1"]) { given, _ in given }, in: folder)
+                  environment: environment.merging(["FEEDSYNC_TEST_SHORT_INTERVALS": "1"]) { given, _ in given }, in: folder, input: input)
 }
 
 /// Runs SQL with the sqlite3 command-line tool, as any other program reading the cache would.
@@ -211,11 +222,13 @@ final class DaemonProcess {
     let process = Process()
     let logFile: URL
 
-    init(config: String, in scratch: Scratch, environment: [String: String] = [:], arguments: [String] = []) throws {
+    /// - Parameter binary: `feedsyncd`, or `feedsync` with a command that runs until stopped (`serve`).
+    init(config: String, in scratch: Scratch, environment: [String: String] = [:], arguments: [String] = [],
+         binary: String = "feedsyncd") throws {
         logFile = scratch.folder.appendingPathComponent("feedsyncd-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        process.executableURL = binaries.appendingPathComponent("feedsyncd")
-        process.arguments = ["--config", config] + arguments
+        process.executableURL = binaries.appendingPathComponent(binary)
+        process.arguments = arguments + ["--config", config]
         let defaults = ["FEEDSYNC_PASSWORD": "demo", "FEEDSYNC_TEST_SHORT_INTERVALS": "1"]
         process.environment = ProcessInfo.processInfo.environment.merging(defaults.merging(environment) { _, new in new }) { _, new in new }
         let log = try FileHandle(forWritingTo: logFile)

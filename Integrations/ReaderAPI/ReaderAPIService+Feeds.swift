@@ -1,0 +1,117 @@
+import Core
+import Foundation
+
+/// Every served feed as a feed again: `GET /feeds/NAME.atom` and `/feeds/NAME.json`,
+/// `/feeds/group/GROUP.atom|json` for a group's feeds, and `/feeds/all.atom|json` for every
+/// served feed together; the newest `n` posts (default 100,
+/// at most 1000), RFC 5005 `next` links past them (`?c=`), `ETag` and `Last-Modified`
+/// answered with 304. Reached with HTTP Basic (a `serve-user` name and password) or a login's
+/// token (`Authorization: GoogleLogin auth=…`).
+extension ReaderAPIService {
+    func feedDocument(_ request: ServedRequest, _ fields: FormFields) async throws -> ServedResponse {
+        guard try await reader(of: request) != nil else {
+            return .text(401, "sign in with HTTP Basic (a feedsync serve-user name and password)\n",
+                         headers: [("WWW-Authenticate", "Basic realm=\"feedsync\", charset=\"UTF-8\"")])
+        }
+        let file = String(request.path.dropFirst("/feeds/".count))
+        let atom = file.hasSuffix(".atom")
+        guard atom || file.hasSuffix(".json") else { return .text(404, "feeds are served as /feeds/NAME.atom or /feeds/NAME.json\n") }
+        guard let name = String(file.dropLast(5)).removingPercentEncoding, !name.isEmpty else {
+            return .text(400, "the feed name in the path is not valid percent-encoded text\n")
+        }
+        if name.hasPrefix("search/") {
+            return try await searchDocument(String(name.dropFirst("search/".count)), atom: atom, file: file, fields, request)
+        }
+        var stream: String
+        if name.hasPrefix("group/") {
+            let group = String(name.dropFirst("group/".count))
+            guard context.feeds.contains(where: { $0.group == group }) else {
+                return .text(404, "no served feed is in the group \(StreamRequest.shown(group))\n")
+            }
+            stream = "user/-/label/" + group
+        } else if name == "all" && !context.feeds.contains(where: { $0.name == "all" }) {
+            stream = StreamRequest.reading
+        } else if context.feeds.contains(where: { $0.name == name }) {
+            stream = "feed/" + name
+        } else {
+            return .text(404, "no served feed is named \(StreamRequest.shown(name))\n")
+        }
+        var limited = FormFields([("n", fields["n"] ?? "100")])
+        if let continuation = fields["c"] { limited = FormFields([("n", fields["n"] ?? "100"), ("c", continuation)]) }
+        let parsed: StreamRequest
+        switch StreamRequest.parse(limited, stream: stream, feeds: context.feeds, defaultCount: 100) {
+        case .success(let request): parsed = request
+        case .failure(let error): return .text(400, error.line + "\n")
+        }
+        guard parsed.query.limit <= 1_000 else { return .text(400, "n is at most 1000 for a feed\n") }
+        stream = name
+        let (posts, continuation) = try await page(parsed)
+        let base = "/feeds/\(file)"
+        let selfURL = base + (fields["c"].map { "?c=\($0)" } ?? "")
+        let nextURL = continuation.map { base + "?c=\($0)" + (fields["n"].map { "&n=\($0)" } ?? "") }
+        let title = stream == "all" ? "feedsync: every feed" : "feedsync: \(stream)"
+        return document(posts, atom: atom, title: title, selfURL: selfURL, nextURL: nextURL, request, name: name)
+    }
+
+    /// A saved search as a feed: its best `n` matches (default 100, at most 1000), newest first; no paging.
+    private func searchDocument(_ name: String, atom: Bool, file: String, _ fields: FormFields,
+                                _ request: ServedRequest) async throws -> ServedResponse {
+        guard let text = context.searches[name] else { return .text(404, "no saved search is named \(StreamRequest.shown(name))\n") }
+        var count = 100
+        if let given = fields["n"] {
+            guard given.count <= 4, let parsed = Int(given), (1...1_000).contains(parsed) else {
+                return .text(400, "n=\(StreamRequest.shown(given)) is not a count from 1 to 1000\n")
+            }
+            count = parsed
+        }
+        let hits = try await context.store.search(SearchQuery(text: text, limit: count))
+        let posts = hits.map(\.stored).filter { groups[$0.feed] != nil }.sorted { $0.listingPosition.isBefore($1.listingPosition) }
+        return document(posts, atom: atom, title: "feedsync: search \(name)", selfURL: "/feeds/\(file)", nextURL: nil, request, name: name)
+    }
+
+    /// The document, or 304 when the client's `If-None-Match` or `If-Modified-Since` shows it has it.
+    private func document(_ posts: [StoredPost], atom: Bool, title: String, selfURL: String, nextURL: String?,
+                          _ request: ServedRequest, name: String) -> ServedResponse {
+        let tag = "\"\(ItemID(feed: name, post: PostID(posts.map { "\($0.feed)/\($0.post.id)/\(($0.post.editedAt ?? $0.post.createdAt).timeIntervalSince1970)" }.joined(separator: ","))).short)\""
+        let modified = AtomDocument.newest(posts)
+        let headers = [("ETag", tag), ("Last-Modified", HTTPDate.string(modified))]
+        if let match = request.header("if-none-match") {
+            if match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag }) {
+                return ServedResponse(status: 304, body: [], headers: headers)
+            }
+        } else if let since = request.header("if-modified-since").flatMap(HTTPDate.parse), modified <= since {
+            return ServedResponse(status: 304, body: [], headers: headers)
+        }
+        return atom
+            ? ServedResponse(status: 200, contentType: "application/atom+xml; charset=utf-8",
+                             body: AtomDocument.render(title: title, selfURL: selfURL, nextURL: nextURL, posts: posts), headers: headers)
+            : ServedResponse(status: 200, contentType: "application/feed+json; charset=utf-8",
+                             body: JSONFeedDocument.render(title: title, selfURL: selfURL, nextURL: nextURL, posts: posts), headers: headers)
+    }
+
+    /// The reader a feed request comes from: by HTTP Basic (slowed when wrong, as a login is), or a token.
+    private func reader(of request: ServedRequest) async throws -> String? {
+        guard let header = request.header("authorization"), header.hasPrefix("Basic ") else {
+            return try await authenticator.account(of: request)?.name
+        }
+        guard header.utf8.count <= 4_096, let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+              let pair = String(data: data, encoding: .utf8), let colon = pair.firstIndex(of: ":") else { return nil }
+        let fields = FormFields([("Email", String(pair[..<colon])), ("Passwd", String(pair[pair.index(after: colon)...]))])
+        return try await authenticator.check(fields, from: request.peer)
+    }
+}
+
+/// HTTP dates (RFC 9110's IMF-fixdate), for `Last-Modified` and `If-Modified-Since`.
+enum HTTPDate {
+    private static func formatter() -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter
+    }
+
+    static func string(_ date: Date) -> String { formatter().string(from: date) }
+
+    static func parse(_ text: String) -> Date? { text.count <= 64 ? formatter().date(from: text) : nil }
+}

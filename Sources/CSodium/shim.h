@@ -1,0 +1,4 @@
+#ifndef FEEDSYNC_CSODIUM_SHIM_H
+#define FEEDSYNC_CSODIUM_SHIM_H
+#include <sodium.h>
+#endif

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Feeds served back by a real `feedsyncd`: Atom that RFC 4287's RELAX NG schema accepts (jing),
+/// JSON Feed 1.1, RFC 5005 `next` paging through every post, 304 for a known ETag or date, and
+/// the refusals.
+@Suite(.endToEnd, .serialized) struct ServedFeedEndToEndTests {
+    static func jing(_ document: String, _ scratch: Scratch) async throws -> (ok: Bool, output: String) {
+        let file = scratch.folder.appendingPathComponent("served-\(UUID().uuidString).atom")
+        try Data(document.utf8).write(to: file)
+        let schema = repository.appendingPathComponent("Fixtures/atom/atom.rnc").path
+        let result = try await run(URL(fileURLWithPath: "/usr/bin/env"), ["jing", "-c", schema, file.path])
+        return (result.status == 0, result.stdout + result.stderr)
+    }
+
+    /// The `<id>`s of the entries and the `next` link of an Atom page.
+    static func entries(_ atom: String) -> (ids: [String], next: String?) {
+        let ids = atom.components(separatedBy: "<entry><id>").dropFirst().compactMap { $0.components(separatedBy: "</id>").first }
+        let next = atom.range(of: #"<link rel="next" href=""#).flatMap { start in
+            atom[start.upperBound...].components(separatedBy: "\"").first.map { $0.replacingOccurrences(of: "&amp;", with: "&") }
+        }
+        return (ids, next)
+    }
+
+    @Test func aFeedIsServedAsValidAtomAndJSONFeedPagedAndCached() async throws {
+        let server = try ReferenceServer(posts: 25)
+        let scratch = try Scratch()
+        let (daemon, base) = try await ReaderListenerEndToEndTests.start(scratch, server: server)
+        defer { daemon.signal(SIGKILL) }
+        let user = ["-u", "ada:correct horse battery"]
+
+        var ids: [String] = []
+        var path: String? = "/feeds/home.atom?n=10"
+        var pages = 0
+        while let next = path, pages < 10 {
+            let page = try await ReaderListenerEndToEndTests.curl(user + [base + next])
+            #expect(page.status == 200, "\(page.body.prefix(300))")
+            let valid = try await Self.jing(page.body, scratch)
+            #expect(valid.ok, "RFC 4287's schema refuses the served Atom: \(valid.output.prefix(2000))")
+            let (found, following) = Self.entries(page.body)
+            ids += found
+            path = following
+            pages += 1
+        }
+        #expect(pages == 3 && ids.count == 25 && Set(ids).count == 25, "\(pages) pages, \(ids.count) entries")
+        #expect(ids.allSatisfy { $0.hasPrefix("tag:google.com,2005:reader/item/") })
+
+        let json = try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/home.json?n=10"])
+        let feed = try #require(try JSONSerialization.jsonObject(with: Data(json.body.utf8)) as? [String: Any])
+        #expect(feed["version"] as? String == "https://jsonfeed.org/version/1.1")
+        let items = feed["items"] as? [[String: Any]] ?? []
+        #expect(items.compactMap { $0["id"] as? String } == Array(ids.prefix(10)), "the same posts, the same order")
+        #expect((feed["next_url"] as? String)?.hasPrefix("/feeds/home.json?c=c1") == true)
+
+        // Caching: the ETag and the date each give 304; a new post changes the ETag.
+        let head = try await run(URL(fileURLWithPath: "/usr/bin/env"), ["curl", "-s", "-D", "-", "-o", "/dev/null"] + user + [base + "/feeds/home.atom"])
+        let etag = head.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }.map { String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces) } ?? ""
+        let modified = head.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("last-modified:") }
+            .map { String($0.dropFirst(14)).trimmingCharacters(in: .whitespaces) } ?? ""
+        #expect(!etag.isEmpty && modified.hasSuffix(" GMT"), "\(head.stdout)")
+        #expect(try await ReaderListenerEndToEndTests.curl(user + ["-H", "If-None-Match: \(etag)", base + "/feeds/home.atom"]).status == 304)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + ["-H", "If-Modified-Since: \(modified)", base + "/feeds/home.atom"]).status == 304)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + ["-H", "If-None-Match: \"other\"", base + "/feeds/home.atom"]).status == 200)
+        let all = try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/all.atom?n=5"])
+        #expect(all.status == 200 && Self.entries(all.body).ids == Array(ids.prefix(5)))
+        #expect(try await Self.jing(all.body, scratch).ok)
+        let group = try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/group/Friends.json?n=5"])
+        let grouped = (try JSONSerialization.jsonObject(with: Data(group.body.utf8)) as? [String: Any])?["items"] as? [[String: Any]]
+        #expect(grouped?.compactMap { $0["id"] as? String } == Array(ids.prefix(5)), "\(group.body.prefix(300))")
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/group/Nobody.atom"]).status == 404)
+
+        // A saved search: its matches, newest first, the same count the store's own search finds.
+        let search = try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/search/bread.atom"])
+        let searchValid = try await Self.jing(search.body, scratch)
+        #expect(search.status == 200 && searchValid.ok, "\(search.body.prefix(300)) \(searchValid.output.prefix(500))")
+        let matching = Int(try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts WHERE text LIKE '%bread%' OR text LIKE '%sourdough%'")) ?? -1
+        let found = Self.entries(search.body).ids
+        #expect(matching > 0 && found.count == matching, "\(found.count) of \(matching)")
+        #expect(found == ids.filter(found.contains), "newest first")
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/search/none.atom"]).status == 404)
+    }
+
+    @Test func aFeedRefusesWhoIsNotAReaderAndWhatIsNotServed() async throws {
+        let server = try ReferenceServer(posts: 2)
+        let scratch = try Scratch()
+        let (daemon, base) = try await ReaderListenerEndToEndTests.start(scratch, server: server)
+        defer { daemon.signal(SIGKILL) }
+        let user = ["-u", "ada:correct horse battery"]
+        #expect(try await ReaderListenerEndToEndTests.curl([base + "/feeds/home.atom"]).status == 401)
+        #expect(try await ReaderListenerEndToEndTests.curl(["-u", "ada:wrong password", base + "/feeds/home.atom"]).status == 401)
+        #expect(try await ReaderListenerEndToEndTests.curl(["-H", "Authorization: Basic !!!", base + "/feeds/home.atom"]).status == 401)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/nowhere.atom"]).status == 404)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/home.rss"]).status == 404)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/home.atom?c=c1zz"]).status == 400)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/home.atom?n=1001"]).status == 400)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + ["-d", "x=1", base + "/feeds/home.atom"]).status == 405)
+    }
+}
