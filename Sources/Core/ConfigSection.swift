@@ -40,6 +40,10 @@ public final class ConfigSection {
     /// an integration's descriptor to the keys its builder reads with it.
     public var keysRead: Set<String> { readKeys }
 
+    /// The keys the object holds, in order: for an object whose keys are names the config
+    /// chooses (a feed's `"headers"`).
+    public var keys: [String] { object.keys.sorted() }
+
     /// Whether the key is present with a non-null value.
     public func has(_ key: String) -> Bool {
         if let value = object[key], value != .null { return true }
