@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import Sync
 
 /// The config file, read and checked: the store section, the feeds, the daemon settings.
 ///
@@ -18,6 +19,10 @@ public struct Config {
         public var maxAttempts: Int
         /// Where a feed expanded from an OPML file came from, for `config check`; `nil` otherwise.
         public var origin: String? = nil
+        /// The feed's own `"rules"`, asked before the config's.
+        public var rules: [Rule] = []
+        /// The feed's rules then the config's, compiled.
+        public var filter = PostRules()
     }
 
     /// How `feedsyncd` schedules (the `"daemon"` section; every key optional).
@@ -42,6 +47,8 @@ public struct Config {
     public var daemon = Daemon()
     /// Where `feedsyncd` serves `/metrics` and `/healthz` (`"metrics": {"listen": …}`); `nil`: off.
     public var metricsListen: ListenAddress?
+    /// The config's own `"rules"`, asked after each feed's (`docs/rules.md`).
+    public var rules: [Rule] = []
 
     /// Reads and checks the file at `url`.
     ///
@@ -99,7 +106,8 @@ public struct Config {
                             posts: try section.require(section.section("posts"), "posts"),
                             videos: try section.section("videos"),
                             maxDeletionRatio: try section.double("maxDeletionRatio", in: 0...1) ?? 0.5,
-                            maxAttempts: try section.int("maxAttempts", in: 1...20) ?? 6)
+                            maxAttempts: try section.int("maxAttempts", in: 1...20) ?? 6,
+                            rules: try Self.rules(in: section))
             try section.finish()
             return [.named(feed)]
         }
@@ -109,6 +117,16 @@ public struct Config {
             case .named(let feed): feed
             case .site(let base, let make): make(FeedNaming.unique(base, in: &names))
             }
+        }
+        rules = try Self.rules(in: root)
+        for index in feeds.indices {
+            feeds[index].filter = try Self.compiledRules(feeds[index].rules, rules, file: context.fileName)
+        }
+        var warned = Set<String>()
+        for feed in feeds {
+            guard let rule = feed.filter.blockingEverything, warned.insert(rule.keyPath).inserted else { continue }
+            context.warnings.add("\(context.fileName): \(rule.keyPath): blocks every post (it gives no criterion and no keep rule "
+                                 + "comes before it), so feed \(feed.name) stores nothing new; give it a criterion or put keep rules first")
         }
         if let section = try root.section("daemon") {
             daemon.concurrency = try section.int("concurrency", in: 1...64) ?? daemon.concurrency

@@ -181,6 +181,19 @@ public final class ConfigSection {
         return number * scale
     }
 
+    /// An array of strings; `nil` when the key is absent or holds something other than an array.
+    ///
+    /// - Throws: ``ConfigError`` for an array that holds something other than strings.
+    public func stringList(_ key: String) throws -> [String]? {
+        guard case .array(let items)? = value(key) else { return nil }
+        return try items.enumerated().map { index, item in
+            guard case .string(let string) = item else {
+                throw ConfigError(file: context.fileName, keyPath: "\(keyPath(key))[\(index)]", message: "expected a string, found \(item)")
+            }
+            return string
+        }
+    }
+
     /// A nested object.
     public func section(_ key: String) throws -> ConfigSection? {
         guard let value = value(key) else { return nil }

@@ -30,6 +30,8 @@ public struct SyncReport: Hashable, Sendable {
     public var deletedPosts = 0
     /// Items dropped because they could not be read.
     public var skippedItems = 0
+    /// Posts the feed's rules blocked: not stored, and not deletions.
+    public var filteredPosts = 0
     public var videosResolved = 0
     /// Videos the host could not resolve this time; they are retried on later syncs.
     public var videosUnresolved = 0

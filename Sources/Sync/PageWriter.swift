@@ -7,7 +7,8 @@ import Core
 /// video host resolves: ``VideoResolution``), the page is committed whole, with what it says of
 /// the feed's position — its cursor when it has one (a streamed batch has none, so the cursor a
 /// poll committed stays), its stream position, its renames — and counted in the report as a
-/// page: posts written, items skipped, what the backend asked of the next poll.
+/// page: posts written, items skipped, posts the rules blocked (the page comes filtered:
+/// ``PostRules/filter(_:)``), what the backend asked of the next poll.
 struct PageWriter<Store: PageCommitter & VideoCache>: Sendable {
     let store: Store
     /// The feed's lease, held by the caller for the commit.
@@ -24,6 +25,7 @@ struct PageWriter<Store: PageCommitter & VideoCache>: Sendable {
         report.add(try await store.apply(prepared, videos: videos, under: lease))
         report.pages += 1
         report.skippedItems += page.skipped.count
+        report.filteredPosts += page.filtered.count
         if let polling = page.polling { report.polling = polling }
     }
 }

@@ -30,6 +30,9 @@ extension SyncEngine {
         /// wait; what an operator should see while it happens (a wait for a rate limit, a
         /// backend that changed) as a notice.
         public var log: Logger = .disabled
+        /// The feed's rules, its own then the config's: the posts they block are not stored
+        /// (``PostRules/filter(_:)``), on polled pages and streamed batches alike.
+        public var rules = PostRules()
 
         public init() {}
     }
