@@ -26,3 +26,6 @@ extension PostgresFeedStore: FeedSweeper {
         }
     }
 }
+
+/// Retention is ``SQLStore``'s `prune(_:now:limit:under:)`, behind the feed's lease.
+extension PostgresFeedStore: PostPruner {}

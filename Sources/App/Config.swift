@@ -23,6 +23,8 @@ public struct Config {
         public var rules: [Rule] = []
         /// The feed's rules then the config's, compiled.
         public var filter = PostRules()
+        /// The feed's `"keep"`, or else the config's; `nil`: posts are kept for ever.
+        public var retention: Retention?
     }
 
     /// How `feedsyncd` schedules (the `"daemon"` section; every key optional).
@@ -107,7 +109,7 @@ public struct Config {
                             videos: try section.section("videos"),
                             maxDeletionRatio: try section.double("maxDeletionRatio", in: 0...1) ?? 0.5,
                             maxAttempts: try section.int("maxAttempts", in: 1...20) ?? 6,
-                            rules: try Self.rules(in: section))
+                            rules: try Self.rules(in: section), retention: try Self.retention(in: section))
             try section.finish()
             return [.named(feed)]
         }
@@ -119,7 +121,9 @@ public struct Config {
             }
         }
         rules = try Self.rules(in: root)
+        let retention = try Self.retention(in: root)
         for index in feeds.indices {
+            if feeds[index].retention == nil { feeds[index].retention = retention }
             feeds[index].filter = try Self.compiledRules(feeds[index].rules, rules, file: context.fileName)
         }
         var warned = Set<String>()

@@ -172,6 +172,7 @@ public struct Runtime: Sendable {
         options.maxDeletionRatio = feed.maxDeletionRatio
         options.maxAttempts = feed.maxAttempts
         options.rules = feed.rules
+        options.retention = feed.retention
         options.log = log
         return SyncEngine(feed: feed.name, services: feed.services, options: options, sleep: { [waiter = feed.waiter] in try await waiter.wait($0) },
                           waiter: feed.waiter)

@@ -32,6 +32,8 @@ public struct SyncReport: Hashable, Sendable {
     public var skippedItems = 0
     /// Posts the feed's rules blocked: not stored, and not deletions.
     public var filteredPosts = 0
+    /// Posts the feed's `"keep"` removed after the sync (``Retention``).
+    public var prunedPosts = 0
     public var videosResolved = 0
     /// Videos the host could not resolve this time; they are retried on later syncs.
     public var videosUnresolved = 0

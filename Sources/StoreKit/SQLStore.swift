@@ -67,6 +67,16 @@ extension SQLStore {
         _ = try writing(under: lease, "recording the backend of feed \(lease.feed)") { try $0.run(Self.sql.setBackend(backend, ofFeed: lease.feed)) }
     }
 
+    public func prune(_ retention: Retention, now: Date, limit: Int, under lease: FeedLease) throws -> Int {
+        try writing(under: lease, "removing the posts of feed \(lease.feed) that its \"keep\" no longer keeps") { db in
+            var removed = 0
+            for statement in Self.sql.prune(retention, ofFeed: lease.feed, now: now, limit: limit) where removed < limit {
+                removed += try db.run(statement)
+            }
+            return removed
+        }
+    }
+
     public func recordSync(_ outcome: SyncOutcome, under lease: FeedLease) throws {
         // A run whose lease another worker took over is not recorded: it would overlap theirs.
         try writing(under: lease, "recording the sync of feed \(lease.feed)") { db in

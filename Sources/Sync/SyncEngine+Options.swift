@@ -33,6 +33,9 @@ extension SyncEngine {
         /// The feed's rules, its own then the config's: the posts they block are not stored
         /// (``PostRules/filter(_:)``), on polled pages and streamed batches alike.
         public var rules = PostRules()
+        /// How long the feed's posts are kept; `nil`: for ever. Applied after each sync under
+        /// its lease, when the services have a ``Core/PostPruner``.
+        public var retention: Retention?
 
         public init() {}
     }

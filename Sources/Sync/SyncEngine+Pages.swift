@@ -89,7 +89,7 @@ extension SyncEngine {
         while true {
             do {
                 let current = session
-                let page = options.rules.filter(try await withRetries { try await services.posts.page(after: cursor, session: current) })
+                let page = admitted(try await withRetries { try await services.posts.page(after: cursor, session: current) })
                 return Fetched(page: page, prepared: store.prepare(page), session: session)
             } catch let error as ServiceError where error.code == .unauthorized && renewals < 2 {
                 // Without a login there is nothing to renew: the backend's refusal stands.

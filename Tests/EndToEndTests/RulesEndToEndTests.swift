@@ -87,3 +87,57 @@ import Testing
         #expect(check.stderr.contains("warning: ") && check.stderr.contains("feeds[0].rules[1]: blocks every post"), "\(check.stderr)")
     }
 }
+
+/// Retention (`"keep"`) against the local feed server, whose items are all from January 2026.
+@Suite(.endToEnd) struct RetentionEndToEndTests {
+    func writeConfig(_ scratch: Scratch, _ server: ReferenceServer, feedKeep: String?, globalKeep: String?) throws -> String {
+        let feed = #"{"name": "blog", "interval": "1h", "posts": {"integration": "webfeed", "url": "\#(server.baseURL)/feeds/1.xml"}"#
+            + (feedKeep.map { #", "keep": \#($0)"# } ?? "") + "}"
+        let json = #"{"store": {"integration": "sqlite", "path": "feedsync.sqlite"}, "feeds": [\#(feed)]"#
+            + (globalKeep.map { #", "keep": \#($0)"# } ?? "") + "}"
+        let url = scratch.folder.appendingPathComponent("feedsync.json")
+        try Data(json.utf8).write(to: url)
+        return url.path
+    }
+
+    func stored(_ scratch: Scratch) async throws -> String {
+        try await sqlite(scratch.database, "SELECT group_concat(id, ' ') FROM (SELECT id FROM posts WHERE feed = 'blog' ORDER BY created_at)")
+    }
+
+    @Test func onlyTheNewestPostsStayButUnreadOnesAreKeptUnlessEvenUnread() async throws {
+        let server = try ReferenceServer(script: "Fixtures/webfeed/server.py", arguments: ["--feeds", "2", "--items", "6"])
+        let scratch = try Scratch()
+        let config = try writeConfig(scratch, server, feedKeep: nil, globalKeep: #"{"posts": 2}"#)
+        let first = try await feedsync(["pull", "--config", config])
+        #expect(first.stdout.contains("blog: 6 new, 0 updated, 0 deleted, 0 skipped, 0 videos"), "all unread: none pruned: \(first.stdout)")
+        for id in ["feed-1-item-0", "feed-1-item-1", "feed-1-item-5"] {
+            #expect(try await feedsync(["read", id, "--config", config]).status == 0)
+        }
+        let second = try await feedsync(["pull", "--config", config])
+        #expect(second.stdout.contains("blog: 0 new, 0 updated, 0 deleted, 0 skipped, 2 pruned,"), "\(second.stdout)")
+        #expect(try await stored(scratch) == "feed-1-item-2 feed-1-item-3 feed-1-item-4 feed-1-item-5", "item 5 is among the newest two")
+
+        // The feed's own "keep" takes the place of the config's.
+        let evenUnread = try writeConfig(scratch, server, feedKeep: #"{"posts": 2, "evenUnread": true}"#, globalKeep: #"{"posts": 5}"#)
+        let third = try await feedsync(["pull", "--config", evenUnread])
+        #expect(third.stdout.contains("2 pruned,"), "\(third.stdout)")
+        #expect(try await stored(scratch) == "feed-1-item-4 feed-1-item-5")
+    }
+
+    @Test func postsOlderThanTheAgeLimitAreNotStoredAgainAndABadKeepIsRefused() async throws {
+        let server = try ReferenceServer(script: "Fixtures/webfeed/server.py", arguments: ["--feeds", "2", "--items", "4"])
+        let scratch = try Scratch()
+        let config = try writeConfig(scratch, server, feedKeep: #"{"days": 30}"#, globalKeep: nil)
+        let pulled = try await feedsync(["pull", "--config", config])
+        #expect(pulled.stdout.contains("blog: 0 new, 0 updated, 0 deleted, 0 skipped, 4 filtered,"), "\(pulled.stdout)")
+        #expect(try await postCount(scratch.database, feed: "blog") == 0)
+
+        for (keep, path, reason) in [(#"{"evenUnread": true}"#, "feeds[0].keep", "needs \"days\""),
+                                     (#"{"days": 0}"#, "feeds[0].keep.days", "out of range"),
+                                     (#"{"posts": 10, "unread": true}"#, "feeds[0].keep.unread", "unknown key")] {
+            let bad = try writeConfig(scratch, server, feedKeep: keep, globalKeep: nil)
+            let check = try await feedsync(["config", "check", "--config", bad])
+            #expect(check.status == 78 && check.stderr.contains("\(path):") && check.stderr.contains(reason), "\(check.stderr)")
+        }
+    }
+}
