@@ -11,6 +11,10 @@ public struct PageWriteResult: Hashable, Sendable {
     public var rowsWritten = 0
     /// Authors the page's ``FeedPage/renames`` gave a new handle.
     public var renamed = 0
+    /// The posts inserted, rewritten and deleted, by id, in the page's order: what webhooks tell.
+    public var insertedIDs: [PostID] = []
+    public var updatedIDs: [PostID] = []
+    public var deletedIDs: [PostID] = []
 
     public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0, rowsWritten: Int = 0) {
         self.inserted = inserted
