@@ -27,5 +27,5 @@ extension PostgresFeedStore: FeedSweeper {
     }
 }
 
-/// Retention is ``SQLStore``'s `prune(_:now:limit:under:)`, behind the feed's lease.
-extension PostgresFeedStore: PostPruner {}
+/// Retention and the webhook queue are ``SQLStore``'s (`prune(_:now:limit:under:)`, `enqueue(_:at:)`…).
+extension PostgresFeedStore: PostPruner, WebhookQueue {}

@@ -194,6 +194,18 @@ struct PostgresMigration {
             WHEN (old.handle IS DISTINCT FROM new.handle OR old.display_name IS DISTINCT FROM new.display_name)
             EXECUTE FUNCTION users_au_profile();
             """),
+        // Webhook deliveries waiting to be sent, as SQLite's 015 (008 is the reader API's).
+        PostgresMigration(name: "009_webhook_deliveries", sql: """
+            CREATE TABLE webhook_deliveries (
+                id TEXT PRIMARY KEY,
+                endpoint TEXT NOT NULL,
+                body TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_at BIGINT NOT NULL,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_at);
+            """),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.

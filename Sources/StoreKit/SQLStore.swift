@@ -77,6 +77,24 @@ extension SQLStore {
         }
     }
 
+    public func enqueue(_ deliveries: [WebhookDelivery], at now: Date) throws {
+        try writingLocalState("queueing \(deliveries.count) webhook deliveries") { db in
+            for delivery in deliveries { try db.run(Self.sql.enqueue(delivery, at: now)) }
+        }
+    }
+
+    public func dueDeliveries(at now: Date, limit: Int) throws -> [WebhookDelivery] {
+        try query("reading the webhook deliveries due", Self.sql.dueDeliveries(at: now, limit: limit))
+    }
+
+    public func removeDelivery(_ id: String) throws {
+        _ = try writingLocalState("removing webhook delivery \(id)") { try $0.run(Self.sql.removeDelivery(id)) }
+    }
+
+    public func retryDelivery(_ id: String, attempts: Int, at next: Date) throws {
+        _ = try writingLocalState("rescheduling webhook delivery \(id)") { try $0.run(Self.sql.retryDelivery(id, attempts: attempts, at: next)) }
+    }
+
     public func recordSync(_ outcome: SyncOutcome, under lease: FeedLease) throws {
         // A run whose lease another worker took over is not recorded: it would overlap theirs.
         try writing(under: lease, "recording the sync of feed \(lease.feed)") { db in
