@@ -41,6 +41,8 @@ let package = Package(
         // Plumbing shared by the HTTP integrations: transport, pacing, Link and date parsing, the JSON reader.
         .target(name: "IntegrationKit", dependencies: ["Core", "CCurl"], path: "Sources/IntegrationKit"),
 
+        // Webhooks face out: signed POSTs of what the mirror stored (issue 38).
+        .target(name: "Webhooks", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Webhooks"),
         .target(name: "HTTPAPI", dependencies: ["Core", "IntegrationKit"], path: "Integrations/HTTPAPI",
                 exclude: ["API.md"]),
         // What both stores share: the one Post⇄row codec and the executor that keeps blocking calls off the pool.
@@ -53,7 +55,7 @@ let package = Package(
         .target(name: "Bluesky", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Bluesky"),
 
         .target(name: "App",
-                dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "PostgresStore", "MockVideoHost", "Mastodon", "WebFeed", "Bluesky"],
+                dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "PostgresStore", "MockVideoHost", "Mastodon", "WebFeed", "Bluesky", "Webhooks"],
                 path: "Sources/App"),
         .executableTarget(name: "feedsync", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsync"),
         .executableTarget(name: "feedsyncd", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsyncd",

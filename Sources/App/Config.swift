@@ -51,6 +51,8 @@ public struct Config {
     public var metricsListen: ListenAddress?
     /// The config's own `"rules"`, asked after each feed's (`docs/rules.md`).
     public var rules: [Rule] = []
+    /// Where feedsyncd POSTs what it stored (`"webhooks"`).
+    public var webhooks: [WebhookTarget] = []
 
     /// Reads and checks the file at `url`.
     ///
@@ -149,6 +151,7 @@ public struct Config {
             }
             try section.finish()
         }
+        webhooks = try Self.webhooks(in: root, feeds: feeds.map(\.name), listener: metricsListen)
         try root.finish(alsoKnown: ["$comment"])
     }
 }

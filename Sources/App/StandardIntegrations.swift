@@ -6,6 +6,7 @@ import MockVideoHost
 import PostgresStore
 import SQLiteCache
 import WebFeed
+import Webhooks
 
 extension IntegrationRegistry {
     /// Every integration feedsync ships, one line each: the one place in `Sources/` that names
@@ -21,5 +22,6 @@ extension IntegrationRegistry {
         MockVideoHostIntegration.descriptor,
         SQLiteCacheIntegration.descriptor,
         PostgresStoreIntegration.descriptor,
+        WebhooksIntegration.descriptor,
     ])
 }

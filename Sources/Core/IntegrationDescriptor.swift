@@ -35,10 +35,14 @@ public struct IntegrationDescriptor: Sendable {
     public var addForms: [any AddForm]
     /// How it reads a list of subscriptions (an `"opml"` entry of the config), if it does.
     public var subscriptions: SubscriptionListCapability?
+    /// How it sends webhook deliveries, if it does (an integration that faces out).
+    public var webhooks: WebhooksCapability?
 
     public init(name: String, summary: String, example: String, keys: [ConfigKey],
                 posts: PostsCapability? = nil, videos: VideosCapability? = nil, store: StoreCapability? = nil,
-                signIn: (any SignInFlow)? = nil, addForms: [any AddForm] = [], subscriptions: SubscriptionListCapability? = nil) {
+                signIn: (any SignInFlow)? = nil, addForms: [any AddForm] = [], subscriptions: SubscriptionListCapability? = nil,
+                webhooks: WebhooksCapability? = nil) {
+        self.webhooks = webhooks
         self.name = name
         self.summary = summary
         self.example = example

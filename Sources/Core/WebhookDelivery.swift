@@ -35,3 +35,22 @@ public protocol WebhookQueue: Sendable {
     /// Records a failed attempt: the delivery is due again at `next`.
     func retryDelivery(_ id: String, attempts: Int, at next: Date) async throws
 }
+
+/// One attempt to send a webhook delivery, as an integration that faces out makes it.
+public protocol WebhookSending: Sendable {
+    /// Sends `delivery`, signed with `secret`, at `now`.
+    ///
+    /// - Returns: `nil` once the endpoint answered 2xx; otherwise why not, in words.
+    func send(_ delivery: WebhookDelivery, secret: Secret, now: Date) async -> String?
+
+    /// Releases its connections.
+    func close() async
+}
+
+/// How an integration sends webhook deliveries (``IntegrationDescriptor/webhooks``).
+public struct WebhooksCapability: Sendable {
+    /// Makes a sender that names itself `userAgent`.
+    public var makeSender: @Sendable (_ userAgent: String) -> any WebhookSending
+
+    public init(makeSender: @escaping @Sendable (String) -> any WebhookSending) { self.makeSender = makeSender }
+}

@@ -36,6 +36,8 @@ extension SyncEngine {
         /// How long the feed's posts are kept; `nil`: for ever. Applied after each sync under
         /// its lease, when the services have a ``Core/PostPruner``.
         public var retention: Retention?
+        /// Told of each committed page, polled or streamed (webhooks); `nil`: no one is.
+        public var announcer: (any PageAnnouncer)?
 
         public init() {}
     }

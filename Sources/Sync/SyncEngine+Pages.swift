@@ -39,7 +39,7 @@ extension SyncEngine {
             let pipeline = PagePipeline<Fetched<Store.PreparedPage>>(capacity: Self.decodedPagesHeld)
             group.addTask { await fetchPages(for: store, from: cursor, session: session, into: pipeline) }
             defer { group.cancelAll() }
-            let writer = PageWriter(store: store, lease: lease, host: services.videos)
+            let writer = PageWriter(store: store, lease: lease, host: services.videos, announcer: options.announcer)
             while true {
                 try Task.checkCancellation()
                 let fetched = try await pipeline.take()
