@@ -65,6 +65,7 @@ let package = Package(
         .testTarget(name: "SyncTests", dependencies: ["Sync", "Core"], path: "Tests/SyncTests"),
         .testTarget(name: "IntegrationKitTests", dependencies: ["IntegrationKit", "Core", "ProcessTestSupport"], path: "Tests/IntegrationKitTests",
                     exclude: ["HTMLTextCases.json"]),
+        .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "IntegrationKit", "Core"], path: "Tests/WebhooksTests"),
         .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "IntegrationKit", "Core"], path: "Tests/HTTPAPITests"),
         .testTarget(name: "StoreKitTests", dependencies: ["StoreKit", "Core"], path: "Tests/StoreKitTests"),
         .testTarget(name: "SQLiteCacheTests", dependencies: ["SQLiteCache", "Core", "ProcessTestSupport"], path: "Tests/SQLiteCacheTests"),
