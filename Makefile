@@ -3,8 +3,11 @@
 #   make demo        install what is missing, build, and sync the offline demo feed
 #   make check       build with zero warnings, run the unit and contract tests (no end-to-end): a first check
 #   make test        install what is missing, build with zero warnings, run every test
-#   make install     release binaries (Swift runtime linked in), the systemd unit, shell completions
+#   make install     release binaries (Swift runtime linked in), the systemd unit, the manual pages,
+#                    shell completions
 #   make uninstall   remove what `make install` put there
+#   make man         the manual pages, written by `feedsync man` from the code, into .build/man
+#   make deb         a Debian package of what install installs, built with dpkg-deb: feedsync_VERSION_ARCH.deb
 #
 # PREFIX (default /usr/local) and DESTDIR are honoured by install and uninstall.
 
@@ -17,9 +20,11 @@ UNITDIR := $(PREFIX)/lib/systemd/system
 BASHDIR := $(PREFIX)/share/bash-completion/completions
 ZSHDIR  := $(PREFIX)/share/zsh/site-functions
 FISHDIR := $(PREFIX)/share/fish/vendor_completions.d
+MANDIR  := $(PREFIX)/share/man
 RELEASE := .build/release
+VERSION := $(shell sed -n 's/^public let feedsyncVersion = "\(.*\)"/\1/p' Sources/App/Version.swift)
 
-.PHONY: all deps test-deps build build-clean demo check test fixtures-test release install uninstall clean
+.PHONY: all deps test-deps build build-clean demo check test fixtures-test docs-check release man install uninstall deb clean
 
 all: build
 
@@ -44,11 +49,11 @@ build-clean:
 
 # The first check of a change: every test target but EndToEndTests (the unit tests, the store
 # contract on SQLite and on a PostgreSQL server it starts, the fixture-backed transport tests).
-check: test-deps build-clean
+check: test-deps build-clean docs-check
 	$(SWIFT) test --skip-build --skip EndToEndTests
 
 # Every test, in parallel as `swift test` runs them: no test asserts how fast the machine is.
-test: test-deps build-clean
+test: test-deps build-clean docs-check
 	$(MAKE) --no-print-directory fixtures-test
 	$(SWIFT) test --skip-build
 
@@ -63,24 +68,47 @@ fixtures-test:
 	python3 Fixtures/webfeed/test_server.py
 	python3 Fixtures/test_credential_echo.py
 
+# Every relative link of the Markdown manual (README.md, docs/, Integrations/*/README.md) resolves.
+docs-check:
+	python3 .ci/check-links
+
 # The Swift runtime and Foundation are linked in, so a server without the toolchain runs the
 # binaries; they need only the C libraries (libc, libcurl, libsqlite3, libpq, libxml2).
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
-install: release
+# feedsync(1), feedsyncd(8) and feedsync.json(5), written from the commands' declarations and the
+# config's key tables by the release binary, so they cannot drift from the code.
+man: release
+	install -d .build/man
+	$(RELEASE)/feedsync man feedsync > .build/man/feedsync.1
+	$(RELEASE)/feedsync man feedsyncd > .build/man/feedsyncd.8
+	$(RELEASE)/feedsync man config > .build/man/feedsync.json.5
+
+install: release man
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(BASHDIR) $(DESTDIR)$(ZSHDIR) $(DESTDIR)$(FISHDIR)
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(RELEASE)/feedsync $(RELEASE)/feedsyncd $(DESTDIR)$(BINDIR)/
 	sed -e 's|/usr/local/bin/|$(BINDIR)/|g' Sources/feedsyncd/feedsyncd.service > $(DESTDIR)$(UNITDIR)/feedsyncd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/feedsyncd.service
 	$(RELEASE)/feedsync completion bash > $(DESTDIR)$(BASHDIR)/feedsync
 	$(RELEASE)/feedsync completion zsh > $(DESTDIR)$(ZSHDIR)/_feedsync
 	$(RELEASE)/feedsync completion fish > $(DESTDIR)$(FISHDIR)/feedsync.fish
+	install -m 0644 .build/man/feedsync.1 $(DESTDIR)$(MANDIR)/man1/feedsync.1
+	install -m 0644 .build/man/feedsync.json.5 $(DESTDIR)$(MANDIR)/man5/feedsync.json.5
+	install -m 0644 .build/man/feedsyncd.8 $(DESTDIR)$(MANDIR)/man8/feedsyncd.8
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/feedsync $(DESTDIR)$(BINDIR)/feedsyncd
 	rm -f $(DESTDIR)$(UNITDIR)/feedsyncd.service
 	rm -f $(DESTDIR)$(BASHDIR)/feedsync $(DESTDIR)$(ZSHDIR)/_feedsync $(DESTDIR)$(FISHDIR)/feedsync.fish
+	rm -f $(DESTDIR)$(MANDIR)/man1/feedsync.1 $(DESTDIR)$(MANDIR)/man5/feedsync.json.5 $(DESTDIR)$(MANDIR)/man8/feedsyncd.8
+
+# A Debian package of what `make install` installs, under /usr: feedsync_$(VERSION)_ARCH.deb here.
+# packaging/build-deb says what goes in and how Depends: is worked out; .ci/check-deb checks it
+# (lintian, install, run, man, remove).
+deb: release man
+	bash packaging/build-deb $(VERSION)
 
 clean:
 	rm -rf .build

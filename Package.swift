@@ -44,15 +44,15 @@ let package = Package(
         // Webhooks face out: signed POSTs of what the mirror stored (issue 38).
         .target(name: "Webhooks", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Webhooks"),
         .target(name: "HTTPAPI", dependencies: ["Core", "IntegrationKit"], path: "Integrations/HTTPAPI",
-                exclude: ["API.md"]),
+                exclude: ["API.md", "README.md"]),
         // What both stores share: the one Post⇄row codec and the executor that keeps blocking calls off the pool.
         .target(name: "StoreKit", dependencies: ["Core"], path: "Sources/StoreKit"),
-        .target(name: "SQLiteCache", dependencies: ["Core", "StoreKit", "CSQLite"], path: "Integrations/SQLiteCache"),
-        .target(name: "PostgresStore", dependencies: ["Core", "StoreKit", "CPostgres"], path: "Integrations/PostgresStore"),
-        .target(name: "MockVideoHost", dependencies: ["Core"], path: "Integrations/MockVideoHost"),
-        .target(name: "Mastodon", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Mastodon"),
-        .target(name: "WebFeed", dependencies: ["Core", "IntegrationKit", "CLibXML2"], path: "Integrations/WebFeed"),
-        .target(name: "Bluesky", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Bluesky"),
+        .target(name: "SQLiteCache", dependencies: ["Core", "StoreKit", "CSQLite"], path: "Integrations/SQLiteCache", exclude: ["README.md"]),
+        .target(name: "PostgresStore", dependencies: ["Core", "StoreKit", "CPostgres"], path: "Integrations/PostgresStore", exclude: ["README.md"]),
+        .target(name: "MockVideoHost", dependencies: ["Core"], path: "Integrations/MockVideoHost", exclude: ["README.md"]),
+        .target(name: "Mastodon", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Mastodon", exclude: ["README.md"]),
+        .target(name: "WebFeed", dependencies: ["Core", "IntegrationKit", "CLibXML2"], path: "Integrations/WebFeed", exclude: ["README.md"]),
+        .target(name: "Bluesky", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Bluesky", exclude: ["README.md"]),
 
         .target(name: "App",
                 dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "PostgresStore", "MockVideoHost", "Mastodon", "WebFeed", "Bluesky", "Webhooks"],
@@ -88,7 +88,7 @@ let package = Package(
         // A posts backend of the tests' own, with a sign-in and a form of `add`, registered by one
         // line the way a new integration is, and driven through feedsync's own commands.
         .target(name: "ExampleIntegration", dependencies: ["Core"], path: "Tests/ExampleIntegration"),
-        .testTarget(name: "RegistryTests", dependencies: ["feedsync", "App", "Core", "ExampleIntegration"], path: "Tests/RegistryTests"),
+        .testTarget(name: "RegistryTests", dependencies: ["feedsync", "App", "Core", "ExampleIntegration", "ProcessTestSupport"], path: "Tests/RegistryTests"),
         .testTarget(name: "EndToEndTests", dependencies: ["Core", "PostgresTestSupport", "ProcessTestSupport"], path: "Tests/EndToEndTests"),
     ],
     swiftLanguageModes: [.v6]

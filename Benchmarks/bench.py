@@ -31,8 +31,9 @@ from benchkit import (BASELINE_PACKAGES, BASELINE_VENV, BENCH, PASSWORD, USERNAM
                       pick_binary, preamble, pull, rate, reference_config, run_script, sides, tail, venv_versions,
                       verdict, verify_count)
 import bench_mastodon                          # the Mastodon side keeps to its own file
+import results                                # the one home of the figures: Benchmarks/results.md
 
-TARGET_VS_BASELINE = 5.0                      # README.md, "Targets"
+TARGET_VS_BASELINE = 5.0                      # Benchmarks/README.md, "Targets"
 TARGET_VS_CEILING = 0.5
 TARGET_RSS_RATIO = 1.2
 RSS_SCALE_POSTS = 1_000_000
@@ -257,6 +258,10 @@ def main():
     p.add_argument("--postgres", action="store_true",
                    help="also run the PostgreSQL side (Benchmarks/bench_postgres.py): 100,000 posts into PostgreSQL next to "
                         "SQLite, and 300 feeds shared by 1 and by 3 workers; with --smoke, 2,000 posts and 20 feeds")
+    p.add_argument("--results", metavar="FILE", default=None,
+                   help="add this run's report, commit and machine to FILE (default Benchmarks/results.md; "
+                        "a --smoke run records nothing unless given)")
+    p.add_argument("--no-results", action="store_true", help="record nothing in Benchmarks/results.md")
     args = p.parse_args()
     if args.smoke:
         args.posts, args.page_size, args.skip_baseline, args.no_build = 2000, 200, True, True
@@ -266,7 +271,8 @@ def main():
     if args.mastodon and args.rss_scale:
         p.error("--rss-scale is for the HTTP API side; leave out --mastodon")
 
-    with ExitStack() as cleanup:
+    record = None if args.no_results else args.results or (None if args.smoke else results.DEFAULT)
+    with results.Recorder(record), ExitStack() as cleanup:
         scratch = Path(tempfile.mkdtemp(prefix="feedsync-bench-"))
         if args.keep:
             note(f"scratch folder kept: {scratch}")

@@ -21,7 +21,7 @@ from even when it flags them. With `--include-bozo`, every file it reads an entr
 Per feed it reports whether the post counts are equal, the share of feedparser's entries that
 feedsync has (matched by title, else by link, else by id) with the same date (to the second; an entry
 feedparser dates no more than feedsync does matches on title or link alone), and whether the
-second pull was answered `304`. The totals at the end are the figures the README quotes.
+second pull was answered `304`. The totals at the end are the figures Benchmarks/README.md quotes.
 
 feedparser's tests come from its sdist on PyPI (`pip download --no-binary :all:`), unpacked in
 Benchmarks/.feedparser-tests the first time. Standard library here; feedparser only in its venv.

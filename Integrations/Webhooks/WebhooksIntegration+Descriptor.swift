@@ -1,13 +1,13 @@
 import Core
 import Foundation
 
-/// The `"webhooks-http"` integration: it faces out, POSTing what the mirror stored to the config's
+/// The `"webhook"` integration: it faces out, POSTing what the mirror stored to the config's
 /// `"webhooks"` endpoints, signed (see `docs/rules.md`).
 public enum WebhooksIntegration {
     /// Webhooks as the registry lists them. The keys are those of one `"webhooks"` entry, which
     /// the app reads (its rules are the app's); this integration sends.
     public static let descriptor = IntegrationDescriptor(
-        name: "webhooks-http", summary: "signed JSON POSTs of new, updated and deleted posts (the config's \"webhooks\")",
+        name: "webhook", summary: "signed JSON POSTs of new, updated and deleted posts, for the config's webhooks",
         example: #"{"url": "https://hooks.example/feedsync", "secretFile": "secrets/hook", "events": ["new"]}"#,
         keys: [
             ConfigKey("url", .url, .required, "the endpoint; not feedsyncd's own listener"),

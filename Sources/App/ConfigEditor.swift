@@ -236,22 +236,12 @@ public struct ConfigEditor {
         }
     }
 
-    /// A JSON string literal (RFC 8259 §7): quote, backslash and control characters escaped.
+    /// A JSON string literal, as feedsync's one JSON writer writes it, with terminal controls
+    /// escaped too (DEL, C1, bidirectional overrides), so a config shown with `cat` moves no cursor.
     public static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029:
-                out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        var json = JSONWriter(escaping: .terminalControls)
+        json.string(text)
+        return json.text
     }
 }
 

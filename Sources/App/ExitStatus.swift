@@ -1,7 +1,7 @@
 import Core
 
 /// The process exit codes both executables use (from sysexits.h).
-public enum ExitStatus: Int32, Sendable {
+public enum ExitStatus: Int32, Sendable, CaseIterable {
     case ok = 0
     /// The command line is wrong.
     case usage = 64
@@ -21,6 +21,22 @@ public enum ExitStatus: Int32, Sendable {
     case credentials = 77
     /// The config cannot be used.
     case config = 78
+
+    /// What the status means, in a line, for the manual pages (`feedsync man`).
+    public var meaning: String {
+        switch self {
+        case .ok: "success"
+        case .usage: "the command line is wrong; the usage follows the sentence"
+        case .dataError: "the data is suspect: a full walk refused to delete most of a feed, an OPML file gave nothing to add, or a secret would go where a symlink or a file others can read is"
+        case .noInput: "what the command names does not exist: a post, a file, or a store nothing was synced into yet"
+        case .unavailable: "the backend is unreachable, failing, or answering outside its contract, even after retries"
+        case .software: "an internal error, or the local store could not be opened or written"
+        case .ioError: "the output could not be written (a full disk, a closed standard output); no partial file is left"
+        case .temporaryFailure: "another process held the store's write lock or the feed's lease, or the config changed meanwhile; try again"
+        case .credentials: "the backend rejected the credentials"
+        case .config: "the config is unusable; the sentence names the file, the key path and the value"
+        }
+    }
 
     /// The status an error ends the process with.
     public init(for error: any Error) {

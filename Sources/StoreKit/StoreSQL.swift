@@ -15,7 +15,7 @@ import Foundation
 ///
 /// ```swift
 /// let sql = StoreSQL(.postgres)
-/// let set = sql.setBackend("mastodon", ofFeed: "home")   // set.sql, set.values
+/// let set = sql.setBackend("example", ofFeed: "home")   // set.sql, set.values
 /// ```
 public struct StoreSQL: Sendable {
     public let dialect: SQLDialect

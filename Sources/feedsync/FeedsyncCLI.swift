@@ -11,7 +11,7 @@ enum FeedsyncCLI {
     static var commands: [any Command.Type] { [
         PullCommand.self, StatusCommand.self, PostsCommand.self, SearchCommand.self, ExportCommand.self, ReadCommand.self,
         UnreadCommand.self, AddCommand.self, RemoveCommand.self, ConfigCheckCommand.self, LoginCommand.self, LogoutCommand.self,
-        RulesCommand.self, CompletionCommand.self,
+        RulesCommand.self, CompletionCommand.self, ManCommand.self,
     ] }
 
     static var usage: String {

@@ -7,25 +7,9 @@ import Glibc
 
 /// `feedsyncd`: parses the command line, runs the services, and turns signals into stop and reload.
 enum DaemonCLI {
-    static let options: [CommandLineOptions.Spec] = [
-        .init("--config", value: "PATH", "the config file (default ./feedsync.json, else $FEEDSYNC_CONFIG)"),
-        .init("--log-level", value: "LEVEL", "debug, info, warn or error (default info)"),
-        .init("--version", "print the version"),
-        .init("--help", "show this help"),
-    ]
-
-    static let usage = "usage: feedsyncd [--config PATH] [--log-level debug|info|warn|error]"
-
-    static let help = """
-        \(usage)
-
-        Syncs every configured feed on its interval until stopped. One logfmt line per event on stderr.
-        Signals: SIGTERM or SIGINT stop after the page being committed (a second one exits at once);
-        SIGHUP reloads the config, keeping the running one if the new one is invalid.
-
-        options:
-        \(CommandLineOptions.help(for: options))
-        """
+    static let options = DaemonCommandLine.options
+    static let usage = DaemonCommandLine.usage
+    static let help = DaemonCommandLine.help
 
     static func run(_ arguments: [String]) async -> ExitStatus {
         let parsed: CommandLineOptions

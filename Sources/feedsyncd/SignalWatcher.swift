@@ -21,7 +21,7 @@ import Glibc
 ///     for await signal in signals.events { … }
 final class SignalWatcher: Sendable {
     /// The longest a graceful stop may take: then the process exits anyway, with a log line.
-    /// The README promises an exit within 8 s of SIGTERM; this leaves room for the exit itself.
+    /// The manual (docs/daemon.md, feedsyncd(8)) promises an exit within 8 s of SIGTERM; this leaves room for the exit itself.
     static let stopDeadline: Duration = .seconds(6)
 
     /// SIGHUP, and the first SIGTERM or SIGINT, in the order they came.

@@ -32,7 +32,7 @@ import Glibc
         #expect(heartbeat?["pid"] as? Int == Int(daemon.pid) && heartbeat?["running"] as? Bool == true, "\(status.stdout)")
 
         daemon.signal(SIGTERM)
-        // The README's bound, as the daemon keeps it: it stopped before its own stop deadline.
+        // The manual's bound (docs/daemon.md), as the daemon keeps it: it stopped before its own stop deadline.
         #expect(await daemon.stopsInTime(), "\(daemon.log)")
         #expect(try await sqlite(scratch.database, "PRAGMA integrity_check") == "ok")
         #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM daemon") == "0", "a clean stop clears the heartbeat")
@@ -88,7 +88,7 @@ import Glibc
         }, "\(daemon.log)")
 
         daemon.signal(SIGTERM)
-        // The README's bound, as the daemon keeps it: it stopped before its own stop deadline.
+        // The manual's bound (docs/daemon.md), as the daemon keeps it: it stopped before its own stop deadline.
         #expect(await daemon.stopsInTime(), "\(daemon.log)")
         #expect(daemon.log.contains("event=sync_cancelled feed=home"), "\(daemon.log)")
         #expect(try await sqlite(scratch.database, "PRAGMA integrity_check") == "ok")

@@ -245,7 +245,7 @@ final class DaemonProcess {
     }
 
     /// Whether it has exited 0 on its own graceful stop, before the stop deadline it enforces
-    /// itself (6 s, the README's "exits within 8 s of SIGTERM"): its log says it did not pass the
+    /// itself (6 s, docs/daemon.md's "exits 0 within 8 s"): its log says it did not pass the
     /// deadline. The daemon measures its own stop, so a loaded machine cannot fail this by
     /// being slow to run the test.
     func stopsInTime() async -> Bool {

@@ -363,7 +363,7 @@ import Glibc
         #expect(try await caughtUp(daemon), "\(daemon.log)")
         #expect(try await server.control("GET", "/_control/streams")["open"] as? Int == 1)
         daemon.signal(SIGTERM)
-        #expect(await daemon.stopsInTime(), "the README's stop bound")
+        #expect(await daemon.stopsInTime(), "the manual's stop bound (docs/daemon.md)")
         #expect(daemon.process.terminationStatus == 0)
         #expect(try await eventually { try await server.control("GET", "/_control/streams")["open"] as? Int == 0 })
         #expect(try await sqlite(scratch.database, "PRAGMA integrity_check") == "ok")

@@ -129,7 +129,7 @@ extension Trait where Self == ConditionTrait {
 
         let token = try await psql(database, "SELECT access_token FROM feedsync_private.account_sessions WHERE account = 'demo'")
         #expect(token.count > 8, "the session was saved")
-        // The grants the README gives a reader.
+        // The grants docs/postgresql.md gives a reader.
         let reader = "reader_\(database.name)"
         try await psql(database, """
             CREATE ROLE \(reader);
@@ -187,15 +187,15 @@ extension Trait where Self == ConditionTrait {
         #expect(secret.stderr.contains("holds a password") && !secret.stderr.contains("hunter2"), "\(secret.stderr)")
     }
 
-    /// The README's table of the mirror's schema holds for PostgreSQL too, with its own search:
+    /// The manual's table of the mirror's schema (docs/schema.md) holds for PostgreSQL too, with its own search:
     /// a `search` column on `posts` instead of the `posts_fts` table, and the daemon that
     /// scheduled each feed (several daemons share the store).
-    @Test func theSchemaIsTheOneTheReadmeDocuments() async throws {
+    @Test func theSchemaIsTheOneTheManualDocuments() async throws {
         let database = try await PostgresServer.makeDatabase()
         let server = try ReferenceServer(posts: 10)
         let scratch = try Scratch()
         #expect(try await feedsync(["pull", "--config", try scratch.writePostgresConfig(database, baseURL: server.baseURL)]).status == 0)
-        let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: repository.appendingPathComponent("docs/schema.md"), encoding: .utf8)
         let table = readme.components(separatedBy: "<!-- schema:begin -->")[1].components(separatedBy: "<!-- schema:end -->")[0]
         var documented: [String: [String]] = [:]
         for line in table.split(separator: "\n") where line.hasPrefix("| `") {

@@ -141,7 +141,7 @@ import Glibc
 
         let stopping = Date()
         daemon.signal(SIGTERM)
-        // The README's bound: the syncs ignore cancellation, so the stop deadline ends the process.
+        // The manual's bound (docs/daemon.md): the syncs ignore cancellation, so the stop deadline ends the process.
         #expect(await daemon.exits(), "\(daemon.log)")
         #expect(Date().timeIntervalSince(stopping) > 4, "it gave the syncs their time first")
         #expect(daemon.process.terminationStatus == 0)

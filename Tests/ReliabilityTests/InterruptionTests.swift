@@ -112,12 +112,19 @@ import Testing
     func sync(_ path: String, failAt: Int? = nil) async throws -> Int {
         let real = SQLiteFeedStore(path: path)
         try await real.open()
-        defer { Task { await real.close() } }
         let interrupter = Interrupter(failAt: failAt)
         let services = SyncEngine.Services(authentication: Auth(interrupter: interrupter), posts: Posts(interrupter: interrupter),
                                            videos: Videos(interrupter: interrupter), store: Store(real: real, interrupter: interrupter),
                                            requests: RequestCounter())
-        _ = try await SyncEngine(feed: "home", services: services, sleep: { _ in }).run()
+        // Closed before returning, whatever the run did: the next sync or snapshot opens the
+        // same file, and a close still on its way would race it.
+        do {
+            _ = try await SyncEngine(feed: "home", services: services, sleep: { _ in }).run()
+        } catch {
+            await real.close()
+            throw error
+        }
+        await real.close()
         return interrupter.steps
     }
 

@@ -5,18 +5,18 @@ import ProcessTestSupport
 import Synchronization
 import Testing
 
-/// The README's schema table against the schema a new store really has, so the manual cannot
+/// The manual's schema table (docs/schema.md) against the schema a new store really has, so the manual cannot
 /// go stale: every table and every column, in order, and nothing that is not there.
 @Suite struct SchemaDocumentationTests {
     static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("README.md")
+        .deletingLastPathComponent().appendingPathComponent("docs/schema.md")
 
     /// `table → columns` from the rows between `<!-- schema:begin -->` and `<!-- schema:end -->`:
     /// `` | `posts` | `feed, id, …` and what they hold | ``.
     static func documentedSchema() throws -> [String: [String]] {
         let text = try String(contentsOf: readme, encoding: .utf8)
         guard let begin = text.range(of: "<!-- schema:begin -->"), let end = text.range(of: "<!-- schema:end -->") else {
-            throw SchemaError("README.md has no schema:begin/schema:end markers")
+            throw SchemaError("docs/schema.md has no schema:begin/schema:end markers")
         }
         var tables: [String: [String]] = [:]
         for line in text[begin.upperBound..<end.lowerBound].split(separator: "\n") where line.hasPrefix("| `") {
@@ -33,7 +33,7 @@ import Testing
         init(_ description: String) { self.description = description }
     }
 
-    @Test func theReadmeListsEveryTableAndColumnOfARealStore() async throws {
+    @Test func theManualListsEveryTableAndColumnOfARealStore() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-schema-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -53,9 +53,9 @@ import Testing
             real[String(parts[0])] = parts[1].split(separator: ",").map(String.init)
         }
         let documented = try Self.documentedSchema()
-        #expect(Set(documented.keys) == Set(real.keys), "tables: README \(documented.keys.sorted()), store \(real.keys.sorted())")
+        #expect(Set(documented.keys) == Set(real.keys), "tables: docs/schema.md \(documented.keys.sorted()), store \(real.keys.sorted())")
         for (table, columns) in real {
-            #expect(documented[table] == columns, "\(table): README \(documented[table] ?? []), store \(columns)")
+            #expect(documented[table] == columns, "\(table): docs/schema.md \(documented[table] ?? []), store \(columns)")
         }
     }
 }
