@@ -48,6 +48,8 @@ let package = Package(
         // Plumbing shared by the HTTP integrations: transport, pacing, Link and date parsing, the JSON reader.
         .target(name: "IntegrationKit", dependencies: ["Core", "CCurl", "CSodium"], path: "Sources/IntegrationKit"),
 
+        // Webhooks face out: signed POSTs of what the mirror stored (issue 38).
+        .target(name: "Webhooks", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Webhooks"),
         .target(name: "HTTPAPI", dependencies: ["Core", "IntegrationKit"], path: "Integrations/HTTPAPI",
                 exclude: ["API.md", "README.md"]),
         // What both stores share: the one Post⇄row codec and the executor that keeps blocking calls off the pool.
@@ -62,7 +64,7 @@ let package = Package(
 
         .target(name: "App",
                 dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "PostgresStore", "MockVideoHost", "Mastodon", "WebFeed", "Bluesky",
-                               "ReaderAPI"],
+                               "ReaderAPI", "Webhooks"],
                 path: "Sources/App"),
         .executableTarget(name: "feedsync", dependencies: ["App", "Core", "Sync", "IntegrationKit"], path: "Sources/feedsync"),
         .executableTarget(name: "feedsyncd", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsyncd",
@@ -72,6 +74,7 @@ let package = Package(
         .testTarget(name: "SyncTests", dependencies: ["Sync", "Core"], path: "Tests/SyncTests"),
         .testTarget(name: "IntegrationKitTests", dependencies: ["IntegrationKit", "Core", "ProcessTestSupport"], path: "Tests/IntegrationKitTests",
                     exclude: ["HTMLTextCases.json"]),
+        .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "IntegrationKit", "Core"], path: "Tests/WebhooksTests"),
         .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "IntegrationKit", "Core"], path: "Tests/HTTPAPITests"),
         .testTarget(name: "StoreKitTests", dependencies: ["StoreKit", "Core"], path: "Tests/StoreKitTests"),
         .testTarget(name: "SQLiteCacheTests", dependencies: ["SQLiteCache", "Core", "ProcessTestSupport"], path: "Tests/SQLiteCacheTests"),

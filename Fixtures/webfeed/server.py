@@ -20,10 +20,16 @@ Each port is a host of its own as feedsync counts hosts (its gate key is host:po
   GET /blog/<n>               a blog page naming ../feeds/<n>.xml (RSS) first, then /atom/<n>.xml
   GET /site/none/             an HTML page that names no feed
   GET /site/many/             an HTML page with <base href="/feeds/"> naming 3.xml?x=1&y=2 (unquoted, upper case) and /atom/3.xml
+  GET /private/<path>         serves /<path> only with the Authorization of --basic USER:PASS or
+                              --bearer TOKEN; 401 with WWW-Authenticate otherwise
+  GET /away/<code>/<path>     answers <code> with an absolute Location on the next port
+                              (--extra-ports 1): another origin
   GET /opml                   an OPML file listing every feed (?count=N for the first N;
                               ?ports=1 spreads them over every listening port)
   GET  /_control/stats        {"total": n, "requests": {"GET /feeds/1.xml": {"200": 1, "304": 2}}}
   GET  /_control/hosts        {"localhost:PORT": n, ...}: requests answered, by the Host header they named
+  GET  /_control/seen         {"requests": [{"port", "path", "authorization", "user-agent", "x-team"}]}: the last
+                              1,000 requests on any port with the fields a private feed's tests check
   GET  /_control/log          {"now": t, "requests": [{"key": "GET /feeds/1.xml", "status": 304, "start": t0, "end": t1}]}
                               (the last 10,000 requests, times in seconds on the server's monotonic clock)
   POST /_control/reset-stats
@@ -32,6 +38,7 @@ Each port is a host of its own as feedsync counts hosts (its gate key is host:po
   POST /_control/window?feed=n&size=k  the feed lists only its newest k items from now on
 """
 import argparse
+import base64
 import collections
 import hashlib
 import json
@@ -60,6 +67,9 @@ class State:
         self.total = 0
         self.log = collections.deque(maxlen=10000)   # when each request came and was answered
         self.hosts = {}                       # Host header -> requests answered for it
+        self.seen = collections.deque(maxlen=1000)    # what each request carried (private feeds)
+        self.basic = None                     # the accepted Authorization values (--basic, --bearer)
+        self.bearer = None
 
     def count(self, key, status, host=None):
         with self.lock:
@@ -161,9 +171,16 @@ def make_handler(state, ports):
             self.started = time.monotonic()
             url = urlsplit(self.path)
             path, query = url.path, parse_qs(url.query)
-            if path in ("/_control/stats", "/_control/log", "/_control/hosts"):
+            if not path.startswith("/_control/"):
                 with state.lock:
-                    if path == "/_control/hosts":
+                    state.seen.append({"port": self.server.server_address[1], "path": path,
+                                       "authorization": self.headers.get("Authorization"),
+                                       "user-agent": self.headers.get("User-Agent"), "x-team": self.headers.get("X-Team")})
+            if path in ("/_control/stats", "/_control/log", "/_control/hosts", "/_control/seen"):
+                with state.lock:
+                    if path == "/_control/seen":
+                        body = json.dumps({"requests": list(state.seen)}).encode()
+                    elif path == "/_control/hosts":
                         body = json.dumps(state.hosts).encode()
                     elif path == "/_control/log":
                         body = json.dumps({"now": time.monotonic(), "requests": list(state.log)}).encode()
@@ -179,6 +196,15 @@ def make_handler(state, ports):
             parts = path.strip("/").split("/")
             if parts[0] == "redirect" and len(parts) >= 3:
                 return self.send(int(parts[1]), headers={"Location": "/" + "/".join(parts[2:]), **extra}, key=key)
+            if parts[0] == "private" and len(parts) >= 2:
+                given = self.headers.get("Authorization")
+                if given is None or given not in (state.basic, state.bearer):
+                    return self.send(401, b"who are you?", {"WWW-Authenticate": 'Basic realm="feeds"'}, key=key)
+                return self.serve("/" + "/".join(parts[1:]), query, extra, key)
+            if parts[0] == "away" and len(parts) >= 3:
+                there = ports[(ports.index(self.server.server_address[1]) + 1) % len(ports)]
+                location = f"http://127.0.0.1:{there}/" + "/".join(parts[2:])
+                return self.send(int(parts[1]), headers={"Location": location, **extra}, key=key)
             if parts[0] == "slow" and len(parts) >= 3:
                 time.sleep(int(parts[1]) / 1000)
                 return self.serve("/" + "/".join(parts[2:]), query, extra, key)
@@ -267,8 +293,14 @@ def main():
     parser.add_argument("--feeds", type=int, default=20)
     parser.add_argument("--items", type=int, default=50)
     parser.add_argument("--exit-on-stdin-eof", action="store_true")
+    parser.add_argument("--basic", help="USER:PASS that /private/ accepts as Basic credentials")
+    parser.add_argument("--bearer", help="a token that /private/ accepts as Bearer credentials")
     args = parser.parse_args()
     state = State(args.feeds, args.items)
+    if args.basic:
+        state.basic = "Basic " + base64.b64encode(args.basic.encode()).decode()
+    if args.bearer:
+        state.bearer = "Bearer " + args.bearer
     servers = []
     ports = []
     for index in range(1 + args.extra_ports):

@@ -26,3 +26,6 @@ extension PostgresFeedStore: FeedSweeper {
         }
     }
 }
+
+/// Retention and the webhook queue are ``SQLStore``'s (`prune(_:now:limit:under:)`, `enqueue(_:at:)`…).
+extension PostgresFeedStore: PostPruner, WebhookQueue {}

@@ -56,6 +56,7 @@ extension PostgresFeedStore: PageCommitter {
             let changed = try db.query(Self.upsertPosts, [feed])
             closing += videoLinks(of: changed, videosByPost: rows.videosByPost, feed: feed)
             result.inserted = changed.filter { $0[0] == "t" }.count
+            for row in changed { if let id = row[2] { row[0] == "t" ? result.insertedIDs.append(PostID(id)) : result.updatedIDs.append(PostID(id)) } }
             result.updated = changed.count - result.inserted
             result.unchanged = rows.upsertCount - changed.count
             result.rowsWritten += changed.count
@@ -67,7 +68,7 @@ extension PostgresFeedStore: PageCommitter {
             closing.append(("""
                 DELETE FROM posts WHERE pk IN (SELECT pk FROM posts WHERE feed = $1 AND id = ANY($2::text[])
                                                UNION SELECT pk FROM posts WHERE feed = $1 AND repost_of = ANY($2::text[]))
-                RETURNING 1
+                RETURNING id
                 """, [feed, deletions]))
         }
         let resolving = videos.isEmpty ? nil : closing.count
@@ -86,6 +87,9 @@ extension PostgresFeedStore: PageCommitter {
         let closed = try db.pipeline(closing).map { try $0.get() }
         if let deleting {
             result.deleted = closed[deleting].count
+            // The page's own deletions, not the reposts they took along (as SQLite's store reports them).
+            let asked = Set(rows.page.changes.compactMap { change -> PostID? in if case .delete(let id) = change { id } else { nil } })
+            result.deletedIDs = closed[deleting].compactMap { $0.first ?? nil }.map { PostID($0) }.filter(asked.contains)
             result.rowsWritten += closed[deleting].count
         }
         if let resolving { result.rowsWritten += closed[resolving].count }

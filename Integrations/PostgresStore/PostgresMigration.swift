@@ -211,6 +211,18 @@ struct PostgresMigration {
             );
             CREATE INDEX serve_tokens_by_name ON feedsync_private.serve_tokens (name);
             """),
+        // Webhook deliveries waiting to be sent, as SQLite's 015 (008 is the reader API's).
+        PostgresMigration(name: "009_webhook_deliveries", sql: """
+            CREATE TABLE webhook_deliveries (
+                id TEXT PRIMARY KEY,
+                endpoint TEXT NOT NULL,
+                body TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_at BIGINT NOT NULL,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_at);
+            """),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.

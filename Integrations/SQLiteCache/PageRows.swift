@@ -26,6 +26,8 @@ struct PageRows {
     private(set) var buffer: RowBuffer
     /// The page's changes in order, so an upsert and a delete of one id keep their order.
     private(set) var steps: [Step] = []
+    /// The post id of each step.
+    private(set) var ids: [PostID] = []
     /// Where each distinct author's row starts, by slot.
     private(set) var users: [Int] = []
     /// Where each distinct referenced video id is.
@@ -50,6 +52,10 @@ struct PageRows {
         }
         var seenVideos = Set<VideoID>()
         for change in changes {
+            switch change {
+            case .upsert(let post): ids.append(post.id)
+            case .delete(let id): ids.append(id)
+            }
             switch change {
             case .upsert(let post):
                 let start = buffer.end

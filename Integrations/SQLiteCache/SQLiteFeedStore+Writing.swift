@@ -102,7 +102,7 @@ extension SQLiteFeedStore {
             }
             unindexed.removeAll(keepingCapacity: true)
         }
-        for step in rows.steps {
+        for (position, step) in rows.steps.enumerated() {
             switch step {
             case .upsert(let start, let author, let reposter):
                 let values = start ..< start + PageRows.postWidth
@@ -118,12 +118,18 @@ extension SQLiteFeedStore {
                 try statements.insertPost.execute()
                 if db.changes == 1 {
                     result.inserted += 1
+                    result.insertedIDs.append(rows.ids[position])
                     unindexed.append(db.lastInsertRowID)
                 } else {
                     try index()
                     try statements.updatePost.bind(values, of: pinned, from: 2)
                     try statements.updatePost.execute()
-                    if db.changes == 1 { result.updated += 1 } else { result.unchanged += 1 }
+                    if db.changes == 1 {
+                        result.updated += 1
+                        result.updatedIDs.append(rows.ids[position])
+                    } else {
+                        result.unchanged += 1
+                    }
                 }
                 result.rowsWritten += db.changes
             case .delete(let id):
@@ -133,6 +139,7 @@ extension SQLiteFeedStore {
                 for statement in [statements.deletePost, statements.deleteReposts] {
                     try statement.bind(id ..< id + 1, of: pinned, from: 2)
                     try statement.execute()
+                    if statement === statements.deletePost, db.changes > 0 { result.deletedIDs.append(rows.ids[position]) }
                     result.deleted += db.changes
                     result.rowsWritten += db.changes
                 }

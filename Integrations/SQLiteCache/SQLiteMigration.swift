@@ -309,6 +309,19 @@ struct SQLiteMigration: Sendable {
             );
             CREATE INDEX serve_tokens_by_name ON serve_tokens (name);
             """),
+        // Webhook deliveries waiting to be sent (issue 38): queued with the store, so a restart
+        // loses none. Numbered 015: 014 is the reader API's (branch reader36).
+        SQLiteMigration(name: "015_webhook_deliveries", sql: """
+            CREATE TABLE webhook_deliveries (
+                id TEXT PRIMARY KEY,
+                endpoint TEXT NOT NULL,
+                body TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_at INTEGER NOT NULL,
+                created_at INTEGER NOT NULL
+            );
+            CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_at);
+            """),
     ]
 
     /// Moves the tokens of the `sessions` table into the private sessions file, before the

@@ -7,7 +7,8 @@ import IntegrationKit
 /// Redirects are followed here rather than by the transport: a 301 or 308 moves the feed's
 /// stored URL, a 302, 303 or 307 is followed only for this request. They may lead to another
 /// origin (feeds move between hosts), which the transport refuses for requests that carry
-/// credentials; a web feed request carries none, so nothing leaks by following them.
+/// credentials; a private feed's credentials and headers (``WebFeedHeaders``) go only to the
+/// configured URL's origin, so nothing leaks by following them.
 struct WebFeedClient: Sendable {
     /// What the last hop answered, and where the feed now lives.
     struct Fetched: Sendable {
@@ -21,7 +22,8 @@ struct WebFeedClient: Sendable {
     let transport: any HTTPTransport
     let requests: RequestCounter
     let gate: HostGate
-    let userAgent: String
+    /// The user agent, and the headers and credentials for the feed's own origin.
+    let headers: WebFeedHeaders
     let maxRedirects: Int
 
     /// - Throws: ``Core/ServiceError`` `.contractViolation` for too many redirects or one to a
@@ -37,8 +39,8 @@ struct WebFeedClient: Sendable {
                                    "a redirect leads to \(Terminal.safe(url.absoluteString, limit: 200)), which is not an http(s) URL")
             }
             var headers = ["Accept": "application/atom+xml, application/rss+xml, application/feed+json, application/json;q=0.9, "
-                                     + "application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8",
-                           "User-Agent": userAgent]
+                                     + "application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8"]
+            headers.merge(self.headers.fields(for: url)) { _, configured in configured }
             // Validators belong to the URL they came from, not to a temporary stand-in.
             if url == permanent {
                 if let etag { headers["If-None-Match"] = etag }

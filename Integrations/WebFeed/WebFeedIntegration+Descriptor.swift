@@ -13,7 +13,7 @@ extension WebFeedIntegration {
         example: #"{"integration": "webfeed", "url": "https://daringfireball.net/feeds/main"}"#,
         keys: [
             ConfigKey("url", .url, .required, "the feed's address, or a page that names its feed (discovered at the first pull)"),
-        ] + HTTPLimits.keys,
+        ] + WebFeedHeaders.keys + HTTPLimits.keys,
         posts: PostsCapability(makeBackend: makeBackend, locationKey: "url"),
         addForms: [WebFeedAddressForm(), WebFeedOPMLForm()],
         subscriptions: SubscriptionListCapability(

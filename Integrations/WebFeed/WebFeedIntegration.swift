@@ -2,7 +2,8 @@ import Core
 import Foundation
 import IntegrationKit
 
-/// The `"webfeed"` integration: an RSS, Atom or JSON Feed document on the web. No login.
+/// The `"webfeed"` integration: an RSS, Atom or JSON Feed document on the web. No login; a
+/// private feed's credentials are config keys (``WebFeedHeaders``, ``WebFeedAuth``).
 ///
 ///     {"integration": "webfeed", "url": "https://daringfireball.net/feeds/main"}
 ///
@@ -12,10 +13,11 @@ public enum WebFeedIntegration {
     public static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend {
         let url = try config.require(config.httpURL("url"), "url")
         let limits = try HTTPLimits(config)
+        let headers = try WebFeedHeaders(config, url: url, defaultUserAgent: context.userAgent)
         try config.finish(alsoKnown: ["integration"])
         let transport = CurlTransport.shared(limits, in: context.shared)
         let client = WebFeedClient(transport: transport, requests: context.requests, gate: context.hosts,
-                                   userAgent: context.userAgent, maxRedirects: limits.maxRedirects)
+                                   headers: headers, maxRedirects: limits.maxRedirects)
         return FeedBackend(
             posts: WebFeedPostService(url: url, client: client, now: { Date() }, notices: NoticeOnce(log: context.log)),
             authentication: nil,

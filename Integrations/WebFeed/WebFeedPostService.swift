@@ -57,6 +57,18 @@ struct WebFeedPostService: PostService {
             throw ServiceError(.unavailable, operation, "the server answered \(response.status)")
         case 200..<300:
             break
+        case 401, 403:
+            // One sentence, and no retry: the same credentials would be refused again.
+            let reason: String
+            if client.headers.auth == nil {
+                reason = "the feed is private; give its credentials with \"auth\" in the feed's posts section"
+            } else if client.headers.fields(for: fetched.url)["Authorization"] == nil {
+                reason = "the request went to \(Origin(fetched.url)?.description ?? "another server"), another origin than the feed's, "
+                    + "where its credentials are not sent; set the feed's url to where it lives"
+            } else {
+                reason = "it refused the credentials of \"auth\"; check the user, password or token it names"
+            }
+            throw ServiceError(.unauthorized, operation, "the server answered \(response.status): \(reason)")
         default:
             throw HTTPStatus.error(for: response, operation) ?? ServiceError(.contractViolation, operation, "the server answered \(response.status)")
         }

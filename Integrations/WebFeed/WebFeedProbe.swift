@@ -38,7 +38,7 @@ public enum WebFeedProbe {
     public static func look(at url: URL, userAgent: String, gate: HostGate = HostGate(), budget: DiscoveryBudget? = nil) async throws -> Answer {
         let curl = CurlTransport(limits: limits)
         let transport: any HTTPTransport = budget.map { BudgetedTransport(base: curl, budget: $0) } ?? curl
-        let client = WebFeedClient(transport: transport, requests: RequestCounter(), gate: gate, userAgent: userAgent,
+        let client = WebFeedClient(transport: transport, requests: RequestCounter(), gate: gate, headers: WebFeedHeaders(home: nil, userAgent: userAgent),
                                    maxRedirects: limits.maxRedirects)
         let shown = Terminal.safe(url.absoluteString, limit: 200)
         let operation = "reading \(shown)"

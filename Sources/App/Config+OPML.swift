@@ -17,7 +17,7 @@ extension Config {
     ///     {"name": "blogs", "opml": "subscriptions.opml", "interval": "30m",
     ///      "posts": {"timeoutSeconds": 20}}
     ///
-    /// The entry's settings (`interval`, `maxDeletionRatio`, `maxAttempts`, and the `posts`
+    /// The entry's settings (`interval`, `maxDeletionRatio`, `maxAttempts`, `rules`, `keep`, and the `posts`
     /// section, whose `integration` defaults to that integration) are every feed's defaults;
     /// what the integration makes of each subscription is added (for a web feed, the `xmlUrl`
     /// as `posts.url`; an outline with only an `htmlUrl` gives that page, whose feed the pull
@@ -41,6 +41,8 @@ extension Config {
         let maxAttempts = try section.int("maxAttempts", in: 1...20) ?? 6
         let defaults = try section.section("posts") ?? ConfigSection([:], path: section.keyPath("posts"), context: section.context)
         let videos = try section.section("videos")
+        let rules = try rules(in: section)
+        let retention = try retention(in: section)
         try section.finish()
         let shown = try section.string("opml") ?? file.path
         guard let data = FileManager.default.contents(atPath: file.path) else {
@@ -64,7 +66,8 @@ extension Config {
                 return Feed(name: name, interval: interval, posts: posts, videos: videos, maxDeletionRatio: maxDeletionRatio,
                             maxAttempts: maxAttempts,
                             origin: "\(shown): \"\(subscription.title ?? "")\" \(subscription.url.absoluteString)"
-                                + (subscription.isSite ? " (a site: its feed is discovered on the page)" : ""))
+                                + (subscription.isSite ? " (a site: its feed is discovered on the page)" : ""), rules: rules,
+                            retention: retention)
             }
             return subscription.isSite ? .site(base: base, make: make) : .named(make(FeedNaming.unique(base, in: &names)))
         }

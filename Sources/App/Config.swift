@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import Sync
 
 /// The config file, read and checked: the store section, the feeds, the daemon settings.
 ///
@@ -20,6 +21,12 @@ public struct Config {
         public var origin: String? = nil
         /// The group (a label in reader apps) the feed belongs to (`"group"`), if any.
         public var group: String? = nil
+        /// The feed's own `"rules"`, asked before the config's.
+        public var rules: [Rule] = []
+        /// The feed's rules then the config's, compiled.
+        public var filter = PostRules()
+        /// The feed's `"keep"`, or else the config's; `nil`: posts are kept for ever.
+        public var retention: Retention?
     }
 
     /// The reader listener (the `"serve"` section): off unless it is there.
@@ -55,6 +62,10 @@ public struct Config {
     public var serve: Serve?
     /// Saved searches served as feeds (`"searches": {"rust": "rust OR swift"}`), by name.
     public var searches: [String: String] = [:]
+    /// The config's own `"rules"`, asked after each feed's (`docs/rules.md`).
+    public var rules: [Rule] = []
+    /// Where feedsyncd POSTs what it stored (`"webhooks"`).
+    public var webhooks: [WebhookTarget] = []
 
     /// Reads and checks the file at `url`.
     ///
@@ -113,7 +124,8 @@ public struct Config {
                             videos: try section.section("videos"),
                             maxDeletionRatio: try section.double("maxDeletionRatio", in: 0...1) ?? 0.5,
                             maxAttempts: try section.int("maxAttempts", in: 1...20) ?? 6,
-                            group: try Self.group(section))
+                            group: try Self.group(section),
+                            rules: try Self.rules(in: section), retention: try Self.retention(in: section))
             try section.finish()
             return [.named(feed)]
         }
@@ -123,6 +135,18 @@ public struct Config {
             case .named(let feed): feed
             case .site(let base, let make): make(FeedNaming.unique(base, in: &names))
             }
+        }
+        rules = try Self.rules(in: root)
+        let retention = try Self.retention(in: root)
+        for index in feeds.indices {
+            if feeds[index].retention == nil { feeds[index].retention = retention }
+            feeds[index].filter = try Self.compiledRules(feeds[index].rules, rules, file: context.fileName)
+        }
+        var warned = Set<String>()
+        for feed in feeds {
+            guard let rule = feed.filter.blockingEverything, warned.insert(rule.keyPath).inserted else { continue }
+            context.warnings.add("\(context.fileName): \(rule.keyPath): blocks every post (it gives no criterion and no keep rule "
+                                 + "comes before it), so feed \(feed.name) stores nothing new; give it a criterion or put keep rules first")
         }
         if let section = try root.section("daemon") {
             daemon.concurrency = try section.int("concurrency", in: 1...64) ?? daemon.concurrency
@@ -155,6 +179,7 @@ public struct Config {
             }
             try section.finish()
         }
+        webhooks = try Self.webhooks(in: root, feeds: feeds.map(\.name), listener: metricsListen)
         try root.finish(alsoKnown: ["$comment"])
     }
 

@@ -73,6 +73,10 @@ public struct Runtime: Sendable {
     /// Where each feed whose integration names one (``PostsCapability/locationKey``: a web
     /// feed's `url`) is polled, as the config says, by feed name.
     public let feedURLs: [String: String]
+    /// Each feed's rules then the config's, compiled, by feed name: what `rules apply` applies.
+    public let feedRules: [String: PostRules]
+    /// The config's `"webhooks"`.
+    public let webhooks: [WebhookTarget]
     public let provider: ServiceProvider
     private let log: Logger
     private let storeManager: IntegrationsManager
@@ -105,6 +109,8 @@ public struct Runtime: Sendable {
         self.missingSecrets = config.context.missingSecrets.all
         self.feedNames = config.feeds.map(\.name)
         self.feedOrigins = Dictionary(config.feeds.compactMap { feed in feed.origin.map { (feed.name, $0) } }, uniquingKeysWith: { first, _ in first })
+        self.webhooks = config.webhooks
+        self.feedRules = Dictionary(config.feeds.map { ($0.name, $0.filter) }, uniquingKeysWith: { first, _ in first })
         self.feedURLs = Dictionary(config.feeds.compactMap { feed in
             guard let name = (try? feed.posts.string("integration")) ?? nil,
                   let key = registry.descriptor(named: name)?.posts?.locationKey else { return nil }
@@ -180,6 +186,9 @@ public struct Runtime: Sendable {
         }
         options.maxDeletionRatio = feed.maxDeletionRatio
         options.maxAttempts = feed.maxAttempts
+        options.rules = feed.rules
+        options.retention = feed.retention
+        if !webhooks.isEmpty { options.announcer = WebhookAnnouncer(targets: webhooks, queue: store, now: { Date() }) }
         options.log = log
         return SyncEngine(feed: feed.name, services: feed.services, options: options, sleep: { [waiter = feed.waiter] in try await waiter.wait($0) },
                           waiter: feed.waiter)

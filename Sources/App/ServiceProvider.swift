@@ -16,6 +16,10 @@ public struct ServiceProvider: Sendable {
         public var interval: TimeInterval
         public var maxDeletionRatio: Double
         public var maxAttempts: Int
+        /// The feed's rules then the config's, compiled.
+        public var rules: PostRules
+        /// The feed's `"keep"`, or the config's.
+        public var retention: Retention?
         public var services: SyncEngine.Services
         /// How the feed waits: its slot of ``ServiceProvider/slots`` and its host permits handed back.
         public var waiter: Waiter
@@ -86,10 +90,11 @@ public struct ServiceProvider: Sendable {
                 lifecycles.append(managed.lifecycle)
             }
             return FeedServices(name: feed.name, interval: feed.interval, maxDeletionRatio: feed.maxDeletionRatio,
-                                maxAttempts: feed.maxAttempts,
+                                maxAttempts: feed.maxAttempts, rules: feed.filter, retention: feed.retention,
                                 services: SyncEngine.Services(authentication: backend.authentication, posts: backend.posts,
                                                               videos: videos, store: store.service, requests: context.requests,
-                                                              backend: backend.identity, account: backend.account),
+                                                              backend: backend.identity, account: backend.account,
+                                                              pruner: store.service),
                                 waiter: waiter, live: backend.live)
         }
         self.store = store

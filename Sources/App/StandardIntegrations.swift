@@ -7,6 +7,7 @@ import PostgresStore
 import ReaderAPI
 import SQLiteCache
 import WebFeed
+import Webhooks
 
 extension IntegrationRegistry {
     /// Every integration feedsync ships, one line each: the one place in `Sources/` that names
@@ -23,5 +24,6 @@ extension IntegrationRegistry {
         SQLiteCacheIntegration.descriptor,
         PostgresStoreIntegration.descriptor,
         ReaderAPIIntegration.descriptor,
+        WebhooksIntegration.descriptor,
     ])
 }

@@ -30,6 +30,10 @@ public struct ConfigKey: Sendable, Equatable {
         case duration(ClosedRange<TimeInterval>)
         /// A date, `2026-01-31` or an RFC 3339 time.
         case date
+        /// A JSON object of keys of its own (`"auth"`, `"headers"`), which the doc describes.
+        case object
+        /// A JSON array of objects (`"rules"`), which the doc describes.
+        case list
 
         /// The kind as the manual writes it: `integer 1–40`, `duration 1s–1h`.
         public var description: String {
@@ -44,6 +48,8 @@ public struct ConfigKey: Sendable, Equatable {
             case .double(let range): "number \(ConfigValue.number(range.lowerBound))–\(ConfigValue.number(range.upperBound))"
             case .duration(let range): "duration \(Self.seconds(range.lowerBound))–\(Self.seconds(range.upperBound))"
             case .date: "date"
+            case .object: "object"
+            case .list: "list"
             }
         }
 

@@ -40,6 +40,10 @@ public final class ConfigSection {
     /// an integration's descriptor to the keys its builder reads with it.
     public var keysRead: Set<String> { readKeys }
 
+    /// The keys the object holds, sorted: for an object whose keys are names the config
+    /// chooses (a feed's `"headers"`, `"searches"`).
+    public var keys: [String] { object.keys.sorted() }
+
     /// Whether the key is present with a non-null value.
     public func has(_ key: String) -> Bool {
         if let value = object[key], value != .null { return true }
@@ -177,6 +181,19 @@ public final class ConfigSection {
         return number * scale
     }
 
+    /// An array of strings; `nil` when the key is absent or holds something other than an array.
+    ///
+    /// - Throws: ``ConfigError`` for an array that holds something other than strings.
+    public func stringList(_ key: String) throws -> [String]? {
+        guard case .array(let items)? = value(key) else { return nil }
+        return try items.enumerated().map { index, item in
+            guard case .string(let string) = item else {
+                throw ConfigError(file: context.fileName, keyPath: "\(keyPath(key))[\(index)]", message: "expected a string, found \(item)")
+            }
+            return string
+        }
+    }
+
     /// A nested object.
     public func section(_ key: String) throws -> ConfigSection? {
         guard let value = value(key) else { return nil }
@@ -242,10 +259,6 @@ public final class ConfigSection {
         context.missingSecrets.add(error.description)
         return Secret("")
     }
-
-    /// Every key of the object, sorted: for a section whose keys are names the user chose
-    /// (`"searches"`).
-    public var keys: [String] { object.keys.sorted() }
 
     /// Rejects any key that was never read, suggesting the nearest known one.
     ///

@@ -67,6 +67,10 @@ public struct FeedPage: Hashable, Sendable {
     /// So a rename is committed with ``streamPosition`` or not at all, and a stream resumed from
     /// the stored position never skips one.
     public var renames: [AuthorRename]
+    /// Posts the page carried that the feed's rules blocked (``Rule``): not stored, counted in
+    /// the report, and counted as seen by a walk from the start, so a blocked post is never taken
+    /// for one deleted at the source.
+    public var filtered: [PostID] = []
 
     public init(changes: [FeedChange], skipped: [SkippedItem] = [], nextCursor: FeedCursor, hasMore: Bool,
                 missingMeansDeleted: Bool = true, videos: [Video] = [], nextRequest: String? = nil, polling: PollingHint? = nil,

@@ -6,7 +6,7 @@
 public struct FullWalk: Sendable, Hashable {
     public let feed: String
     /// The posts the committed pages of the walk listed: those they carried, and those they
-    /// skipped as unreadable but named (the server still lists them).
+    /// skipped as unreadable but named, and those the rules blocked (the server still lists them).
     public private(set) var seen: Set<PostID> = []
     /// The first item the walk skipped without an id to count as seen. The walk cannot tell
     /// whether that item is one of the stored posts, so it must not sweep: a stored post the
@@ -14,6 +14,13 @@ public struct FullWalk: Sendable, Hashable {
     public private(set) var unidentified: SkippedItem?
 
     public init(feed: String) { self.feed = feed }
+
+    /// A walk that saw exactly `kept`: sweeping with it deletes every other stored post of the
+    /// feed (`feedsync rules apply` removes what the rules block this way).
+    public init(feed: String, seeing kept: some Sequence<PostID>) {
+        self.feed = feed
+        seen = Set(kept)
+    }
 
     /// Whether the walk may delete the stored posts it did not see.
     public var canSweep: Bool { unidentified == nil }
@@ -23,6 +30,7 @@ public struct FullWalk: Sendable, Hashable {
         for change in page.changes {
             if case .upsert(let post) = change { seen.insert(post.id) }
         }
+        seen.formUnion(page.filtered)
         for item in page.skipped {
             if let id = item.postID {
                 seen.insert(id)

@@ -37,11 +37,14 @@ public struct IntegrationDescriptor: Sendable {
     public var subscriptions: SubscriptionListCapability?
     /// How it serves the mirror to clients (the reader listener), if it does.
     public var serving: ServingCapability?
+    /// How it sends webhook deliveries, if it does (an integration that faces out).
+    public var webhooks: WebhooksCapability?
 
     public init(name: String, summary: String, example: String, keys: [ConfigKey],
                 posts: PostsCapability? = nil, videos: VideosCapability? = nil, store: StoreCapability? = nil,
                 signIn: (any SignInFlow)? = nil, addForms: [any AddForm] = [], subscriptions: SubscriptionListCapability? = nil,
-                serving: ServingCapability? = nil) {
+                serving: ServingCapability? = nil, webhooks: WebhooksCapability? = nil) {
+        self.webhooks = webhooks
         self.name = name
         self.summary = summary
         self.example = example

@@ -144,6 +144,14 @@ public struct JSONWriter: Sendable {
 
     // MARK: Values
 
+    /// Writes a value already written by another compact writer (a post, rendered once and
+    /// placed in several documents), as it is.
+    public mutating func raw(_ value: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: value)
+        needsComma = true
+    }
+
     /// Writes a string, escaped as ``escaping`` says.
     public mutating func string(_ value: String) {
         separate()

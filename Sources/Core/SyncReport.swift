@@ -11,6 +11,10 @@ public struct PageWriteResult: Hashable, Sendable {
     public var rowsWritten = 0
     /// Authors the page's ``FeedPage/renames`` gave a new handle.
     public var renamed = 0
+    /// The posts inserted, rewritten and deleted, by id, in the page's order: what webhooks tell.
+    public var insertedIDs: [PostID] = []
+    public var updatedIDs: [PostID] = []
+    public var deletedIDs: [PostID] = []
 
     public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0, deleted: Int = 0, rowsWritten: Int = 0) {
         self.inserted = inserted
@@ -30,6 +34,10 @@ public struct SyncReport: Hashable, Sendable {
     public var deletedPosts = 0
     /// Items dropped because they could not be read.
     public var skippedItems = 0
+    /// Posts the feed's rules blocked: not stored, and not deletions.
+    public var filteredPosts = 0
+    /// Posts the feed's `"keep"` removed after the sync (``Retention``).
+    public var prunedPosts = 0
     public var videosResolved = 0
     /// Videos the host could not resolve this time; they are retried on later syncs.
     public var videosUnresolved = 0

@@ -70,6 +70,34 @@ extension SQLStore {
         _ = try writing(under: lease, "recording the backend of feed \(lease.feed)") { try $0.run(Self.sql.setBackend(backend, ofFeed: lease.feed)) }
     }
 
+    public func prune(_ retention: Retention, now: Date, limit: Int, under lease: FeedLease) throws -> Int {
+        try writing(under: lease, "removing the posts of feed \(lease.feed) that its \"keep\" no longer keeps") { db in
+            var removed = 0
+            for statement in Self.sql.prune(retention, ofFeed: lease.feed, now: now, limit: limit) where removed < limit {
+                removed += try db.run(statement)
+            }
+            return removed
+        }
+    }
+
+    public func enqueue(_ deliveries: [WebhookDelivery], at now: Date) throws {
+        try writingLocalState("queueing \(deliveries.count) webhook deliveries") { db in
+            for delivery in deliveries { try db.run(Self.sql.enqueue(delivery, at: now)) }
+        }
+    }
+
+    public func dueDeliveries(at now: Date, limit: Int) throws -> [WebhookDelivery] {
+        try query("reading the webhook deliveries due", Self.sql.dueDeliveries(at: now, limit: limit))
+    }
+
+    public func removeDelivery(_ id: String) throws {
+        _ = try writingLocalState("removing webhook delivery \(id)") { try $0.run(Self.sql.removeDelivery(id)) }
+    }
+
+    public func retryDelivery(_ id: String, attempts: Int, at next: Date) throws {
+        _ = try writingLocalState("rescheduling webhook delivery \(id)") { try $0.run(Self.sql.retryDelivery(id, attempts: attempts, at: next)) }
+    }
+
     public func recordSync(_ outcome: SyncOutcome, under lease: FeedLease) throws {
         // A run whose lease another worker took over is not recorded: it would overlap theirs.
         try writing(under: lease, "recording the sync of feed \(lease.feed)") { db in

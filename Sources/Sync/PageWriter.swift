@@ -7,13 +7,16 @@ import Core
 /// video host resolves: ``VideoResolution``), the page is committed whole, with what it says of
 /// the feed's position — its cursor when it has one (a streamed batch has none, so the cursor a
 /// poll committed stays), its stream position, its renames — and counted in the report as a
-/// page: posts written, items skipped, what the backend asked of the next poll.
+/// page: posts written, items skipped, posts the rules blocked (the page comes filtered:
+/// ``PostRules/filter(_:)``), what the backend asked of the next poll.
 struct PageWriter<Store: PageCommitter & VideoCache>: Sendable {
     let store: Store
     /// The feed's lease, held by the caller for the commit.
     let lease: FeedLease
     /// Resolves the videos the store does not hold yet.
     let host: any VideoService
+    /// Told of each committed page (webhooks); `nil`: no one is.
+    var announcer: (any PageAnnouncer)? = nil
 
     /// Commits `page`, which `prepared` is (``Core/PageCommitter/prepare(_:)``), and adds what
     /// it did to `report`.
@@ -21,9 +24,12 @@ struct PageWriter<Store: PageCommitter & VideoCache>: Sendable {
     /// - Throws: the store's failure (nothing of the page is kept), or `CancellationError`.
     func commit(_ page: FeedPage, prepared: Store.PreparedPage, report: inout SyncReport) async throws {
         let videos = try await VideoResolution(lease: lease, cache: store, host: host).resolve(page, report: &report)
-        report.add(try await store.apply(prepared, videos: videos, under: lease))
+        let result = try await store.apply(prepared, videos: videos, under: lease)
+        report.add(result)
+        try await announcer?.announce(feed: lease.feed, page: page, result: result)
         report.pages += 1
         report.skippedItems += page.skipped.count
+        report.filteredPosts += page.filtered.count
         if let polling = page.polling { report.polling = polling }
     }
 }

@@ -30,6 +30,14 @@ extension SyncEngine {
         /// wait; what an operator should see while it happens (a wait for a rate limit, a
         /// backend that changed) as a notice.
         public var log: Logger = .disabled
+        /// The feed's rules, its own then the config's: the posts they block are not stored
+        /// (``PostRules/filter(_:)``), on polled pages and streamed batches alike.
+        public var rules = PostRules()
+        /// How long the feed's posts are kept; `nil`: for ever. Applied after each sync under
+        /// its lease, when the services have a ``Core/PostPruner``.
+        public var retention: Retention?
+        /// Told of each committed page, polled or streamed (webhooks); `nil`: no one is.
+        public var announcer: (any PageAnnouncer)?
 
         public init() {}
     }

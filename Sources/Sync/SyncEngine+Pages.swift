@@ -39,7 +39,7 @@ extension SyncEngine {
             let pipeline = PagePipeline<Fetched<Store.PreparedPage>>(capacity: Self.decodedPagesHeld)
             group.addTask { await fetchPages(for: store, from: cursor, session: session, into: pipeline) }
             defer { group.cancelAll() }
-            let writer = PageWriter(store: store, lease: lease, host: services.videos)
+            let writer = PageWriter(store: store, lease: lease, host: services.videos, announcer: options.announcer)
             while true {
                 try Task.checkCancellation()
                 let fetched = try await pipeline.take()
@@ -89,7 +89,7 @@ extension SyncEngine {
         while true {
             do {
                 let current = session
-                let page = try await withRetries { try await services.posts.page(after: cursor, session: current) }
+                let page = admitted(try await withRetries { try await services.posts.page(after: cursor, session: current) })
                 return Fetched(page: page, prepared: store.prepare(page), session: session)
             } catch let error as ServiceError where error.code == .unauthorized && renewals < 2 {
                 // Without a login there is nothing to renew: the backend's refusal stands.

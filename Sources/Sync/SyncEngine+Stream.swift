@@ -38,8 +38,9 @@ extension SyncEngine {
     /// The store opened from `any SyncStore` to its own type, whose pages it prepares as its own.
     private func commit<Store: SyncStore>(_ page: FeedPage, to store: Store, under lease: FeedLease) async throws -> SyncReport? {
         guard try await store.cursor(ofFeed: feed) != nil else { return nil }
+        let page = admitted(page)
         var report = SyncReport(feed: feed)
-        try await PageWriter(store: store, lease: lease, host: services.videos).commit(page, prepared: store.prepare(page), report: &report)
+        try await PageWriter(store: store, lease: lease, host: services.videos, announcer: options.announcer).commit(page, prepared: store.prepare(page), report: &report)
         return report
     }
 }

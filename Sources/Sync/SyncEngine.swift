@@ -33,9 +33,13 @@ public struct SyncEngine: Sendable {
         /// The account whose session the feed uses (``Core/FeedBackend/account``); `nil` gives
         /// the feed a session of its own.
         public var account: AccountKey?
+        /// Removes what the feed's ``Options/retention`` no longer keeps; `nil`: nothing is removed.
+        public var pruner: (any PostPruner)?
 
         public init(authentication: (any AuthenticationService)?, posts: any PostService, videos: any VideoService,
-                    store: any SyncStore, requests: RequestCounter, backend: String = "", account: AccountKey? = nil) {
+                    store: any SyncStore, requests: RequestCounter, backend: String = "", account: AccountKey? = nil,
+                    pruner: (any PostPruner)? = nil) {
+            self.pruner = pruner
             self.authentication = authentication
             self.posts = posts
             self.videos = videos
@@ -168,6 +172,9 @@ public struct SyncEngine: Sendable {
                                               walk: &walk, report: &report, progress: progress)
             if sweep, let walk {
                 try await FullWalkSweep(lease: lease, store: services.store, options: options).finish(walk, report: &report)
+            }
+            if let retention = options.retention, let pruner = services.pruner {
+                report.prunedPosts = try await RetentionPass(pruner: pruner, lease: lease).run(retention, now: now())
             }
             if previousBackend != services.backend { try await services.store.setBackend(services.backend, under: lease) }
             report.requests = services.requests.value - requestsBefore

@@ -11,9 +11,8 @@ enum FeedsyncCLI {
     static var commands: [any Command.Type] { [
         PullCommand.self, StatusCommand.self, PostsCommand.self, SearchCommand.self, ExportCommand.self, ReadCommand.self,
         UnreadCommand.self, StarCommand.self, UnstarCommand.self, AddCommand.self, RemoveCommand.self, ConfigCheckCommand.self,
-        LoginCommand.self, LogoutCommand.self, ServeCommand.self, ServeUserAddCommand.self, ServeUserRemoveCommand.self,
-        ServeUserListCommand.self,
-        CompletionCommand.self, ManCommand.self,
+        LoginCommand.self, LogoutCommand.self, RulesCommand.self, ServeCommand.self, ServeUserAddCommand.self,
+        ServeUserRemoveCommand.self, ServeUserListCommand.self, CompletionCommand.self, ManCommand.self,
     ] }
 
     static var usage: String {

@@ -171,7 +171,7 @@ enum PullCommand: Command {
         var videos = "\(report.videosResolved) videos resolved"
         if report.videosUnresolved > 0 { videos += " (\(report.videosUnresolved) unresolved)" }
         return "\(report.feed): \(report.newPosts) new, \(report.updatedPosts) updated, \(report.deletedPosts) deleted, "
-            + "\(report.skippedItems) skipped, \(videos); \(report.pages) page\(report.pages == 1 ? "" : "s"), \(report.requests) request\(report.requests == 1 ? "" : "s"), "
+            + "\(report.skippedItems) skipped, \(report.filteredPosts > 0 ? "\(report.filteredPosts) filtered, " : "")\(report.prunedPosts > 0 ? "\(report.prunedPosts) pruned, " : "")\(videos); \(report.pages) page\(report.pages == 1 ? "" : "s"), \(report.requests) request\(report.requests == 1 ? "" : "s"), "
             + String(format: "%.2f s", report.seconds)
     }
 

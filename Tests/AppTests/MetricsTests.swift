@@ -56,10 +56,12 @@ import Glibc
         metrics.setFeeds(["a"])
         var polled = SyncReport(feed: "a")
         (polled.newPosts, polled.updatedPosts, polled.deletedPosts, polled.skippedItems) = (5, 1, 0, 2)
+        polled.filteredPosts = 4
         metrics.syncStarted()
         metrics.syncFinished(feed: "a", succeeded: true, seconds: 1, report: polled)
         var streamed = SyncReport(feed: "a")
         (streamed.newPosts, streamed.updatedPosts, streamed.deletedPosts, streamed.skippedItems) = (2, 0, 1, 1)
+        streamed.filteredPosts = 3
         metrics.batchWritten(feed: "a", report: streamed)
         metrics.batchWritten(feed: "gone", report: streamed)
 
@@ -68,6 +70,7 @@ import Glibc
         #expect(text.contains(#"feedsync_posts_written_total{feed="a",op="update"} 1"#))
         #expect(text.contains(#"feedsync_posts_written_total{feed="a",op="delete"} 1"#))
         #expect(text.contains(#"feedsync_items_skipped_total{feed="a"} 3"#))
+        #expect(text.contains(#"feedsync_posts_filtered_total{feed="a"} 7"#), "polled and streamed posts the rules blocked")
         #expect(text.contains(#"feedsync_syncs_total{feed="a",outcome="ok"} 1"#), "a batch is no sync")
         #expect(!text.contains("gone"), "a feed no longer configured is not shown")
     }

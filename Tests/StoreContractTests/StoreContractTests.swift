@@ -40,6 +40,11 @@ enum StoreContract {
         #expect(posts.map(\.post.id) == ["p2", "p1"])
         #expect(posts.first?.post.text == "edited" && posts.first?.post.author.handle == "ada")
         #expect(try await store.feedStatuses().first?.postCount == 2)
+        #expect(first.insertedIDs == ["p1", "p2"] && first.updatedIDs.isEmpty && first.deletedIDs.isEmpty)
+        #expect(second.insertedIDs.isEmpty && second.updatedIDs == ["p2"] && second.deletedIDs.isEmpty, "p3 was never stored")
+
+        let third = try await store.commit(makePage([.delete("p1"), .upsert(makePost("p4", at: 1_700_000_200))], cursor: "4"))
+        #expect(third.insertedIDs == ["p4"] && third.updatedIDs.isEmpty && third.deletedIDs == ["p1"])
     }
 
     static func aFullWalkFromAnyConnectionDeletesOnlyWhatItDidNotSee(_ kind: StoreKind) async throws {

@@ -30,6 +30,7 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
         var durations = Histogram()
         var written: [String: Int] = [:]
         var skipped = 0
+        var filtered = 0
         var posts: Int?
         var lastSuccess: Date?
         var failures = 0
@@ -41,6 +42,7 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
             written["update", default: 0] += report.updatedPosts
             written["delete", default: 0] += report.deletedPosts
             skipped += report.skippedItems
+            filtered += report.filteredPosts
         }
     }
 
@@ -281,6 +283,8 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
 
         out.family("feedsync_items_skipped_total", "counter", "Items dropped per feed because they could not be read.")
         for (name, numbers) in feeds { out.sample("feedsync_items_skipped_total", [("feed", name)], Double(numbers.skipped)) }
+        out.family("feedsync_posts_filtered_total", "counter", "Posts per feed that the rules blocked: not stored.")
+        for (name, numbers) in feeds { out.sample("feedsync_posts_filtered_total", [("feed", name)], Double(numbers.filtered)) }
 
         out.family("feedsync_http_requests_total", "counter", "Requests the integrations sent, by host and status code (error: no answer).")
         for host in snapshot.requests.keys.sorted() {

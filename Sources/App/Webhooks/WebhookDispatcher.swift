@@ -1,0 +1,84 @@
+import Core
+import Foundation
+import Sync
+
+/// Sends the webhook deliveries the store holds, apart from every sync: a slow or dead endpoint
+/// delays only its own deliveries.
+///
+/// Each round takes at most ``roundSize`` due deliveries, earliest first. A delivery that fails
+/// is due again after ``backoff`` (its n-th failure waits `first × 2^(n-1)`, capped, with
+/// jitter); after ``maxAttempts`` failures it is given up, with a log line. Once an endpoint
+/// fails in a round, its other deliveries wait for the next round: a down endpoint gets one
+/// attempt a round, not one per delivery. A delivery is removed only once its endpoint answered
+/// 2xx: delivery is at least once.
+public struct WebhookDispatcher: Sendable {
+    public static let roundSize = 20
+
+    let queue: any WebhookQueue
+    let targets: [WebhookTarget]
+    let sender: any WebhookSending
+    let log: Logger
+    let backoff: Backoff
+    let maxAttempts: Int
+
+    /// - Parameter shortWaits: the tests' waits (0.2 s doubling to 2 s) instead of 10 s doubling to 10 minutes.
+    /// - Returns: `nil` when no integration of `registry` sends webhooks.
+    public init?(queue: any WebhookQueue, targets: [WebhookTarget], log: Logger, shortWaits: Bool = false, registry: IntegrationRegistry = .standard) {
+        guard let sending = registry.descriptors.lazy.compactMap(\.webhooks).first else { return nil }
+        self.queue = queue
+        self.targets = targets
+        self.log = log
+        sender = sending.makeSender("feedsync/\(feedsyncVersion)")
+        backoff = shortWaits ? Backoff(first: 0.2, cap: 2, jitter: .upperHalf) : Backoff(first: 10, cap: 600, jitter: .upperHalf)
+        maxAttempts = 12
+    }
+
+    /// Sends the deliveries due at `now`.
+    ///
+    /// - Returns: how many were tried.
+    public func deliverDue(now: Date = Date()) async -> Int {
+        let due: [WebhookDelivery]
+        do {
+            due = try await queue.dueDeliveries(at: now, limit: Self.roundSize)
+        } catch {
+            log.warn("webhook_queue_unreadable", ["error": "\(error)"])
+            return 0
+        }
+        var failing = Set<String>()
+        var generator = SystemRandomNumberGenerator()
+        for delivery in due where !failing.contains(delivery.endpoint) {
+            guard let target = targets.first(where: { $0.url.absoluteString == delivery.endpoint }) else {
+                log.error("webhook_given_up", ["delivery": delivery.id, "endpoint": Terminal.safe(delivery.endpoint, limit: 200),
+                                               "reason": "no webhook of the config has this url any more"])
+                try? await queue.removeDelivery(delivery.id)
+                continue
+            }
+            let failure = await sender.send(delivery, secret: target.secret, now: Date())
+            do {
+                switch failure {
+                case nil:
+                    try await queue.removeDelivery(delivery.id)
+                case let reason?:
+                    failing.insert(delivery.endpoint)
+                    let attempts = delivery.attempts + 1
+                    let fields: KeyValuePairs<String, String> = ["delivery": delivery.id, "endpoint": Terminal.safe(delivery.endpoint, limit: 200),
+                                                                 "attempt": "\(attempts)", "error": reason]
+                    if attempts >= maxAttempts {
+                        log.error("webhook_given_up", fields)
+                        try await queue.removeDelivery(delivery.id)
+                    } else {
+                        log.warn("webhook_failed", fields)
+                        let wait = backoff.delay(afterFailures: attempts, using: &generator)
+                        try await queue.retryDelivery(delivery.id, attempts: attempts, at: Date().addingTimeInterval(wait))
+                    }
+                }
+            } catch {
+                log.warn("webhook_queue_unwritable", ["delivery": delivery.id, "error": "\(error)"])
+            }
+        }
+        return due.count
+    }
+
+    /// Releases the sender's connections.
+    public func close() async { await sender.close() }
+}

@@ -1,0 +1,88 @@
+import Core
+import Foundation
+
+extension PostRules.Compiled {
+    /// Whether every criterion the rule gives matches `post`.
+    func matches(_ post: Post) -> Bool {
+        let rule = self.rule
+        if !rule.kinds.isEmpty, !rule.kinds.contains(Self.kind(of: post)) { return false }
+        if let media = rule.media, media != (!post.videoIDs.isEmpty || !post.attachments.isEmpty) { return false }
+        if !rule.visibilities.isEmpty, !(post.visibility.map(rule.visibilities.contains) ?? false) { return false }
+        if !languages.isEmpty {
+            guard let language = post.language?.lowercased(),
+                  languages.contains(where: { language == $0 || language.hasPrefix($0 + "-") || language.hasPrefix($0 + "_") })
+            else { return false }
+        }
+        if !authors.isEmpty {
+            var names = [post.author.id.rawValue.lowercased(), PostRules.normalizedAuthor(post.author.handle)]
+            if let repost = post.repost { names += [repost.by.id.rawValue.lowercased(), PostRules.normalizedAuthor(repost.by.handle)] }
+            guard names.contains(where: authors.contains) else { return false }
+        }
+        if !tags.isEmpty, Self.hashtags(in: post.text).isDisjoint(with: tags) { return false }
+        if let text, !text.matches(post.text) { return false }
+        if let title, !title.matches(post.title ?? "") { return false }
+        return true
+    }
+
+    static func kind(of post: Post) -> Rule.Kind {
+        if post.repost != nil { return .repost }
+        return post.replyTo == nil ? .post : .reply
+    }
+
+    /// The `#tags` of a text, lower-cased, without `#`.
+    static func hashtags(in text: String) -> Set<String> {
+        var tags = Set<String>()
+        var current: String?
+        var previous: Character = " "
+        for character in text {
+            if current != nil {
+                if character.isLetter || character.isNumber || character == "_" {
+                    current!.append(character)
+                    previous = character
+                    continue
+                }
+                if let tag = current, !tag.isEmpty { tags.insert(tag.lowercased()) }
+                current = nil
+            }
+            if character == "#", !(previous.isLetter || previous.isNumber || previous == "_" || previous == "&") { current = "" }
+            previous = character
+        }
+        if let tag = current, !tag.isEmpty { tags.insert(tag.lowercased()) }
+        return tags
+    }
+}
+
+/// A rule's `text` or `title` criterion, ready to match: whole words or phrases in any case, or
+/// a compiled POSIX extended regular expression.
+struct TextMatcher: Sendable {
+    private let words: [[String]]
+    private let regex: PosixRegex?
+
+    init(_ match: Rule.TextMatch) throws {
+        switch match {
+        case .words(let list):
+            words = list.map { Self.tokens($0) }.filter { !$0.isEmpty }
+            regex = nil
+        case .regex(let pattern):
+            words = []
+            regex = try PosixRegex(pattern)
+        }
+    }
+
+    func matches(_ text: String) -> Bool {
+        if let regex { return regex.matches(text) }
+        let tokens = Self.tokens(text)
+        guard !tokens.isEmpty else { return false }
+        return words.contains { phrase in
+            guard phrase.count <= tokens.count else { return false }
+            return (0...(tokens.count - phrase.count)).contains { start in
+                phrase.indices.allSatisfy { tokens[start + $0] == phrase[$0] }
+            }
+        }
+    }
+
+    /// The words of a text, lower-cased: runs of letters, digits and `_`.
+    static func tokens(_ text: String) -> [String] {
+        text.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init)
+    }
+}
