@@ -31,23 +31,19 @@ final class InteractiveProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
-        out.fileHandleForReading.readabilityHandler = { [collected] handle in
-            let data = handle.availableData
-            guard !data.isEmpty else {
-                handle.readabilityHandler = nil
-                return collected.ended.withLock { $0.out = true }
-            }
-            collected.data.withLock { $0.out.append(data) }
-        }
-        err.fileHandleForReading.readabilityHandler = { [collected] handle in
-            let data = handle.availableData
-            guard !data.isEmpty else {
-                handle.readabilityHandler = nil
-                return collected.ended.withLock { $0.err = true }
-            }
-            collected.data.withLock { $0.err.append(data) }
-        }
         try launch(process)
+        // Each pipe is read on a thread of its own until its end, a block at a time, so what the
+        // process printed is there while it runs and known whole once both ends are reached. (A
+        // readabilityHandler was not told of the end on Linux: every wait for it ran out.)
+        for (pipe, isOut) in [(out, true), (err, false)] {
+            let handle = pipe.fileHandleForReading
+            Thread.detachNewThread { [collected] in
+                while case let data = handle.availableData, !data.isEmpty {
+                    collected.data.withLock { isOut ? $0.out.append(data) : $0.err.append(data) }
+                }
+                collected.ended.withLock { if isOut { $0.out = true } else { $0.err = true } }
+            }
+        }
     }
 
     /// A test that ends early (a failed expectation) leaves no sign-in waiting for minutes.

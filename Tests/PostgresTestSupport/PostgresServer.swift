@@ -61,8 +61,10 @@ public enum PostgresServer {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             if asRoot { try run("/bin/chown", ["postgres:postgres", folder]) }
             try runAsServer("\(binaries)/initdb", ["-D", "\(folder)/data", "-A", "trust", "-U", "postgres", "--no-sync"])
+            // Every store a parallel run's contract and end-to-end suites open, and each daemon's
+            // connections, at once: the default 100 was reached once the reader and rules suites came.
             try runAsServer("\(binaries)/pg_ctl", ["-D", "\(folder)/data", "-l", "\(folder)/log", "-w", "-o",
-                                                    "-k \(folder) -c listen_addresses='' -c fsync=off", "start"])
+                                                    "-k \(folder) -c listen_addresses='' -c fsync=off -c max_connections=400", "start"])
         } catch {
             return .failure(SkipReason(description: "could not start a PostgreSQL server in \(folder): \(error)"))
         }

@@ -33,7 +33,8 @@ import Testing
     @Test func feedsyncOneNamesEveryCommandAndEachOfItsOptions() {
         let page = ManCommand.commandsPage
         for command in FeedsyncCLI.commands {
-            #expect(page.contains("\n.Ss feedsync \(command.words.joined(separator: " "))\n"), "\(command.words)")
+            // As mdoc writes it: a hyphen in a name (`serve-user`) is `\-`.
+            #expect(page.contains("\n.Ss \(ManualPage.escape("feedsync " + command.words.joined(separator: " ")))\n"), "\(command.words)")
             for option in command.options + [.helpFlag] {
                 #expect(page.contains(".It \(ManualPage.head(option))\n"), "\(command.words) \(option.name)")
             }
