@@ -4,7 +4,8 @@ import Foundation
 
 /// Sends webhook deliveries (``App/WebhookDispatcher``) in a task of its own, so that no sync
 /// waits for an endpoint. It checks the queue every second while there is nothing to send (a
-/// tenth of one under the tests' short intervals), and follows a reloaded config's webhooks.
+/// tenth of one under the tests' short intervals), and follows a reloaded config's webhooks
+/// (within 5 s when the config had none before).
 struct WebhookService: Service {
     let scheduler: Scheduler
     let log: Logger
@@ -29,7 +30,10 @@ struct WebhookService: Service {
                 current = configured
             }
             let sent = await dispatcher?.deliverDue() ?? 0
-            if sent == 0, await shutdown.requested(within: .milliseconds(short ? 100 : 1_000)) { break }
+            // With no webhook configured there is no queue to watch, only a reload to notice:
+            // an idle daemon wakes every 5 s for that, not every second (or tenth) for nothing.
+            let pause: Duration = dispatcher == nil ? .seconds(5) : .milliseconds(short ? 100 : 1_000)
+            if sent == 0, await shutdown.requested(within: pause) { break }
         }
         await dispatcher?.close()
     }
