@@ -41,6 +41,9 @@ final class InteractiveProcess: @unchecked Sendable {
                 while case let data = handle.availableData, !data.isEmpty {
                     collected.data.withLock { isOut ? $0.out.append(data) : $0.err.append(data) }
                 }
+                // Foundation keeps every Process and its pipes for the test process's life:
+                // the read end is closed here, or each sign-in would leave a descriptor open.
+                try? handle.close()
                 collected.ended.withLock { if isOut { $0.out = true } else { $0.err = true } }
             }
         }

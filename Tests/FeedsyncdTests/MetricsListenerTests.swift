@@ -57,8 +57,10 @@ import Glibc
         return String(decoding: answer, as: UTF8.self)
     }
 
+    /// Whether the listener's counts come to hold `condition`, looked at every 10 ms for at least
+    /// 10 minutes: only a listener that never gets there runs out (a busy machine took over 60 s).
     static func counts(of listener: HTTPListener, reach condition: (HTTPListener.Counts) -> Bool) async throws -> Bool {
-        for _ in 0..<6000 {
+        for _ in 0..<60_000 {
             if condition(listener.counts) { return true }
             try await Task.sleep(for: .milliseconds(10))
         }
