@@ -7,19 +7,8 @@ import Foundation
 ///
 /// Both executables declare what each command takes; anything else is a ``UsageError``.
 public struct CommandLineOptions {
-    /// An option a command accepts.
-    public struct Spec: Sendable {
-        public var name: String
-        /// The value's placeholder (`PATH`), or `nil` for a flag.
-        public var value: String?
-        public var help: String
-
-        public init(_ name: String, value: String? = nil, _ help: String) {
-            self.name = name
-            self.value = value
-            self.help = help
-        }
-    }
+    /// An option a command accepts: the same shape as an option an integration adds to one.
+    public typealias Spec = CommandOption
 
     public private(set) var values: [String: String] = [:]
     public private(set) var flags: Set<String> = []
