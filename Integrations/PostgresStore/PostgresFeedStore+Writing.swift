@@ -15,6 +15,8 @@ extension PostgresFeedStore: PageCommitter {
         let operation = "committing a page of feed \(feed)"
         let db = try db(operation)
         return try storage(operation) {
+            let before = db.roundTrips
+            defer { lastPageRoundTrips = db.roundTrips - before }
             do {
                 return try write(rows, videos: videos, under: lease, operation, in: db)
             } catch {
