@@ -31,6 +31,7 @@ from benchkit import (BASELINE_PACKAGES, BASELINE_VENV, BENCH, PASSWORD, USERNAM
                       pick_binary, preamble, pull, rate, reference_config, run_script, sides, tail, venv_versions,
                       verdict, verify_count)
 import bench_mastodon                          # the Mastodon side keeps to its own file
+import ceilings                               # every side's share of its ceiling, in one table
 import results                                # the one home of the figures: Benchmarks/results.md
 
 TARGET_VS_BASELINE = 5.0                      # Benchmarks/README.md, "Targets"
@@ -225,6 +226,7 @@ def run_httpapi(args, cleanup, scratch, binary, build):
         rss = (cold, big)
 
     server.stop()
+    ceilings.record("HTTP API", args.posts, "json.loads", cold.wall, parsed.wall)
     report(args, meta, rows, idle, idle_rows, rss)
     if not idle_ok(idle, idle_rows):
         raise Broken("the idle poll was not exactly one request answered 304 with 0 rows written")
@@ -258,6 +260,9 @@ def main():
     p.add_argument("--postgres", action="store_true",
                    help="also run the PostgreSQL side (Benchmarks/bench_postgres.py): 100,000 posts into PostgreSQL next to "
                         "SQLite, and 300 feeds shared by 1 and by 3 workers; with --smoke, 2,000 posts and 20 feeds")
+    p.add_argument("--ceilings", action="store_true",
+                   help="every backend against its ceiling: the HTTP API, Mastodon, Bluesky, web-feeds and PostgreSQL sides, "
+                        "then one summary table (issue 40)")
     p.add_argument("--results", metavar="FILE", default=None,
                    help="add this run's report, commit and machine to FILE (default Benchmarks/results.md; "
                         "a --smoke run records nothing unless given)")
@@ -271,6 +276,8 @@ def main():
     if args.mastodon and args.rss_scale:
         p.error("--rss-scale is for the HTTP API side; leave out --mastodon")
 
+    if args.ceilings:
+        args.bluesky = args.webfeeds = args.postgres = True
     record = None if args.no_results else args.results or (None if args.smoke else results.DEFAULT)
     with results.Recorder(record), ExitStack() as cleanup:
         scratch = Path(tempfile.mkdtemp(prefix="feedsync-bench-"))
@@ -284,7 +291,7 @@ def main():
         binary, build = pick_binary(args.smoke)
         if not args.mastodon:
             run_httpapi(args, cleanup, scratch, binary, build)
-        if args.mastodon or args.smoke:
+        if args.mastodon or args.smoke or args.ceilings:
             bench_mastodon.run(args, cleanup, scratch, binary, build)
         if args.bluesky:
             import bench_bluesky   # the Bluesky side keeps to its own file
@@ -310,6 +317,7 @@ def main():
                     bench_postgres.run(binary.parent, repeat=args.repeat, scratch=scratch / "postgres")
             except Broken as e:
                 raise Broken(f"PostgreSQL: {e}") from e
+        ceilings.table()
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
+import ceilings
 from benchkit import ROOT, Broken, RefServer, answer, build_release, run_script
 
 SERVER = ROOT / "Fixtures/bluesky/server.py"
@@ -107,6 +108,7 @@ def run(binary, posts=20_000, limit=100, repeat=1, scratch=None):
         if own_scratch:
             shutil.rmtree(scratch, ignore_errors=True)
     ratio = parsed[0] / cold
+    ceilings.record("Bluesky", posts, "json.loads", cold, parsed[0])
     print(f"\nBluesky: {posts:,} posts, pages of {limit}, {raw[1]} pages, {raw[2] / 2**20:.1f} MiB of bodies")
     print(f"  {'side':<24} {'seconds':>8} {'posts/s':>10}")
     for name, seconds in [("ceiling (raw)", raw[0]), ("ceiling (json.loads)", parsed[0]), ("feedsync cold sync", cold)]:

@@ -13,6 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import ceilings
 from benchkit import (BASELINE_PACKAGES, BASELINE_VENV, BENCH, ROOT, Broken, RefServer, best_of, checked, cold_and_idle,
                       ensure_venv, last_rows_written, load_average, measure, mib, note, preamble, pull, sides, venv_versions,
                       verdict, verify_count)
@@ -164,6 +165,7 @@ def run(args, cleanup, scratch, binary, build):
         rows.append((f"{MASTODON_BASELINE} {MASTODON_BASELINE_VERSION}", base, "process"))
     server.stop()
 
+    ceilings.record("Mastodon", args.statuses, "json.loads", cold.wall, parsed.wall)
     mastodon_report(args, meta, rows, result["body_bytes"], idle, idle_rows)
     if not mastodon_idle_ok(idle, idle_rows):
         raise Broken("the Mastodon idle poll was not exactly one request for an empty page with 0 rows written")

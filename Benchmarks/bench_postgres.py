@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 import benchkit
+import ceilings
 from benchkit import ROOT, Broken, checked, measure, note
 TARGET_RATIO = 2.0
 
@@ -192,6 +193,10 @@ def run(binary_dir, *, posts=100_000, page_size=500, feeds=300, repeat=1, scratc
         server = benchkit.RefServer(posts, page_size)
         try:
             best = cold_syncs(binary, pg, server, posts, page_size, scratch, repeat)
+            # The same pages fetched and decoded with json.loads, beside the stores in this run.
+            walk = checked(measure([sys.executable, benchkit.BENCH / "ceiling.py", "--port", server.port, "--limit", page_size, "--parse"]),
+                           "ceiling.py")
+            ceiling = json.loads(walk.stdout)["seconds"]
         finally:
             server.stop()
         small = benchkit.RefServer(200, 100)
@@ -208,6 +213,8 @@ def run(binary_dir, *, posts=100_000, page_size=500, feeds=300, repeat=1, scratc
         shutil.rmtree(pg_folder, ignore_errors=True)
     sqlite, postgres = best["sqlite"], best["postgres"]
     ratio = postgres.wall / sqlite.wall
+    ceilings.record("PostgreSQL", posts, "json.loads", postgres.wall, ceiling, f"{ratio:.2f}x SQLite")
+    ceilings.record("SQLite", posts, "json.loads", sqlite.wall, ceiling, "beside PostgreSQL")
     print(f"\n## PostgreSQL store (best of {repeat}; {posts:,} posts in pages of {page_size}; "
           f"load average {os.getloadavg()[0]:.2f})\n")
     print("| cold sync | wall | feedsync CPU | database CPU | feedsync peak RSS |")

@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 
 import benchkit
+import ceilings
 from benchkit import BENCH, ROOT, TICK, Broken, Daemon, FeedServer, descriptors, verdict
 
 VENV = BENCH / ".venv-webfeeds"
@@ -65,6 +66,14 @@ def ensure_venv():
     probe = f"import importlib.metadata as m; assert m.version({BASELINE!r}) == {BASELINE_VERSION!r}"
     benchkit.ensure_venv(VENV, [f"{BASELINE}=={BASELINE_VERSION}"], probe, say=note)
     return VENV / "bin" / BASELINE
+
+
+def feedparser_ceiling(server, scratch):
+    """Seconds for feedparser_ceiling.py (in the baseline's venv, which has feedparser) over every feed."""
+    listed = scratch / "ceiling-urls.txt"
+    listed.write_text("\n".join(urls(server)) + "\n")
+    run = benchkit.checked(benchkit.measure([VENV / "bin" / "python", BENCH / "feedparser_ceiling.py", listed]), "feedparser_ceiling.py")
+    return json.loads(run.stdout)["seconds"]
 
 
 def write_config(folder, server, interval="1h", concurrency=CONCURRENCY):
@@ -147,6 +156,8 @@ def run(bin_dir, feeds=1000, items=50, hosts=20, scale=0, scale_items=5, idle_se
                 result = baseline(tool, server, scratch / f"baseline-{attempt}")
                 return result, server.cpu_seconds() - before
             base, base_server = min((base_once(i) for i in range(repeat)), key=lambda r: r[0].wall)
+            note("feedparser ceiling: the same feeds downloaded and parsed by feedparser …")
+            ceilings.record("web feeds", feeds * items, "feedparser", cold.wall, feedparser_ceiling(server, scratch))
 
         # A round of unchanged feeds through pull.
         note("feedsync pull, every feed unchanged …")

@@ -330,7 +330,9 @@ class API:
         if creds is None:
             return 400, [], error_body("bad_request", 'Expected {"username": "…", "password": "…"}.')
         same = lambda given, expected: secrets.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode())
-        ok = same(creds["username"], self.args.username) & same(creds["password"], self.args.password)
+        # --users N: USERNAME, then USERNAME2 … USERNAMEN, one password (a cluster's many accounts on one server).
+        names = [self.args.username] + [f"{self.args.username}{n}" for n in range(2, self.args.users + 1)]
+        ok = any([same(creds["username"], name) for name in names]) & same(creds["password"], self.args.password)
         if not ok:
             return 401, [], error_body("invalid_credentials", "Wrong username or password.")
         return self._issue()
@@ -738,6 +740,7 @@ def main():
     p.add_argument("--page-size", type=int, default=100, help="limit used when a request has none (1-1000)")
     p.add_argument("--username", default="demo")
     p.add_argument("--password", default="demo")
+    p.add_argument("--users", type=int, default=1, help="accounts: USERNAME, then USERNAME2 … USERNAMEN (1-1000)")
     p.add_argument("--token-ttl", type=int, default=900, help="access token lifetime in seconds")
     p.add_argument("--catalog", default=os.path.join(here, "..", "videos", "catalog.json"),
                    help="video catalog whose ids posts refer to")
@@ -746,8 +749,8 @@ def main():
     p.add_argument("--exit-on-stdin-eof", action="store_true",
                    help="exit when standard input closes (tests pass a pipe, so the server dies with its test)")
     args = p.parse_args()
-    if not 1 <= args.page_size <= MAX_LIMIT or args.posts < 0 or args.token_ttl < 0:
-        p.error("need --page-size in 1..1000, --posts >= 0 and --token-ttl >= 0")
+    if not 1 <= args.page_size <= MAX_LIMIT or args.posts < 0 or args.token_ttl < 0 or not 1 <= args.users <= 1000:
+        p.error("need --page-size in 1..1000, --posts >= 0, --token-ttl >= 0 and --users in 1..1000")
 
     def stop(signum, frame):
         os._exit(0)   # a fixture: no state to save, and handler threads must not keep it alive

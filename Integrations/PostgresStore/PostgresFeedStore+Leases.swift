@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import StoreKit
 
 /// Leases: claiming, renewing and checking a feed's row in `feed_leases`, and the fence every
 /// feed-scoped write passes.
@@ -33,7 +34,9 @@ extension PostgresFeedStore {
     /// Claims the lease row, once; the outcome for ``acquireLease(onFeed:holder:wait:onlyIfDue:)``.
     enum Claim { case held(FeedLease), busy(String), notDue }
 
-    func claim(_ feed: String, holder: String, onlyIfDue: Bool) throws -> Claim {
+    /// With `dueSince`, a daemon's claim is also not due when a sync of the feed that began at or
+    /// after it succeeded: its worker gave the lease back and is about to record the next attempt.
+    func claim(_ feed: String, holder: String, onlyIfDue: Bool, dueSince: Date? = nil) throws -> Claim {
         let db = try db("taking the lease on feed \(feed)")
         return try storage("taking the lease on feed \(feed)") {
             try db.transaction {
@@ -42,11 +45,13 @@ extension PostgresFeedStore {
                 guard let row = try db.query("""
                     SELECT holder, token IS NOT NULL AND expires_at > \(Self.nowMs),
                            token IS NOT NULL AND expires_at <= \(Self.nowMs),
-                           (SELECT f.next_attempt_at > \(Self.nowMs) + 1000 FROM feeds f WHERE f.name = $1)
+                           (SELECT f.next_attempt_at > \(Self.nowMs) + 1000 FROM feeds f WHERE f.name = $1),
+                           $2::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM sync_runs r
+                               WHERE r.feed = $1 AND r.started_at >= $2::bigint AND r.error IS NULL)
                     FROM feed_leases WHERE feed = $1 FOR UPDATE SKIP LOCKED
-                    """, [feed]).first, row.count == 4 else { return .busy("another worker") }
+                    """, [feed, dueSince.map { "\(StoredTime.milliseconds($0))" }]).first, row.count == 5 else { return .busy("another worker") }
                 if row[1] == "t" { return .busy(row[0] ?? "another worker") }
-                if onlyIfDue, row[3] == "t" { return .notDue }
+                if onlyIfDue, row[3] == "t" || row[4] == "t" { return .notDue }
                 let stale = row[2] == "t" ? row[0] : nil
                 let token = UUID().uuidString
                 try db.query("""
@@ -131,9 +136,18 @@ extension PostgresFeedStore {
 
 extension PostgresFeedStore: FeedLeases {
     public func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, onlyIfDue: Bool) async throws -> FeedLease? {
+        try await acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: onlyIfDue, dueSince: nil)
+    }
+
+    public func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, dueSince: Date) async throws -> FeedLease? {
+        try await acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: true, dueSince: dueSince)
+    }
+
+    private func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, onlyIfDue: Bool,
+                              dueSince: Date?) async throws -> FeedLease? {
         let deadline = Date().addingTimeInterval(wait)
         while true {
-            switch try claim(feed, holder: holder, onlyIfDue: onlyIfDue) {
+            switch try claim(feed, holder: holder, onlyIfDue: onlyIfDue, dueSince: dueSince) {
             case .held(let lease):
                 held[feed] = lease.token
                 return lease

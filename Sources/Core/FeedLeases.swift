@@ -19,8 +19,21 @@ public protocol FeedLeases: Sendable {
     /// - Throws: ``ServiceError`` `.locked` naming the holder when the wait runs out.
     func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, onlyIfDue: Bool) async throws -> FeedLease?
 
+    /// A daemon's claim (`onlyIfDue`) that also gives up when a sync of the feed that began at or
+    /// after `dueSince` (when this daemon found the feed due) succeeded: another daemon synced it
+    /// and gave its lease back, but has not yet recorded the next attempt. A store whose
+    /// leases do not span daemons makes the plain `onlyIfDue` claim.
+    func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, dueSince: Date) async throws -> FeedLease?
+
     /// Gives a lease back; the feed is free for others at once.
     func release(_ lease: FeedLease) async
+}
+
+extension FeedLeases {
+    /// The plain daemon's claim: `onlyIfDue`, `dueSince` unused.
+    public func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, dueSince: Date) async throws -> FeedLease? {
+        try await acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: true)
+    }
 }
 
 /// A held lease on one feed.

@@ -96,7 +96,7 @@ public struct SyncEngine: Sendable {
     ///   every page committed before it stays committed.
     public func run(full: Bool = false, progress: @Sendable (Progress) -> Void = { _ in }) async throws -> SyncReport {
         // Without `onlyIfDue` the lease is waited for, never declined.
-        guard let report = try await run(full: full, onlyIfDue: false, progress: progress) else {
+        guard let report = try await run(full: full, onlyIfDue: false, dueSince: nil, progress: progress) else {
             throw ServiceError(.locked, "syncing feed \(feed)", "the store declined the feed's lease")
         }
         return report
@@ -105,16 +105,18 @@ public struct SyncEngine: Sendable {
     /// The daemon's run: syncs the feed unless another daemon holds it or has synced it since
     /// this one scheduled it (several daemons may share a store).
     ///
+    /// - Parameter dueSince: when this daemon found the feed due: a sync another daemon began
+    ///   since then and finished successfully makes it not due (``FeedLeases``).
     /// - Returns: `nil` when the feed was not due after all; nothing was fetched or recorded.
     /// - Throws: as ``run(full:progress:)``; ``ServiceError`` `.locked` when another process
     ///   holds the feed's lease past ``Options/lockWait``.
-    public func runIfDue(progress: @Sendable (Progress) -> Void = { _ in }) async throws -> SyncReport? {
-        try await run(full: false, onlyIfDue: true, progress: progress)
+    public func runIfDue(dueSince: Date? = nil, progress: @Sendable (Progress) -> Void = { _ in }) async throws -> SyncReport? {
+        try await run(full: false, onlyIfDue: true, dueSince: dueSince, progress: progress)
     }
 
-    private func run(full: Bool, onlyIfDue: Bool, progress: @Sendable (Progress) -> Void) async throws -> SyncReport? {
+    private func run(full: Bool, onlyIfDue: Bool, dueSince: Date?, progress: @Sendable (Progress) -> Void) async throws -> SyncReport? {
         // Nothing is recorded when the lease cannot be had: the feed belongs to another process.
-        guard let lease = try await acquireLease(onlyIfDue: onlyIfDue) else { return nil }
+        guard let lease = try await acquireLease(onlyIfDue: onlyIfDue, dueSince: dueSince) else { return nil }
         let result: Result<SyncReport, any Error>
         do {
             result = .success(try await sync(full: full, under: lease, progress: progress))
@@ -129,14 +131,16 @@ public struct SyncEngine: Sendable {
 
     /// The feed's lease, at once if it is free; else waited for (up to ``Options/lockWait``)
     /// with the feed's sync slot handed back, as any other wait.
-    private func acquireLease(onlyIfDue: Bool) async throws -> FeedLease? {
+    private func acquireLease(onlyIfDue: Bool, dueSince: Date?) async throws -> FeedLease? {
         let (store, feed, holder) = (services.store, feed, options.lockHolder)
+        let claim = { @Sendable (wait: TimeInterval) async throws -> FeedLease? in
+            if onlyIfDue, let dueSince { return try await store.acquireLease(onFeed: feed, holder: holder, wait: wait, dueSince: dueSince) }
+            return try await store.acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: onlyIfDue)
+        }
         do {
-            return try await store.acquireLease(onFeed: feed, holder: holder, wait: 0, onlyIfDue: onlyIfDue)
+            return try await claim(0)
         } catch let error as ServiceError where error.code == .locked && options.lockWait > 0 {
-            return try await waiter.handingBack { [wait = options.lockWait] in
-                try await store.acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: onlyIfDue)
-            }
+            return try await waiter.handingBack { [wait = options.lockWait] in try await claim(wait) }
         }
     }
 

@@ -194,7 +194,7 @@ actor Scheduler {
             // Off the actor, as the sync's own work is: a busy sync keeps one thread, not the scheduler.
             if let busySeconds { await Self.spin(busySeconds) }
             // Another daemon sharing the store may have synced the feed since this one scheduled it.
-            if let report = try await feed.engine.runIfDue(progress: { [log] in log.skipped($0.skipped, feed: name) }) {
+            if let report = try await feed.engine.runIfDue(dueSince: feed.nextAt, progress: { [log] in log.skipped($0.skipped, feed: name) }) {
                 result = .success(report)
             } else {
                 result = .failure(NotDue())

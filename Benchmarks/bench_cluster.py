@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Several feedsyncd sharing one PostgreSQL store: 100,000 feeds on a cluster (issue 40).
+
+    python3 Benchmarks/bench_cluster.py                         # 3 daemons, 100,000 web + 10,000 API feeds
+    python3 Benchmarks/bench_cluster.py --no-build --feeds 10000 --api-feeds 1000 --accounts 10
+    python3 Benchmarks/bench_cluster.py --daemons 3 --kill      # one daemon SIGKILLed half-way
+
+Starts its own PostgreSQL (bench_postgres.Postgres: initdb, a Unix socket, the server's default
+durability), `--feed-servers` web-feed fixture servers (Fixtures/webfeed/server.py, each on
+`--hosts` ports) holding `--feeds` feeds of `--items` items, and one reference API server
+(Fixtures/reference-api/server.py --users) whose `--accounts` accounts own `--api-feeds` feeds of
+`--posts` posts. Writes one config (OPML entries for the web feeds, httpapi feeds for the API),
+starts `--daemons` feedsyncd on it at once, and waits until every feed has one successful run in
+`sync_runs`. Meanwhile it samples each daemon's descriptors and the server's connections
+(`pg_stat_activity`). Then it reports: the time from the start until every feed had synced once
+(target 5 minutes), how the syncs split over the daemons (their `sync_done` lines), peak RSS
+(`VmHWM`, target 300 MiB) and the most descriptors of each, the most connections, the logins the
+API server answered (target: one per account), and it checks that no two runs of one feed
+overlap in time, that each feed ran exactly once, and that the store holds every post once.
+
+With `--kill`, daemon 1 is SIGKILLed once half the feeds have synced; the leases it held must be
+taken over by the others after they ran out (within one lease, `--lease`, of the expiry).
+Exit status 1 when something is broken; a missed target shows as MISS. Standard library only.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchkit import (REFERENCE_SERVER, ROOT, TICK, Broken, Daemon, FeedServer, RefServer, build_release, cpu_ticks,  # noqa: E402
+                      descriptors, load_average, note, run_script, status_kib, verdict)
+from bench_postgres import Postgres  # noqa: E402
+
+TARGET_SECONDS = 300.0
+TARGET_HWM_MIB = 300.0
+DATABASE = "cluster"
+
+
+def username(account):
+    """The reference server's --users names: demo, demo2, demo3 …"""
+    return "demo" if account == 0 else f"demo{account + 1}"
+
+
+def write_config(folder, args, feed_servers, api, url):
+    """One config for every daemon: an OPML entry per web-feed server, the API feeds by account."""
+    entries = []
+    for index, server in enumerate(feed_servers):
+        outlines = "".join(f'<outline type="rss" text="w{index}-{n}" xmlUrl="http://127.0.0.1:{server.ports[n % len(server.ports)]}/feeds/{n}.xml"/>\n'
+                           for n in range(server.feeds))
+        (folder / f"web{index}.opml").write_text(f'<?xml version="1.0"?>\n<opml version="2.0"><head><title>web{index}</title></head>'
+                                                 f'<body>\n{outlines}</body></opml>\n')
+        entries.append({"name": f"web{index}", "opml": f"web{index}.opml", "interval": "1h"})
+    entries += [{"name": f"api{n:05d}", "interval": "1h",
+                 "posts": {"integration": "httpapi", "baseURL": api.base_url, "username": username(n % args.accounts),
+                           "passwordEnv": "FEEDSYNC_PASSWORD", "pageSize": 100}} for n in range(args.api_feeds)]
+    config = {"store": {"integration": "postgres", "url": url, "lease": f"{args.lease}s"},
+              "daemon": {"concurrency": args.concurrency, "maxRequestsPerHost": args.per_host}, "feeds": entries}
+    paths = []
+    for d in range(args.daemons):   # a folder per daemon, for its log; the OPML files beside each config
+        home = folder / f"daemon{d + 1}"
+        home.mkdir()
+        for opml in folder.glob("web*.opml"):
+            shutil.copy(opml, home / opml.name)
+        (home / "feedsync.json").write_text(json.dumps(config))
+        paths.append(home / "feedsync.json")
+    return paths
+
+
+def feed_servers(args):
+    per = [args.feeds // args.feed_servers + (1 if i < args.feeds % args.feed_servers else 0) for i in range(args.feed_servers)]
+    return [FeedServer(n, args.items, args.hosts) for n in per if n > 0]
+
+
+def watch(pg, daemons, total, args):
+    """Seconds until `total` feeds have a successful run; most connections; the SIGKILL, if any."""
+    started, connections, killed = time.perf_counter(), 0, None
+    last_note = started
+    while True:
+        try:
+            done = int(pg.sql(DATABASE, "SELECT count(DISTINCT feed) FROM sync_runs WHERE error IS NULL"))
+        except Broken:
+            done = 0    # before the first daemon made the tables
+        connections = max(connections, int(pg.sql("postgres", f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{DATABASE}'")))
+        for d in daemons:
+            if d.proc.poll() is None:
+                d.max_fds = max(d.max_fds, descriptors(d.proc.pid))
+                d.hwm = status_kib(d.proc.pid, "VmHWM") / 1024
+                d.cpu = cpu_ticks(d.proc.pid) / TICK
+            elif d is not (killed or {}).get("daemon"):
+                raise Broken(f"a feedsyncd exited {d.proc.returncode}: {d.tail()}")
+        now = time.perf_counter()
+        if args.kill and killed is None and done >= total // 2:
+            killed = kill(pg, daemons[0])
+        if done >= total:
+            return now - started, connections, killed
+        if now - started > args.timeout:
+            raise Broken(f"{done:,} of {total:,} feeds synced in {args.timeout:.0f} s")
+        if now - last_note > 30:
+            note(f"{done:,} of {total:,} feeds synced after {now - started:.0f} s, load average {os.getloadavg()[0]:.2f}")
+            last_note = now
+        time.sleep(1)
+
+
+def kill(pg, daemon):
+    daemon.hwm = status_kib(daemon.proc.pid, "VmHWM") / 1024
+    daemon.proc.send_signal(signal.SIGKILL)
+    daemon.proc.wait()
+    at = int(pg.sql(DATABASE, "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint"))
+    leases = [line.split("|") for line in pg.sql(DATABASE, f"""SELECT feed || '|' || expires_at FROM feed_leases
+        WHERE holder LIKE '%process {daemon.proc.pid}' AND token IS NOT NULL""").splitlines() if line]
+    note(f"SIGKILLed daemon 1 (process {daemon.proc.pid}) holding {len(leases)} leases")
+    return {"daemon": daemon, "at": at, "leases": leases}
+
+
+def takeovers(pg, killed):
+    """For each lease the killed daemon held: ms from its expiry to the next successful run (None: never)."""
+    waits = []
+    for feed, expires in killed["leases"]:
+        first = pg.sql(DATABASE, f"""SELECT min(started_at) FROM sync_runs
+            WHERE feed = '{feed.replace("'", "''")}' AND error IS NULL AND started_at >= {killed['at']}""")
+        waits.append(int(first) - int(expires) if first else None)
+    return waits
+
+
+def checks(pg, expected_posts):
+    """Problems found in the store: overlapping or repeated runs, posts missing or twice."""
+    problems = []
+    overlaps = int(pg.sql(DATABASE, """SELECT count(*) FROM sync_runs a JOIN sync_runs b ON a.feed = b.feed AND a.id < b.id
+        AND a.started_at < b.finished_at AND b.started_at < a.finished_at"""))
+    if overlaps:
+        problems.append(f"{overlaps} pairs of runs of one feed overlap in time")
+    posts, distinct = map(int, pg.sql(DATABASE, "SELECT count(*), count(DISTINCT (feed, id)) FROM posts").split("|"))
+    if posts != expected_posts or distinct != posts:
+        problems.append(f"the store holds {posts:,} posts ({distinct:,} distinct), expected {expected_posts:,}")
+    return problems
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--daemons", type=int, default=3, help="feedsyncd sharing the store (default 3)")
+    p.add_argument("--feeds", type=int, default=100_000, help="web feeds (default 100000)")
+    p.add_argument("--items", type=int, default=5, help="items per web feed (default 5)")
+    p.add_argument("--api-feeds", type=int, default=10_000, help="custom-API feeds (default 10000)")
+    p.add_argument("--posts", type=int, default=5, help="posts of the API server's feed (default 5)")
+    p.add_argument("--accounts", type=int, default=100, help="accounts the API feeds belong to (default 100)")
+    p.add_argument("--feed-servers", type=int, default=4, help="web-feed server processes (default 4)")
+    p.add_argument("--hosts", type=int, default=8, help="ports (hosts) per web-feed server (default 8)")
+    p.add_argument("--concurrency", type=int, default=32, help="daemon.concurrency (default 32)")
+    p.add_argument("--per-host", type=int, default=4, help="daemon.maxRequestsPerHost (default 4)")
+    p.add_argument("--lease", type=int, default=30, help="the store's lease in seconds (default 30)")
+    p.add_argument("--kill", action="store_true", help="SIGKILL daemon 1 once half the feeds synced")
+    p.add_argument("--timeout", type=float, default=1800, help="give up after this many seconds (default 1800)")
+    p.add_argument("--no-build", action="store_true", help="use the existing .build/release binaries")
+    p.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    args = p.parse_args()
+    if min(args.daemons, args.feeds + args.api_feeds, args.items, args.posts, args.accounts, args.feed_servers, args.hosts) < 1:
+        p.error("every count must be at least 1")
+    if args.kill and args.daemons < 2:
+        p.error("--kill needs at least 2 daemons")
+    if not args.no_build:
+        build_release(jobs=1)
+    scratch = Path(tempfile.mkdtemp(prefix="feedsync-bench-cluster-"))
+    pg_folder = Path(tempfile.mkdtemp(prefix="feedsync-bench-cluster-pg-"))
+    os.chmod(pg_folder, 0o755)     # as root the server runs as postgres, who must reach its folder
+    os.environ["FEEDSYNC_PASSWORD"] = "demo"
+    total = args.feeds + args.api_feeds
+    pg = Postgres(pg_folder / "server")
+    webs, api, daemons = [], None, []
+    try:
+        note(f"{args.feeds:,} web feeds on {args.feed_servers} servers × {args.hosts} ports, {args.api_feeds:,} API feeds of "
+             f"{args.accounts} accounts …")
+        webs = feed_servers(args) if args.feeds else []
+        api = RefServer(args.posts, None, [sys.executable, str(REFERENCE_SERVER), "--port", "0", "--posts", str(args.posts),
+                                           "--users", str(args.accounts), "--warm", "--exit-on-stdin-eof"])
+        configs = write_config(scratch, args, webs, api, pg.create_database(DATABASE))
+        note(f"{args.daemons} feedsyncd on {total:,} feeds …")
+        for config in configs:
+            daemon = Daemon(ROOT / ".build/release/feedsyncd", config)
+            daemon.hwm, daemon.cpu = 0.0, 0.0
+            daemons.append(daemon)
+        seconds, connections, killed = watch(pg, daemons, total, args)
+        for d in daemons:
+            if d.proc.poll() is None:
+                d.hwm = status_kib(d.proc.pid, "VmHWM") / 1024
+        syncs = [d.events("sync_done") for d in daemons]
+        cpu = {"database": pg.cpu_seconds(), "web-feed servers": sum(w.cpu_seconds() for w in webs), "API server": api.cpu_seconds()}
+        for d in daemons:
+            if d.proc.poll() is None:
+                d.stop()
+        runs = pg.sql(DATABASE, "SELECT count(*), count(DISTINCT feed) FROM sync_runs WHERE error IS NULL").split("|")
+        failed = int(pg.sql(DATABASE, "SELECT count(*) FROM sync_runs WHERE error IS NOT NULL"))
+        problems = checks(pg, args.feeds * args.items + args.api_feeds * args.posts)
+        waits = takeovers(pg, killed) if killed else []
+        logins = sum(api.stats()["requests"].get("POST /v1/auth/login", {}).values())
+    finally:
+        for d in daemons:
+            if d.proc.poll() is None:
+                d.proc.kill()
+                d.proc.wait()
+        for server in webs + ([api] if api else []):
+            server.stop()
+        pg.stop()
+        shutil.rmtree(pg_folder, ignore_errors=True)
+        if args.keep:
+            note(f"scratch folder kept: {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+    report(args, total, seconds, syncs, daemons, connections, runs, failed, logins, killed, waits, cpu, problems)
+    if problems:
+        raise Broken("; ".join(problems))
+
+
+def report(args, total, seconds, syncs, daemons, connections, runs, failed, logins, killed, waits, cpu, problems):
+    print(f"\n{args.daemons} feedsyncd on one PostgreSQL; {args.feeds:,} web feeds of {args.items} items on "
+          f"{args.feed_servers * args.hosts} hosts, {args.api_feeds:,} API feeds of {args.accounts} accounts; "
+          f"daemon.concurrency {args.concurrency}, maxRequestsPerHost {args.per_host}; {os.cpu_count()} cores, "
+          f"load average {load_average()} at end; release build")
+    print(f"  every feed synced once in {seconds:.1f} s (target <= {TARGET_SECONDS:.0f}) {verdict(seconds <= TARGET_SECONDS)}; "
+          f"{total / seconds:.0f} feeds/s")
+    print(f"  successful runs {int(runs[0]):,} of {int(runs[1]):,} feeds (repeats {int(runs[0]) - int(runs[1]):,}); failed runs {failed:,}; "
+          "no two runs of one feed overlapped; every post stored once")
+    print("| daemon | syncs (sync_done) | share | CPU | peak RSS (VmHWM) | most descriptors |")
+    print("|---|---|---|---|---|---|")
+    for n, (d, count) in enumerate(zip(daemons, syncs)):
+        state = " (SIGKILLed)" if killed and d is killed["daemon"] else ""
+        print(f"| {n + 1}{state} | {count:,} | {count / max(sum(syncs), 1):.0%} | {d.cpu:.1f} s | {d.hwm:.1f} MiB {verdict(d.hwm <= TARGET_HWM_MIB)} | {d.max_fds} |")
+    print(f"  most PostgreSQL connections at once: {connections}; CPU of the rest: "
+          + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in cpu.items()))
+    print(f"  logins answered by the API server: {logins} for {args.accounts} accounts {verdict(logins == args.accounts)}")
+    if killed:
+        late = [w for w in waits if w is not None]
+        print(f"  SIGKILL: {len(waits)} leases left; {len(late)} taken over, the slowest {max(late, default=0) / 1000:.1f} s after "
+              f"expiry (lease {args.lease} s) {verdict(len(late) == len(waits) and max(late, default=0) <= args.lease * 1000)}")
+
+
+if __name__ == "__main__":
+    run_script(main, "bench-cluster")
