@@ -112,7 +112,7 @@ private let home = FeedLease(feed: "home", token: "this process")
         let prepared = store.prepare(page([.upsert(makePost("gone")), .delete("gone"), .delete("back"),
                                            .upsert(makePost("back", text: "first")), .upsert(makePost("back", text: "second"))],
                                           cursor: "1"))
-        let again = try await store.apply(prepared, videos: [], under: testLease("other"))
+        let again = try await store.apply(prepared, videos: [], under: testLease("other"), announcing: nil)
         #expect(again.inserted == 2 && again.updated == 1 && again.deleted == 1)
         #expect(try sqlite("SELECT id, text FROM posts WHERE feed = 'other'") == "back|second")
     }
