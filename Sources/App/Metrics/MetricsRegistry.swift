@@ -52,6 +52,8 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
         var order: [String] = []
         var requests: [String: [String: Int]] = [:]
         var waits: [String: Int] = [:]
+        /// Webhook delivery attempts, by outcome: delivered, retried, given_up.
+        var webhooks: [String: Int] = [:]
         var syncsInFlight = 0
         /// Bumped by every change the exposition shows, so an unchanged one is not rendered again.
         var generation = 0
@@ -198,6 +200,15 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
         }
     }
 
+    /// A webhook delivery attempt ended: `delivered` (2xx), `retried` (failed, due again later)
+    /// or `given_up` (failed too often, or its webhook is gone from the config).
+    public func webhookAttempted(_ outcome: String) {
+        state.withLock {
+            $0.webhooks[outcome, default: 0] += 1
+            $0.generation += 1
+        }
+    }
+
     // MARK: The exposition
 
     /// Every metric in the text exposition format 0.0.4, as UTF-8 pieces to send one after the other.
@@ -295,6 +306,11 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
         out.family("feedsync_rate_limit_waits_total", "counter", "Waits for a server's request quota, by host.")
         for (host, count) in snapshot.waits.sorted(by: { $0.key < $1.key }) {
             out.sample("feedsync_rate_limit_waits_total", [("host", host)], Double(count))
+        }
+
+        out.family("feedsync_webhook_deliveries_total", "counter", "Webhook delivery attempts, by outcome (delivered, retried, given_up).")
+        for outcome in ["delivered", "retried", "given_up"] {
+            out.sample("feedsync_webhook_deliveries_total", [("outcome", outcome)], Double(snapshot.webhooks[outcome] ?? 0))
         }
 
         if feeds.contains(where: { $0.1.streamConnected != nil }) {
