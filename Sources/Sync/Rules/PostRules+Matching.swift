@@ -4,7 +4,14 @@ import Foundation
 extension PostRules.Compiled {
     /// Whether every criterion the rule gives matches `post`.
     func matches(_ post: Post) -> Bool {
-        let rule = self.rule
+        var facts = PostFacts(post)
+        return matches(&facts)
+    }
+
+    /// Whether every criterion the rule gives matches the post of `facts`, which keeps what it
+    /// worked out for the next rule.
+    func matches(_ facts: inout PostFacts) -> Bool {
+        let (rule, post) = (self.rule, facts.post)
         if !rule.kinds.isEmpty, !rule.kinds.contains(Self.kind(of: post)) { return false }
         if let media = rule.media, media != (!post.videoIDs.isEmpty || !post.attachments.isEmpty) { return false }
         if !rule.visibilities.isEmpty, !(post.visibility.map(rule.visibilities.contains) ?? false) { return false }
@@ -18,9 +25,9 @@ extension PostRules.Compiled {
             if let repost = post.repost { names += [repost.by.id.rawValue.lowercased(), PostRules.normalizedAuthor(repost.by.handle)] }
             guard names.contains(where: authors.contains) else { return false }
         }
-        if !tags.isEmpty, Self.hashtags(in: post.text).isDisjoint(with: tags) { return false }
-        if let text, !text.matches(post.text) { return false }
-        if let title, !title.matches(post.title ?? "") { return false }
+        if !tags.isEmpty, facts.hashtags().isDisjoint(with: tags) { return false }
+        if let text, !text.matches(&facts, title: false) { return false }
+        if let title, !title.matches(&facts, title: true) { return false }
         return true
     }
 
@@ -71,7 +78,16 @@ struct TextMatcher: Sendable {
 
     func matches(_ text: String) -> Bool {
         if let regex { return regex.matches(text) }
-        let tokens = Self.tokens(text)
+        return matches(words: Self.tokens(text))
+    }
+
+    /// Whether the text (or the title) of the post of `facts` matches, its words found once.
+    func matches(_ facts: inout PostFacts, title: Bool) -> Bool {
+        if let regex { return regex.matches(title ? facts.post.title ?? "" : facts.post.text) }
+        return matches(words: facts.words(ofTitle: title))
+    }
+
+    private func matches(words tokens: [String]) -> Bool {
         guard !tokens.isEmpty else { return false }
         return words.contains { phrase in
             guard phrase.count <= tokens.count else { return false }
