@@ -109,7 +109,8 @@ def run(binary, posts=100_000, page_size=500, feeds=1000, items=20, repeat=1, sc
     scratch = Path(scratch or tempfile.mkdtemp(prefix="feedsync-bench-rules-"))
     scratch.mkdir(parents=True, exist_ok=True)
     rules = fifty_rules()
-    lines = [f"## Rules, retention's neighbours and webhooks (issue 38); load average at the start {load_average()}"]
+    lines = Report()
+    lines.append(f"## Rules and webhooks (issue 38); load average at the start {load_average()}")
 
     note(f"starting the reference server with {posts:,} posts …")
     server = RefServer(posts, page_size)
@@ -168,4 +169,11 @@ def run(binary, posts=100_000, page_size=500, feeds=1000, items=20, repeat=1, sc
                  f"({plain:.2f} s), a webhook answering in 1 s {feeds / hooked:.1f} feeds/s ({hooked:.2f} s), {queued:,} deliveries "
                  f"still queued then: rate {rate:.3f} of none's (target >= {TARGET_WEBHOOK_RATE:.2f}) {verdict(rate >= TARGET_WEBHOOK_RATE)}")
     lines.append(f"load average at the end {load_average()}")
-    print("\n".join(lines) + "\n")
+
+
+class Report(list):
+    """The report's lines, each printed as soon as it is measured (a long side shows what it has)."""
+
+    def append(self, line):
+        super().append(line)
+        print(line, flush=True)
