@@ -11,18 +11,19 @@ extension PostRules.Compiled {
     /// Whether every criterion the rule gives matches the post of `facts`, which keeps what it
     /// worked out for the next rule.
     func matches(_ facts: inout PostFacts) -> Bool {
-        let (rule, post) = (self.rule, facts.post)
-        if !rule.kinds.isEmpty, !rule.kinds.contains(Self.kind(of: post)) { return false }
-        if let media = rule.media, media != (!post.videoIDs.isEmpty || !post.attachments.isEmpty) { return false }
-        if !rule.visibilities.isEmpty, !(post.visibility.map(rule.visibilities.contains) ?? false) { return false }
+        // Fields are read in place: a copy of the post (or the rule) for each rule asked cost
+        // a retain and a release of each of its fields.
+        if !self.rule.kinds.isEmpty, !self.rule.kinds.contains(Self.kind(of: facts.post)) { return false }
+        if let media = self.rule.media, media != (!facts.post.videoIDs.isEmpty || !facts.post.attachments.isEmpty) { return false }
+        if !self.rule.visibilities.isEmpty, !(facts.post.visibility.map(self.rule.visibilities.contains) ?? false) { return false }
         if !languages.isEmpty {
-            guard let language = post.language?.lowercased(),
+            guard let language = facts.post.language?.lowercased(),
                   languages.contains(where: { language == $0 || language.hasPrefix($0 + "-") || language.hasPrefix($0 + "_") })
             else { return false }
         }
         if !authors.isEmpty {
-            var names = [post.author.id.rawValue.lowercased(), PostRules.normalizedAuthor(post.author.handle)]
-            if let repost = post.repost { names += [repost.by.id.rawValue.lowercased(), PostRules.normalizedAuthor(repost.by.handle)] }
+            var names = [facts.post.author.id.rawValue.lowercased(), PostRules.normalizedAuthor(facts.post.author.handle)]
+            if let repost = facts.post.repost { names += [repost.by.id.rawValue.lowercased(), PostRules.normalizedAuthor(repost.by.handle)] }
             guard names.contains(where: authors.contains) else { return false }
         }
         if !tags.isEmpty, facts.hashtags().isDisjoint(with: tags) { return false }
