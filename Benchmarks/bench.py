@@ -9,6 +9,7 @@ Run from the repository root:
     python3 Benchmarks/bench.py --mastodon [--statuses N] [--no-build] [--skip-baseline] [--repeat R] [--keep]
     python3 Benchmarks/bench.py ... --webfeeds [--scale N]   # then the web-feeds side (bench_webfeeds.py)
     python3 Benchmarks/bench.py ... --postgres              # then the PostgreSQL side (bench_postgres.py)
+    python3 Benchmarks/bench.py --rules [--no-build]        # only the rules and webhooks side (bench_rules.py)
 
 Exit status: 0 when every side ran and every check held (a missed performance target is reported,
 not failed: this is a benchmark); 1 when something is broken (a command failed, a row count is
@@ -263,6 +264,9 @@ def main():
     p.add_argument("--ceilings", action="store_true",
                    help="every backend against its ceiling: the HTTP API, Mastodon, Bluesky, web-feeds and PostgreSQL sides, "
                         "then one summary table (issue 40)")
+    p.add_argument("--rules", action="store_true",
+                   help="only the rules and webhooks side (Benchmarks/bench_rules.py): 50 rules over a 100,000-post cold sync, "
+                        "rules apply over 1,000,000 posts, 1,000 feeds with a webhook that answers in 1 s")
     p.add_argument("--results", metavar="FILE", default=None,
                    help="add this run's report, commit and machine to FILE (default Benchmarks/results.md; "
                         "a --smoke run records nothing unless given)")
@@ -289,6 +293,13 @@ def main():
         if not args.no_build:
             build_release()
         binary, build = pick_binary(args.smoke)
+        if args.rules:
+            import bench_rules     # the rules side keeps to its own file
+            try:
+                bench_rules.run(binary, page_size=args.page_size, repeat=args.repeat, scratch=scratch / "rules")
+            except Broken as e:
+                raise Broken(f"rules: {e}") from e
+            return
         if not args.mastodon:
             run_httpapi(args, cleanup, scratch, binary, build)
         if args.mastodon or args.smoke or args.ceilings:

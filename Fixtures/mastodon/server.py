@@ -555,9 +555,16 @@ class Store:
 
     # ---- changes (control endpoints) -----------------------------------------------------------
 
-    def post(self, count):
+    def post(self, count, text=None):
+        """Publishes `count` new statuses; with `text`, each (or the status it boosts) says only that."""
         with self.lock:
             ids = self.append(count)
+            for sid in ids if text is not None else []:
+                rec = self.statuses[int(sid)]
+                target = self.statuses[rec["original"]] if rec["wrapper"] else rec
+                target["json"]["content"] = "<p>" + text.replace("&", "&amp;").replace("<", "&lt;") + "</p>"
+                self._invalidate(target["sid"])
+                self._invalidate(int(sid))
             return {"posted": count, "ids": ids, "statuses": len(self.home)}
 
     def edit(self, sid):
@@ -1044,7 +1051,7 @@ class Handler(BaseHTTPRequestHandler):
             raw = params.get("count", "1")
             if not re.fullmatch(r"[0-9]{1,6}", raw):
                 return self._send(400, [], error_body("count must be an integer in 0...999999"))
-            result = store.post(int(raw))
+            result = store.post(int(raw), params.get("text"))
             for sid in reversed(result["ids"]):            # oldest first, as they would be published
                 keys, data = stream_keys(store, int(sid)), store.status_bytes(int(sid))
                 result.setdefault("streamed", 0)

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """A webhook receiver for feedsync's tests: checks each delivery's signature. Standard library only.
 
-    python3 Fixtures/webhooks/receiver.py --port 0 --secret SECRET [--exit-on-stdin-eof]
+    python3 Fixtures/webhooks/receiver.py --port 0 --secret SECRET [--delay SECONDS] [--exit-on-stdin-eof]
 
 The first line on stdout is "listening on 127.0.0.1:PORT".
 
   POST <any path>            a delivery: 503 while down; otherwise its X-Feedsync-Signature is
                              checked (sha256=HMAC-SHA256(secret, timestamp + "." + body)) and it
-                             is recorded, valid or not, and answered 200 (401 when not valid)
+                             is recorded, valid or not, and answered 200 (401 when not valid),
+                             after --delay seconds (a slow endpoint, for the benchmark)
   GET  /_control/received    {"deliveries": [{"id", "header_id", "event", "feed", "posts": [ids], "ids": [ids], "valid"}]}
   POST /_control/down        answer every delivery 503 from now on
   POST /_control/up          accept deliveries again
@@ -18,6 +19,7 @@ import hmac
 import json
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -25,6 +27,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--secret", required=True)
+    parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--exit-on-stdin-eof", action="store_true")
     args = parser.parse_args()
     lock = threading.Lock()
@@ -69,6 +72,8 @@ def main():
                       "ids": payload.get("ids", []), "valid": valid}
             with lock:
                 state["deliveries"].append(record)
+            if args.delay > 0:
+                time.sleep(args.delay)
             self.answer(200 if valid else 401)
 
     ThreadingHTTPServer.daemon_threads = True

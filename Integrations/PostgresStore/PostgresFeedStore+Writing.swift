@@ -9,7 +9,8 @@ extension PostgresFeedStore: PageCommitter {
 
     /// Commits the page only while `lease` is still this worker's: held here (not given back)
     /// and, checked in the page's transaction, not taken over by another worker.
-    public func apply(_ rows: PostgresPreparedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
+    public func apply(_ rows: PostgresPreparedPage, videos: [Video], under lease: FeedLease,
+                      announcing announcer: (any PageAnnouncer)?) async throws -> PageWriteResult {
         let feed = lease.feed
         await pageGate(feed)
         let operation = "committing a page of feed \(feed)"
@@ -18,7 +19,7 @@ extension PostgresFeedStore: PageCommitter {
             let before = db.roundTrips
             defer { lastPageRoundTrips = db.roundTrips - before }
             do {
-                return try write(rows, videos: videos, under: lease, operation, in: db)
+                return try write(rows, videos: videos, under: lease, announcing: announcer, operation, in: db)
             } catch {
                 db.rollbackIfOpen()
                 throw error
@@ -32,8 +33,10 @@ extension PostgresFeedStore: PageCommitter {
     /// posts' upsert; then the video links, deletions, resolved videos and the cursor with COMMIT
     /// in one pipeline. COMMIT is only sent once the renewal proved the lease still this worker's;
     /// the renewal locks the lease row until the commit, so no other worker takes the feed between.
-    private func write(_ rows: PostgresPreparedPage, videos: [Video], under lease: FeedLease, _ operation: String,
-                       in db: PostgresConnection) throws -> PageWriteResult {
+    /// With an announcer, COMMIT goes in a sixth round trip, after the page's webhook deliveries:
+    /// they are made from what the page did, which the fourth answers.
+    private func write(_ rows: PostgresPreparedPage, videos: [Video], under lease: FeedLease, announcing announcer: (any PageAnnouncer)?,
+                       _ operation: String, in db: PostgresConnection) throws -> PageWriteResult {
         let feed = lease.feed
         var result = PageWriteResult()
         var opening: [PostgresConnection.Statement] = [("BEGIN", []), try leaseRenewal(of: lease, operation)]
@@ -85,7 +88,7 @@ extension PostgresFeedStore: PageCommitter {
         if let position = rows.page.streamPosition {
             closing.append(Self.sql.setStreamPosition(position, ofFeed: feed).pipelined)
         }
-        closing.append(("COMMIT", []))
+        if announcer == nil { closing.append(("COMMIT", [])) }
         let closed = try db.pipeline(closing).map { try $0.get() }
         if let deleting {
             result.deleted = closed[deleting].count
@@ -98,6 +101,10 @@ extension PostgresFeedStore: PageCommitter {
         if let moving { result.rowsWritten += closed[moving].count }
         result.renamed = closed[renaming ..< renaming + rows.page.renames.count].filter { !$0.isEmpty }.count
         result.rowsWritten += result.renamed
+        if let announcer {
+            let (deliveries, due) = announcer.announcement(feed: feed, page: rows.page, result: result)
+            _ = try db.pipeline(deliveries.map { Self.sql.enqueue($0, at: due).pipelined } + [("COMMIT", [])]).map { try $0.get() }
+        }
         return result
     }
 

@@ -223,6 +223,10 @@ struct PostgresMigration {
             );
             CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_at);
             """),
+        // What retention removed from each feed, as SQLite's 018.
+        PostgresMigration(name: "012_retention_record", sql: """
+            ALTER TABLE feeds ADD COLUMN pruned_posts BIGINT NOT NULL DEFAULT 0, ADD COLUMN pruned_at BIGINT;
+            """),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.

@@ -11,7 +11,8 @@ extension SQLiteFeedStore {
     /// Commits the page under the store's write lock, which the lease is a hold on: the kernel
     /// keeps it for this process until it is given back, so no other process can take it over
     /// meanwhile, and the commit needs no check of it.
-    public func apply(_ prepared: SQLitePreparedPage, videos: [Video], under lease: FeedLease) throws -> PageWriteResult {
+    public func apply(_ prepared: SQLitePreparedPage, videos: [Video], under lease: FeedLease,
+                      announcing announcer: (any PageAnnouncer)?) throws -> PageWriteResult {
         let feed = lease.feed
         let db = try db("committing a page of feed \(feed)")
         let (page, rows) = (prepared.page, prepared.rows)
@@ -36,6 +37,11 @@ extension SQLiteFeedStore {
                 }
                 if let position = page.streamPosition {
                     try db.run(Self.sql.setStreamPosition(position, ofFeed: feed))
+                }
+                // Last, from what the page did, so they are committed with it or not at all.
+                if let announcer {
+                    let (deliveries, due) = announcer.announcement(feed: feed, page: page, result: result)
+                    for delivery in deliveries { try db.run(Self.sql.enqueue(delivery, at: due)) }
                 }
                 return result
             }

@@ -322,6 +322,11 @@ struct SQLiteMigration: Sendable {
             );
             CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_at);
             """),
+        // What retention removed from each feed, for `status` (issue 38): how many, and when last.
+        SQLiteMigration(name: "018_retention_record", sql: """
+            ALTER TABLE feeds ADD COLUMN pruned_posts INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE feeds ADD COLUMN pruned_at INTEGER;
+            """),
     ]
 
     /// Moves the tokens of the `sessions` table into the private sessions file, before the

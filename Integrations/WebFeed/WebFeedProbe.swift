@@ -36,9 +36,17 @@ public enum WebFeedProbe {
     ///   status or a failed request, `.invalidResponse` when the body is neither a feed nor HTML;
     ///   ``DiscoveryBudget/Spent`` when a request would pass the budget.
     public static func look(at url: URL, userAgent: String, gate: HostGate = HostGate(), budget: DiscoveryBudget? = nil) async throws -> Answer {
+        try await look(at: url, userAgent: userAgent, gate: gate, budget: budget, auth: nil)
+    }
+
+    /// ``look(at:userAgent:gate:budget:)`` with a private feed's credentials, sent only to
+    /// `home` (the origin they were given for), never across a redirect or a link to another.
+    static func look(at url: URL, userAgent: String, gate: HostGate, budget: DiscoveryBudget?,
+                     auth: (credentials: WebFeedAuth, home: Origin)?) async throws -> Answer {
         let curl = CurlTransport(limits: limits)
         let transport: any HTTPTransport = budget.map { BudgetedTransport(base: curl, budget: $0) } ?? curl
-        let client = WebFeedClient(transport: transport, requests: RequestCounter(), gate: gate, headers: WebFeedHeaders(home: nil, userAgent: userAgent),
+        let headers = WebFeedHeaders(home: auth?.home, userAgent: userAgent, auth: auth?.credentials)
+        let client = WebFeedClient(transport: transport, requests: RequestCounter(), gate: gate, headers: headers,
                                    maxRedirects: limits.maxRedirects)
         let shown = Terminal.safe(url.absoluteString, limit: 200)
         let operation = "reading \(shown)"

@@ -188,7 +188,7 @@ public struct Runtime: Sendable {
         options.maxAttempts = feed.maxAttempts
         options.rules = feed.rules
         options.retention = feed.retention
-        if !webhooks.isEmpty { options.announcer = WebhookAnnouncer(targets: webhooks, queue: store, now: { Date() }) }
+        if !webhooks.isEmpty { options.announcer = WebhookAnnouncer(targets: webhooks, now: { Date() }) }
         options.log = log
         return SyncEngine(feed: feed.name, services: feed.services, options: options, sleep: { [waiter = feed.waiter] in try await waiter.wait($0) },
                           waiter: feed.waiter)

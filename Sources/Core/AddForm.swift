@@ -101,4 +101,7 @@ public protocol AddContext: AnyObject {
     func feeds() throws -> [(name: String, posts: [String: ConfigValue])]
     /// Every feed name the config has, an OPML entry's feeds included.
     func takenNames() throws -> Set<String>
+    /// Where the config's relative paths and `…Env` secrets are found: how a form reads a
+    /// secret it is told of (a private feed's password file) as the config will.
+    var configContext: ConfigContext { get }
 }

@@ -24,11 +24,16 @@ public struct FeedStatus: Hashable, Sendable {
     /// Why the last walk from the start deleted nothing as gone (``SyncReport/sweepWithheld``),
     /// until a later walk sweeps.
     public var sweepWithheld: String?
+    /// How many posts retention (``Retention``) removed from the feed, in all, and when it last did.
+    public var prunedPosts: Int
+    public var prunedAt: Date?
 
     public init(feed: String, cursor: FeedCursor? = nil, lastSuccessAt: Date? = nil, lastErrorAt: Date? = nil,
                 lastError: String? = nil, consecutiveFailures: Int = 0, nextAttemptAt: Date? = nil, postCount: Int = 0,
                 location: String? = nil, discoveredFrom: String? = nil, pollingStopped: String? = nil, leaseHolder: String? = nil,
-                sweepWithheld: String? = nil) {
+                sweepWithheld: String? = nil, prunedPosts: Int = 0, prunedAt: Date? = nil) {
+        self.prunedPosts = prunedPosts
+        self.prunedAt = prunedAt
         self.discoveredFrom = discoveredFrom
         self.sweepWithheld = sweepWithheld
         self.leaseHolder = leaseHolder

@@ -1,12 +1,17 @@
-/// Told of each page a sync or a live stream committed, with what the store did with it: how
+import Foundation
+
+/// Says which webhook deliveries a committed page makes, from what the store did with it: how
 /// webhooks learn of new, updated and deleted posts.
 ///
-/// It is called after the page's transaction, before the next page is committed; what it
-/// queues it must queue durably (the store's ``WebhookQueue``), and quickly: a sync waits for it.
+/// The store asks it inside the page's own transaction and queues what it returns there
+/// (``PageCommitter/apply(_:videos:under:announcing:)``), so a page is committed with its
+/// deliveries or not at all: a crash can neither lose the deliveries of a committed page nor
+/// queue any for a page that was not. It must be quick and must not touch the store: the store
+/// is mid-transaction when it asks.
 public protocol PageAnnouncer: Sendable {
     /// - Parameters:
-    ///   - page: the page as it was committed (its blocked posts already out).
+    ///   - page: the page as it is committed (its blocked posts already out).
     ///   - result: what the store did: the ids inserted, rewritten and deleted.
-    /// - Throws: when what it announces could not be queued; the sync fails with it.
-    func announce(feed: String, page: FeedPage, result: PageWriteResult) async throws
+    /// - Returns: the deliveries to queue, and the time they are due (now).
+    func announcement(feed: String, page: FeedPage, result: PageWriteResult) -> (deliveries: [WebhookDelivery], due: Date)
 }

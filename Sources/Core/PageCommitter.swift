@@ -7,7 +7,7 @@ import Foundation
 /// then writes. The sync engine prepares the next page while one commits.
 ///
 ///     guard let lease = try await store.acquireLease(onFeed: "home", holder: "feedsync", wait: 30, onlyIfDue: false) else { return }
-///     let result = try await store.apply(store.prepare(page), videos: videos, under: lease)
+///     let result = try await store.apply(store.prepare(page), videos: videos, under: lease, announcing: nil)
 ///     await store.release(lease)
 public protocol PageCommitter: Sendable {
     /// A page as this store is going to write it, made by ``prepare(_:)``: ``FeedPage`` itself
@@ -24,18 +24,20 @@ public protocol PageCommitter: Sendable {
 
     /// Commits one page of the lease's feed in one transaction: its posts and their authors,
     /// `videos`, the deletions, and the page's cursor (a streamed batch's page has none: the
-    /// stored cursor stays as it is), stream position and renames. Rows that already match are
-    /// not rewritten.
+    /// stored cursor stays as it is), stream position and renames, and the webhook deliveries
+    /// `announcer` makes of it (``WebhookQueue``). Rows that already match are not rewritten.
     ///
     /// - Parameters:
     ///   - page: the page, as ``prepare(_:)`` made it.
+    ///   - announcer: asked, in the transaction, which deliveries the page makes; `nil`: none.
     ///   - lease: the lease on the feed the page is written under, as
     ///     ``FeedLeases/acquireLease(onFeed:holder:wait:onlyIfDue:)`` gave it. A store whose
     ///     lease can run out checks in the page's transaction that it is still this one.
     /// - Important: On any error nothing of the page is kept and the cursor does not move.
     /// - Throws: ``ServiceError`` `.storage`; `.locked` when the lease was given back, or lost
     ///   meanwhile to another worker.
-    func apply(_ page: PreparedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult
+    func apply(_ page: PreparedPage, videos: [Video], under lease: FeedLease,
+               announcing announcer: (any PageAnnouncer)?) async throws -> PageWriteResult
 }
 
 extension PageCommitter where PreparedPage == FeedPage {
@@ -46,6 +48,12 @@ extension PageCommitter {
     /// Prepares `page` and commits it: ``apply(_:videos:under:)`` for a caller with a plain
     /// page, such as one that holds the store as `any FeedStore`.
     public func apply(_ page: FeedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
-        try await apply(prepare(page), videos: videos, under: lease)
+        try await apply(prepare(page), videos: videos, under: lease, announcing: nil)
+    }
+
+    /// Prepares `page` and commits it with the deliveries `announcer` makes of it.
+    public func apply(_ page: FeedPage, videos: [Video], under lease: FeedLease,
+                      announcing announcer: (any PageAnnouncer)?) async throws -> PageWriteResult {
+        try await apply(prepare(page), videos: videos, under: lease, announcing: announcer)
     }
 }

@@ -76,6 +76,7 @@ extension SQLStore {
             for statement in Self.sql.prune(retention, ofFeed: lease.feed, now: now, limit: limit) where removed < limit {
                 removed += try db.run(statement)
             }
+            if removed > 0 { try db.run(Self.sql.recordPruned(removed, ofFeed: lease.feed, now: now)) }
             return removed
         }
     }

@@ -21,6 +21,17 @@ extension StoreSQL {
         RETURNING 1
         """)
 
+    /// Adds `count` to what retention removed from the feed `$1`, at `$3` (ms).
+    private static let recordPruned = Shared("""
+        INSERT INTO feeds (name, pruned_posts, pruned_at) VALUES ($1, $2, $3)
+        ON CONFLICT (name) DO UPDATE SET pruned_posts = feeds.pruned_posts + excluded.pruned_posts, pruned_at = excluded.pruned_at
+        """)
+
+    /// The statement that records, for `status`, that retention removed `count` posts of `feed` at `now`.
+    public func recordPruned(_ count: Int, ofFeed feed: String, now: Date) -> StoreStatement {
+        statement(Self.recordPruned, [.text(feed), .integer(count), .integer(StoredTime.milliseconds(now))])
+    }
+
     /// The statements that delete at most `limit` posts each of `feed` that `retention` does
     /// not keep at `now`: those past its age, then those beyond its count. The rows each
     /// returns are the posts it removed.

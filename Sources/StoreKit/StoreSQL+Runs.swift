@@ -52,7 +52,7 @@ extension StoreSQL {
     private static let feedStatuses = """
         SELECT f.name, f.cursor, f.cursor_validator, f.last_success_at, f.last_error_at, f.last_error,
                f.consecutive_failures, f.next_attempt_at, (SELECT COUNT(*) FROM posts p WHERE p.feed = f.name),
-               f.location, f.polling_stopped, f.sweep_withheld, f.discovered_from, LEASE_HOLDER
+               f.location, f.polling_stopped, f.sweep_withheld, f.discovered_from, LEASE_HOLDER, f.pruned_posts, f.pruned_at
         FROM feeds f ORDER BY f.name
         """
 
@@ -68,7 +68,8 @@ extension StoreSQL {
                        lastError: row.text(5), consecutiveFailures: Int(clamping: row.integer(6) ?? 0),
                        nextAttemptAt: row.integer(7).map(StoredTime.date), postCount: Int(clamping: row.integer(8) ?? 0),
                        location: row.text(9), discoveredFrom: row.text(12), pollingStopped: row.text(10),
-                       leaseHolder: row.text(13), sweepWithheld: row.text(11))
+                       leaseHolder: row.text(13), sweepWithheld: row.text(11),
+                       prunedPosts: Int(clamping: row.integer(14) ?? 0), prunedAt: row.integer(15).map(StoredTime.date))
         }
     }
 }

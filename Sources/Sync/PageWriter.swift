@@ -15,7 +15,8 @@ struct PageWriter<Store: PageCommitter & VideoCache>: Sendable {
     let lease: FeedLease
     /// Resolves the videos the store does not hold yet.
     let host: any VideoService
-    /// Told of each committed page (webhooks); `nil`: no one is.
+    /// Makes the page's webhook deliveries, which the store queues in the page's transaction;
+    /// `nil`: none.
     var announcer: (any PageAnnouncer)? = nil
 
     /// Commits `page`, which `prepared` is (``Core/PageCommitter/prepare(_:)``), and adds what
@@ -24,9 +25,8 @@ struct PageWriter<Store: PageCommitter & VideoCache>: Sendable {
     /// - Throws: the store's failure (nothing of the page is kept), or `CancellationError`.
     func commit(_ page: FeedPage, prepared: Store.PreparedPage, report: inout SyncReport) async throws {
         let videos = try await VideoResolution(lease: lease, cache: store, host: host).resolve(page, report: &report)
-        let result = try await store.apply(prepared, videos: videos, under: lease)
+        let result = try await store.apply(prepared, videos: videos, under: lease, announcing: announcer)
         report.add(result)
-        try await announcer?.announce(feed: lease.feed, page: page, result: result)
         report.pages += 1
         report.skippedItems += page.skipped.count
         report.filteredPosts += page.filtered.count

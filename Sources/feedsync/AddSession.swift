@@ -34,4 +34,9 @@ final class AddSession: AddContext {
     }
 
     func takenNames() throws -> Set<String> { try editor.feedNames() }
+
+    var configContext: ConfigContext {
+        ConfigContext(fileName: editor.displayName, directory: editor.url.deletingLastPathComponent(),
+                      environment: ProcessInfo.processInfo.environment)
+    }
 }

@@ -50,6 +50,9 @@ enum StatusCommand: Command {
         var leaseHolder: String?
         /// Why the last walk from the start deleted nothing as gone, until a later one sweeps.
         var sweepWithheld: String?
+        /// How many posts the feed's `"keep"` removed, in all, and when it last removed any.
+        var prunedPosts: Int
+        var prunedAt: Date?
         /// A streaming feed's state while feedsyncd runs: `live since …` or `polling: <reason>`.
         var live: String?
     }
@@ -67,7 +70,7 @@ enum StatusCommand: Command {
                            lastError: status.lastError, consecutiveFailures: status.consecutiveFailures,
                            nextAttemptAt: status.nextAttemptAt, postCount: status.postCount,
                            location: status.location, discoveredFrom: status.discoveredFrom, pollingStopped: status.pollingStopped, leaseHolder: status.leaseHolder,
-                           sweepWithheld: status.sweepWithheld, live: live[name])
+                           sweepWithheld: status.sweepWithheld, prunedPosts: status.prunedPosts, prunedAt: status.prunedAt, live: live[name])
             }
             let here = ProcessInfo.processInfo.hostName
             let daemons = try await runtime.store.daemons().map { beat in
@@ -108,6 +111,9 @@ enum StatusCommand: Command {
                 }
             }
             if let stopped = row.pollingStopped { try output.line("  stopped:      \(Terminal.safe(stopped, limit: 1_000))") }
+            if let at = row.prunedAt {
+                try output.line("  retention:    removed \(row.prunedPosts) post\(row.prunedPosts == 1 ? "" : "s"), last at \(formatted(at))")
+            }
             if let withheld = row.sweepWithheld { try output.line("  no sweep:     \(Terminal.safe(withheld, limit: 1_000))") }
         }
         return .ok

@@ -135,7 +135,7 @@ struct Daemon {
             SchedulerService(scheduler: scheduler),
             HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),
             RuntimeService(scheduler: scheduler),
-            WebhookService(scheduler: scheduler, log: log),
+            WebhookService(scheduler: scheduler, log: log, metrics: metrics),
         ]
         if let live {
             services.append(LiveMirrorService(mirror: live, scheduler: scheduler))

@@ -9,6 +9,7 @@ import Foundation
 struct WebhookService: Service {
     let scheduler: Scheduler
     let log: Logger
+    let metrics: MetricsRegistry
 
     var name: String { "webhooks" }
 
@@ -25,7 +26,7 @@ struct WebhookService: Service {
             let configured = (targets.map(\.url), targets.map(\.secret), targets.map(\.events))
             if current.map({ $0.urls != configured.0 || $0.secrets != configured.1 || $0.events != configured.2 }) ?? true {
                 await dispatcher?.close()
-                dispatcher = targets.isEmpty ? nil : WebhookDispatcher(queue: runtime.store, targets: targets, log: log, shortWaits: short)
+                dispatcher = targets.isEmpty ? nil : WebhookDispatcher(queue: runtime.store, targets: targets, log: log, metrics: metrics, shortWaits: short)
                 if !targets.isEmpty, dispatcher == nil { log.error("webhooks_unsent", ["reason": "no integration sends webhooks"]) }
                 current = configured
             }

@@ -1,20 +1,11 @@
 @testable import App
 import Core
 import Foundation
-import Synchronization
 import Sync
 import Testing
 
 /// Which deliveries a committed page makes: per webhook, its feeds, events and rules; split by size.
 @Suite struct WebhookAnnouncerTests {
-    final class RecordingQueue: WebhookQueue {
-        let queued = Mutex<[WebhookDelivery]>([])
-        func enqueue(_ deliveries: [WebhookDelivery], at now: Date) async throws { queued.withLock { $0 += deliveries } }
-        func dueDeliveries(at now: Date, limit: Int) async throws -> [WebhookDelivery] { [] }
-        func removeDelivery(_ id: String) async throws {}
-        func retryDelivery(_ id: String, attempts: Int, at next: Date) async throws {}
-    }
-
     func post(_ id: String, reply: Bool = false) -> Post {
         var post = Post(id: PostID(id), author: User(id: "u1", handle: "ada", displayName: "Ada"), text: "hello \(id)",
                         createdAt: Date(timeIntervalSince1970: 1_700_000_000))
@@ -27,26 +18,24 @@ import Testing
         WebhookTarget(url: URL(string: url)!, secret: Secret("secret-value-123"), events: events, feeds: feeds, rules: try PostRules(rules))
     }
 
-    func bodies(_ queue: RecordingQueue) throws -> [[String: Any]] {
-        try queue.queued.withLock { $0 }.map { try JSONSerialization.jsonObject(with: Data($0.body.utf8)) as? [String: Any] ?? [:] }
+    func bodies(_ queued: [WebhookDelivery]) throws -> [[String: Any]] {
+        try queued.map { try JSONSerialization.jsonObject(with: Data($0.body.utf8)) as? [String: Any] ?? [:] }
     }
 
     @Test func eachWebhookIsToldTheEventsOfItsFeedsThatItsRulesLetThrough() async throws {
-        let queue = RecordingQueue()
         let announcer = WebhookAnnouncer(targets: [
             try target("https://a.example/all"),
             try target("https://b.example/new-no-replies", events: [.new], rules: [Rule(.block, kinds: [.reply])]),
             try target("https://c.example/other-feed", feeds: ["other"]),
-        ], queue: queue, now: { Date() })
+        ], now: { Date() })
         let page = FeedPage(changes: [.upsert(post("p1")), .upsert(post("p2", reply: true)), .upsert(post("p3")), .delete("p9")],
                             nextCursor: FeedCursor(position: "1"), hasMore: false)
         var result = PageWriteResult()
         (result.insertedIDs, result.updatedIDs, result.deletedIDs) = (["p1", "p2"], ["p3"], ["p9"])
 
-        try await announcer.announce(feed: "home", page: page, result: result)
+        let queued = announcer.announcement(feed: "home", page: page, result: result).deliveries
 
-        let queued = queue.queued.withLock { $0 }
-        let sent = try bodies(queue)
+        let sent = try bodies(queued)
         #expect(queued.map(\.endpoint) == ["https://a.example/all", "https://a.example/all", "https://a.example/all", "https://b.example/new-no-replies"])
         #expect(sent.map { $0["event"] as? String } == ["new", "updated", "deleted", "new"])
         #expect(sent.map { ($0["posts"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? [] } == [["p1", "p2"], ["p3"], [], ["p1"]])
@@ -55,13 +44,12 @@ import Testing
     }
 
     @Test func aBigPageIsSplitIntoDeliveriesOfAtMostFiftyPosts() async throws {
-        let queue = RecordingQueue()
         let posts = (0..<120).map { post("p\($0)") }
         var result = PageWriteResult()
         result.insertedIDs = posts.map(\.id)
-        try await WebhookAnnouncer(targets: [try target("https://a.example/")], queue: queue, now: { Date() })
-            .announce(feed: "home", page: FeedPage(changes: posts.map(FeedChange.upsert), nextCursor: FeedCursor(position: "1"), hasMore: false),
-                      result: result)
-        #expect(try bodies(queue).map { ($0["posts"] as? [Any])?.count ?? 0 } == [50, 50, 20])
+        let queued = WebhookAnnouncer(targets: [try target("https://a.example/")], now: { Date() })
+            .announcement(feed: "home", page: FeedPage(changes: posts.map(FeedChange.upsert), nextCursor: FeedCursor(position: "1"), hasMore: false),
+                          result: result).deliveries
+        #expect(try bodies(queued).map { ($0["posts"] as? [Any])?.count ?? 0 } == [50, 50, 20])
     }
 }

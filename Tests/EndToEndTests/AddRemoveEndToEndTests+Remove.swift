@@ -85,7 +85,7 @@ extension AddRemoveEndToEndTests {
     @Test func helpAndCompletionKnowBothCommands() async throws {
         let help = try await feedsync(["--help"])
         #expect(help.stdout.contains("\n  add ") && help.stdout.contains("\n  remove "), "\(help.stdout)")
-        #expect(try await feedsync(["help", "add"]).stdout.hasPrefix("usage: feedsync add WHAT [--name NAME] [--interval I] [--timeline T] [--deadline D] [--per-host N] [--config PATH]\n"))
+        #expect(try await feedsync(["help", "add"]).stdout.hasPrefix("usage: feedsync add WHAT [--name NAME] [--interval I] [--timeline T] [--deadline D] [--per-host N] [--basic-user USER] [--password-env VAR] [--password-file PATH] [--bearer-env VAR] [--bearer-file PATH] [--config PATH]\n"))
         #expect(try await feedsync(["remove", "--help"]).stdout.hasPrefix("usage: feedsync remove NAME [--purge] [--config PATH]\n"))
         #expect(try await feedsync(["completion", "bash"]).stdout.contains(#""remove") opts="--config --purge --help""#))
         #expect(try await feedsync(["completion", "zsh"]).stdout.contains("\"add\") _values 'option' '--config' '--name' '--interval' '--timeline'"))

@@ -74,19 +74,21 @@ import Testing
         #expect(findings.isEmpty, "\(findings)")
     }
 
-    @Test func credentialsAndHeadersAreNotSentAcrossARedirectToAnotherOrigin() async throws {
+    @Test(arguments: [(basic, "Basic "), (bearer, "Bearer ")])
+    func credentialsAndHeadersAreNotSentAcrossARedirectToAnotherOrigin(_ auth: String, _ scheme: String) async throws {
         let server = try startServer()
         let scratch = try Scratch()
         // The first port redirects to the second, whose /private/ answers 401 without credentials.
         let config = try writeConfig(scratch, server, [
-            ("moved", "/away/302/private/feeds/2.xml", Self.bearer + #", "userAgent": "Intranet Reader/2.0", "headers": {"X-Team": "news"}"#),
+            ("moved", "/away/302/private/feeds/2.xml", auth + #", "userAgent": "Intranet Reader/2.0", "headers": {"X-Team": "news"}"#),
         ])
         let pulled = try await feedsync(["pull", "--config", config], environment: ["FEED_TOKEN": Self.token])
         #expect(pulled.status == 77, "\(pulled.stdout)\(pulled.stderr)")
         let requests = try await seen(server)
         let home = requests.filter { $0["port"] as? Int == server.port }
         let away = requests.filter { $0["port"] as? Int != server.port }
-        #expect(home.count == 1 && home.first?["authorization"] as? String == "Bearer \(Self.token)")
+        let sent = home.first?["authorization"] as? String
+        #expect(home.count == 1 && sent?.hasPrefix(scheme) == true && (scheme == "Basic " || sent == "Bearer \(Self.token)"), "\(home)")
         #expect(home.first?["x-team"] as? String == "news")
         #expect(away.count == 1, "one request, no retry storm: \(away)")
         #expect(away.allSatisfy { $0["authorization"] is NSNull && $0["x-team"] is NSNull }, "\(away)")

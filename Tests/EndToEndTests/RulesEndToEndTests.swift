@@ -122,6 +122,14 @@ import Testing
         let third = try await feedsync(["pull", "--config", evenUnread])
         #expect(third.stdout.contains("2 pruned,"), "\(third.stdout)")
         #expect(try await stored(scratch) == "feed-1-item-4 feed-1-item-5")
+
+        // status tells what retention removed, in all, and when it last did.
+        let status = try await feedsync(["status", "--config", evenUnread])
+        #expect(status.stdout.contains("  retention:    removed 4 posts, last at 20"), "\(status.stdout)")
+        let json = try await feedsync(["status", "--json", "--config", evenUnread])
+        let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let row = (report?["feeds"] as? [[String: Any]])?.first { $0["feed"] as? String == "blog" }
+        #expect(row?["prunedPosts"] as? Int == 4 && row?["prunedAt"] is String, "\(json.stdout)")
     }
 
     @Test func postsOlderThanTheAgeLimitAreNotStoredAgainAndABadKeepIsRefused() async throws {

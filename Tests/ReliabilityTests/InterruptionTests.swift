@@ -93,8 +93,9 @@ import Testing
             try interrupter.step("unresolved"); return try await real.unresolvedVideoIDs(inFeed: feed, limit: limit)
         }
         func prepare(_ page: FeedPage) -> SQLitePreparedPage { real.prepare(page) }
-        func apply(_ page: SQLitePreparedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
-            try interrupter.step("apply"); return try await real.apply(page, videos: videos, under: lease)
+        func apply(_ page: SQLitePreparedPage, videos: [Video], under lease: FeedLease,
+                   announcing announcer: (any PageAnnouncer)?) async throws -> PageWriteResult {
+            try interrupter.step("apply"); return try await real.apply(page, videos: videos, under: lease, announcing: announcer)
         }
         func saveVideos(_ videos: [Video], under lease: FeedLease) async throws -> Int {
             try interrupter.step("saveVideos"); return try await real.saveVideos(videos, under: lease)

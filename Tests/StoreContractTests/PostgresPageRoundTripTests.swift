@@ -25,7 +25,7 @@ struct PostgresPageRoundTripTests {
         let video = Video(id: "v1", title: "V", duration: 1, streamURL: URL(string: "https://example.com/v1.mp4")!)
         let page = store.prepare(makePage(posts.map { .upsert($0) } + [.delete("gone")], cursor: "2"))
         let backend = try await store.run("naming the backend", "SELECT pg_backend_pid()")
-        let result = try await store.apply(page, videos: [video], under: lease)
+        let result = try await store.apply(page, videos: [video], under: lease, announcing: nil)
         // BEGIN with the lease, videos, authors and staging table; COPY's start; its rows; the
         // upsert; the links, deletion, resolved videos and cursor with COMMIT. It was 14, one per statement.
         #expect(await store.lastPageRoundTripsForTests == 5)
@@ -49,7 +49,7 @@ struct PostgresPageRoundTripTests {
         let page = makePage([.upsert(Post(id: "p1", author: User(id: "u2", handle: "grace", displayName: "Grace"), text: "one",
                                           createdAt: Date(timeIntervalSince1970: 1_700_000_000), videoIDs: ["v1"]))], cursor: "1")
         let backend = try await store.run("naming the backend", "SELECT pg_backend_pid()")
-        let error = await #expect(throws: ServiceError.self) { try await store.apply(store.prepare(page), videos: [], under: lease) }
+        let error = await #expect(throws: ServiceError.self) { try await store.apply(store.prepare(page), videos: [], under: lease, announcing: nil) }
         #expect(error?.code == .locked)
         #expect(try await store.run("naming the backend", "SELECT pg_backend_pid()") == backend)
         #expect(try await store.cursor(ofFeed: "home") == nil, "the same connection answers, outside any transaction")

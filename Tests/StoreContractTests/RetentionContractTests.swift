@@ -36,6 +36,8 @@ enum RetentionContract {
         #expect(try await underLease(store) { try await store.prune(keep, now: later, limit: 10, under: $0) } == 0, "p3 is unread")
         #expect(try await underLease(store) { try await store.prune(Retention(days: 3, evenUnread: true), now: later, limit: 10, under: $0) } == 1)
         #expect(try await stored(store) == ["p4", "p5"])
+        let status = try #require(try await store.feedStatuses().first { $0.feed == "home" })
+        #expect(status.prunedPosts == 4 && status.prunedAt == later, "status counts what retention removed, and when it last did")
     }
 
     static func byCountOnlyTheNewestStayAndUnreadOnesAreKeptBeyondIt(_ kind: StoreKind) async throws {

@@ -150,7 +150,7 @@ actor MockStore: SyncStore {
     func videosToResolve(among ids: [VideoID], inFeed feed: String) -> [VideoID] { ids.filter { videos[$0] == nil } }
     func unresolvedVideoIDs(inFeed feed: String, limit: Int) -> [VideoID] { Array(unresolved.sorted().prefix(limit)) }
 
-    func apply(_ page: FeedPage, videos: [Video], under lease: FeedLease) async throws -> PageWriteResult {
+    func apply(_ page: FeedPage, videos: [Video], under lease: FeedLease, announcing announcer: (any PageAnnouncer)?) async throws -> PageWriteResult {
         commits += 1
         let number = commits
         await beforeCommit?(number)

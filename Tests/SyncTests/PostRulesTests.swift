@@ -104,4 +104,16 @@ import Testing
         #expect(report.newPosts == 1 && report.filteredPosts == 1)
         #expect(await Set(store.posts.keys) == ["s1"])
     }
+
+    /// An all-ASCII text is split byte by byte, any other by character: the same words either way.
+    @Test func asciiAndOtherTextsSplitIntoTheSameWords() throws {
+        func blocks(_ rule: Rule, _ post: Post) throws -> Bool { try PostRules([rule]).blocks(post) }
+        let phrase = Rule(.block, text: .words(["hot take", "c3po_x"]))
+        #expect(try blocks(phrase, post("a", text: "A HOT\r\ntake!")))
+        #expect(try blocks(phrase, post("b", text: "(C3PO_X)")))
+        #expect(try !blocks(phrase, post("c", text: "c3po x, hot-takes")))
+        let accented = Rule(.block, text: .words(["café", "naïve"]))
+        #expect(try blocks(accented, post("d", text: "Über CAFÉ")))
+        #expect(try !blocks(accented, post("e", text: "cafés naïvety")))
+    }
 }

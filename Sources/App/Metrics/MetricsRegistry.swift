@@ -52,6 +52,8 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
         var order: [String] = []
         var requests: [String: [String: Int]] = [:]
         var waits: [String: Int] = [:]
+        /// Webhook delivery attempts, by outcome: delivered, retried, given_up.
+        var webhooks: [String: Int] = [:]
         var syncsInFlight = 0
         /// Bumped by every change the exposition shows, so an unchanged one is not rendered again.
         var generation = 0
@@ -198,6 +200,15 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
         }
     }
 
+    /// A webhook delivery attempt ended: `delivered` (2xx), `retried` (failed, due again later)
+    /// or `given_up` (failed too often, or its webhook is gone from the config).
+    public func webhookAttempted(_ outcome: String) {
+        state.withLock {
+            $0.webhooks[outcome, default: 0] += 1
+            $0.generation += 1
+        }
+    }
+
     // MARK: The exposition
 
     /// Every metric in the text exposition format 0.0.4, as UTF-8 pieces to send one after the other.
@@ -297,6 +308,11 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
             out.sample("feedsync_rate_limit_waits_total", [("host", host)], Double(count))
         }
 
+        out.family("feedsync_webhook_deliveries_total", "counter", "Webhook delivery attempts, by outcome (delivered, retried, given_up).")
+        for outcome in ["delivered", "retried", "given_up"] {
+            out.sample("feedsync_webhook_deliveries_total", [("outcome", outcome)], Double(snapshot.webhooks[outcome] ?? 0))
+        }
+
         if feeds.contains(where: { $0.1.streamConnected != nil }) {
             out.family("feedsync_stream_connected", "gauge", "1 while the feed's live stream is connected, 0 while it polls.")
             for (name, numbers) in feeds {
@@ -308,93 +324,5 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
             out.sample("feedsync_leases_held", [], Double(snapshot.syncsInFlight))
         }
         return (snapshot.generation, out.bytes)
-    }
-}
-
-/// Builds text in the exposition format as bytes, escaping as it requires.
-///
-/// A scrape of 10,000 feeds is some 300,000 lines, so numbers and labels are written straight
-/// into one byte buffer rather than through string interpolation.
-struct Exposition {
-    var bytes: [UInt8] = []
-
-    init(capacity: Int = 4096) { bytes.reserveCapacity(capacity) }
-
-    var text: String { String(decoding: bytes, as: UTF8.self) }
-
-    mutating func family(_ name: String, _ type: String, _ help: String) {
-        bytes += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) \(type)\n".utf8
-    }
-
-    mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Double) {
-        bytes += name.utf8
-        if !labels.isEmpty {
-            bytes.append(UInt8(ascii: "{"))
-            for (index, (label, labelValue)) in labels.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                bytes += label.utf8
-                bytes += #"=""#.utf8
-                appendEscaped(labelValue)
-                bytes.append(UInt8(ascii: "\""))
-            }
-            bytes.append(UInt8(ascii: "}"))
-        }
-        bytes.append(UInt8(ascii: " "))
-        append(value)
-        bytes.append(UInt8(ascii: "\n"))
-    }
-
-    /// A value as ``number(_:)`` spells it, integers without going through a string.
-    mutating func append(_ value: Double) {
-        if value == value.rounded(), abs(value) < 1e15 { return append(Int64(value)) }
-        bytes += Self.number(value).utf8
-    }
-
-    mutating func append(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            bytes += buffer[(20 - count)...]
-        }
-    }
-
-    mutating func appendEscaped(_ value: String) {
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\\"): bytes += #"\\"#.utf8
-            case UInt8(ascii: "\""): bytes += #"\""#.utf8
-            case UInt8(ascii: "\n"): bytes += #"\n"#.utf8
-            default: bytes.append(byte)
-            }
-        }
-    }
-
-    /// A sample value: integers without a fraction, `+Inf`, `-Inf`, `NaN` as the format spells them.
-    static func number(_ value: Double) -> String {
-        if value.isNaN { return "NaN" }
-        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
-    }
-
-    /// A label value: backslash, double quote and line feed escaped (the format's three).
-    static func escapeLabel(_ value: String) -> String {
-        var exposition = Exposition()
-        exposition.appendEscaped(value)
-        return exposition.text
-    }
-
-    /// A HELP text: backslash and line feed escaped.
-    static func escapeHelp(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
     }
 }

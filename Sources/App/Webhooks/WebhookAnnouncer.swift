@@ -2,7 +2,8 @@ import Core
 import Foundation
 import Sync
 
-/// Queues a webhook delivery for each event of each committed page that a webhook asks for.
+/// Makes a webhook delivery for each event of each committed page that a webhook asks for; the
+/// store queues them in the page's transaction (``Core/PageAnnouncer``).
 ///
 /// A delivery's JSON body is one object, its members in this order:
 ///
@@ -19,10 +20,9 @@ struct WebhookAnnouncer: PageAnnouncer {
     static let maxIDsPerDelivery = 1_000
 
     let targets: [WebhookTarget]
-    let queue: any WebhookQueue
     let now: @Sendable () -> Date
 
-    func announce(feed: String, page: FeedPage, result: PageWriteResult) async throws {
+    func announcement(feed: String, page: FeedPage, result: PageWriteResult) -> (deliveries: [WebhookDelivery], due: Date) {
         var posts: [PostID: Post] = [:]
         for case .upsert(let post) in page.changes { posts[post.id] = post }
         var deliveries: [WebhookDelivery] = []
@@ -53,8 +53,7 @@ struct WebhookAnnouncer: PageAnnouncer {
                 }
             }
         }
-        guard !deliveries.isEmpty else { return }
-        try await queue.enqueue(deliveries, at: now())
+        return (deliveries, now())
     }
 
     /// Each post's JSON, grouped into deliveries by count and size.

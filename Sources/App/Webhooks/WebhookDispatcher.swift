@@ -20,14 +20,18 @@ public struct WebhookDispatcher: Sendable {
     let log: Logger
     let backoff: Backoff
     let maxAttempts: Int
+    /// Counts each attempt's outcome (`feedsync_webhook_deliveries_total`).
+    let metrics: MetricsRegistry?
 
     /// - Parameter shortWaits: the tests' waits (0.2 s doubling to 2 s) instead of 10 s doubling to 10 minutes.
     /// - Returns: `nil` when no integration of `registry` sends webhooks.
-    public init?(queue: any WebhookQueue, targets: [WebhookTarget], log: Logger, shortWaits: Bool = false, registry: IntegrationRegistry = .standard) {
+    public init?(queue: any WebhookQueue, targets: [WebhookTarget], log: Logger, metrics: MetricsRegistry? = nil, shortWaits: Bool = false,
+                 registry: IntegrationRegistry = .standard) {
         guard let sending = registry.descriptors.lazy.compactMap(\.webhooks).first else { return nil }
         self.queue = queue
         self.targets = targets
         self.log = log
+        self.metrics = metrics
         sender = sending.makeSender("feedsync/\(feedsyncVersion)")
         backoff = shortWaits ? Backoff(first: 0.2, cap: 2, jitter: .upperHalf) : Backoff(first: 10, cap: 600, jitter: .upperHalf)
         maxAttempts = 12
@@ -50,6 +54,7 @@ public struct WebhookDispatcher: Sendable {
             guard let target = targets.first(where: { $0.url.absoluteString == delivery.endpoint }) else {
                 log.error("webhook_given_up", ["delivery": delivery.id, "endpoint": Terminal.safe(delivery.endpoint, limit: 200),
                                                "reason": "no webhook of the config has this url any more"])
+                metrics?.webhookAttempted("given_up")
                 try? await queue.removeDelivery(delivery.id)
                 continue
             }
@@ -57,6 +62,7 @@ public struct WebhookDispatcher: Sendable {
             do {
                 switch failure {
                 case nil:
+                    metrics?.webhookAttempted("delivered")
                     try await queue.removeDelivery(delivery.id)
                 case let reason?:
                     failing.insert(delivery.endpoint)
@@ -65,9 +71,11 @@ public struct WebhookDispatcher: Sendable {
                                                                  "attempt": "\(attempts)", "error": reason]
                     if attempts >= maxAttempts {
                         log.error("webhook_given_up", fields)
+                        metrics?.webhookAttempted("given_up")
                         try await queue.removeDelivery(delivery.id)
                     } else {
                         log.warn("webhook_failed", fields)
+                        metrics?.webhookAttempted("retried")
                         let wait = backoff.delay(afterFailures: attempts, using: &generator)
                         try await queue.retryDelivery(delivery.id, attempts: attempts, at: Date().addingTimeInterval(wait))
                     }

@@ -4,23 +4,31 @@ import Foundation
 extension PostRules.Compiled {
     /// Whether every criterion the rule gives matches `post`.
     func matches(_ post: Post) -> Bool {
-        let rule = self.rule
-        if !rule.kinds.isEmpty, !rule.kinds.contains(Self.kind(of: post)) { return false }
-        if let media = rule.media, media != (!post.videoIDs.isEmpty || !post.attachments.isEmpty) { return false }
-        if !rule.visibilities.isEmpty, !(post.visibility.map(rule.visibilities.contains) ?? false) { return false }
+        var facts = PostFacts(post)
+        return matches(&facts)
+    }
+
+    /// Whether every criterion the rule gives matches the post of `facts`, which keeps what it
+    /// worked out for the next rule.
+    func matches(_ facts: inout PostFacts) -> Bool {
+        // Fields are read in place: a copy of the post (or the rule) for each rule asked cost
+        // a retain and a release of each of its fields.
+        if !self.rule.kinds.isEmpty, !self.rule.kinds.contains(Self.kind(of: facts.post)) { return false }
+        if let media = self.rule.media, media != (!facts.post.videoIDs.isEmpty || !facts.post.attachments.isEmpty) { return false }
+        if !self.rule.visibilities.isEmpty, !(facts.post.visibility.map(self.rule.visibilities.contains) ?? false) { return false }
         if !languages.isEmpty {
-            guard let language = post.language?.lowercased(),
+            guard let language = facts.post.language?.lowercased(),
                   languages.contains(where: { language == $0 || language.hasPrefix($0 + "-") || language.hasPrefix($0 + "_") })
             else { return false }
         }
         if !authors.isEmpty {
-            var names = [post.author.id.rawValue.lowercased(), PostRules.normalizedAuthor(post.author.handle)]
-            if let repost = post.repost { names += [repost.by.id.rawValue.lowercased(), PostRules.normalizedAuthor(repost.by.handle)] }
+            var names = [facts.post.author.id.rawValue.lowercased(), PostRules.normalizedAuthor(facts.post.author.handle)]
+            if let repost = facts.post.repost { names += [repost.by.id.rawValue.lowercased(), PostRules.normalizedAuthor(repost.by.handle)] }
             guard names.contains(where: authors.contains) else { return false }
         }
-        if !tags.isEmpty, Self.hashtags(in: post.text).isDisjoint(with: tags) { return false }
-        if let text, !text.matches(post.text) { return false }
-        if let title, !title.matches(post.title ?? "") { return false }
+        if !tags.isEmpty, facts.hashtags().isDisjoint(with: tags) { return false }
+        if let text, !text.matches(&facts, title: false) { return false }
+        if let title, !title.matches(&facts, title: true) { return false }
         return true
     }
 
@@ -71,7 +79,16 @@ struct TextMatcher: Sendable {
 
     func matches(_ text: String) -> Bool {
         if let regex { return regex.matches(text) }
-        let tokens = Self.tokens(text)
+        return matches(words: Self.tokens(text))
+    }
+
+    /// Whether the text (or the title) of the post of `facts` matches, its words found once.
+    func matches(_ facts: inout PostFacts, title: Bool) -> Bool {
+        if let regex { return regex.matches(title ? facts.post.title ?? "" : facts.post.text) }
+        return matches(words: facts.words(ofTitle: title))
+    }
+
+    private func matches(words tokens: [String]) -> Bool {
         guard !tokens.isEmpty else { return false }
         return words.contains { phrase in
             guard phrase.count <= tokens.count else { return false }
@@ -83,6 +100,27 @@ struct TextMatcher: Sendable {
 
     /// The words of a text, lower-cased: runs of letters, digits and `_`.
     static func tokens(_ text: String) -> [String] {
-        text.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init)
+        asciiTokens(text) ?? text.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init)
+    }
+
+    /// ``tokens(_:)`` of an all-ASCII text, byte by byte (perf: splitting by `Character` was the
+    /// largest part of the rules' cost in a sync); `nil` for any other text.
+    private static func asciiTokens(_ text: String) -> [String]? {
+        var words: [String] = []
+        var word: [UInt8] = []
+        func close() {
+            if !word.isEmpty { words.append(String(decoding: word, as: UTF8.self)) }
+            word.removeAll(keepingCapacity: true)
+        }
+        for byte in text.utf8 {
+            switch byte {
+            case 0x80...: return nil
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): word.append(byte | 0x20)
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"): word.append(byte)
+            default: close()
+            }
+        }
+        close()
+        return words
     }
 }

@@ -67,7 +67,8 @@ public struct PostRules: Sendable {
 
     /// The rule that decides `post`, or `nil` when none matches (the post is kept).
     public func decidingRule(for post: Post) -> Rule? {
-        compiled.first { $0.matches(post) }?.rule
+        var facts = PostFacts(post)
+        return compiled.first { $0.matches(&facts) }?.rule
     }
 
     /// Whether the rules block `post`.
