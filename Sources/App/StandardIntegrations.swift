@@ -2,6 +2,7 @@ import Bluesky
 import Core
 import HTTPAPI
 import Mastodon
+import MediaArchive
 import MockVideoHost
 import PostgresStore
 import ReaderAPI
@@ -25,5 +26,6 @@ extension IntegrationRegistry {
         PostgresStoreIntegration.descriptor,
         ReaderAPIIntegration.descriptor,
         WebhooksIntegration.descriptor,
+        MediaArchiveIntegration.descriptor,
     ])
 }

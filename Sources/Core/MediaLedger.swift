@@ -10,8 +10,8 @@ public protocol MediaLedger: Sendable {
 
     /// The items worth an attempt now: `pending`, or `failed` with fewer than
     /// ``MediaItem/maxAttempts`` attempts; `skipped` too when `includingSkipped`. At most
-    /// `limit`, those of the newest posts first.
-    func mediaDue(limit: Int, includingSkipped: Bool) async throws -> [MediaItem]
+    /// `limit`, those of the newest posts first, each with the first feed (by name) referring to it.
+    func mediaDue(limit: Int, includingSkipped: Bool) async throws -> [(item: MediaItem, feed: String?)]
 
     /// Writes an item's outcome (status, digest, bytes, reason, attempts) to its row.
     func recordMediaOutcome(_ item: MediaItem) async throws

@@ -13,7 +13,7 @@ extension SQLStore {
         }
     }
 
-    public func mediaDue(limit: Int, includingSkipped: Bool) throws -> [MediaItem] {
+    public func mediaDue(limit: Int, includingSkipped: Bool) throws -> [(item: MediaItem, feed: String?)] {
         try query("reading the media to fetch", Self.sql.mediaDue(limit: limit, includingSkipped: includingSkipped)).compactMap { $0 }
     }
 

@@ -16,7 +16,7 @@ extension StoreSQL {
         ON CONFLICT (feed, post_id, url) DO NOTHING
         """)
     private static let due = Shared("""
-        SELECT \(mediaColumns) FROM media
+        SELECT \(mediaColumns), (SELECT MIN(r.feed) FROM media_refs r WHERE r.url = media.url) FROM media
         WHERE status = 'pending' OR (status = 'failed' AND attempts < $1) OR ($2 = 1 AND status = 'skipped')
         ORDER BY posted_at DESC, url LIMIT $3
         """)
@@ -54,8 +54,10 @@ extension StoreSQL {
     }
 
     /// The items worth an attempt, those of the newest posts first.
-    public func mediaDue(limit: Int, includingSkipped: Bool) -> StoreQuery<MediaItem?> {
-        query(Self.due, [.integer(MediaItem.maxAttempts), .integer(includingSkipped ? 1 : 0), .integer(limit)], row: Self.mediaItem)
+    public func mediaDue(limit: Int, includingSkipped: Bool) -> StoreQuery<(item: MediaItem, feed: String?)?> {
+        query(Self.due, [.integer(MediaItem.maxAttempts), .integer(includingSkipped ? 1 : 0), .integer(limit)]) { row in
+            Self.mediaItem(row).map { ($0, row.text(11)) }
+        }
     }
 
     /// Writes an item's outcome to its row.
