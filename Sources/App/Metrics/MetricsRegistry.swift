@@ -66,6 +66,8 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
     private let startTime: Double
     /// Whether the store hands out leases (PostgreSQL): then `feedsync_leases_held` is shown.
     private let leasing = Atomic(false)
+    /// The media archive's counts, when it is on (`MetricsRegistry+Media`).
+    let media = Mutex<MediaSummary?>(nil)
 
     public init(version: String, startTime: Date = ProcessStats.startTime ?? Date()) {
         self.version = version
@@ -225,6 +227,7 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
             out.family("process_open_fds", "gauge", "Open file descriptors.")
             out.sample("process_open_fds", [], Double(fds))
         }
+        renderMedia(into: &out)
         return [feedsPart, out.bytes]
     }
 
