@@ -33,7 +33,8 @@ struct HLSJoiner {
         var type: String?
         for part in parts {
             guard total < limits.maxItemBytes else { throw DownloadRefusal("the video is larger than the \(limits.maxItemBytes) bytes allowed (maxItemBytes)") }
-            let answer = try await fetcher.get(part, into: file, from: 0, cap: limits.maxItemBytes - total, limits: limits, started: started,
+            let answer = try await fetcher.get(part, into: file, from: 0, cap: limits.maxItemBytes - total,
+                                               bound: "the \(limits.maxItemBytes) bytes allowed (maxItemBytes) for the whole video", limits: limits, started: started,
                                                credential: credential) { _, headers in
                 MediaTypeCheck.mismatch(kind: .video, expected: "video/mp2t", received: headers["content-type"])
             }

@@ -70,7 +70,8 @@ final class MediaFetcher: MediaFetching {
         let cap = min(limits.maxItemBytes, item.expectedBytes.flatMap { $0 > 0 ? $0 : nil } ?? .max)
         let announced = cap < limits.maxItemBytes ? "the \(cap) bytes its post announced" : "the \(cap) bytes allowed (maxItemBytes)"
         guard resumed <= cap else { throw DownloadRefusal("the file is larger than \(announced)") }
-        let answer = try await get(item.url, into: file, from: resumed, cap: cap, limits: limits, started: started, credential: credential) { status, headers in
+        let answer = try await get(item.url, into: file, from: resumed, cap: cap, bound: announced, limits: limits, started: started,
+                                   credential: credential) { status, headers in
             if let mismatch = MediaTypeCheck.mismatch(kind: item.kind, expected: item.expectedType, received: headers["content-type"]) {
                 return mismatch
             }
@@ -100,7 +101,10 @@ final class MediaFetcher: MediaFetching {
 
     /// GETs `url` into `file` from byte `offset`, following redirects to http(s) only, with the
     /// token only on the credential's own origin.
-    func get(_ url: URL, into file: Int32, from offset: Int64, cap: Int64, limits: MediaLimits, started: Date,
+    ///
+    /// - Parameter cap: the most body bytes one answer may bring (a resumed answer is checked
+    ///   against it with the bytes before it, once it has come); `bound` says what the cap is.
+    func get(_ url: URL, into file: Int32, from offset: Int64, cap: Int64, bound: String, limits: MediaLimits, started: Date,
              credential: MediaCredential?, accept: @escaping @Sendable (Int, [String: String]) -> String?) async throws -> DownloadAnswer {
         var current = url
         for _ in 0...Self.maxRedirects {
@@ -112,7 +116,8 @@ final class MediaFetcher: MediaFetching {
             let remaining = limits.deadline - Date().timeIntervalSince(started)
             guard remaining > 0 else { throw DownloadRefusal("no complete answer within \(Int(limits.deadline)) s") }
             let answer = try await downloader.download(HTTPRequest(url: current, headers: headers, followsRedirects: false), into: file,
-                                                       limits: DownloadLimits(maxBytes: cap - offset, idleTimeout: limits.idleTimeout, deadline: remaining),
+                                                       limits: DownloadLimits(maxBytes: cap, idleTimeout: limits.idleTimeout, deadline: remaining,
+                                                                              bound: bound),
                                                        accept: accept)
             switch answer.status {
             case 200, 206:

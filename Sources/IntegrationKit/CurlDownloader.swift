@@ -12,9 +12,12 @@ public struct DownloadLimits: Sendable, Hashable {
     public var maxBytes: Int64
     public var idleTimeout: TimeInterval
     public var deadline: TimeInterval
+    /// What `maxBytes` is, for the sentence of a body past it: `the 1000 bytes its post announced`.
+    public var bound: String
 
-    public init(maxBytes: Int64, idleTimeout: TimeInterval, deadline: TimeInterval) {
+    public init(maxBytes: Int64, idleTimeout: TimeInterval, deadline: TimeInterval, bound: String? = nil) {
         self.maxBytes = maxBytes
+        self.bound = bound ?? "the \(maxBytes) bytes allowed"
         self.idleTimeout = idleTimeout
         self.deadline = max(1, deadline)
     }
@@ -188,7 +191,7 @@ private final class FileTransfer: @unchecked Sendable {
             approved = true
         }
         guard written + Int64(count) <= limits.maxBytes else {
-            failure = DownloadRefusal("the server sent more than the \(limits.maxBytes) bytes allowed")
+            failure = DownloadRefusal("the server sent more than \(limits.bound)")
             return 0
         }
         var offset = 0

@@ -10,8 +10,9 @@ public enum FileDigest {
         var state = crypto_hash_sha256_state()
         guard sodium_init() >= 0, crypto_hash_sha256_init(&state) == 0 else { return nil }
         while true {
-            guard let block = try? handle.read(upToCount: 1 << 20) else { return nil }
-            if block.isEmpty { break }
+            let block: Data?
+            do { block = try handle.read(upToCount: 1 << 20) } catch { return nil }
+            guard let block, !block.isEmpty else { break }
             _ = block.withUnsafeBytes { crypto_hash_sha256_update(&state, $0.bindMemory(to: UInt8.self).baseAddress, UInt64($0.count)) }
         }
         var out = [UInt8](repeating: 0, count: 32)
