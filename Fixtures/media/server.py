@@ -14,6 +14,7 @@ port is a host of its own as feedsync counts hosts).
       audio-<n>.mp3          audio/mpeg, 300,000 bytes; Range honoured (206)
       cut-<n>.mp3            as audio-<n>.mp3, but the first answer without Range stops after half
                              its bytes (Content-Length announced in full), so a second fetch resumes
+      ..%2F..%2Fevil%00.png  image/png: a name with an escaped "/" and NUL (any name with %2F or %00)
       lie.png                text/html: a page where the post said an image
       more.mp3               sends 5,000 bytes with no Content-Length where the post said 1,000
       redirect-file.png      302 to file:///etc/passwd
@@ -23,7 +24,7 @@ port is a host of its own as feedsync counts hosts).
       loop.m3u8              a multivariant playlist whose best variant is itself
       many.m3u8              a media playlist of 100,000 segments
       gone-<n>.png           as img-<n>.png until POST /_control/delete, then 404 (deleted at the source)
-  GET  /_control/stats       {"requests": {"/m/x": n}, "ranges": ["bytes=…"], "bytes": total body bytes sent,
+  GET  /_control/stats       {"requests": {"/m/x": n}, "ranges": ["bytes=…"], "bytes": body bytes sent under /m/,
                               "authorization": [values seen]}
   POST /_control/feed        body: [{"id": "1", "media": [{"url": "/m/img-1.png", "type": "image/png",
                              "length": 2048, "medium": "image"}]}] (url may be absolute, for another port)
@@ -55,6 +56,10 @@ def derived(seed, size):
 
 def body(name):
     """(status, type, bytes, extra headers) for /m/<name>; None for an unknown name."""
+    if "%2F" in name.upper() or "%00" in name:
+        # A name with an escaped "/" or NUL ("..%2F..%2Fevil%00.png"): an image like any other;
+        # the archive names files by their digest, never by what the address says.
+        return "image/png", derived("escaped", IMAGE_BYTES)
     if name.startswith("img-") and name.endswith(".png"):
         return "image/png", derived(name, IMAGE_BYTES)
     if name.startswith("same-") and name.endswith(".png"):
@@ -115,8 +120,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(data)
-        with LOCK:
-            STATE["bytes"] += len(data)
+        if self.path.startswith("/m/"):
+            with LOCK:
+                STATE["bytes"] += len(data)
 
     def do_POST(self):
         data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
