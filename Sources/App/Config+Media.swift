@@ -22,15 +22,6 @@ extension Config {
     /// The largest size any key accepts: 1 PB.
     static let maxMediaSize: Int64 = 1_000_000_000_000_000
 
-    /// The keys of a `"media"` section: the global one takes all, a feed's `kinds` and `maxItemBytes`.
-    static let mediaKeys = [
-        ConfigKey("path", .path, .optional, default: "media", "the archive's folder, beside the config file when relative"),
-        ConfigKey("maxBytes", .string, .optional, default: "no bound",
-                  "the most the archive keeps (\"20GB\", \"500MB\"); when over, the oldest unstarred media of the largest feeds goes first"),
-        ConfigKey("kinds", .list, .optional, default: #"["image", "video", "audio", "avatar"]"#, "what is fetched"),
-        ConfigKey("maxItemBytes", .string, .optional, default: "500MB", "the largest one file may be; a larger one is refused"),
-        ConfigKey("concurrency", .int(1...64), .optional, default: "4", "fetches at once, after syncing, in slots of their own"),
-    ]
 
     /// Reads the config's `"media"` and each feed's, into the archive's settings; `nil` when no
     /// section turns it on. A feed's `"media": false` leaves that feed out.

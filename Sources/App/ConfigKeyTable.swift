@@ -56,6 +56,6 @@ extension Config {
             The local media archive (docs/media.md): copies of the files the stored posts point at, fetched after syncing. \
             Off without this section. A feed's own "media" object may give "kinds" and "maxItemBytes" (and turns the archive on \
             for that feed alone when the config has no "media"); "media": false leaves a feed out.
-            """, keys: mediaKeys),
+            """, keys: MediaArchiveCapability.keys),
     ]
 }

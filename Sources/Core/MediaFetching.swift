@@ -61,4 +61,15 @@ public struct MediaArchiveCapability: Sendable {
     public var makeArchive: @Sendable (_ folder: URL, _ log: Logger) throws -> any MediaFetching
 
     public init(makeArchive: @escaping @Sendable (URL, Logger) throws -> any MediaFetching) { self.makeArchive = makeArchive }
+
+    /// The keys of the config's `"media"` section, as the manual lists them (a feed's own
+    /// section takes `kinds` and `maxItemBytes`).
+    public static let keys = [
+        ConfigKey("path", .path, .optional, default: "media", "the archive's folder, beside the config file when relative"),
+        ConfigKey("maxBytes", .string, .optional, default: "no bound",
+                  "the most the archive keeps (\"20GB\", \"500MB\"); when over, the oldest unstarred media of the largest feeds goes first"),
+        ConfigKey("kinds", .list, .optional, default: #"["image", "video", "audio", "avatar"]"#, "what is fetched"),
+        ConfigKey("maxItemBytes", .string, .optional, default: "500MB", "the largest one file may be; a larger one is refused"),
+        ConfigKey("concurrency", .int(1...64), .optional, default: "4", "fetches at once, after syncing, in slots of their own"),
+    ]
 }
