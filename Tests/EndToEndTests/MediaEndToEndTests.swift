@@ -173,3 +173,36 @@ import Glibc
         #expect(await daemon.stopsInTime(), "\(daemon.log)")
     }
 }
+
+/// A disk that fills: the archive folder on a 64 KiB tmpfs (so root only; skipped elsewhere). One
+/// fetch at a time, the audio first (by address): it fills the disk, and once its partial file is
+/// gone the image fits.
+@Suite struct MediaDiskFullEndToEndTests {
+    @Test func aDiskThatFillsIsOneLineAndAFailedRowAndNoSyncStops() async throws {
+        let server = try ReferenceServer(script: "Fixtures/media/server.py", arguments: [])
+        let scratch = try Scratch()
+        let media = scratch.folder.appendingPathComponent("media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        let mount = try await run(URL(fileURLWithPath: "/usr/bin/env"), ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", media.path])
+        guard mount.status == 0 else { try Test.cancel("needs to mount a tmpfs (root): \(mount.stderr)") }
+        defer { _ = Glibc.umount2(media.path, 2) }
+        try await server.control("POST", "/_control/feed",
+                                 body: #"[{"id": "1", "media": [{"url": "/m/audio-1.mp3", "type": "audio/mpeg"}, {"url": "/m/img-1.png", "type": "image/png"}]}]"#)
+        let config = scratch.folder.appendingPathComponent("feedsync.json")
+        try Data("""
+            {"store": {"integration": "sqlite", "path": "feedsync.sqlite"},
+             "feeds": [{"name": "f", "posts": {"integration": "webfeed", "url": "\(server.baseURL)/feed.xml"}}],
+             "media": {"path": "media", "concurrency": 1}}
+            """.utf8).write(to: config)
+        #expect(try await feedsync(["pull", "--config", config.path]).status == 0)
+        let fetch = try await feedsync(["media", "fetch", "--config", config.path])
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        #expect(fetch.stderr.split(separator: "\n").filter { $0.contains("media not fetched") && $0.contains("the disk is full") }.count == 1,
+                "\(fetch.stderr)")
+        #expect(try await sqlite(scratch.database, "SELECT status FROM media WHERE url LIKE '%audio-1.mp3'") == "failed")
+        #expect(try await sqlite(scratch.database, "SELECT status FROM media WHERE url LIKE '%img-1.png'") == "fetched")
+        let partial = try FileManager.default.contentsOfDirectory(atPath: media.appendingPathComponent(".partial").path)
+        #expect(partial.isEmpty, "the partial file is removed to give the space back")
+        #expect(try await feedsync(["pull", "--config", config.path]).status == 0, "syncing goes on")
+    }
+}
