@@ -62,11 +62,12 @@ let package = Package(
         .target(name: "Bluesky", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Bluesky", exclude: ["README.md"]),
         .target(name: "ReaderAPI", dependencies: ["Core", "IntegrationKit"], path: "Integrations/ReaderAPI"),
         // The local media archive (issue 37): content-addressed files of what the posts point at.
+        .target(name: "PeerTube", dependencies: ["Core", "IntegrationKit"], path: "Integrations/PeerTube", exclude: ["README.md"]),
         .target(name: "MediaArchive", dependencies: ["Core", "IntegrationKit"], path: "Integrations/MediaArchive", exclude: ["README.md"]),
 
         .target(name: "App",
                 dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "PostgresStore", "MockVideoHost", "Mastodon", "WebFeed", "Bluesky",
-                               "ReaderAPI", "Webhooks", "MediaArchive"],
+                               "ReaderAPI", "Webhooks", "MediaArchive", "PeerTube"],
                 path: "Sources/App"),
         .executableTarget(name: "feedsync", dependencies: ["App", "Core", "Sync", "IntegrationKit"], path: "Sources/feedsync"),
         .executableTarget(name: "feedsyncd", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsyncd",
@@ -77,7 +78,7 @@ let package = Package(
         .testTarget(name: "IntegrationKitTests", dependencies: ["IntegrationKit", "Core", "ProcessTestSupport"], path: "Tests/IntegrationKitTests",
                     exclude: ["HTMLTextCases.json"]),
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "IntegrationKit", "Core"], path: "Tests/WebhooksTests"),
-        .testTarget(name: "MediaArchiveTests", dependencies: ["MediaArchive", "IntegrationKit", "Core"], path: "Tests/MediaArchiveTests"),
+        .testTarget(name: "MediaArchiveTests", dependencies: ["MediaArchive", "PeerTube", "IntegrationKit", "Core"], path: "Tests/MediaArchiveTests"),
         .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "IntegrationKit", "Core"], path: "Tests/HTTPAPITests"),
         .testTarget(name: "StoreKitTests", dependencies: ["StoreKit", "Core"], path: "Tests/StoreKitTests"),
         .testTarget(name: "SQLiteCacheTests", dependencies: ["SQLiteCache", "Core", "ProcessTestSupport"], path: "Tests/SQLiteCacheTests"),

@@ -24,9 +24,11 @@ port is a host of its own as feedsync counts hosts).
       loop.m3u8              a multivariant playlist whose best variant is itself
       many.m3u8              a media playlist of 100,000 segments
       gone-<n>.png           as img-<n>.png until POST /_control/delete, then 404 (deleted at the source)
+  GET /api/v1/videos/<id>    PeerTube's VideoDetails for the one video it knows (UUID 9c9de5e8-…, short UUID
+                             kkGMgK9ZtnKfYAgnEtQxbv, or 7): an HLS playlist (/m/hls.m3u8) with 360p and 720p files
   GET  /_control/stats       {"requests": {"/m/x": n}, "ranges": ["bytes=…"], "bytes": body bytes sent under /m/,
                               "authorization": [values seen]}
-  POST /_control/feed        body: [{"id": "1", "media": [{"url": "/m/img-1.png", "type": "image/png",
+  POST /_control/feed        body: [{"id": "1", "link": "/w/<id>", "media": [{"url": "/m/img-1.png", "type": "image/png",
                              "length": 2048, "medium": "image"}]}] (url may be absolute, for another port)
   POST /_control/delete      every gone-<n>.png answers 404 from now on
 """
@@ -100,7 +102,9 @@ def feed_xml(host):
             else:
                 media.append(f'<enclosure url={quoteattr(url)} type={quoteattr(m.get("type", ""))} length="{m.get("length", 0)}"/>')
         date = formatdate(1_767_225_600 + int(item.get("at", 0)), usegmt=True)
-        items.append(f"<item><guid isPermaLink=\"false\">{escape(item['id'])}</guid><title>Item {escape(item['id'])}</title>"
+        link = item.get("link", "")
+        link = f"<link>{escape(link if link.startswith('http') else f'http://{host}{link}')}</link>" if link else ""
+        items.append(f"<item><guid isPermaLink=\"false\">{escape(item['id'])}</guid><title>Item {escape(item['id'])}</title>{link}"
                      f"<pubDate>{date}</pubDate><description>Item {escape(item['id'])}</description>{''.join(media)}</item>")
     return ('<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel>'
             f'<title>Media fixture</title><link>http://{host}/</link><description>media</description>{"".join(items)}</channel></rss>').encode()
@@ -123,6 +127,11 @@ class Handler(BaseHTTPRequestHandler):
         if self.path.startswith("/m/"):
             with LOCK:
                 STATE["bytes"] += len(data)
+
+    def peertube_video(self, ident):
+        if ident not in (PEERTUBE_UUID, PEERTUBE_SHORT, "7"):
+            return self.send(404, "application/json", b'{"status": 404, "title": "Video not found"}')
+        return self.send(200, "application/json", json.dumps(peertube_details(self.headers.get("Host", "127.0.0.1"))).encode())
 
     def do_POST(self):
         data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -148,6 +157,8 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 out = {k: STATE[k] for k in ("requests", "ranges", "bytes", "authorization")}
             return self.send(200, "application/json", json.dumps(out).encode())
+        if path.startswith("/api/v1/videos/"):
+            return self.peertube_video(path[len("/api/v1/videos/"):])
         if path == "/feed.xml":
             return self.send(200, "application/rss+xml", feed_xml(self.headers.get("Host", "127.0.0.1")))
         if not path.startswith("/m/"):
@@ -192,6 +203,30 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
         self.send(200, ctype, data)
+
+
+# The PeerTube videos the server knows, by UUID, short UUID and number (VideoDetails, as the
+# PeerTube REST API reference describes GET /api/v1/videos/{id}).
+PEERTUBE_UUID = "9c9de5e8-0a1e-484a-b099-e80766180a6d"
+PEERTUBE_SHORT = "kkGMgK9ZtnKfYAgnEtQxbv"
+
+
+def peertube_details(host):
+    base = f"http://{host}"
+    return {
+        "id": 7, "uuid": PEERTUBE_UUID, "shortUUID": PEERTUBE_SHORT, "name": "A walk in the hills",
+        "duration": 754, "views": 1234, "likes": 56, "dislikes": 1,
+        "thumbnailPath": "/lazy-static/thumbnails/walk.jpg", "previewPath": "/lazy-static/previews/walk.jpg",
+        "embedPath": f"/videos/embed/{PEERTUBE_UUID}", "isLive": False,
+        "files": [],
+        "streamingPlaylists": [{
+            "id": 3, "type": 1, "playlistUrl": f"{base}/m/hls.m3u8", "segmentsSha256Url": f"{base}/m/segments-sha256.json",
+            "files": [
+                {"resolution": {"id": 360, "label": "360p"}, "size": 12000, "fps": 30, "fileUrl": f"{base}/m/walk-360.mp4"},
+                {"resolution": {"id": 720, "label": "720p"}, "size": 12000, "fps": 30, "fileUrl": f"{base}/m/walk-720.mp4"},
+            ],
+        }],
+    }
 
 
 def main():

@@ -3,6 +3,7 @@ import Core
 import HTTPAPI
 import Mastodon
 import MediaArchive
+import PeerTube
 import MockVideoHost
 import PostgresStore
 import ReaderAPI
@@ -27,5 +28,6 @@ extension IntegrationRegistry {
         ReaderAPIIntegration.descriptor,
         WebhooksIntegration.descriptor,
         MediaArchiveIntegration.descriptor,
+        PeerTubeIntegration.descriptor,
     ])
 }

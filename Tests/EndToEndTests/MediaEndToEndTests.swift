@@ -32,10 +32,10 @@ import Glibc
         try await server.control("POST", "/_control/feed", body: "[\(json.joined(separator: ", "))]")
     }
 
-    func writeConfig(media keys: String = #"{"path": "media"}"#) throws -> String {
+    func writeConfig(media keys: String = #"{"path": "media"}"#, feedKeys: String = "") throws -> String {
         let json = """
             {"store": {"integration": "sqlite", "path": "feedsync.sqlite"},
-             "feeds": [{"name": "f", "interval": "1h", "posts": {"integration": "webfeed", "url": "\(server.baseURL)/feed.xml"}}],
+             "feeds": [{"name": "f", "interval": "1h", \(feedKeys) "posts": {"integration": "webfeed", "url": "\(server.baseURL)/feed.xml"}}],
              "media": \(keys)}
             """
         let url = scratch.folder.appendingPathComponent("feedsync.json")
@@ -160,6 +160,26 @@ import Glibc
         #expect(status.stdout.contains(#""skippedForRoom" : 2"#) && status.stdout.contains(#""bytes" : 4096"#), "\(status.stdout)")
         let all = try await feedsync(["status", "--config", config, "--json"])
         #expect(all.stdout.contains(#""files" : 2"#), "\(all.stdout)")
+    }
+
+    @Test func aWebFeedEntryLinkingAPeerTubeVideoCarriesItAndItsHLSStreamIsArchived() async throws {
+        try await server.control("POST", "/_control/feed", body: #"[{"id": "1", "link": "/w/kkGMgK9ZtnKfYAgnEtQxbv", "media": []}]"#)
+        let config = try writeConfig(feedKeys: #""videos": {"integration": "peertube"},"#)
+        let pull = try await feedsync(["pull", "--config", config])
+        #expect(pull.status == 0 && pull.stdout.contains("1 videos resolved"), "\(pull.stdout) \(pull.stderr)")
+        let video = try await sqlite(scratch.database, """
+            SELECT id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, height, fps, view_count FROM videos WHERE feed = 'f'
+            """)
+        let base = server.baseURL
+        #expect(video == "\(base)/w/kkGMgK9ZtnKfYAgnEtQxbv|1|A walk in the hills|754000|\(base)/m/hls.m3u8|\(base)/lazy-static/thumbnails/walk.jpg|12000|720|30.0|1234",
+                "\(video)")
+        let fetch = try await feedsync(["media", "fetch", "--config", config])
+        #expect(fetch.status == 0, "\(fetch.stderr)")
+        // The best variant's three segments joined; the thumbnail the fixture does not serve is a failed row.
+        #expect(try await row("/m/hls.m3u8") == "fetched|12000")
+        #expect(try await row("/lazy-static/thumbnails/walk.jpg") == "failed|")
+        let stats = try await server.control("GET", "/_control/stats")["requests"] as? [String: Int] ?? [:]
+        #expect(stats["/m/seg-720-0.ts"] == 1 && stats["/m/seg-360-0.ts"] == nil, "\(stats)")
     }
 
     @Test func feedsyncdFetchesAfterSyncing() async throws {

@@ -1,6 +1,7 @@
 import Core
 import Foundation
 @testable import MediaArchive
+import IntegrationKit
 import Testing
 
 @Suite struct HLSPlaylistTests {
@@ -96,5 +97,26 @@ import Testing
         #expect(MediaItem.localPath(forDigest: "../../etc/passwd") == nil)
         #expect(MediaItem.localPath(forDigest: String(repeating: "A", count: 64)) == nil)
         #expect(MediaItem.localPath(forDigest: String(repeating: "a", count: 63) + "\0") == nil)
+    }
+}
+
+@Suite struct PeerTubeWatchLinkTests {
+    @Test(arguments: ["https://tube.example/w/kkGMgK9ZtnKfYAgnEtQxbv", "https://tube.example/videos/watch/9c9de5e8-0a1e-484a-b099-e80766180a6d",
+                      "https://tube.example:8443/videos/embed/9c9de5e8-0a1e-484a-b099-e80766180a6d", "http://tube.example/w/7"])
+    func watchURLsAreRecognised(_ text: String) throws {
+        let link = try #require(PeerTubeWatchLink.parse(URL(string: text)!))
+        #expect(link.instance.host == "tube.example" && !link.id.isEmpty)
+    }
+
+    @Test(arguments: ["https://tube.example/w/", "https://tube.example/w/../../etc", "https://tube.example/watch?v=x",
+                      "ftp://tube.example/w/kkGMgK9ZtnKfYAgnEtQxbv", "https://tube.example/w/has%20space", "https://tube.example/videos/watch/0OIl0OIl0OIl0OIl0OIl0O"])
+    func otherURLsAreNot(_ text: String) {
+        #expect(URL(string: text).flatMap(PeerTubeWatchLink.parse) == nil)
+    }
+
+    @Test func linksAreFoundInAStatusMarkupOnceEach() {
+        let html = #"<p>Watch <a href="https://tube.example/w/kkGMgK9ZtnKfYAgnEtQxbv">this</a> and <a href="https://x.example/">that</a> "#
+            + #"<a href="https://tube.example/w/kkGMgK9ZtnKfYAgnEtQxbv">again</a></p>"#
+        #expect(PeerTubeWatchLink.links(inHTML: html).map(\.absoluteString) == ["https://tube.example/w/kkGMgK9ZtnKfYAgnEtQxbv"])
     }
 }
