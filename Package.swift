@@ -63,11 +63,12 @@ let package = Package(
         .target(name: "ReaderAPI", dependencies: ["Core", "IntegrationKit"], path: "Integrations/ReaderAPI"),
         // The local media archive (issue 37): content-addressed files of what the posts point at.
         .target(name: "PeerTube", dependencies: ["Core", "IntegrationKit"], path: "Integrations/PeerTube", exclude: ["README.md"]),
+        .target(name: "YouTube", dependencies: ["Core", "IntegrationKit"], path: "Integrations/YouTube", exclude: ["README.md"]),
         .target(name: "MediaArchive", dependencies: ["Core", "IntegrationKit"], path: "Integrations/MediaArchive", exclude: ["README.md"]),
 
         .target(name: "App",
                 dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "PostgresStore", "MockVideoHost", "Mastodon", "WebFeed", "Bluesky",
-                               "ReaderAPI", "Webhooks", "MediaArchive", "PeerTube"],
+                               "ReaderAPI", "Webhooks", "MediaArchive", "PeerTube", "YouTube"],
                 path: "Sources/App"),
         .executableTarget(name: "feedsync", dependencies: ["App", "Core", "Sync", "IntegrationKit"], path: "Sources/feedsync"),
         .executableTarget(name: "feedsyncd", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsyncd",

@@ -26,6 +26,8 @@ port is a host of its own as feedsync counts hosts).
       gone-<n>.png           as img-<n>.png until POST /_control/delete, then 404 (deleted at the source)
   GET /api/v1/videos/<id>    PeerTube's VideoDetails for the one video it knows (UUID 9c9de5e8-…, short UUID
                              kkGMgK9ZtnKfYAgnEtQxbv, or 7): an HLS playlist (/m/hls.m3u8) with 360p and 720p files
+  GET /oembed?url=…&format=json   YouTube's oEmbed for watch?v=dQw4w9WgXcQ (a thumbnail at /m/img-yt.png);
+                             401 for privatevid1 (embedding disabled), 404 for any other
   GET  /_control/stats       {"requests": {"/m/x": n}, "ranges": ["bytes=…"], "bytes": body bytes sent under /m/,
                               "authorization": [values seen]}
   POST /_control/feed        body: [{"id": "1", "link": "/w/<id>", "media": [{"url": "/m/img-1.png", "type": "image/png",
@@ -133,6 +135,22 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(404, "application/json", b'{"status": 404, "title": "Video not found"}')
         return self.send(200, "application/json", json.dumps(peertube_details(self.headers.get("Host", "127.0.0.1"))).encode())
 
+    def oembed(self):
+        from urllib.parse import parse_qs, urlsplit
+        query = parse_qs(urlsplit(self.path).query)
+        watch = (query.get("url") or [""])[0]
+        video = parse_qs(urlsplit(watch).query).get("v", [""])[0]
+        if video == "privatevid1":
+            return self.send(401, "text/plain", b"Unauthorized")
+        if video != "dQw4w9WgXcQ" or query.get("format") != ["json"]:
+            return self.send(404, "text/plain", b"Not Found")
+        host = self.headers.get("Host", "127.0.0.1")
+        return self.send(200, "application/json", json.dumps({
+            "type": "video", "version": "1.0", "title": "A song from 1987", "author_name": "A singer",
+            "author_url": "https://www.youtube.com/@singer", "provider_name": "YouTube", "provider_url": "https://www.youtube.com/",
+            "thumbnail_url": f"http://{host}/m/img-yt.png", "thumbnail_width": 480, "thumbnail_height": 360,
+            "html": "<iframe></iframe>", "width": 200, "height": 113}).encode())
+
     def do_POST(self):
         data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         if self.path == "/_control/feed":
@@ -157,6 +175,8 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 out = {k: STATE[k] for k in ("requests", "ranges", "bytes", "authorization")}
             return self.send(200, "application/json", json.dumps(out).encode())
+        if path == "/oembed":
+            return self.oembed()
         if path.startswith("/api/v1/videos/"):
             return self.peertube_video(path[len("/api/v1/videos/"):])
         if path == "/feed.xml":

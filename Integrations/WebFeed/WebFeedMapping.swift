@@ -42,6 +42,10 @@ enum WebFeedMapping {
             if let link = post.url, PeerTubeWatchLink.parse(link) != nil, !post.videoIDs.contains(VideoID(link.absoluteString)) {
                 post.videoIDs.append(VideoID(link.absoluteString))
             }
+            // An entry linking a YouTube video (not YouTube's own feed, whose entries carry theirs) carries it, for oEmbed.
+            if let link = post.url, let id = YouTubeWatchLink.videoID(in: link), !post.videoIDs.contains(VideoID("youtube:\(id)")) {
+                post.videoIDs.append(VideoID("youtube:\(id)"))
+            }
             dated.append((post, order))
         }
         // The parser reads no more than its limit of entries: the rest are listed but unread, so

@@ -9,6 +9,7 @@ import PostgresStore
 import ReaderAPI
 import SQLiteCache
 import WebFeed
+import YouTube
 import Webhooks
 
 extension IntegrationRegistry {
@@ -29,5 +30,6 @@ extension IntegrationRegistry {
         WebhooksIntegration.descriptor,
         MediaArchiveIntegration.descriptor,
         PeerTubeIntegration.descriptor,
+        YouTubeIntegration.descriptor,
     ])
 }

@@ -182,6 +182,26 @@ import Glibc
         #expect(stats["/m/seg-720-0.ts"] == 1 && stats["/m/seg-360-0.ts"] == nil, "\(stats)")
     }
 
+    @Test func aWebFeedEntryLinkingYouTubeIsDescribedByOEmbedOrLeftAsItIsWithOneLine() async throws {
+        try await server.control("POST", "/_control/feed", body: #"""
+            [{"id": "1", "link": "https://www.youtube.com/watch?v=dQw4w9WgXcQ", "media": []},
+             {"id": "2", "link": "https://youtu.be/privatevid1", "media": []}]
+            """#)
+        let config = try writeConfig(feedKeys: #""videos": {"integration": "youtube", "oembedURL": "\#(server.baseURL)/oembed"},"#)
+        let pull = try await feedsync(["pull", "--config", config])
+        #expect(pull.status == 0, "\(pull.stderr)")
+        let videos = try await sqlite(scratch.database, "SELECT id, resolved, title, stream_url, thumbnail_url FROM videos WHERE feed = 'f' ORDER BY id")
+        #expect(videos == """
+            youtube:dQw4w9WgXcQ|1|A song from 1987|https://www.youtube.com/watch?v=dQw4w9WgXcQ|\(server.baseURL)/m/img-yt.png
+            youtube:privatevid1|0|||
+            """, "\(videos)")
+        #expect(pull.stderr.components(separatedBy: "YouTube video privatevid1 left as it is: oEmbed answered 401").count == 2, "\(pull.stderr)")
+        // The archive keeps the thumbnail; a watch page is never fetched as a video.
+        #expect(try await feedsync(["media", "fetch", "--config", config]).status == 0)
+        #expect(try await row("/m/img-yt.png") == "fetched|2048")
+        #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM media WHERE url LIKE '%youtube.com%'") == "0")
+    }
+
     @Test func feedsyncdFetchesAfterSyncing() async throws {
         try await publish([("1", ["/m/img-1.png", "/m/same-a.png", "/m/same-b.png"])])
         let config = try writeConfig()
