@@ -11,7 +11,7 @@ port is a host of its own as feedsync counts hosts).
   GET /m/<name>              a file whose bytes follow from its name (see `body`), with its type:
       img-<n>.png            image/png, --image-bytes bytes (default 2048) derived from n
       same-<x>.png           image/png, the same bytes whatever <x> is (the archive stores them once)
-      audio-<n>.mp3          audio/mpeg, 300,000 bytes; Range honoured (206)
+      audio-<n>.mp3          audio/mpeg, --audio-bytes bytes (default 300,000); Range honoured (206)
       cut-<n>.mp3            as audio-<n>.mp3, but the first answer without Range stops after half
                              its bytes (Content-Length announced in full), so a second fetch resumes
       ..%2F..%2Fevil%00.png  image/png: a name with an escaped "/" and NUL (any name with %2F or %00)
@@ -46,6 +46,7 @@ from xml.sax.saxutils import escape, quoteattr
 STATE = {"items": [], "deleted": False, "requests": {}, "ranges": [], "bytes": 0, "authorization": [], "cut": set()}
 LOCK = threading.Lock()
 IMAGE_BYTES = 2048
+AUDIO_BYTES = 300_000
 
 
 def derived(seed, size):
@@ -71,7 +72,7 @@ def body(name):
     if name.startswith("gone-") and name.endswith(".png"):
         return ("image/png", derived(name, IMAGE_BYTES)) if not STATE["deleted"] else None
     if (name.startswith("audio-") or name.startswith("cut-")) and name.endswith(".mp3"):
-        return "audio/mpeg", derived(name, 300_000)
+        return "audio/mpeg", derived(name, AUDIO_BYTES)
     if name == "lie.png":
         return "text/html; charset=utf-8", b"<!doctype html><title>Not an image</title><p>Sign in to see this image.</p>"
     if name == "hls.m3u8":
@@ -250,14 +251,15 @@ def peertube_details(host):
 
 
 def main():
-    global IMAGE_BYTES
+    global IMAGE_BYTES, AUDIO_BYTES
     p = argparse.ArgumentParser(description="Media fixture server for feedsync tests.")
     p.add_argument("--port", type=int, default=8093)
     p.add_argument("--extra-ports", type=int, default=0, help="more ports serving the same files (other hosts)")
     p.add_argument("--image-bytes", type=int, default=2048)
+    p.add_argument("--audio-bytes", type=int, default=300_000)
     p.add_argument("--exit-on-stdin-eof", action="store_true")
     args = p.parse_args()
-    IMAGE_BYTES = args.image_bytes
+    IMAGE_BYTES, AUDIO_BYTES = args.image_bytes, args.audio_bytes
     servers = [ThreadingHTTPServer(("127.0.0.1", args.port), Handler)]
     servers += [ThreadingHTTPServer(("127.0.0.1", 0), Handler) for _ in range(args.extra_ports)]
     for server in servers:
