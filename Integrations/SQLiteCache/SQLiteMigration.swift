@@ -326,34 +326,7 @@ struct SQLiteMigration: Sendable {
         // its file once fetched (`path` is that file inside the archive folder, for Datasette),
         // and which post of which feed refers to it. A reference outlives its post's deletion at
         // the source; it goes with a retention removal or a purge. Numbered 016 as assigned.
-        SQLiteMigration(name: "016_media", sql: """
-            CREATE TABLE media (
-                url TEXT PRIMARY KEY,
-                kind TEXT NOT NULL,
-                expected_type TEXT,
-                expected_bytes INTEGER,
-                digest TEXT,
-                path TEXT,
-                bytes INTEGER,
-                media_type TEXT,
-                fetched_at INTEGER,
-                status TEXT NOT NULL,
-                reason TEXT,
-                attempts INTEGER NOT NULL,
-                posted_at INTEGER NOT NULL,
-                seen_at INTEGER NOT NULL
-            );
-            CREATE INDEX media_due ON media (status, posted_at);
-            CREATE INDEX media_digest ON media (digest) WHERE digest IS NOT NULL;
-            CREATE TABLE media_refs (
-                feed TEXT NOT NULL,
-                post_id TEXT NOT NULL,
-                url TEXT NOT NULL,
-                posted_at INTEGER NOT NULL,
-                PRIMARY KEY (feed, post_id, url)
-            );
-            CREATE INDEX media_refs_by_url ON media_refs (url);
-            """),
+        SQLiteMigration(name: "016_media", sql: mediaSQL),
     ]
 
     /// Moves the tokens of the `sessions` table into the private sessions file, before the

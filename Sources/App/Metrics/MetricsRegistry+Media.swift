@@ -19,4 +19,9 @@ extension MetricsRegistry {
         out.family("feedsync_media_bytes", "gauge", "Bytes of the media archive's files.")
         out.sample("feedsync_media_bytes", [], Double(summary.bytes))
     }
+
+    /// The whole exposition as one string (tests).
+    func renderedText() -> String {
+        String(decoding: render().joined(), as: UTF8.self)
+    }
 }

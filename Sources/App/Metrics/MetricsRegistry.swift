@@ -231,11 +231,6 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
         return [feedsPart, out.bytes]
     }
 
-    /// The whole exposition as one string (tests).
-    func renderedText() -> String {
-        String(decoding: render().joined(), as: UTF8.self)
-    }
-
     private func renderFeedsPart() -> (generation: Int, bytes: [UInt8]) {
         let snapshot = state.withLock { $0 }
         var out = Exposition(capacity: 4096 + snapshot.order.count * 1800)
