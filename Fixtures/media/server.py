@@ -19,6 +19,7 @@ port is a host of its own as feedsync counts hosts).
       more.mp3               sends 5,000 bytes with no Content-Length where the post said 1,000
       redirect-file.png      302 to file:///etc/passwd
       redirect-ftp.png       302 to ftp://127.0.0.1/x.png
+      away-<port>.png        302 to http://127.0.0.1:<port>/m/img-away.png (another origin)
       hls.m3u8               a multivariant playlist (RFC 8216): 360p and 720p variants
       hls-360.m3u8, hls-720.m3u8   media playlists of 3 segments each (seg-<res>-<i>.ts)
       loop.m3u8              a multivariant playlist whose best variant is itself
@@ -29,7 +30,8 @@ port is a host of its own as feedsync counts hosts).
   GET /oembed?url=…&format=json   YouTube's oEmbed for watch?v=dQw4w9WgXcQ (a thumbnail at /m/img-yt.png);
                              401 for privatevid1 (embedding disabled), 404 for any other
   GET  /_control/stats       {"requests": {"/m/x": n}, "ranges": ["bytes=…"], "bytes": body bytes sent under /m/,
-                              "authorization": [values seen]}
+                              "authorization": [values seen], "authorized": ["PORT PATH" of each request that had one]}
+                             (one state for every port)
   POST /_control/feed        body: [{"id": "1", "link": "/w/<id>", "media": [{"url": "/m/img-1.png", "type": "image/png",
                              "length": 2048, "medium": "image"}]}] (url may be absolute, for another port)
   POST /_control/delete      every gone-<n>.png answers 404 from now on
@@ -43,7 +45,7 @@ from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from xml.sax.saxutils import escape, quoteattr
 
-STATE = {"items": [], "deleted": False, "requests": {}, "ranges": [], "bytes": 0, "authorization": [], "cut": set()}
+STATE = {"items": [], "deleted": False, "requests": {}, "ranges": [], "bytes": 0, "authorization": [], "authorized": [], "cut": set()}
 LOCK = threading.Lock()
 IMAGE_BYTES = 2048
 AUDIO_BYTES = 300_000
@@ -172,9 +174,10 @@ class Handler(BaseHTTPRequestHandler):
                 STATE["ranges"].append(self.headers["Range"])
             if self.headers.get("Authorization"):
                 STATE["authorization"].append(self.headers["Authorization"])
+                STATE["authorized"].append(f"{self.server.server_address[1]} {path}")
         if path == "/_control/stats":
             with LOCK:
-                out = {k: STATE[k] for k in ("requests", "ranges", "bytes", "authorization")}
+                out = {k: STATE[k] for k in ("requests", "ranges", "bytes", "authorization", "authorized")}
             return self.send(200, "application/json", json.dumps(out).encode())
         if path == "/oembed":
             return self.oembed()
@@ -187,6 +190,8 @@ class Handler(BaseHTTPRequestHandler):
         name = path[3:]
         if name == "redirect-file.png":
             return self.send(302, "text/plain", b"", [("Location", "file:///etc/passwd")])
+        if name.startswith("away-") and name.endswith(".png"):
+            return self.send(302, "text/plain", b"", [("Location", f"http://127.0.0.1:{name[5:-4]}/m/img-away.png")])
         if name == "redirect-ftp.png":
             return self.send(302, "text/plain", b"", [("Location", "ftp://127.0.0.1/x.png")])
         if name == "more.mp3":
