@@ -13,8 +13,8 @@ public protocol MediaLedger: Sendable {
     /// `limit`, those of the newest posts first, each with the first feed (by name) referring to it.
     func mediaDue(limit: Int, includingSkipped: Bool) async throws -> [(item: MediaItem, feed: String?)]
 
-    /// Writes an item's outcome (status, digest, bytes, reason, attempts) to its row.
-    func recordMediaOutcome(_ item: MediaItem) async throws
+    /// Writes items' outcomes (status, digest, bytes, reason, attempts) to their rows, in one transaction.
+    func recordMediaOutcomes(_ items: [MediaItem]) async throws
 
     /// Counts and bytes, for `feedsync media status`, `status --json` and `/metrics`.
     func mediaSummary() async throws -> MediaSummary

@@ -17,8 +17,12 @@ extension SQLStore {
         try query("reading the media to fetch", Self.sql.mediaDue(limit: limit, includingSkipped: includingSkipped)).compactMap { $0 }
     }
 
-    public func recordMediaOutcome(_ item: MediaItem) throws {
-        _ = try writingLocalState("recording the fetch of \(item.url.absoluteString)") { try $0.run(Self.sql.recordMediaOutcome(item)) }
+    public func recordMediaOutcomes(_ items: [MediaItem]) throws {
+        guard !items.isEmpty else { return }
+        // One transaction for a batch: a commit each would cost a sync of the disk per file.
+        try writingLocalState("recording the fetch of \(items.count) media") { db in
+            for item in items { try db.run(Self.sql.recordMediaOutcome(item)) }
+        }
     }
 
     public func mediaSummary() throws -> MediaSummary {

@@ -42,8 +42,8 @@ public struct MediaArchiver: Sendable {
     let log: Logger
     /// Stored posts read at a time.
     static let pageSize = 500
-    /// Due items read at a time.
-    static let batchSize = 1_000
+    /// Due items read, fetched and recorded (in one transaction) at a time: what a stop loses at most.
+    static let batchSize = 250
 
     public init(store: any MediaLedger & FeedReader, fetcher: any MediaFetching, gate: HostGate, feeds: [String: FeedSettings],
                 maxBytes: Int64?, concurrency: Int, log: Logger) {
@@ -89,8 +89,8 @@ public struct MediaArchiver: Sendable {
             let base = attempted.count
             due.forEach { attempted.insert($0.item.url) }
             let outcomes = try await fetchAll(due, done: base, total: base + due.count, progress: progress)
+            try await store.recordMediaOutcomes(outcomes)
             for outcome in outcomes {
-                try await store.recordMediaOutcome(outcome)
                 switch outcome.status {
                 case .fetched:
                     report.fetched += 1
@@ -142,8 +142,8 @@ public struct MediaArchiver: Sendable {
         for url in urls {
             guard let holding = byURL[url] else { continue }
             // An outcome writes the status and file fields only; the row keeps its kind.
-            try await store.recordMediaOutcome(MediaItem(url: url, kind: .image, status: .skipped,
-                                                         reason: "removed to keep the archive under its maxBytes (\(maxBytes) bytes)"))
+            try await store.recordMediaOutcomes([MediaItem(url: url, kind: .image, status: .skipped,
+                                                           reason: "removed to keep the archive under its maxBytes (\(maxBytes) bytes)")])
             if try await store.mediaRows(withDigest: holding.digest) == 0 { try fetcher.removeFile(digest: holding.digest) }
             log.info("media removed for room", ["url": Terminal.safe(url.absoluteString, limit: 200), "bytes": "\(holding.bytes)"])
         }

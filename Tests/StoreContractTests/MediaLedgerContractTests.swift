@@ -26,7 +26,7 @@ enum MediaLedgerContract {
         #expect(due[2].item.kind == .audio && due[0].item.expectedType == "image/png" && due[0].item.expectedBytes == 10)
 
         let digest = String(repeating: "ab", count: 32)
-        for (item, _) in due.prefix(2) {
+        try await store.recordMediaOutcomes(due.prefix(2).map { item, _ in
             var fetched = item
             fetched.status = .fetched
             fetched.digest = digest
@@ -34,13 +34,13 @@ enum MediaLedgerContract {
             fetched.mediaType = "image/png"
             fetched.fetchedAt = now
             fetched.attempts = 1
-            try await store.recordMediaOutcome(fetched)
-        }
+            return fetched
+        })
         var failed = due[2].item
         failed.status = .failed
         failed.reason = "the server answered 503"
         failed.attempts = MediaItem.maxAttempts
-        try await store.recordMediaOutcome(failed)
+        try await store.recordMediaOutcomes([failed])
         #expect(try await other.mediaDue(limit: 10, includingSkipped: false).isEmpty, "a failed item has had its attempts")
         let summary = try await other.mediaSummary()
         #expect(summary.files == 1 && summary.bytes == 2048, "two addresses, one file")
