@@ -267,6 +267,9 @@ def main():
     p.add_argument("--rules", action="store_true",
                    help="only the rules and webhooks side (Benchmarks/bench_rules.py): 50 rules over a 100,000-post cold sync, "
                         "rules apply over 1,000,000 posts, 1,000 feeds with a webhook that answers in 1 s")
+    p.add_argument("--media", action="store_true",
+                   help="also run the media archive's side (Benchmarks/bench_media.py): 10,000 images of 100 KB from 50 "
+                        "loopback hosts against curl --parallel, and a resumed 64 MiB file")
     p.add_argument("--results", metavar="FILE", default=None,
                    help="add this run's report, commit and machine to FILE (default Benchmarks/results.md; "
                         "a --smoke run records nothing unless given)")
@@ -318,6 +321,15 @@ def main():
                                        scratch=scratch / "webfeeds")
             except Broken as e:
                 raise Broken(f"web feeds: {e}") from e
+        if args.media:
+            import bench_media  # the media archive's side keeps to its own file
+            try:
+                if args.smoke:
+                    bench_media.run(binary.parent, images=200, hosts=4, image_bytes=10_000, big_bytes=1 << 20, scratch=scratch / "media")
+                else:
+                    bench_media.run(binary.parent, scratch=scratch / "media")
+            except Broken as e:
+                raise Broken(f"media: {e}") from e
         if args.postgres:
             import bench_postgres  # the PostgreSQL side keeps to its own file
             try:

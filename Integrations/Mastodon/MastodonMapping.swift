@@ -138,6 +138,10 @@ extension Post {
             }
         }
         let html = original.content ?? ""
+        // A status linking a PeerTube watch URL carries that video, for the PeerTube video host to resolve.
+        for link in PeerTubeWatchLink.links(inHTML: html) where !videoIDs.contains(VideoID(link.absoluteString)) {
+            videoIDs.append(VideoID(link.absoluteString))
+        }
         self.init(id: PostID(dto.id), author: author, text: HTMLText.plainText(html, .mastodon), createdAt: shared, editedAt: edited,
                   replyTo: original.inReplyToID.map { PostID($0) },
                   counts: Counts(replies: max(0, original.repliesCount ?? 0), reposts: max(0, original.reblogsCount ?? 0),

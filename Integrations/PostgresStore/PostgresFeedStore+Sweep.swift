@@ -28,4 +28,4 @@ extension PostgresFeedStore: FeedSweeper {
 }
 
 /// Retention and the webhook queue are ``SQLStore``'s (`prune(_:now:limit:under:)`, `enqueue(_:at:)`…).
-extension PostgresFeedStore: PostPruner, WebhookQueue {}
+extension PostgresFeedStore: PostPruner, WebhookQueue, MediaLedger {}

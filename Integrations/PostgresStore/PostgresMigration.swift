@@ -223,6 +223,8 @@ struct PostgresMigration {
             );
             CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_at);
             """),
+        // The media archive, as SQLite's 016 (numbered 010 as assigned).
+        PostgresMigration(name: "010_media", sql: mediaSQL),
         // What retention removed from each feed, as SQLite's 018.
         PostgresMigration(name: "012_retention_record", sql: """
             ALTER TABLE feeds ADD COLUMN pruned_posts BIGINT NOT NULL DEFAULT 0, ADD COLUMN pruned_at BIGINT;

@@ -322,6 +322,11 @@ struct SQLiteMigration: Sendable {
             );
             CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_at);
             """),
+        // The media archive (issue 37): one row an address the posts point at, with the digest of
+        // its file once fetched (`path` is that file inside the archive folder, for Datasette),
+        // and which post of which feed refers to it. A reference outlives its post's deletion at
+        // the source; it goes with a retention removal or a purge. Numbered 016 as assigned.
+        SQLiteMigration(name: "016_media", sql: mediaSQL),
         // What retention removed from each feed, for `status` (issue 38): how many, and when last.
         SQLiteMigration(name: "018_retention_record", sql: """
             ALTER TABLE feeds ADD COLUMN pruned_posts INTEGER NOT NULL DEFAULT 0;

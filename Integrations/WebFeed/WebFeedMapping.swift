@@ -38,6 +38,14 @@ enum WebFeedMapping {
             // A YouTube entry's or an episode's text is its media or iTunes description.
             if entry.html == nil && entry.plainText == nil, let text = entry.media.description ?? entry.episode.summary { post.text = text }
             for video in media(of: entry, document: document, into: &post) where videos[video.id] == nil { videos[video.id] = video }
+            // An entry linking a PeerTube watch URL carries that video, for the PeerTube video host to resolve.
+            if let link = post.url, PeerTubeWatchLink.parse(link) != nil, !post.videoIDs.contains(VideoID(link.absoluteString)) {
+                post.videoIDs.append(VideoID(link.absoluteString))
+            }
+            // An entry linking a YouTube video (not YouTube's own feed, whose entries carry theirs) carries it, for oEmbed.
+            if let link = post.url, let id = YouTubeWatchLink.videoID(in: link), !post.videoIDs.contains(VideoID("youtube:\(id)")) {
+                post.videoIDs.append(VideoID("youtube:\(id)"))
+            }
             dated.append((post, order))
         }
         // The parser reads no more than its limit of entries: the rest are listed but unread, so

@@ -27,6 +27,8 @@ public struct Config {
         public var filter = PostRules()
         /// The feed's `"keep"`, or else the config's; `nil`: posts are kept for ever.
         public var retention: Retention?
+        /// The feed's `"media"`, read into ``Config/media`` once every feed is known.
+        public var media: FeedMedia = .inherited
     }
 
     /// The reader listener (the `"serve"` section): off unless it is there.
@@ -66,6 +68,8 @@ public struct Config {
     public var rules: [Rule] = []
     /// Where feedsyncd POSTs what it stored (`"webhooks"`).
     public var webhooks: [WebhookTarget] = []
+    /// The media archive (`"media"`, `docs/media.md`); `nil`: off.
+    public var media: Media?
 
     /// Reads and checks the file at `url`.
     ///
@@ -125,7 +129,8 @@ public struct Config {
                             maxDeletionRatio: try section.double("maxDeletionRatio", in: 0...1) ?? 0.5,
                             maxAttempts: try section.int("maxAttempts", in: 1...20) ?? 6,
                             group: try Self.group(section),
-                            rules: try Self.rules(in: section), retention: try Self.retention(in: section))
+                            rules: try Self.rules(in: section), retention: try Self.retention(in: section),
+                            media: try Self.feedMedia(section))
             try section.finish()
             return [.named(feed)]
         }
@@ -180,6 +185,7 @@ public struct Config {
             try section.finish()
         }
         webhooks = try Self.webhooks(in: root, feeds: feeds.map(\.name), listener: metricsListen)
+        media = try Self.media(in: root, feeds: feeds)
         try root.finish(alsoKnown: ["$comment"])
     }
 

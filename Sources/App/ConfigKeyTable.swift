@@ -52,5 +52,10 @@ extension Config {
         ConfigKeyTable(path: "metrics", doc: "Where feedsyncd serves /metrics and /healthz; without this section, nowhere.", keys: [
             ConfigKey("listen", .string, .required, "an IPv4 or IPv6 literal and a port: 127.0.0.1:9464 or [::1]:9464 (localhost means 127.0.0.1)"),
         ]),
+        ConfigKeyTable(path: "media", doc: """
+            The local media archive (docs/media.md): copies of the files the stored posts point at, fetched after syncing. \
+            Off without this section. A feed's own "media" object may give "kinds" and "maxItemBytes" (and turns the archive on \
+            for that feed alone when the config has no "media"); "media": false leaves a feed out.
+            """, keys: MediaArchiveCapability.keys),
     ]
 }

@@ -77,6 +77,10 @@ public struct Runtime: Sendable {
     public let feedRules: [String: PostRules]
     /// The config's `"webhooks"`.
     public let webhooks: [WebhookTarget]
+    /// The media archive's settings (`"media"`); `nil`: off.
+    public let media: Config.Media?
+    /// How the registry keeps the media archive.
+    let mediaCapability: MediaArchiveCapability?
     public let provider: ServiceProvider
     private let log: Logger
     private let storeManager: IntegrationsManager
@@ -110,6 +114,8 @@ public struct Runtime: Sendable {
         self.feedNames = config.feeds.map(\.name)
         self.feedOrigins = Dictionary(config.feeds.compactMap { feed in feed.origin.map { (feed.name, $0) } }, uniquingKeysWith: { first, _ in first })
         self.webhooks = config.webhooks
+        self.media = config.media
+        self.mediaCapability = registry.descriptors.lazy.compactMap(\.media).first
         self.feedRules = Dictionary(config.feeds.map { ($0.name, $0.filter) }, uniquingKeysWith: { first, _ in first })
         self.feedURLs = Dictionary(config.feeds.compactMap { feed in
             guard let name = (try? feed.posts.string("integration")) ?? nil,

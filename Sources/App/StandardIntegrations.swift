@@ -2,11 +2,14 @@ import Bluesky
 import Core
 import HTTPAPI
 import Mastodon
+import MediaArchive
+import PeerTube
 import MockVideoHost
 import PostgresStore
 import ReaderAPI
 import SQLiteCache
 import WebFeed
+import YouTube
 import Webhooks
 
 extension IntegrationRegistry {
@@ -25,5 +28,8 @@ extension IntegrationRegistry {
         PostgresStoreIntegration.descriptor,
         ReaderAPIIntegration.descriptor,
         WebhooksIntegration.descriptor,
+        MediaArchiveIntegration.descriptor,
+        PeerTubeIntegration.descriptor,
+        YouTubeIntegration.descriptor,
     ])
 }

@@ -39,12 +39,16 @@ public struct IntegrationDescriptor: Sendable {
     public var serving: ServingCapability?
     /// How it sends webhook deliveries, if it does (an integration that faces out).
     public var webhooks: WebhooksCapability?
+    /// How it keeps the media archive (the config's `"media"` section), if it does.
+    public var media: MediaArchiveCapability?
 
     public init(name: String, summary: String, example: String, keys: [ConfigKey],
                 posts: PostsCapability? = nil, videos: VideosCapability? = nil, store: StoreCapability? = nil,
                 signIn: (any SignInFlow)? = nil, addForms: [any AddForm] = [], subscriptions: SubscriptionListCapability? = nil,
-                serving: ServingCapability? = nil, webhooks: WebhooksCapability? = nil) {
+                serving: ServingCapability? = nil, webhooks: WebhooksCapability? = nil,
+                media: MediaArchiveCapability? = nil) {
         self.webhooks = webhooks
+        self.media = media
         self.name = name
         self.summary = summary
         self.example = example

@@ -209,7 +209,8 @@ final class CurlTransfer: @unchecked Sendable {
         guard code == CURLE_OK else {
             var systemErrno = 0
             _ = feedsync_getinfo_long(handle, CURLINFO_OS_ERRNO, &systemErrno)
-            return .failure(error(for: code, systemErrno: Int32(truncatingIfNeeded: systemErrno), after: Date().timeIntervalSince(started)))
+            return .failure(Self.error(for: code, systemErrno: Int32(truncatingIfNeeded: systemErrno), after: Date().timeIntervalSince(started),
+                                       operation: operation, limits: limits))
         }
         var status = 0
         _ = feedsync_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -253,8 +254,8 @@ final class CurlTransfer: @unchecked Sendable {
     ///
     /// A process out of descriptors is said as such: libcurl reports a socket it could not make
     /// as a connection that failed (with the system's errno beside it, when it kept one), and
-    /// a multi handle it could not make as out of memory.
-    private func error(for code: CURLcode, systemErrno: Int32, after seconds: TimeInterval) -> ServiceError {
+    /// a multi handle it could not make as out of memory. Downloads (``CurlDownloader``) say theirs the same way.
+    static func error(for code: CURLcode, systemErrno: Int32, after seconds: TimeInterval, operation: String, limits: HTTPLimits) -> ServiceError {
         func unavailable(_ reason: String) -> ServiceError { ServiceError(.unavailable, operation, reason) }
         func violation(_ reason: String) -> ServiceError { ServiceError(.contractViolation, operation, reason) }
         if [CURLE_COULDNT_CONNECT, CURLE_OUT_OF_MEMORY, CURLE_FAILED_INIT, CURLE_COULDNT_RESOLVE_HOST].contains(code),

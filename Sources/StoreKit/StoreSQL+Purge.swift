@@ -5,7 +5,7 @@ import Foundation
 extension StoreSQL {
     /// The tables, after `post_videos` and `posts`, that name a feed in their `feed` column;
     /// `feeds` (by `name`) comes last.
-    private static let feedTables = ["videos", "users", "post_state", "sync_runs", "live_state"]
+    private static let feedTables = ["videos", "users", "post_state", "sync_runs", "live_state", "media_refs"]
 
     private static let countPosts = Shared("SELECT COUNT(*) FROM posts WHERE feed = $1")
     private static let purge = (["""

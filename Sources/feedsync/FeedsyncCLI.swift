@@ -13,6 +13,7 @@ enum FeedsyncCLI {
         UnreadCommand.self, StarCommand.self, UnstarCommand.self, AddCommand.self, RemoveCommand.self, ConfigCheckCommand.self,
         LoginCommand.self, LogoutCommand.self, RulesCommand.self, ServeCommand.self, ServeUserAddCommand.self,
         ServeUserRemoveCommand.self, ServeUserListCommand.self, CompletionCommand.self, ManCommand.self,
+        MediaStatusCommand.self, MediaFetchCommand.self, MediaPruneCommand.self,
     ] }
 
     static var usage: String {

@@ -10,7 +10,7 @@ enum RemoveCommand: Command {
     static let synopsis = "remove NAME [--purge] [--config PATH]"
     static let options: [CommandLineOptions.Spec] = [
         .config,
-        .init("--purge", "also delete the feed's posts, authors, videos, read marks, runs and cursor from the store"),
+        .init("--purge", "also delete the feed's posts, authors, videos, read marks, runs and cursor from the store, and its archived media"),
     ]
 
     static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
@@ -48,7 +48,16 @@ enum RemoveCommand: Command {
         var load = localOnly
         load.notice = { _ in }
         do {
-            return try await withRuntime(CommandLineOptions.config(editor.url.path), load) { try await $0.store.purge(feed: feed) }
+            return try await withRuntime(CommandLineOptions.config(editor.url.path), load) { runtime in
+                let posts = try await runtime.store.purge(feed: feed)
+                // The purge dropped the feed's media references: its files go unless another feed's posts point at them.
+                if let (archiver, fetcher) = try runtime.mediaArchiver(log: .disabled) {
+                    let pruned = try await archiver.prune()
+                    await fetcher.close()
+                    if pruned.files > 0 { printError("feedsync: removed \(pruned.files) media file\(pruned.files == 1 ? "" : "s") (\(pruned.bytes) bytes) no other feed refers to") }
+                }
+                return posts
+            }
         } catch let error as ServiceError {
             // No store file yet: nothing was ever synced, so there is nothing to purge.
             guard case .notFound = error.code else { throw error }

@@ -15,6 +15,8 @@ enum StatusCommand: Command {
         var daemon: Daemon?
         var daemons: [Daemon]
         var feeds: [Row]
+        /// The media archive's counts and bytes, when the config has `"media"`.
+        var media: MediaReport?
     }
 
     /// A daemon recorded in the store.
@@ -81,7 +83,7 @@ enum StatusCommand: Command {
                 return Daemon(host: beat.host, pid: pid, startedAt: beat.startedAt, lastBeatAt: beat.beatAt,
                               secondsSinceBeat: seconds, running: running)
             }
-            return Report(daemon: daemons.first, daemons: daemons, feeds: rows)
+            return Report(daemon: daemons.first, daemons: daemons, feeds: rows, media: try await MediaReport.of(runtime))
         }
         if options.has("--json") {
             try printJSON(to: output, report)
@@ -116,6 +118,7 @@ enum StatusCommand: Command {
             }
             if let withheld = row.sweepWithheld { try output.line("  no sweep:     \(Terminal.safe(withheld, limit: 1_000))") }
         }
+        if let media = report.media { try output.line(media.line) }
         return .ok
     }
 }

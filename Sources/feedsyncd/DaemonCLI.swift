@@ -136,6 +136,7 @@ struct Daemon {
             HeartbeatService(scheduler: scheduler, notifier: notifier, log: log, daemon: instance),
             RuntimeService(scheduler: scheduler),
             WebhookService(scheduler: scheduler, log: log, metrics: metrics),
+            MediaService(scheduler: scheduler, metrics: metrics, log: log),
         ]
         if let live {
             services.append(LiveMirrorService(mirror: live, scheduler: scheduler))

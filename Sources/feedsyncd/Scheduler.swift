@@ -62,6 +62,9 @@ actor Scheduler {
     /// When a feed runs next, as this daemon plans it; for tests.
     func nextRun(of name: String) -> Date? { feeds[name]?.nextAt }
 
+    /// How many syncs run now: the media archive fetches only while none does.
+    var syncsUnderWay: Int { feeds.values.lazy.filter(\.syncing).count }
+
     /// Starts every feed, resuming the failure counts the store remembers.
     func start() async {
         let failures = Dictionary((try? await current.store.feedStatuses())?.map { ($0.feed, $0.consecutiveFailures) } ?? [],

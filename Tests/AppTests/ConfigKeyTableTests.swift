@@ -42,6 +42,8 @@ import Testing
         case ("name", _): (#""n""#, [])
         case ("listen", _): (#""127.0.0.1:9464""#, [#""127.0.0.1:0""#])
         case ("opml", _): (#""subs.opml""#, [])
+        case ("maxBytes", _), ("maxItemBytes", _): (#""20GB""#, [#""0B""#, #""2PB""#, #""20 furlongs""#])
+        case ("kinds", _): (#"["image", "avatar"]"#, [#"["pdf"]"#])
         case (_, .int(let range)): ("\(range.upperBound)", ["\(range.lowerBound - 1)", "\(range.upperBound + 1)"])
         case (_, .double(let range)): ("\(range.upperBound)", ["\(range.lowerBound - 0.5)", "\(range.upperBound + 0.5)"])
         case (_, .duration(let range)): (#""\#(Int(range.upperBound))s""#, [#""\#(Int(range.upperBound) + 1)s""#])

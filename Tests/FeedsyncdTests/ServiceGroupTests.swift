@@ -115,9 +115,9 @@ final class EventLog: Sendable {
         let group = try ServiceGroup(daemon.makeServices(Scheduler(runtime: runtime, log: Logger()), as: instance))
 
         // Started in this order, stopped in the reverse one.
-        // The webhook sender needs only the store: after the runtime, before or after the others.
+        // The webhook sender and the media archive need only the store: after the runtime, before or after the others.
         let order = await group.startOrder
-        #expect(order.filter { $0 != "webhooks" } == ["runtime", "heartbeat", "scheduler"] && order.first == "runtime"
-                && order.contains("webhooks"), "\(order)")
+        #expect(order.filter { $0 != "webhooks" && $0 != "media" } == ["runtime", "heartbeat", "scheduler"] && order.first == "runtime"
+                && order.contains("webhooks") && order.contains("media"), "\(order)")
     }
 }

@@ -68,6 +68,8 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
     private let startTime: Double
     /// Whether the store hands out leases (PostgreSQL): then `feedsync_leases_held` is shown.
     private let leasing = Atomic(false)
+    /// The media archive's counts, when it is on (`MetricsRegistry+Media`).
+    let media = Mutex<MediaSummary?>(nil)
 
     public init(version: String, startTime: Date = ProcessStats.startTime ?? Date()) {
         self.version = version
@@ -236,12 +238,8 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
             out.family("process_open_fds", "gauge", "Open file descriptors.")
             out.sample("process_open_fds", [], Double(fds))
         }
+        renderMedia(into: &out)
         return [feedsPart, out.bytes]
-    }
-
-    /// The whole exposition as one string (tests).
-    func renderedText() -> String {
-        String(decoding: render().joined(), as: UTF8.self)
     }
 
     private func renderFeedsPart() -> (generation: Int, bytes: [UInt8]) {

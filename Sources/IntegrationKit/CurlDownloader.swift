@@ -1,0 +1,229 @@
+import CCurl
+import Core
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one download may cost.
+public struct DownloadLimits: Sendable, Hashable {
+    /// The most body bytes this request may write.
+    public var maxBytes: Int64
+    public var idleTimeout: TimeInterval
+    public var deadline: TimeInterval
+    /// What `maxBytes` is, for the sentence of a body past it: `the 1000 bytes its post announced`.
+    public var bound: String
+
+    public init(maxBytes: Int64, idleTimeout: TimeInterval, deadline: TimeInterval, bound: String? = nil) {
+        self.maxBytes = maxBytes
+        self.bound = bound ?? "the \(maxBytes) bytes allowed"
+        self.idleTimeout = idleTimeout
+        self.deadline = max(1, deadline)
+    }
+}
+
+/// The head of a download's answer and how many body bytes went to the file.
+public struct DownloadAnswer: Sendable {
+    public var status: Int
+    /// Header fields, names in lower case.
+    public var headers: [String: String]
+    public var written: Int64
+
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}
+
+/// A download stopped for what the answer was: its reason is one sentence, and the caller
+/// records it rather than trying again.
+public struct DownloadRefusal: Error, Sendable, CustomStringConvertible {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
+    public var description: String { reason }
+}
+
+/// Streams a `GET`'s body to a file with libcurl, as ``CurlTransport`` sends requests: only
+/// http(s), TLS verified, every byte counted as it arrives, an idle timeout and a deadline.
+///
+/// It follows no redirect: the caller sees each 3xx and decides (the media archive refuses
+/// another scheme, and drops a token on the way to another origin). Only a 2xx body is
+/// written, and only after `accept` approved the answer's head; any other body is read and
+/// dropped, up to 64 KiB. Connections are kept for the next download.
+public final class CurlDownloader: Sendable {
+    private let idle = Mutex<[DownloadHandle]>([])
+    private static let initialized: Bool = { curl_global_init(3) == CURLE_OK }()
+
+    public init() { _ = Self.initialized }
+
+    deinit {
+        for box in idle.withLock({ $0 }) { curl_easy_cleanup(box.handle) }
+    }
+
+    /// Downloads `request` (a `GET`), appending a 2xx body to the open descriptor `file`.
+    ///
+    /// - Parameter accept: told the status and header fields before the first body byte of a
+    ///   2xx answer is written; a sentence it returns refuses the answer.
+    /// - Throws: ``DownloadRefusal`` for an answer refused (by `accept`, or past `maxBytes`),
+    ///   ``Core/ServiceError`` `.unavailable` for a transfer that failed (it may be resumed),
+    ///   `CancellationError`.
+    public func download(_ request: HTTPRequest, into file: Int32, limits: DownloadLimits,
+                         accept: @escaping @Sendable (Int, [String: String]) -> String?) async throws -> DownloadAnswer {
+        let transfer = FileTransfer(request: request, file: file, limits: limits, accept: accept)
+        let box = idle.withLock { $0.popLast() } ?? DownloadHandle(handle: curl_easy_init())
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DownloadAnswer, any Error>) in
+                Thread.detachNewThread { [self] in
+                    let result = transfer.run(on: box.handle)
+                    if case .success = result { idle.withLock { $0.append(box) } } else { curl_easy_cleanup(box.handle) }
+                    continuation.resume(with: result)
+                }
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+    }
+
+    /// Closes the idle connections.
+    public func close() {
+        for box in idle.withLock({ boxes in defer { boxes.removeAll() }; return boxes }) { curl_easy_cleanup(box.handle) }
+    }
+}
+
+/// An easy handle moved between threads; libcurl allows that while one thread at a time uses it.
+private struct DownloadHandle: @unchecked Sendable {
+    let handle: UnsafeMutableRawPointer?
+}
+
+/// One download's state, reached from libcurl's callbacks through their context pointer.
+///
+/// `@unchecked Sendable`: everything but `cancelled` is touched only by the transfer's own
+/// thread (inside `curl_easy_perform`); `cancelled` is atomic.
+private final class FileTransfer: @unchecked Sendable {
+    let request: HTTPRequest
+    let file: Int32
+    let limits: DownloadLimits
+    let accept: @Sendable (Int, [String: String]) -> String?
+    let operation: String
+    private let cancelled = Atomic(false)
+    private var status = 0
+    private var headers: [String: String] = [:]
+    private var headerBytes = 0
+    private var written: Int64 = 0
+    private var dropped = 0
+    private var approved = false
+    private var failure: (any Error)?
+
+    init(request: HTTPRequest, file: Int32, limits: DownloadLimits, accept: @escaping @Sendable (Int, [String: String]) -> String?) {
+        self.request = request
+        self.file = file
+        self.limits = limits
+        self.accept = accept
+        operation = "GET \(Origin(request.url)?.description ?? "?")\(request.url.path)"
+    }
+
+    func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    func run(on handle: UnsafeMutableRawPointer?) -> Result<DownloadAnswer, any Error> {
+        guard let handle else { return .failure(ServiceError(.unavailable, operation, "libcurl could not start a transfer")) }
+        do {
+            try HeaderValue.check(request.url.absoluteString, "request URL", operation)
+            for (name, value) in request.headers { try HeaderValue.check(value, name, operation, allowsSpace: true) }
+        } catch {
+            return .failure(error)
+        }
+        curl_easy_reset(handle)
+        var list: UnsafeMutablePointer<curl_slist>?
+        for (name, value) in request.headers { list = curl_slist_append(list, "\(name): \(value)") }
+        defer { curl_slist_free_all(list) }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let started = Date()
+        let setup = [
+            feedsync_setopt_string(handle, CURLOPT_URL, request.url.absoluteString),
+            feedsync_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
+            feedsync_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0),
+            feedsync_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
+            feedsync_setopt_long(handle, CURLOPT_HTTPGET, 1),
+            feedsync_setopt_string(handle, CURLOPT_USERAGENT, "feedsync"),
+            feedsync_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(limits.idleTimeout * 1000)),
+            feedsync_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1),
+            feedsync_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(limits.idleTimeout))),
+            feedsync_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(limits.deadline * 1000)),
+            feedsync_setopt_list(handle, CURLOPT_HTTPHEADER, list),
+            feedsync_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+                Unmanaged<FileTransfer>.fromOpaque(context!).takeUnretainedValue().receive(body: data, size * count)
+            },
+            feedsync_setopt_pointer(handle, CURLOPT_WRITEDATA, context),
+            feedsync_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+                Unmanaged<FileTransfer>.fromOpaque(context!).takeUnretainedValue().receive(header: data, size * count)
+            },
+            feedsync_setopt_pointer(handle, CURLOPT_HEADERDATA, context),
+            feedsync_setopt_long(handle, CURLOPT_NOPROGRESS, 0),
+            feedsync_setopt_progress_callback(handle) { context, _, _, _, _ in
+                Unmanaged<FileTransfer>.fromOpaque(context!).takeUnretainedValue().cancelled.load(ordering: .relaxed) ? 1 : 0
+            },
+            feedsync_setopt_pointer(handle, CURLOPT_XFERINFODATA, context),
+        ]
+        guard setup.allSatisfy({ $0 == CURLE_OK }) else { return .failure(ServiceError(.unavailable, operation, "libcurl refused the request's options")) }
+        let code = curl_easy_perform(handle)
+        if let failure { return .failure(failure) }
+        if cancelled.load(ordering: .relaxed) { return .failure(CancellationError()) }
+        guard code == CURLE_OK else {
+            var systemErrno = 0
+            _ = feedsync_getinfo_long(handle, CURLINFO_OS_ERRNO, &systemErrno)
+            let limits = HTTPLimits(idleTimeout: limits.idleTimeout, deadline: limits.deadline, maxBodyBytes: Int(clamping: limits.maxBytes))
+            return .failure(CurlTransfer.error(for: code, systemErrno: Int32(truncatingIfNeeded: systemErrno), after: Date().timeIntervalSince(started),
+                                               operation: operation, limits: limits))
+        }
+        return .success(DownloadAnswer(status: status, headers: headers, written: written))
+    }
+
+    private var isSuccess: Bool { (200..<300).contains(status) }
+
+    private func receive(body data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        guard isSuccess else {
+            dropped += count
+            return dropped <= 64 * 1024 ? count : 0
+        }
+        if !approved {
+            if let reason = accept(status, headers) {
+                failure = DownloadRefusal(reason)
+                return 0
+            }
+            approved = true
+        }
+        guard written + Int64(count) <= limits.maxBytes else {
+            failure = DownloadRefusal("the server sent more than \(limits.bound)")
+            return 0
+        }
+        var offset = 0
+        while offset < count, let data {
+            let result = Glibc.write(file, data + offset, count - offset)
+            if result < 0 {
+                if errno == EINTR { continue }
+                let reason = errno == ENOSPC || errno == EDQUOT ? "the disk is full" : "the file cannot be written (\(String(cString: strerror(errno))))"
+                failure = ServiceError(.unavailable, operation, reason)
+                return 0
+            }
+            offset += result
+        }
+        written += Int64(count)
+        return count
+    }
+
+    private func receive(header data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+        headerBytes += count
+        guard headerBytes <= 256 * 1024, let data else {
+            failure = DownloadRefusal("the answer's header fields are larger than the 256 KiB accepted")
+            return 0
+        }
+        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            headers.removeAll()
+            status = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+            if !name.isEmpty { headers[name] = headers[name].map { "\($0), \(value)" } ?? value }
+        }
+        return count
+    }
+}

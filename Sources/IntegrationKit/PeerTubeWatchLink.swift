@@ -1,0 +1,55 @@
+import Foundation
+
+/// A PeerTube watch URL, as posts link videos: `https://INSTANCE/w/SHORTUUID`,
+/// `/videos/watch/UUID` or `/videos/embed/UUID`.
+///
+/// Here rather than in the PeerTube integration because the integrations that *find* such links
+/// in their posts (Mastodon statuses, web feed entries) cannot import another integration; the
+/// post then carries the watch URL as its video id, and a feed whose `"videos"` section names the
+/// PeerTube integration resolves it.
+public enum PeerTubeWatchLink {
+    /// The instance (scheme, host, port) and the video's id (UUID, short UUID or number) of a
+    /// watch URL; `nil` for any other URL.
+    public static func parse(_ url: URL) -> (instance: URL, id: String)? {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else { return nil }
+        let parts = url.path.split(separator: "/").map(String.init)
+        let id: String
+        switch parts.count {
+        case 2 where parts[0] == "w": id = parts[1]
+        case 3 where parts[0] == "videos" && (parts[1] == "watch" || parts[1] == "embed"): id = parts[2]
+        default: return nil
+        }
+        guard isVideoID(id) else { return nil }
+        var components = URLComponents()
+        components.scheme = scheme
+        components.host = host
+        components.port = url.port
+        guard let instance = components.url else { return nil }
+        return (instance, id)
+    }
+
+    /// The watch URLs among the `href="…"` links of `html`, in order, each once, at most `limit`
+    /// (a post's markup is hostile: only the first 64 KiB are looked at).
+    public static func links(inHTML html: String, limit: Int = 8) -> [URL] {
+        var found: [URL] = []
+        var rest = html.utf8.prefix(64 * 1024)[...]
+        let marker = Array("href=\"".utf8)
+        while found.count < limit, let start = rest.firstRange(of: marker) {
+            rest = rest[start.upperBound...]
+            guard let end = rest.firstIndex(of: UInt8(ascii: "\"")) else { break }
+            let text = String(decoding: rest[..<end], as: UTF8.self).replacingOccurrences(of: "&amp;", with: "&")
+            rest = rest[end...]
+            if let url = URL(string: text), parse(url) != nil, !found.contains(url) { found.append(url) }
+        }
+        return found
+    }
+
+    /// A UUID (36 characters, hex and dashes), a short UUID (base58, 20 to 24 characters) or a number.
+    static func isVideoID(_ id: String) -> Bool {
+        let utf8 = Array(id.utf8)
+        if utf8.count == 36 { return utf8.allSatisfy { $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) || ($0 >= 65 && $0 <= 70) } }
+        if (1...12).contains(utf8.count), utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) { return true }
+        let base58 = Set("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz".utf8)
+        return (20...24).contains(utf8.count) && utf8.allSatisfy(base58.contains)
+    }
+}
