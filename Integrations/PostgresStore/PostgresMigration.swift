@@ -223,6 +223,11 @@ struct PostgresMigration {
             );
             CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_at);
             """),
+        // Feed tokens (`feedsync serve-user token`): a token row with a feed opens that served
+        // feed only, never the API. Numbered 011: 010 is the media branch's.
+        PostgresMigration(name: "011_serve_feed_tokens", sql: """
+            ALTER TABLE feedsync_private.serve_tokens ADD COLUMN feed TEXT;
+            """),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.

@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import StoreKit
 
 /// A named schema change, applied once and recorded in `schema_migrations`.
 struct SQLiteMigration: Sendable {
@@ -7,6 +8,9 @@ struct SQLiteMigration: Sendable {
     let sql: String
     /// Work the SQL cannot do, run first in the migration's transaction.
     var prepare: (@Sendable (SQLiteDatabase, SessionFile) throws -> Void)? = nil
+    /// Work done in the private sessions file first (rows moved out of the mirror), committed
+    /// there before the migration's own transaction.
+    var moveOut: (@Sendable (SQLiteDatabase, SessionDatabase) throws -> Void)? = nil
     /// What the migration does, for a store that holds posts already: it may take a while.
     var announcement: String? = nil
 
@@ -322,7 +326,31 @@ struct SQLiteMigration: Sendable {
             );
             CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_at);
             """),
+        // The reader accounts leave the mirror people publish (Datasette, a copied file) for the
+        // private sessions file: their rows are copied there first (committed, FULL), then the
+        // tables dropped here, with secure_delete on. 016 is the media branch's.
+        SQLiteMigration(name: "017_serve_users_private", sql: """
+            DROP TABLE serve_tokens;
+            DROP TABLE serve_users;
+            """, moveOut: moveReaderAccountsOut),
     ]
+
+    /// Copies the reader accounts and their tokens into the sessions file (a copy there wins).
+    private static func moveReaderAccountsOut(_ database: SQLiteDatabase, to accounts: SessionDatabase) throws {
+        let users = try database.statement("SELECT name, password_hash, created_at FROM serve_users").query { row in
+            [SQLValue.text(row.string(0) ?? ""), .text(row.string(1) ?? ""), .integer(row.int64(2))]
+        }
+        let tokens = try database.statement("SELECT token_hash, name, created_at, expires_at FROM serve_tokens").query { row in
+            [SQLValue.text(row.string(0) ?? ""), .text(row.string(1) ?? ""), .integer(row.int64(2)), .integer(row.int64(3))]
+        }
+        guard !users.isEmpty || !tokens.isEmpty else { return }
+        try accounts.withAccounts("moving the reader accounts into the sessions file", writing: true) { db in
+            let user = try db.statement("INSERT OR IGNORE INTO serve_users (name, password_hash, created_at) VALUES (?1, ?2, ?3)")
+            for row in users { try user.run(row) }
+            let token = try db.statement("INSERT OR IGNORE INTO serve_tokens (token_hash, name, created_at, expires_at) VALUES (?1, ?2, ?3, ?4)")
+            for row in tokens { try token.run(row) }
+        }
+    }
 
     /// Moves the tokens of the `sessions` table into the private sessions file, before the
     /// table is dropped (with `secure_delete` on, so no token stays in a free page).
@@ -355,7 +383,7 @@ struct SQLiteMigration: Sendable {
     /// - Parameter log: told, as notices naming `store`, before and after a migration that
     ///   rebuilds posts, with their count.
     @discardableResult
-    static func migrate(_ database: SQLiteDatabase, sessions: SessionFile, now: Int64,
+    static func migrate(_ database: SQLiteDatabase, sessions: SessionFile, accounts: SessionDatabase, now: Int64,
                         log: Logger = .disabled, store: String = "") throws -> Bool {
         func notice(_ what: String) { log.notice("upgrading the store \(store): \(what)") }
         guard try !pending(in: database).isEmpty else { return false }
@@ -375,6 +403,7 @@ struct SQLiteMigration: Sendable {
                     if posts > 0 { notice("\(announcement) for \(posts) post\(posts == 1 ? "" : "s")…") }
                 }
                 try migration.prepare?(database, sessions)
+                try migration.moveOut?(database, accounts)
                 try database.execute(migration.sql)
                 if posts > 0 { notice("done in \(String(format: "%.1f", Date().timeIntervalSince(started))) s") }
                 try database.statement("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)")
