@@ -24,9 +24,11 @@ enum ServeUserTokenCommand: Command {
             try await runtime.store.saveFeedToken(digest: PasswordHash.digest(ofToken: token.revealed), of: name, feed: feed, at: now,
                                                   expiresAt: now.addingTimeInterval(lifetime))
         }
-        // The token itself goes to standard output once, never to a log or the store.
-        try output.line("/feeds/\(ServedFeedName.path(feed)).atom?token=\(token.revealed)")
-        try output.line("/feeds/\(ServedFeedName.path(feed)).json?token=\(token.revealed)")
+        // The token goes to standard output once, for the person who asked: past the redaction
+        // every other line passes (it is registered as a secret), never to a log or the store.
+        // It is 64 hex digits and the path is percent-encoded, so nothing here needs Terminal.safe.
+        let path = ServedFeedName.path(feed)
+        try output.write(Array("/feeds/\(path).atom?token=\(token.revealed)\n/feeds/\(path).json?token=\(token.revealed)\n".utf8))
         return .ok
     }
 }
