@@ -67,6 +67,7 @@ extension ReaderAPIService {
             count = parsed
         }
         let hits = try await context.store.search(SearchQuery(text: text, limit: count))
+        let groups = self.groups
         let posts = hits.map(\.stored).filter { groups[$0.feed] != nil }.sorted { $0.listingPosition.isBefore($1.listingPosition) }
         return document(posts, atom: atom, title: "feedsync: search \(name)", selfURL: "/feeds/\(file)", nextURL: nil, request, name: name)
     }

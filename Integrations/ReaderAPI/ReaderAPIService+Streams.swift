@@ -16,6 +16,7 @@ extension ReaderAPIService {
             posts = try await context.store.posts(matching: request.query)
         }
         await index.learn(posts)
+        let groups = self.groups
         let served = posts.filter { groups[$0.feed] != nil }
         let more = posts.count == request.query.limit
             ? posts.last.map { Continuation.make($0.listingPosition, oldestFirst: request.query.oldestFirst) } : nil
@@ -98,7 +99,8 @@ extension ReaderAPIService {
     }
 
     private func items(_ posts: [StoredPost], id: String, continuation: String?) -> ServedResponse {
-        json { json in
+        let groups = self.groups
+        return json { json in
             json.openObject()
             json.string("id", id)
             json.int("updated", Int64(Date().timeIntervalSince1970))

@@ -120,6 +120,29 @@ import Glibc
         #expect(try await ReaderListenerEndToEndTests.curl([base + path]).status == 401, "revoked")
     }
 
+    /// A reload (SIGHUP) changes what is served at once: a feed's group and the saved searches.
+    @Test func aReloadChangesTheServedGroupsAndSearches() async throws {
+        let server = try ReferenceServer(posts: 3)
+        let scratch = try Scratch()
+        let (daemon, base) = try await ReaderListenerEndToEndTests.start(scratch, server: server)
+        defer { daemon.signal(SIGKILL) }
+        let user = ["-u", "ada:correct horse battery"]
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/group/Friends.atom"]).status == 200)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/search/toast.json"]).status == 404)
+
+        let config = scratch.folder.appendingPathComponent("feedsync.json")
+        let json = try String(contentsOf: config, encoding: .utf8)
+            .replacingOccurrences(of: #""group": "Friends""#, with: #""group": "Family""#)
+            .replacingOccurrences(of: #""searches": {"bread": "bread OR sourdough"}"#, with: #""searches": {"toast": "bread"}"#)
+        try Data(json.utf8).write(to: config)
+        daemon.signal(SIGHUP)
+        #expect(try await eventually { daemon.log.contains("reloaded") }, "\(daemon.log)")
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/group/Family.atom"]).status == 200)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/group/Friends.atom"]).status == 404)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/search/toast.json"]).status == 200)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/search/bread.json"]).status == 404)
+    }
+
     @Test func aFeedRefusesWhoIsNotAReaderAndWhatIsNotServed() async throws {
         let server = try ReferenceServer(posts: 2)
         let scratch = try Scratch()
