@@ -116,6 +116,12 @@ def main():
         binary = ROOT / ".build/debug/feedsync"
     if not binary.exists():
         raise Broken(f"no feedsync at {binary}; swift build -c release first")
+    run(binary, args.posts, args.times)
+
+
+def run(binary, posts, times):
+    """The whole side, for bench.py's --reader too."""
+    args = argparse.Namespace(posts=posts, times=times)
     folder = Path(tempfile.mkdtemp(prefix="feedsync-bench-reader-"))
     config, port = make_store(binary, folder, args.posts)
     server = subprocess.Popen([str(binary), "serve", "--config", str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
