@@ -274,6 +274,8 @@ def main():
                    help="add this run's report, commit and machine to FILE (default Benchmarks/results.md; "
                         "a --smoke run records nothing unless given)")
     p.add_argument("--no-results", action="store_true", help="record nothing in Benchmarks/results.md")
+    p.add_argument("--reader", action="store_true",
+                   help="also run the reader listener side (Benchmarks/bench_reader.py: a 1,000,000-post store)")
     args = p.parse_args()
     if args.smoke:
         args.posts, args.page_size, args.skip_baseline, args.no_build = 2000, 200, True, True
@@ -340,6 +342,12 @@ def main():
                     bench_postgres.run(binary.parent, repeat=args.repeat, scratch=scratch / "postgres")
             except Broken as e:
                 raise Broken(f"PostgreSQL: {e}") from e
+        if args.reader:
+            import bench_reader  # the reader listener's side keeps to its own file
+            try:
+                bench_reader.run(binary, 20_000 if args.smoke else 1_000_000, 3 if args.smoke else 20)
+            except Broken as e:
+                raise Broken(f"reader listener: {e}") from e
         ceilings.table()
 
 

@@ -14,4 +14,4 @@ extension PostgresFeedStore: StreamPositionReader {
 }
 
 /// The roles ``SQLStore`` plays for this store whole.
-extension PostgresFeedStore: SyncRecorder, ReadMarker, LiveStateRecorder, ReaderAccountStore {}
+extension PostgresFeedStore: SyncRecorder, ReadMarker, LiveStateRecorder {}

@@ -2,7 +2,7 @@ import Core
 import Foundation
 import StoreKit
 
-/// The read side: posts newest first, export pages in a stable order, and full-text search (a `tsvector`).
+/// The read side: posts newest first (or oldest), export pages in a stable order, and full-text search (a `tsvector`).
 extension PostgresFeedStore: FeedReader {
     private static let postColumns = StoredPostColumns.select
     private static let postJoins = StoredPostColumns.joins
@@ -25,11 +25,13 @@ extension PostgresFeedStore: FeedReader {
                 SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
                 WHERE ($1::text IS NULL OR p.feed = $1) AND ($2::bigint IS NULL OR p.created_at >= $2)
                     AND (NOT $3::boolean OR s.read_at IS NULL) AND (NOT $5::boolean OR s.starred_at IS NOT NULL)
-                    AND ($6::bigint IS NULL OR (p.created_at <= $6 AND (p.created_at < $6 OR p.feed > $7 OR (p.feed = $7 AND p.id > $8))))
-                ORDER BY p.created_at DESC, p.feed, p.id LIMIT $4
+                    AND ($9::bigint IS NULL OR p.created_at <= $9) AND ($6::bigint IS NULL OR \(query.oldestFirst
+                        ? "(p.created_at >= $6 AND (p.created_at > $6 OR p.feed < $7 OR (p.feed = $7 AND p.id < $8)))"
+                        : "(p.created_at <= $6 AND (p.created_at < $6 OR p.feed > $7 OR (p.feed = $7 AND p.id > $8)))"))
+                ORDER BY \(query.oldestFirst ? "p.created_at, p.feed DESC, p.id DESC" : "p.created_at DESC, p.feed, p.id") LIMIT $4
                 """, [query.feed, since, query.unreadOnly ? "t" : "f", "\(query.limit)", query.starredOnly ? "t" : "f",
                       query.continuing.map { "\(StoredTime.milliseconds($0.createdAt))" }, query.continuing?.feed,
-                      query.continuing?.id.rawValue])
+                      query.continuing?.id.rawValue, query.until.map { "\(StoredTime.milliseconds($0))" }])
         }
         return try withVideos(storedPosts(table, "reading posts"))
     }

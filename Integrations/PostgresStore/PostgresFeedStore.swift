@@ -21,9 +21,11 @@ import Glibc
 /// (`+Purge`). What both stores answer the same way (a feed's cursor, backend and stream
 /// position, live states) is StoreKit's ``SQLStore``, and the statements both run are
 /// StoreKit's ``StoreSQL``.
-public actor PostgresFeedStore: SQLStore {
+public actor PostgresFeedStore: SQLStore, ReaderAccountKeeper {
     /// The statements both stores run, in PostgreSQL's dialect.
     public static let sql = StoreSQL(.postgres)
+    /// The reader accounts' statements: the store's own dialect, on its own connection.
+    public static let accountSQL = sql
     /// In the schema a read-only role is not granted, as sessions are.
     public static let readerAccountTables = (users: "feedsync_private.serve_users", tokens: "feedsync_private.serve_tokens")
 
@@ -190,6 +192,12 @@ public actor PostgresFeedStore: SQLStore {
     public func writing<T>(under lease: FeedLease, _ operation: @autoclosure () -> String,
                            _ body: (any SQLConnection) throws -> T) throws -> T {
         try fenced(lease, operation()) { try body($0) }
+    }
+
+    /// The reader accounts are in the store itself (its private schema): a write is local state.
+    public func withReaderAccounts<T>(_ operation: @autoclosure () -> String, writing: Bool,
+                                      _ body: (any SQLConnection) throws -> T) throws -> T {
+        writing ? try writingLocalState(operation(), body) : try withConnection(operation(), body)
     }
 
     /// One transaction that waits for the disk, unlike a page (which commits with

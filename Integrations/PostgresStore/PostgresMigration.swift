@@ -225,6 +225,11 @@ struct PostgresMigration {
             """),
         // The media archive, as SQLite's 016 (numbered 010 as assigned).
         PostgresMigration(name: "010_media", sql: mediaSQL),
+        // Feed tokens (`feedsync serve-user token`): a token row with a feed opens that served
+        // feed only, never the API. Numbered 011: 010 is the media branch's.
+        PostgresMigration(name: "011_serve_feed_tokens", sql: """
+            ALTER TABLE feedsync_private.serve_tokens ADD COLUMN feed TEXT;
+            """),
         // What retention removed from each feed, as SQLite's 018.
         PostgresMigration(name: "012_retention_record", sql: """
             ALTER TABLE feeds ADD COLUMN pruned_posts BIGINT NOT NULL DEFAULT 0, ADD COLUMN pruned_at BIGINT;

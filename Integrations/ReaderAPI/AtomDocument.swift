@@ -3,7 +3,7 @@ import Foundation
 
 /// A page of a served feed as Atom 1.0 (RFC 4287): each post an entry with its author (a boost:
 /// the original's author, and the sharer as contributor), its text as escaped HTML, its
-/// permalink, its attachments as enclosures, and RFC 5005's `next` link to the page after.
+/// permalink, its attachments and videos as enclosures, a boost's sharer first in its content, and RFC 5005's `next` link to the page after.
 enum AtomDocument {
     static func render(title: String, selfURL: String, nextURL: String?, posts: [StoredPost]) -> [UInt8] {
         var xml = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n" + #"<feed xmlns="http://www.w3.org/2005/Atom">"#
@@ -30,13 +30,13 @@ enum AtomDocument {
         xml += "<author><name>\(escaped(name(post.author)))</name></author>"
         if let repost = post.repost { xml += "<contributor><name>\(escaped(name(repost.by)))</name></contributor>" }
         if let url = post.url { xml += #"<link rel="alternate" type="text/html" href="\#(escaped(url.absoluteString))"/>"# }
-        for attachment in post.attachments {
-            xml += #"<link rel="enclosure" href="\#(escaped(attachment.url.absoluteString))""#
-            if let type = attachment.mimeType, type.contains("/") { xml += #" type="\#(escaped(type))""# }
-            if let size = attachment.sizeBytes { xml += #" length="\#(size)""# }
+        for enclosure in Enclosure.of(stored) {
+            xml += #"<link rel="enclosure" href="\#(escaped(enclosure.url))""#
+            if let type = enclosure.type { xml += #" type="\#(escaped(type))""# }
+            if let length = enclosure.length, length >= 0 { xml += #" length="\#(length)""# }
             xml += "/>"
         }
-        xml += #"<content type="html">\#(escaped(GReaderJSON.escaped(post.text)))</content></entry>"#
+        xml += #"<content type="html">\#(escaped(Boost.html(post)))</content></entry>"#
         return xml
     }
 

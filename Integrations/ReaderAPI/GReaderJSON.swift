@@ -36,8 +36,9 @@ enum GReaderJSON {
 }
 
 extension GReaderJSON {
-    /// One item of `stream/contents` and `stream/items/contents`: the post, its author (a
-    /// repost's sharer said in the title), its marks as categories, its feed as origin.
+    /// One item of `stream/contents` and `stream/items/contents`: the post, its author (for a
+    /// repost the original's; its sharer said in the title and first in the content), its
+    /// attachments and videos as `enclosure`s, its marks as categories, its feed as origin.
     static func item(_ stored: StoredPost, group: String?, to json: inout JSONWriter) {
         let post = stored.post
         let id = ItemID(feed: stored.feed, post: post.id)
@@ -53,8 +54,21 @@ extension GReaderJSON {
         json.openObject()
         json.string("direction", "ltr")
         // The plain text feedsync keeps, escaped: a server's own markup is never passed on.
-        json.string("content", escaped(post.text))
+        json.string("content", Boost.html(post))
         json.closeObject()
+        let enclosures = Enclosure.of(stored)
+        if !enclosures.isEmpty {
+            json.key("enclosure")
+            json.openArray()
+            for enclosure in enclosures {
+                json.openObject()
+                json.string("href", enclosure.url)
+                json.string("type", enclosure.type)
+                json.string("length", enclosure.length.map(String.init))
+                json.closeObject()
+            }
+            json.closeArray()
+        }
         if let url = post.url?.absoluteString {
             for key: StaticString in ["canonical", "alternate"] {
                 json.key(key)

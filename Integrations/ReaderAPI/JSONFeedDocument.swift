@@ -1,7 +1,7 @@
 import Core
 import Foundation
 
-/// A page of a served feed as JSON Feed 1.1: the same posts as ``AtomDocument``, `next_url` to
+/// A page of a served feed as JSON Feed 1.1: the same posts as ``AtomDocument`` (a boost's sharer first in its content, attachments and videos as `attachments`), `next_url` to
 /// the page after.
 enum JSONFeedDocument {
     static func render(title: String, selfURL: String, nextURL: String?, posts: [StoredPost]) -> [UInt8] {
@@ -19,7 +19,8 @@ enum JSONFeedDocument {
             json.string("id", ItemID(feed: stored.feed, post: post.id).long)
             json.string("url", post.url?.absoluteString)
             json.string("title", GReaderJSON.title(of: stored))
-            json.string("content_text", post.text)
+            json.string("content_text", Boost.line(post).map { $0 + "\n\n" + post.text } ?? post.text)
+            json.string("content_html", Boost.html(post))
             json.string("date_published", ISO8601Timestamp.string(from: post.createdAt))
             json.string("date_modified", post.editedAt.map(ISO8601Timestamp.string(from:)))
             json.key("authors")
@@ -28,14 +29,15 @@ enum JSONFeedDocument {
             json.string("name", AtomDocument.name(post.author))
             json.closeObject()
             json.closeArray()
-            if !post.attachments.isEmpty {
+            let enclosures = Enclosure.of(stored)
+            if !enclosures.isEmpty {
                 json.key("attachments")
                 json.openArray()
-                for attachment in post.attachments {
+                for enclosure in enclosures {
                     json.openObject()
-                    json.string("url", attachment.url.absoluteString)
-                    json.string("mime_type", attachment.mimeType ?? "application/octet-stream")
-                    json.int("size_in_bytes", attachment.sizeBytes)
+                    json.string("url", enclosure.url)
+                    json.string("mime_type", enclosure.type ?? "application/octet-stream")
+                    json.int("size_in_bytes", enclosure.length)
                     json.closeObject()
                 }
                 json.closeArray()

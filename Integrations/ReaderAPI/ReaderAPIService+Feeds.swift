@@ -5,19 +5,19 @@ import Foundation
 /// `/feeds/group/GROUP.atom|json` for a group's feeds, and `/feeds/all.atom|json` for every
 /// served feed together; the newest `n` posts (default 100,
 /// at most 1000), RFC 5005 `next` links past them (`?c=`), `ETag` and `Last-Modified`
-/// answered with 304. Reached with HTTP Basic (a `serve-user` name and password) or a login's
-/// token (`Authorization: GoogleLogin auth=…`).
+/// answered with 304. Reached with HTTP Basic (a `serve-user` name and password), a login's
+/// token (`Authorization: GoogleLogin auth=…`), or a feed token in the URL (`?token=`).
 extension ReaderAPIService {
     func feedDocument(_ request: ServedRequest, _ fields: FormFields) async throws -> ServedResponse {
-        guard try await reader(of: request) != nil else {
-            return .text(401, "sign in with HTTP Basic (a feedsync serve-user name and password)\n",
-                         headers: [("WWW-Authenticate", "Basic realm=\"feedsync\", charset=\"UTF-8\"")])
-        }
         let file = String(request.path.dropFirst("/feeds/".count))
         let atom = file.hasSuffix(".atom")
         guard atom || file.hasSuffix(".json") else { return .text(404, "feeds are served as /feeds/NAME.atom or /feeds/NAME.json\n") }
         guard let name = String(file.dropLast(5)).removingPercentEncoding, !name.isEmpty else {
             return .text(400, "the feed name in the path is not valid percent-encoded text\n")
+        }
+        guard try await reader(of: request, feed: name, token: fields["token"]) != nil else {
+            return .text(401, "sign in with HTTP Basic (a feedsync serve-user name and password), or add ?token= from feedsync serve-user token\n",
+                         headers: [("WWW-Authenticate", "Basic realm=\"feedsync\", charset=\"UTF-8\"")])
         }
         if name.hasPrefix("search/") {
             return try await searchDocument(String(name.dropFirst("search/".count)), atom: atom, file: file, fields, request)
@@ -46,9 +46,11 @@ extension ReaderAPIService {
         guard parsed.query.limit <= 1_000 else { return .text(400, "n is at most 1000 for a feed\n") }
         stream = name
         let (posts, continuation) = try await page(parsed)
+        // A reader that came with a feed token needs it in the links too, or the next page is 401.
+        let token = fields["token"].map { "token=\($0)" }
         let base = "/feeds/\(file)"
-        let selfURL = base + (fields["c"].map { "?c=\($0)" } ?? "")
-        let nextURL = continuation.map { base + "?c=\($0)" + (fields["n"].map { "&n=\($0)" } ?? "") }
+        let selfURL = base + Self.query([fields["c"].map { "c=\($0)" }, token])
+        let nextURL = continuation.map { base + Self.query(["c=\($0)", fields["n"].map { "n=\($0)" }, token]) }
         let title = stream == "all" ? "feedsync: every feed" : "feedsync: \(stream)"
         return document(posts, atom: atom, title: title, selfURL: selfURL, nextURL: nextURL, request, name: name)
     }
@@ -65,6 +67,7 @@ extension ReaderAPIService {
             count = parsed
         }
         let hits = try await context.store.search(SearchQuery(text: text, limit: count))
+        let groups = self.groups
         let posts = hits.map(\.stored).filter { groups[$0.feed] != nil }.sorted { $0.listingPosition.isBefore($1.listingPosition) }
         return document(posts, atom: atom, title: "feedsync: search \(name)", selfURL: "/feeds/\(file)", nextURL: nil, request, name: name)
     }
@@ -89,8 +92,16 @@ extension ReaderAPIService {
                              body: JSONFeedDocument.render(title: title, selfURL: selfURL, nextURL: nextURL, posts: posts), headers: headers)
     }
 
-    /// The reader a feed request comes from: by HTTP Basic (slowed when wrong, as a login is), or a token.
-    private func reader(of request: ServedRequest) async throws -> String? {
+    /// `?a&b` of the parts given, or nothing.
+    static func query(_ parts: [String?]) -> String {
+        let given = parts.compactMap { $0 }
+        return given.isEmpty ? "" : "?" + given.joined(separator: "&")
+    }
+
+    /// The reader a feed request comes from: by its feed token (`?token=`, for `feed` only), by
+    /// HTTP Basic (slowed when wrong, as a login is), or a login's token.
+    private func reader(of request: ServedRequest, feed: String, token: String?) async throws -> String? {
+        if let token { return try await authenticator.feedReader(token: token, feed: feed, from: request.peer) }
         guard let header = request.header("authorization"), header.hasPrefix("Basic ") else {
             return try await authenticator.account(of: request)?.name
         }

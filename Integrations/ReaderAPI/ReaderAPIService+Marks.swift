@@ -58,6 +58,7 @@ extension ReaderAPIService {
         query.limit = 1_000
         // Each page is read after the last one's marks, so the unread listing moves on by itself.
         var marked = 0
+        let groups = self.groups
         while marked < 10_000_000 {
             let posts = try await context.store.posts(matching: query).filter { groups[$0.feed] != nil && $0.post.createdAt <= until }
             guard !posts.isEmpty else { break }

@@ -16,13 +16,15 @@ extension ReaderAPIService {
             posts = try await context.store.posts(matching: request.query)
         }
         await index.learn(posts)
+        let groups = self.groups
         let served = posts.filter { groups[$0.feed] != nil }
-        let more = posts.count == request.query.limit ? posts.last.map { Continuation.make($0.listingPosition) } : nil
+        let more = posts.count == request.query.limit
+            ? posts.last.map { Continuation.make($0.listingPosition, oldestFirst: request.query.oldestFirst) } : nil
         return (served, more)
     }
 
     /// One page of several feeds' listing: each feed's page after the same position (the order
-    /// is one order across feeds: time, feed, id), merged, the first `limit` kept.
+    /// is one order across feeds: time, feed, id; or its reverse), merged, the first `limit` kept.
     func merged(_ query: PostQuery, of feeds: [String]) async throws -> [StoredPost] {
         var all: [StoredPost] = []
         for feed in feeds {
@@ -30,7 +32,7 @@ extension ReaderAPIService {
             each.feed = feed
             all += try await context.store.posts(matching: each)
         }
-        all.sort { $0.listingPosition.isBefore($1.listingPosition) }
+        all.sort { query.oldestFirst ? $1.listingPosition.isBefore($0.listingPosition) : $0.listingPosition.isBefore($1.listingPosition) }
         return Array(all.prefix(query.limit))
     }
 
@@ -97,7 +99,8 @@ extension ReaderAPIService {
     }
 
     private func items(_ posts: [StoredPost], id: String, continuation: String?) -> ServedResponse {
-        json { json in
+        let groups = self.groups
+        return json { json in
             json.openObject()
             json.string("id", id)
             json.int("updated", Int64(Date().timeIntervalSince1970))

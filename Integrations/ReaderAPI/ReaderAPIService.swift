@@ -43,6 +43,10 @@ struct ReaderAPIService: Sendable {
             guard request.method != "POST" else { return .text(405, "feeds are read with GET\n", headers: [("Allow", "GET, HEAD")]) }
             return try await feedDocument(request, query)
         }
+        if request.path.hasPrefix("/reader/atom/") {
+            guard request.method != "POST" else { return .text(405, "streams are read with GET\n", headers: [("Allow", "GET, HEAD")]) }
+            return try await atomStream(request, query)
+        }
         let api = "/reader/api/0/"
         guard request.path.hasPrefix(api) else { return .text(404, "no such path; the API is under /reader/api/0/\n") }
         guard let (name, token) = try await authenticator.account(of: request) else {
@@ -102,6 +106,30 @@ struct ReaderAPIService: Sendable {
         default:
             return .text(404, "this server does not answer \(Self.shown(request.path)); see docs/reader-apps.md for what it does\n")
         }
+    }
+
+    /// `/reader/atom/STREAM`: the older Google Reader's Atom of a stream, which FeedHQ kept and
+    /// newsboat's `feedhq` source reads: the served feed of that stream (`feed/NAME`, a label,
+    /// the reading list) as ``feedDocument(_:_:)`` serves it, with `n` and `c`.
+    private func atomStream(_ request: ServedRequest, _ query: FormFields) async throws -> ServedResponse {
+        guard let stream = String(request.path.dropFirst("/reader/atom/".count)).removingPercentEncoding else {
+            return .text(400, "the stream in the path is not valid percent-encoded text\n")
+        }
+        let name: String
+        if stream == StreamRequest.reading {
+            name = "all"
+        } else if stream.hasPrefix("feed/") {
+            name = String(stream.dropFirst(5))
+        } else if stream.hasPrefix("user/-/label/") {
+            name = "group/" + stream.dropFirst("user/-/label/".count)
+        } else {
+            return .text(404, "no served stream is \(Self.shown(stream)): feed/NAME, user/-/label/GROUP or the reading list\n")
+        }
+        guard !name.contains("?"), !name.contains("#"), let path = ("/feeds/" + name + ".atom").addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+        else { return .text(404, "no served stream is \(Self.shown(stream))\n") }
+        var feed = request
+        feed.path = path
+        return try await feedDocument(feed, query)
     }
 
     func json(_ write: (inout JSONWriter) -> Void) -> ServedResponse {

@@ -62,6 +62,22 @@ struct ReaderAuthenticator: Sendable {
         return (name, token)
     }
 
+    /// The account whose feed token (`?token=`) opens `feed`; `nil` (after the slow-down, as a
+    /// wrong password) when none does.
+    func feedReader(token: String, feed: String, from address: String) async throws -> String? {
+        let owed = await throttle.delay(address: address, name: "?token " + feed)
+        if owed > .zero { try await Task.sleep(for: owed) }
+        let valid = token.count == 64 && token.allSatisfy(\.isHexDigit)
+        guard valid, let name = try await store.readerAccount(holdingFeedToken: PasswordHash.digest(ofToken: token), feed: feed, at: Date()) else {
+            let wait = await throttle.failed(address: address, name: "?token " + feed)
+            log.warn("reader_feed_token_refused", ["address": address, "feed": String(feed.prefix(64))])
+            try await Task.sleep(for: wait)
+            return nil
+        }
+        await throttle.succeeded(address: address, name: "?token " + feed)
+        return name
+    }
+
     /// The short token `/reader/api/0/token` hands out for writes (`T=`): derived from the
     /// login's token, so it needs no storage and dies with it.
     static func editToken(for token: String) -> String {

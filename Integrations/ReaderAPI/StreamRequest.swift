@@ -2,8 +2,8 @@ import Core
 import Foundation
 
 /// What `stream/items/ids` and `stream/contents` ask for, checked: the stream (`s`, or the
-/// path's tail), what to leave out (`xt`) or keep (`it`), since when (`ot`), how many (`n`),
-/// the order (`r`) and where to go on from (`c`).
+/// path's tail), what to leave out (`xt`) or keep (`it`), since and until when (`ot`, `nt`),
+/// how many (`n`), the order (`r`: newest or oldest first) and where to go on from (`c`).
 struct StreamRequest {
     static let reading = "user/-/state/com.google/reading-list"
     static let read = "user/-/state/com.google/read"
@@ -48,18 +48,24 @@ struct StreamRequest {
             }
             query.limit = count
         }
-        if let text = fields["ot"] {
+        for (key, path) in [("ot", \PostQuery.since), ("nt", \PostQuery.until)] {
+            guard let text = fields[key] else { continue }
             guard text.count <= 12, let seconds = Int64(text), seconds >= 0 else {
-                return .failure(StreamError("ot=\(shown(text)) is not a time in seconds since 1970"))
+                return .failure(StreamError("\(key)=\(shown(text)) is not a time in seconds since 1970"))
             }
-            query.since = Date(timeIntervalSince1970: TimeInterval(seconds))
+            query[keyPath: path] = Date(timeIntervalSince1970: TimeInterval(seconds))
         }
-        if let order = fields["r"], order != "n", order != "d" {
-            return .failure(StreamError("r=\(shown(order)) is not served: items come newest first (r=n)"))
+        switch fields["r"] {
+        case nil, "n", "d": break
+        case "o": query.oldestFirst = true
+        case let order?: return .failure(StreamError("r=\(shown(order)) is not an order: r=n (newest first, the default) or r=o (oldest first)"))
         }
         if let text = fields["c"] {
-            guard let position = Continuation.parse(text, feeds: feeds) else {
+            guard let (position, oldestFirst) = Continuation.parse(text, feeds: feeds) else {
                 return .failure(StreamError("c=\(shown(text)) is not a continuation this server gave"))
+            }
+            guard oldestFirst == query.oldestFirst else {
+                return .failure(StreamError("c=\(shown(text)) continues the other order: ask with r=\(oldestFirst ? "o" : "n") as the first page did"))
             }
             query.continuing = position
         }
@@ -75,16 +81,18 @@ struct StreamError: Error {
     init(_ line: String) { self.line = line }
 }
 
-/// A continuation: where the listing stands after the last item of a page, as `c1` and the hex
-/// of its time, feed and id. Parsed strictly, so one this server did not give is refused.
+/// A continuation: where the listing stands after the last item of a page, as `c1` (newest
+/// first) or `o1` (oldest first) and the hex of its time, feed and id. Parsed strictly, so one
+/// this server did not give is refused.
 enum Continuation {
-    static func make(_ position: StoredPost.ListingPosition) -> String {
+    static func make(_ position: StoredPost.ListingPosition, oldestFirst: Bool = false) -> String {
         let text = "\(Int64((position.createdAt.timeIntervalSince1970 * 1000).rounded()))\n\(position.feed)\n\(position.id.rawValue)"
-        return "c1" + text.utf8.map { String(format: "%02x", $0) }.joined()
+        return (oldestFirst ? "o1" : "c1") + text.utf8.map { String(format: "%02x", $0) }.joined()
     }
 
-    static func parse(_ text: String, feeds: [ServedFeed]) -> StoredPost.ListingPosition? {
-        guard text.hasPrefix("c1"), text.count <= 4_002, text.count % 2 == 0 else { return nil }
+    /// The position and whether it continues the oldest-first order; `nil` when not ours.
+    static func parse(_ text: String, feeds: [ServedFeed]) -> (StoredPost.ListingPosition, oldestFirst: Bool)? {
+        guard text.hasPrefix("c1") || text.hasPrefix("o1"), text.count <= 4_002, text.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
         var index = text.index(text.startIndex, offsetBy: 2)
         while index < text.endIndex {
@@ -95,9 +103,10 @@ enum Continuation {
         }
         guard let decoded = String(validating: bytes, as: UTF8.self) else { return nil }
         let parts = decoded.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, let milliseconds = Int64(parts[0]), milliseconds >= 0,
+        guard parts.count == 3, parts[0].count <= 15, let milliseconds = Int64(parts[0]), milliseconds >= 0,
               feeds.contains(where: { $0.name == parts[1] }), !parts[2].isEmpty else { return nil }
-        return StoredPost.ListingPosition(createdAt: Date(timeIntervalSince1970: Double(milliseconds) / 1000), feed: String(parts[1]),
-                                          id: PostID(String(parts[2])))
+        let position = StoredPost.ListingPosition(createdAt: Date(timeIntervalSince1970: Double(milliseconds) / 1000),
+                                                  feed: String(parts[1]), id: PostID(String(parts[2])))
+        return (position, text.hasPrefix("o1"))
     }
 }

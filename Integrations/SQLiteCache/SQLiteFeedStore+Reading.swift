@@ -27,16 +27,22 @@ extension SQLiteFeedStore {
         } else {
             let continuing = query.continuing
             // The bound is written only when given, so the time index serves the range.
-            let bound = continuing == nil ? ""
-                : " AND p.created_at <= ?6 AND (p.created_at < ?6 OR p.feed > ?7 OR (p.feed = ?7 AND p.id > ?8))"
+            // Oldest first is the listing's exact reverse, its bound too.
+            let oldest = query.oldestFirst
+            let bound = (query.until == nil ? "" : " AND p.created_at <= ?9")
+                + (continuing == nil ? ""
+                : oldest ? " AND p.created_at >= ?6 AND (p.created_at > ?6 OR p.feed < ?7 OR (p.feed = ?7 AND p.id < ?8))"
+                : " AND p.created_at <= ?6 AND (p.created_at < ?6 OR p.feed > ?7 OR (p.feed = ?7 AND p.id > ?8))")
             stored = try storedPosts(db.statement("""
                 SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
                 WHERE (?1 IS NULL OR p.feed = ?1) AND (?2 IS NULL OR p.created_at >= ?2) AND (?3 = 0 OR s.read_at IS NULL)
                     AND (?5 = 0 OR s.starred_at IS NOT NULL)\(bound)
-                ORDER BY p.created_at DESC, p.feed, p.id LIMIT ?4
+                ORDER BY \(oldest ? "p.created_at, p.feed DESC, p.id DESC" : "p.created_at DESC, p.feed, p.id") LIMIT ?4
                 """), [.text(query.feed), .integer(since), .integer(query.unreadOnly ? 1 : 0),
                             .integer(query.limit), .integer(query.starredOnly ? 1 : 0)]
-                    + (continuing.map { [.integer(StoredTime.milliseconds($0.createdAt)), .text($0.feed), .text($0.id.rawValue)] } ?? []))
+                    + (continuing == nil && query.until == nil ? []
+                       : [.integer(continuing.map { StoredTime.milliseconds($0.createdAt) }), .text(continuing?.feed), .text(continuing?.id.rawValue)])
+                    + (query.until.map { [.integer(StoredTime.milliseconds($0))] } ?? []))
         }
         try attachVideos(to: &stored, in: db)
         return stored

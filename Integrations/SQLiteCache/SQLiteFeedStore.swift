@@ -20,10 +20,13 @@ import Glibc
 /// and its files and their permissions (`+Files`). What both stores answer the same way (a
 /// feed's cursor, backend and stream position, live states) is StoreKit's ``SQLStore``, and
 /// the statements both run are StoreKit's ``StoreSQL``.
-public actor SQLiteFeedStore: FeedStore, SQLStore {
+public actor SQLiteFeedStore: FeedStore, SQLStore, ReaderAccountKeeper {
     /// The statements both stores run, in SQLite's dialect.
     public static let sql = StoreSQL(.sqlite)
+    /// The reader accounts' tables: in the private sessions file (``SessionDatabase``), never in the mirror.
     public static let readerAccountTables = (users: "serve_users", tokens: "serve_tokens")
+    /// The reader accounts' statements (SQLite's, on the sessions file's connection).
+    public static let accountSQL = sql
 
     /// Where the database lives: a file path, or `:memory:` for tests.
     public nonisolated let path: String
@@ -77,7 +80,8 @@ public actor SQLiteFeedStore: FeedStore, SQLStore {
             // processes opening a fresh store together take turns here.
             try db.retryingWhileBusy(for: TimeInterval(busyTimeoutMilliseconds) / 1000) {
                 try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
-                try SQLiteMigration.migrate(db, sessions: sessions, now: StoredTime.milliseconds(Date()), log: log, store: path)
+                try SQLiteMigration.migrate(db, sessions: sessions, accounts: accountSessions, now: StoredTime.milliseconds(Date()),
+                                            log: log, store: path)
             }
             if path != ":memory:" {
                 for suffix in ["-wal", "-shm"] { _ = chmod(path + suffix, 0o600) }
@@ -148,6 +152,12 @@ public actor SQLiteFeedStore: FeedStore, SQLStore {
                            _ body: (any SQLConnection) throws -> T) throws -> T {
         let db = try db(operation())
         return try storage(operation()) { try db.withTransaction { try body(db) } }
+    }
+
+    /// The reader accounts are in the private sessions file, whose commits are `synchronous = FULL`.
+    public func withReaderAccounts<T>(_ operation: @autoclosure () -> String, writing: Bool,
+                                      _ body: (any SQLConnection) throws -> T) throws -> T {
+        try accountSessions.withAccounts(operation(), writing: writing) { try body($0) }
     }
 
     /// One transaction, committed as every commit of this store is (WAL, `synchronous = NORMAL`).

@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import StoreKit
 
 /// A named schema change, applied once and recorded in `schema_migrations`.
 struct SQLiteMigration: Sendable {
@@ -7,6 +8,9 @@ struct SQLiteMigration: Sendable {
     let sql: String
     /// Work the SQL cannot do, run first in the migration's transaction.
     var prepare: (@Sendable (SQLiteDatabase, SessionFile) throws -> Void)? = nil
+    /// Work done in the private sessions file first (rows moved out of the mirror), committed
+    /// there before the migration's own transaction.
+    var moveOut: (@Sendable (SQLiteDatabase, SessionDatabase) throws -> Void)? = nil
     /// What the migration does, for a store that holds posts already: it may take a while.
     var announcement: String? = nil
 
@@ -129,137 +133,8 @@ struct SQLiteMigration: Sendable {
         // FTS table whose content is the table: posts, users and videos get integer keys,
         // posts link to their authors and, through post_videos, to their videos, and posts_fts
         // indexes the text, kept by triggers in the same transaction as each change.
-        SQLiteMigration(name: "008_datasette_links_search", sql: """
-            CREATE TABLE users_next (
-                pk INTEGER PRIMARY KEY,
-                feed TEXT NOT NULL,
-                id TEXT NOT NULL,
-                handle TEXT NOT NULL,
-                display_name TEXT NOT NULL,
-                avatar_url TEXT,
-                profile_at INTEGER,
-                UNIQUE (feed, id)
-            );
-            INSERT INTO users_next (feed, id, handle, display_name, avatar_url, profile_at)
-                SELECT feed, id, handle, display_name, avatar_url, profile_at FROM users ORDER BY feed, id;
-            DROP TABLE users;
-            ALTER TABLE users_next RENAME TO users;
-
-            CREATE TABLE videos_next (
-                pk INTEGER PRIMARY KEY,
-                feed TEXT NOT NULL,
-                id TEXT NOT NULL,
-                resolved INTEGER NOT NULL DEFAULT 0,
-                title TEXT,
-                duration_ms INTEGER,
-                stream_url TEXT,
-                thumbnail_url TEXT,
-                size_bytes INTEGER,
-                width INTEGER,
-                height INTEGER,
-                fps REAL,
-                UNIQUE (feed, id)
-            );
-            INSERT INTO videos_next (feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps)
-                SELECT feed, id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, width, height, fps FROM videos ORDER BY feed, id;
-            DROP TABLE videos;
-            ALTER TABLE videos_next RENAME TO videos;
-            CREATE INDEX videos_unresolved ON videos (feed) WHERE resolved = 0;
-
-            CREATE TABLE posts_next (
-                pk INTEGER PRIMARY KEY,
-                feed TEXT NOT NULL,
-                id TEXT NOT NULL,
-                author_pk INTEGER REFERENCES users (pk),
-                author_id TEXT NOT NULL,
-                author_handle TEXT,
-                author_name TEXT,
-                text TEXT NOT NULL,
-                created_at INTEGER NOT NULL,
-                created TEXT GENERATED ALWAYS AS (strftime('%Y-%m-%dT%H:%M:%SZ', created_at / 1000, 'unixepoch')) VIRTUAL,
-                edited_at INTEGER,
-                reply_to TEXT,
-                reply_count INTEGER NOT NULL DEFAULT 0,
-                repost_count INTEGER NOT NULL DEFAULT 0,
-                like_count INTEGER NOT NULL DEFAULT 0,
-                video_ids TEXT NOT NULL DEFAULT '[]',
-                html TEXT,
-                content_warning TEXT,
-                language TEXT,
-                visibility TEXT,
-                repost_by TEXT,
-                repost_by_pk INTEGER REFERENCES users (pk),
-                repost_of TEXT,
-                attachments TEXT NOT NULL DEFAULT '[]',
-                title TEXT,
-                url TEXT,
-                quote_of TEXT,
-                quote_count INTEGER NOT NULL DEFAULT 0,
-                labels TEXT NOT NULL DEFAULT '[]',
-                repost_at INTEGER,
-                UNIQUE (feed, id)
-            );
-            INSERT INTO posts_next (feed, id, author_pk, author_id, author_handle, author_name, text, created_at, edited_at,
-                                    reply_to, reply_count, repost_count, like_count, video_ids, html, content_warning, language,
-                                    visibility, repost_by, repost_by_pk, repost_of, attachments, title, url, quote_of, quote_count,
-                                    labels, repost_at)
-                SELECT p.feed, p.id, u.pk, p.author_id, u.handle, u.display_name, p.text, p.created_at, p.edited_at,
-                       p.reply_to, p.reply_count, p.repost_count, p.like_count, p.video_ids, p.html, p.content_warning, p.language,
-                       p.visibility, p.repost_by, r.pk, p.repost_of, p.attachments, p.title, p.url, p.quote_of, p.quote_count,
-                       p.labels, p.repost_at
-                FROM posts p
-                LEFT JOIN users u ON u.feed = p.feed AND u.id = p.author_id
-                LEFT JOIN users r ON r.feed = p.feed AND r.id = p.repost_by
-                ORDER BY p.feed, p.created_at, p.id;
-            DROP TABLE posts;
-            ALTER TABLE posts_next RENAME TO posts;
-            CREATE INDEX posts_by_time ON posts (feed, created_at DESC);
-            CREATE INDEX posts_by_author ON posts (author_pk);
-
-            CREATE TABLE post_videos (
-                post_pk INTEGER NOT NULL REFERENCES posts (pk),
-                position INTEGER NOT NULL,
-                video_pk INTEGER NOT NULL REFERENCES videos (pk),
-                PRIMARY KEY (post_pk, position)
-            ) WITHOUT ROWID;
-            CREATE INDEX post_videos_by_video ON post_videos (video_pk);
-            INSERT INTO post_videos (post_pk, video_pk, position)
-                SELECT p.pk, v.pk, j.key FROM posts p, json_each(p.video_ids) j JOIN videos v ON v.feed = p.feed AND v.id = j.value
-                WHERE p.video_ids <> '[]';
-
-            CREATE VIRTUAL TABLE posts_fts USING fts5(text, title, content_warning, author_handle, author_name, content="posts", content_rowid="pk");
-            INSERT INTO posts_fts (posts_fts) VALUES ('rebuild');
-
-            -- New posts enter posts_fts in one statement per page, written by the store: FTS5 writes
-            -- its pending terms out at the end of every statement, so a trigger per inserted row
-            -- cost about five times the row itself.
-            CREATE TRIGGER posts_ai AFTER INSERT ON posts WHEN new.video_ids <> '[]' BEGIN
-                INSERT OR IGNORE INTO post_videos (post_pk, video_pk, position)
-                    SELECT new.pk, v.pk, j.key FROM json_each(new.video_ids) j JOIN videos v ON v.feed = new.feed AND v.id = j.value;
-            END;
-            CREATE TRIGGER posts_ad AFTER DELETE ON posts BEGIN
-                INSERT INTO posts_fts (posts_fts, rowid, text, title, content_warning, author_handle, author_name)
-                    VALUES ('delete', old.pk, old.text, old.title, old.content_warning, old.author_handle, old.author_name);
-                DELETE FROM post_videos WHERE post_pk = old.pk;
-            END;
-            CREATE TRIGGER posts_au_search AFTER UPDATE ON posts
-            WHEN old.text IS NOT new.text OR old.title IS NOT new.title OR old.content_warning IS NOT new.content_warning
-                OR old.author_handle IS NOT new.author_handle OR old.author_name IS NOT new.author_name BEGIN
-                INSERT INTO posts_fts (posts_fts, rowid, text, title, content_warning, author_handle, author_name)
-                    VALUES ('delete', old.pk, old.text, old.title, old.content_warning, old.author_handle, old.author_name);
-                INSERT INTO posts_fts (rowid, text, title, content_warning, author_handle, author_name)
-                    VALUES (new.pk, new.text, new.title, new.content_warning, new.author_handle, new.author_name);
-            END;
-            CREATE TRIGGER posts_au_videos AFTER UPDATE ON posts WHEN old.video_ids IS NOT new.video_ids BEGIN
-                DELETE FROM post_videos WHERE post_pk = old.pk;
-                INSERT OR IGNORE INTO post_videos (post_pk, video_pk, position)
-                    SELECT new.pk, v.pk, j.key FROM json_each(new.video_ids) j JOIN videos v ON v.feed = new.feed AND v.id = j.value;
-            END;
-            CREATE TRIGGER users_au_profile AFTER UPDATE ON users
-            WHEN old.handle IS NOT new.handle OR old.display_name IS NOT new.display_name BEGIN
-                UPDATE posts SET author_handle = new.handle, author_name = new.display_name WHERE author_pk = new.pk;
-            END;
-            """, announcement: "building the search index and linked tables"),
+        SQLiteMigration(name: "008_datasette_links_search", sql: datasetteLinksSearchSQL,
+                        announcement: "building the search index and linked tables"),
         // One row per running daemon, keyed by its instance, so a store that several daemons
         // share (PostgreSQL) and this one record daemons the same way.
         SQLiteMigration(name: "009_daemon_instances", sql: """
@@ -327,12 +202,36 @@ struct SQLiteMigration: Sendable {
         // and which post of which feed refers to it. A reference outlives its post's deletion at
         // the source; it goes with a retention removal or a purge. Numbered 016 as assigned.
         SQLiteMigration(name: "016_media", sql: mediaSQL),
+        // The reader accounts leave the mirror people publish (Datasette, a copied file) for the
+        // private sessions file: their rows are copied there first (committed, FULL), then the
+        // tables dropped here, with secure_delete on. 016 is the media branch's.
+        SQLiteMigration(name: "017_serve_users_private", sql: """
+            DROP TABLE serve_tokens;
+            DROP TABLE serve_users;
+            """, moveOut: moveReaderAccountsOut),
         // What retention removed from each feed, for `status` (issue 38): how many, and when last.
         SQLiteMigration(name: "018_retention_record", sql: """
             ALTER TABLE feeds ADD COLUMN pruned_posts INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE feeds ADD COLUMN pruned_at INTEGER;
             """),
     ]
+
+    /// Copies the reader accounts and their tokens into the sessions file (a copy there wins).
+    private static func moveReaderAccountsOut(_ database: SQLiteDatabase, to accounts: SessionDatabase) throws {
+        let users = try database.statement("SELECT name, password_hash, created_at FROM serve_users").query { row in
+            [SQLValue.text(row.string(0) ?? ""), .text(row.string(1) ?? ""), .integer(row.int64(2))]
+        }
+        let tokens = try database.statement("SELECT token_hash, name, created_at, expires_at FROM serve_tokens").query { row in
+            [SQLValue.text(row.string(0) ?? ""), .text(row.string(1) ?? ""), .integer(row.int64(2)), .integer(row.int64(3))]
+        }
+        guard !users.isEmpty || !tokens.isEmpty else { return }
+        try accounts.withAccounts("moving the reader accounts into the sessions file", writing: true) { db in
+            let user = try db.statement("INSERT OR IGNORE INTO serve_users (name, password_hash, created_at) VALUES (?1, ?2, ?3)")
+            for row in users { try user.run(row) }
+            let token = try db.statement("INSERT OR IGNORE INTO serve_tokens (token_hash, name, created_at, expires_at) VALUES (?1, ?2, ?3, ?4)")
+            for row in tokens { try token.run(row) }
+        }
+    }
 
     /// Moves the tokens of the `sessions` table into the private sessions file, before the
     /// table is dropped (with `secure_delete` on, so no token stays in a free page).
@@ -365,7 +264,7 @@ struct SQLiteMigration: Sendable {
     /// - Parameter log: told, as notices naming `store`, before and after a migration that
     ///   rebuilds posts, with their count.
     @discardableResult
-    static func migrate(_ database: SQLiteDatabase, sessions: SessionFile, now: Int64,
+    static func migrate(_ database: SQLiteDatabase, sessions: SessionFile, accounts: SessionDatabase, now: Int64,
                         log: Logger = .disabled, store: String = "") throws -> Bool {
         func notice(_ what: String) { log.notice("upgrading the store \(store): \(what)") }
         guard try !pending(in: database).isEmpty else { return false }
@@ -385,6 +284,7 @@ struct SQLiteMigration: Sendable {
                     if posts > 0 { notice("\(announcement) for \(posts) post\(posts == 1 ? "" : "s")…") }
                 }
                 try migration.prepare?(database, sessions)
+                try migration.moveOut?(database, accounts)
                 try database.execute(migration.sql)
                 if posts > 0 { notice("done in \(String(format: "%.1f", Date().timeIntervalSince(started))) s") }
                 try database.statement("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)")

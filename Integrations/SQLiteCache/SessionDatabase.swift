@@ -6,7 +6,8 @@ import StoreKit
 import Glibc
 #endif
 
-/// Each account's backend tokens, in a small private SQLite database beside the store:
+/// Each account's backend tokens, and the reader listener's accounts and tokens (`serve_users`,
+/// `serve_tokens`), in a small private SQLite database beside the store:
 /// `<database>.sessions.sqlite`.
 ///
 /// Tokens are not kept in the mirror, because people publish their mirror (Datasette, a
@@ -22,7 +23,7 @@ import Glibc
 /// either file.
 ///
 /// - Important: Not `Sendable`; the store actor owns it. The file is created at the first save
-///   (or move), so a store that never logs in has none.
+///   (or move, or use of the reader accounts), so a store that never logs in has none.
 final class SessionDatabase {
     let path: String
     /// The older version's file, moved in at first use.
@@ -104,6 +105,13 @@ final class SessionDatabase {
         try file.write([:])
     }
 
+    /// Runs `body` on this file's connection (created at first use), in one transaction when
+    /// `writing`: the reader listener's accounts and tokens (``SQLiteFeedStore/readerAccountTables``).
+    func withAccounts<T>(_ operation: @autoclosure () -> String, writing: Bool, _ body: (SQLiteDatabase) throws -> T) throws -> T {
+        guard let db = try open(create: true) else { throw ServiceError(.storage, operation(), "the sessions file \(path) cannot be opened") }
+        return try sqlite(operation()) { writing ? try db.withTransaction { try body(db) } : try body(db) }
+    }
+
     func close() { database = nil }
 
     private static func session(_ row: SQLiteStatement) -> Session {
@@ -129,6 +137,10 @@ final class SessionDatabase {
                 CREATE TABLE IF NOT EXISTS former_sessions (
                     feed TEXT PRIMARY KEY, backend TEXT NOT NULL,
                     access_token TEXT NOT NULL, refresh_token TEXT, expires_at INTEGER) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS serve_users (name TEXT PRIMARY KEY, password_hash TEXT NOT NULL, created_at INTEGER NOT NULL);
+                CREATE TABLE IF NOT EXISTS serve_tokens (
+                    token_hash TEXT PRIMARY KEY, name TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, feed TEXT);
+                CREATE INDEX IF NOT EXISTS serve_tokens_by_name ON serve_tokens (name);
                 """)
             return db
         }

@@ -15,9 +15,13 @@ public enum ReaderListener {
     /// Binds the listener the config asks for (not started), or `nil` when it asks for none.
     ///
     /// - Throws: ``ConfigError`` naming `serve.listen` when the address cannot be bound.
-    public static func make(for runtime: Runtime, log: Logger) throws -> HTTPListener? {
+    ///
+    /// - Parameter catalog: what it serves, which the caller may replace on a reload; by default
+    ///   the runtime's feeds and searches, for good.
+    public static func make(for runtime: Runtime, log: Logger, catalog: ServedCatalog? = nil) throws -> HTTPListener? {
         guard let serve = runtime.serve, let serving = runtime.serving else { return nil }
-        let answer = serving.makeHandler(ServingContext(store: runtime.store, feeds: runtime.servedFeeds, searches: runtime.searches, log: log))
+        let served = catalog ?? ServedCatalog(feeds: runtime.servedFeeds, searches: runtime.searches)
+        let answer = serving.makeHandler(ServingContext(store: runtime.store, catalog: served, log: log))
         do throws(ListenError) {
             return try HTTPListener(address: serve.listen, limits: limits) { request in
                 let served = await answer(ServedRequest(method: request.method, path: request.path, query: request.query,

@@ -19,6 +19,12 @@ public struct PostQuery: Hashable, Sendable {
     /// In the newest-first listing: continue after this post (its time, feed and id); `nil`
     /// for the first page. A reader app's continuation.
     public var continuing: StoredPost.ListingPosition?
+    /// Lists oldest first instead (the listing's exact reverse: time, then feed and id
+    /// descending); `continuing` then continues after that post in this order. Not for a
+    /// stable walk.
+    public var oldestFirst = false
+    /// Only posts created at or before this time (a reader app's `nt`). Not for a stable walk.
+    public var until: Date?
 
     public init(feed: String? = nil, limit: Int = 20, unreadOnly: Bool = false, starredOnly: Bool = false, since: Date? = nil,
                 stable: Bool = false, after: StoredPost.Position? = nil, continuing: StoredPost.ListingPosition? = nil) {

@@ -66,18 +66,26 @@ public struct ServedFeed: Hashable, Sendable {
 /// feeds the config serves.
 public struct ServingContext: Sendable {
     public var store: any FeedReader & ReadMarker & ReaderAccountStore
-    public var feeds: [ServedFeed]
-    /// Saved searches (full-text queries) served as feeds, by name.
-    public var searches: [String: String]
+    /// The feeds and saved searches served, as the config says now (a reload replaces them).
+    public var catalog: ServedCatalog
     /// Told, as one sentence, of what an operator should see (a refused login); never a secret.
     public var log: Logger
 
+    /// The feeds served now.
+    public var feeds: [ServedFeed] { catalog.snapshot.feeds }
+    /// Saved searches (full-text queries) served as feeds now, by name.
+    public var searches: [String: String] { catalog.snapshot.searches }
+
+    public init(store: any FeedReader & ReadMarker & ReaderAccountStore, catalog: ServedCatalog, log: Logger = .disabled) {
+        self.store = store
+        self.catalog = catalog
+        self.log = log
+    }
+
+    /// A context whose feeds and searches never change (a test's).
     public init(store: any FeedReader & ReadMarker & ReaderAccountStore, feeds: [ServedFeed], searches: [String: String] = [:],
                 log: Logger = .disabled) {
-        self.store = store
-        self.feeds = feeds
-        self.searches = searches
-        self.log = log
+        self.init(store: store, catalog: ServedCatalog(feeds: feeds, searches: searches), log: log)
     }
 }
 

@@ -24,9 +24,6 @@ public protocol SQLStore: Actor {
     /// The shared statements in this store's dialect.
     static var sql: StoreSQL { get }
 
-    /// The tables of the reader listener's accounts and tokens (``Core/ReaderAccountStore``).
-    static var readerAccountTables: (users: String, tokens: String) { get }
-
     /// Runs `body` on the open connection.
     func withConnection<T>(_ operation: @autoclosure () -> String, _ body: (any SQLConnection) throws -> T) throws -> T
 

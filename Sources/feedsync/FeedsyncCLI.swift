@@ -12,7 +12,8 @@ enum FeedsyncCLI {
         PullCommand.self, StatusCommand.self, PostsCommand.self, SearchCommand.self, ExportCommand.self, ReadCommand.self,
         UnreadCommand.self, StarCommand.self, UnstarCommand.self, AddCommand.self, RemoveCommand.self, ConfigCheckCommand.self,
         LoginCommand.self, LogoutCommand.self, RulesCommand.self, ServeCommand.self, ServeUserAddCommand.self,
-        ServeUserRemoveCommand.self, ServeUserListCommand.self, CompletionCommand.self, ManCommand.self,
+        ServeUserRemoveCommand.self, ServeUserListCommand.self, CompletionCommand.self, ManCommand.self, ServeUserTokenCommand.self,
+        ServeUserRevokeCommand.self,
         MediaStatusCommand.self, MediaFetchCommand.self, MediaPruneCommand.self,
     ] }
 

@@ -59,7 +59,8 @@ enum ServeUserRemoveCommand: Command {
     }
 }
 
-/// `feedsync serve-user list`: the accounts, with when each was added and its live tokens.
+/// `feedsync serve-user list`: the accounts, with when each was added, its live login tokens and
+/// its feed tokens (which feed, when made; never the token).
 enum ServeUserListCommand: Command {
     static let words = ["serve-user", "list"]
     static let summary = "List the accounts for reader apps."
@@ -68,11 +69,16 @@ enum ServeUserListCommand: Command {
 
     static func run(_ options: CommandLineOptions, output: CheckedOutput) async throws -> ExitStatus {
         guard options.positionals.isEmpty else { throw UsageError("serve-user list takes no arguments", usage: usage) }
-        let accounts = try await withRuntime(options, localOnly) { try await $0.store.readerAccounts(at: Date()) }
+        let (accounts, feedTokens) = try await withRuntime(options, localOnly) {
+            (try await $0.store.readerAccounts(at: Date()), try await $0.store.feedTokens(at: Date()))
+        }
         if accounts.isEmpty { try output.line("no reader accounts; `feedsync serve-user add NAME` adds one") }
         for account in accounts {
             try output.line("\(account.name)  added \(ISO8601Timestamp.string(from: account.createdAt))  "
                             + "\(account.liveTokens) live token\(account.liveTokens == 1 ? "" : "s")")
+            for token in feedTokens where token.name == account.name {
+                try output.line("  feed token for \(Terminal.safe(token.feed, limit: 200))  made \(ISO8601Timestamp.string(from: token.createdAt))")
+            }
         }
         return .ok
     }
@@ -86,6 +92,11 @@ enum ServeUserName {
         guard options.positionals.count == 1, let name = options.positionals.first else {
             throw UsageError("give exactly one account NAME", usage: usage)
         }
+        return try checked(name, usage: usage)
+    }
+
+    /// `name`, when it is a valid account name.
+    static func checked(_ name: String, usage: String) throws -> String {
         guard isValid(name) else {
             throw UsageError("the account name \"\(Terminal.safe(name, limit: 80))\" is not 1 to \(limit) letters, digits, "
                              + "'.', '_', '-' or '@'", usage: usage)

@@ -56,7 +56,8 @@ enum DaemonCLI {
                     throw ConfigError(file: runtime.configName, keyPath: "metrics.listen", message: error.description)
                 }
             }
-            readerListener = try ReaderListener.make(for: runtime, log: log)
+            daemon.served.update(feeds: runtime.servedFeeds, searches: runtime.searches)
+            readerListener = try ReaderListener.make(for: runtime, log: log, catalog: daemon.served)
             try await runtime.start()
         } catch {
             printError("feedsyncd: \(describe(error))")
@@ -85,6 +86,8 @@ struct Daemon {
     let notifier = SystemdNotifier()
     /// Counts syncs and requests whether or not the config asks for a listener (it is cheap).
     let metrics = MetricsRegistry(version: feedsyncVersion)
+    /// What the reader listener serves: replaced on a reload.
+    let served = ServedCatalog()
 
     func run(_ runtime: Runtime, as instance: DaemonInstance, signals: SignalWatcher, listener: HTTPListener?,
              readerListener: HTTPListener? = nil) async {
@@ -183,6 +186,7 @@ struct Daemon {
             try await runtime.start()
             await scheduler.apply(runtime)
             await live.apply(runtime)
+            served.update(feeds: runtime.servedFeeds, searches: runtime.searches)
             log.info("reloaded", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ",")])
             warnIfNoFeeds(runtime)
         } catch {

@@ -116,6 +116,8 @@ final class Scratch {
     deinit { try? FileManager.default.removeItem(at: folder) }
 
     var database: URL { folder.appendingPathComponent("feedsync.sqlite") }
+    /// The store's private sessions file: backend sessions and the reader accounts.
+    var sessions: URL { folder.appendingPathComponent("feedsync.sqlite.sessions.sqlite") }
 
     /// Writes a config for one httpapi feed at `baseURL` and returns its path.
     func writeConfig(baseURL: String, pageSize: Int = 100, interval: String = "5m", extraFeeds: String = "",

@@ -67,7 +67,7 @@ import Glibc
         let rest = try await Self.curl(header + [base + "/reader/api/0/stream/items/ids?s=user/-/label/Friends&n=3&c=\(refs?["continuation"] as? String ?? "")"])
         let more = (try JSONSerialization.jsonObject(with: Data(rest.body.utf8)) as? [String: Any])?["itemRefs"] as? [[String: Any]]
         #expect(more?.count == 2, "5 posts in all: \(rest.body)")
-        #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM serve_tokens WHERE name = 'ada'") == "1")
+        #expect(try await sqlite(scratch.sessions, "SELECT COUNT(*) FROM serve_tokens WHERE name = 'ada'") == "1")
         #expect(!(try String(contentsOf: daemon.logFile, encoding: .utf8)).contains(auth), "no token in the log")
 
         // `serve-user remove` revokes the token at once, for this running daemon too.

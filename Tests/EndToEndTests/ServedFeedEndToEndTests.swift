@@ -83,6 +83,66 @@ import Glibc
         #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/search/none.atom"]).status == 404)
     }
 
+    /// A reader that cannot send a password follows a feed token in the URL: its feed only, every
+    /// page (the `next` link carries it), until it is revoked; HTTP Basic still works beside it.
+    @Test func aFeedTokenInTheURLOpensItsFeedOnlyUntilRevoked() async throws {
+        let server = try ReferenceServer(posts: 12)
+        let scratch = try Scratch()
+        let (daemon, base) = try await ReaderListenerEndToEndTests.start(scratch, server: server)
+        defer { daemon.signal(SIGKILL) }
+        let config = scratch.folder.appendingPathComponent("feedsync.json").path
+        let made = try await feedsync(["serve-user", "token", "ada", "home", "--config", config])
+        let path = try #require(made.stdout.split(separator: "\n").first.map(String.init), "\(made.stderr)")
+        let token = String(path.split(separator: "=").last ?? "")
+
+        var ids: [String] = []
+        var next: String? = path + "&n=5"
+        while let page = next, ids.count < 20 {
+            let answer = try await ReaderListenerEndToEndTests.curl([base + page])
+            #expect(answer.status == 200, "\(page): \(answer.body.prefix(200))")
+            let (found, following) = Self.entries(answer.body)
+            ids += found
+            next = following
+            #expect(following.map { $0.contains("token=\(token)") } ?? true, "the next link keeps the token")
+        }
+        #expect(ids.count == 12 && Set(ids).count == 12)
+        let json = try await ReaderListenerEndToEndTests.curl([base + "/feeds/home.json?token=\(token)"])
+        #expect(json.status == 200 && json.body.contains("jsonfeed.org/version/1.1"))
+        #expect(try await ReaderListenerEndToEndTests.curl([base + "/feeds/all.atom?token=\(token)"]).status == 401, "another feed")
+        #expect(try await ReaderListenerEndToEndTests.curl(["-H", "Authorization: GoogleLogin auth=\(token)",
+                                                            base + "/reader/api/0/user-info"]).status == 401, "never the API")
+        let wrong = String(token.dropLast()) + (token.hasSuffix("0") ? "1" : "0")
+        #expect(try await ReaderListenerEndToEndTests.curl([base + "/feeds/home.atom?token=\(wrong)"]).status == 401)
+        #expect(try await ReaderListenerEndToEndTests.curl([base + "/feeds/home.atom?token=%0a"]).status == 401)
+        #expect(try await ReaderListenerEndToEndTests.curl(["-u", "ada:correct horse battery", base + "/feeds/home.atom"]).status == 200)
+        #expect(!daemon.log.contains(token), "the token is never logged")
+        #expect(try await feedsync(["serve-user", "revoke", "ada", "home", "--config", config]).status == 0)
+        #expect(try await ReaderListenerEndToEndTests.curl([base + path]).status == 401, "revoked")
+    }
+
+    /// A reload (SIGHUP) changes what is served at once: a feed's group and the saved searches.
+    @Test func aReloadChangesTheServedGroupsAndSearches() async throws {
+        let server = try ReferenceServer(posts: 3)
+        let scratch = try Scratch()
+        let (daemon, base) = try await ReaderListenerEndToEndTests.start(scratch, server: server)
+        defer { daemon.signal(SIGKILL) }
+        let user = ["-u", "ada:correct horse battery"]
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/group/Friends.atom"]).status == 200)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/search/toast.json"]).status == 404)
+
+        let config = scratch.folder.appendingPathComponent("feedsync.json")
+        let json = try String(contentsOf: config, encoding: .utf8)
+            .replacingOccurrences(of: #""group": "Friends""#, with: #""group": "Family""#)
+            .replacingOccurrences(of: #""searches": {"bread": "bread OR sourdough"}"#, with: #""searches": {"toast": "bread"}"#)
+        try Data(json.utf8).write(to: config)
+        daemon.signal(SIGHUP)
+        #expect(try await eventually { daemon.log.contains("reloaded") }, "\(daemon.log)")
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/group/Family.atom"]).status == 200)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/group/Friends.atom"]).status == 404)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/search/toast.json"]).status == 200)
+        #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/search/bread.json"]).status == 404)
+    }
+
     @Test func aFeedRefusesWhoIsNotAReaderAndWhatIsNotServed() async throws {
         let server = try ReferenceServer(posts: 2)
         let scratch = try Scratch()

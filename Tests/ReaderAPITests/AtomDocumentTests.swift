@@ -38,7 +38,8 @@ import Testing
         post.attachments = [Post.Attachment(kind: "audio", url: URL(string: "https://example.org/a.mp3")!, mimeType: "audio/mpeg", sizeBytes: 123),
                             Post.Attachment(kind: "image", url: URL(string: "https://example.org/i")!, mimeType: "not a type")]
         post.editedAt = Date(timeIntervalSince1970: 1_700_000_100)
-        let stored = StoredPost(feed: "home", post: post, isRead: true, isStarred: true)
+        let video = Video(id: "v1", title: "v", duration: 60, streamURL: URL(string: "https://example.org/v.webm")!, sizeBytes: 999)
+        let stored = StoredPost(feed: "home", post: post, isRead: true, isStarred: true, videos: [video])
         let bytes = AtomDocument.render(title: "feedsync: home", selfURL: "/feeds/home.atom?c=c1&n=2", nextURL: "/feeds/home.atom?c=c2&n=2",
                                         posts: [stored, StoredPost(feed: "home", post: Post(id: "p2", author: User(id: "u3", handle: "", displayName: ""),
                                                                                         text: "", createdAt: Date(timeIntervalSince1970: 0)), isRead: false)])
@@ -46,7 +47,25 @@ import Testing
         let result = try await Self.jing(bytes)
         #expect(result.status == 0, "\(result.output)\n\(text)")
         #expect(text.contains(#"<link rel="enclosure" href="https://example.org/a.mp3" type="audio/mpeg" length="123"/>"#))
+        #expect(text.contains(#"<link rel="enclosure" href="https://example.org/v.webm" type="video/webm" length="999"/>"#))
         #expect(text.contains("<contributor><name>bob</name></contributor>") && text.contains("bob boosted ada"))
+        #expect(text.contains("&lt;p&gt;Boosted by bob&lt;/p&gt;a &amp;amp; b"), "the boost said first in the content")
+
+        // The same post as a Google Reader item and a JSON Feed item: the original's author, the
+        // booster said, both files as enclosures.
+        var writer = JSONWriter(escaping: [.controlsAsUnicode, .replacingNUL])
+        GReaderJSON.item(stored, group: nil, to: &writer)
+        let item = try #require(try JSONSerialization.jsonObject(with: Data(writer.bytes)) as? [String: Any])
+        #expect((item["author"] as? String)?.hasPrefix("Ada ") == true, "the original's author, not the booster")
+        #expect(((item["summary"] as? [String: Any])?["content"] as? String)?.hasPrefix("<p>Boosted by bob</p>") == true)
+        let enclosures = (item["enclosure"] as? [[String: Any]] ?? []).map { "\($0["href"] ?? "") \($0["type"] ?? "-") \($0["length"] ?? "-")" }
+        #expect(enclosures == ["https://example.org/a.mp3 audio/mpeg 123", "https://example.org/i - -", "https://example.org/v.webm video/webm 999"])
+        let feed = try #require(try JSONSerialization.jsonObject(with: Data(JSONFeedDocument.render(title: "t", selfURL: "/s", nextURL: nil,
+                                                                                                  posts: [stored]))) as? [String: Any])
+        let entry = try #require((feed["items"] as? [[String: Any]])?.first)
+        #expect((entry["attachments"] as? [[String: Any]])?.compactMap { $0["mime_type"] as? String }
+            == ["audio/mpeg", "application/octet-stream", "video/webm"])
+        #expect((entry["content_text"] as? String)?.hasPrefix("Boosted by bob\n\na & b") == true)
         #expect(!text.contains("<script>") && !text.contains("\u{0}") && !text.contains("\u{1b}") && !text.contains("\u{FFFE}"))
         #expect(text.contains(#"<link rel="next" href="/feeds/home.atom?c=c2&amp;n=2"/>"#))
     }

@@ -23,11 +23,37 @@ import Testing
         let feeds = [ServedFeed(name: "home"), ServedFeed(name: "café ü")]
         let position = StoredPost.ListingPosition(createdAt: Date(timeIntervalSince1970: 1_700_000_000.123), feed: "café ü", id: "p\n1")
         let text = Continuation.make(position)
-        #expect(Continuation.parse(text, feeds: feeds) == position)
+        #expect(Continuation.parse(text, feeds: feeds).map { $0.0 == position && !$0.oldestFirst } == true)
+        let oldest = Continuation.make(position, oldestFirst: true)
+        #expect(oldest.hasPrefix("o1") && Continuation.parse(oldest, feeds: feeds).map { $0.0 == position && $0.oldestFirst } == true)
         #expect(Continuation.parse(text, feeds: [ServedFeed(name: "home")]) == nil, "a feed no longer served")
-        for bad in ["", "c1", "c1z", "c1zz", "c2" + text.dropFirst(2), String(text.dropLast()), "c1" + String(repeating: "00", count: 3_000),
-                    "c1" + "2d310a686f6d650a70", "c1" + "310a686f6d650a"] {
+        let hugeTime: String = "c1" + Array("9999999999999999999\nhome\np".utf8).map { String(format: "%02x", $0) }.joined()
+        let tail = String(text.dropFirst(2))
+        let bads: [String] = ["", "c1", "c1z", "c1zz", "c2" + tail, "o2" + tail, String(text.dropLast()),
+                              "c1" + String(repeating: "00", count: 3_000), "c1" + "2d310a686f6d650a70", "c1" + "310a686f6d650a", hugeTime]
+        for bad in bads {
             #expect(Continuation.parse(bad, feeds: feeds) == nil, "\(bad.prefix(40))")
+        }
+    }
+
+    @Test func aStreamRequestReadsItsOrderAndBoundsAndRefusesTheRest() throws {
+        let feeds = [ServedFeed(name: "home", group: "Friends")]
+        func parse(_ query: String) -> Result<StreamRequest, StreamError> {
+            StreamRequest.parse(FormFields(query)!, stream: nil, feeds: feeds, defaultCount: 20)
+        }
+        let oldest = try parse("s=feed%2Fhome&r=o&ot=100&nt=200&n=5&xt=user%2F-%2Fstate%2Fcom.google%2Fread").get().query
+        #expect(oldest.oldestFirst && oldest.feed == "home" && oldest.limit == 5 && oldest.unreadOnly)
+        #expect(oldest.since == Date(timeIntervalSince1970: 100) && oldest.until == Date(timeIntervalSince1970: 200))
+        #expect(try !parse("r=n").get().query.oldestFirst && !parse("r=d").get().query.oldestFirst && !parse("").get().query.oldestFirst)
+        let position = StoredPost.ListingPosition(createdAt: Date(timeIntervalSince1970: 150), feed: "home", id: "p1")
+        let newestC = Continuation.make(position), oldestC = Continuation.make(position, oldestFirst: true)
+        #expect(try parse("r=o&c=\(oldestC)").get().query.continuing == position)
+        #expect(try parse("c=\(newestC)").get().query.continuing == position)
+        for bad in ["r=x", "r=", "r=o&c=\(newestC)", "c=\(oldestC)", "nt=-1", "nt=1e9", "ot=9999999999999", "n=0", "n=10001",
+                    "xt=user%2F-%2Fstate%2Fcom.google%2Fstarred", "it=user%2F-%2Fstate%2Fcom.google%2Fread", "s=feed%2Fother",
+                    "s=user%2F-%2Flabel%2FNobody", "c=c1zz"] {
+            guard case .failure(let error) = parse(bad) else { Issue.record("\(bad) was taken"); continue }
+            #expect(!error.line.contains("\n") && !error.line.isEmpty, "\(bad)")
         }
     }
 

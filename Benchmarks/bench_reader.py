@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""The reader listener (issue 36) over a large SQLite store: how long reader apps' calls take.
+
+1. Makes a store of --posts posts (default 1,000,000) over 4 feeds with feedsync's own schema
+   (`feedsync serve-user add` creates it), the posts written straight in with SQL; every post
+   read but the newest 10,000.
+2. Runs `feedsync serve` over it, signs in (`/accounts/ClientLogin`), and times, each --times
+   times (median and worst, a new connection per request as apps make them):
+   - `stream/contents` of 1,000 items of the reading list (every feed) and of one feed;
+   - `stream/items/ids` of the 10,000 unread (`xt=…/read`, `n=10000`);
+   - `/feeds/NAME.atom` of the newest 100, and the same with its ETag (304).
+
+Targets (issue 36): stream/contents of 1,000 items < 50 ms; ids of 10,000 unread < 100 ms; Atom
+of the newest 100 < 20 ms, its 304 < 2 ms. Not measured here: 100 readers polling while a
+daemon syncs 1,000 feeds.
+
+Usage: python3 Benchmarks/bench_reader.py [--posts 1000000] [--times 20] [--binary PATH] [--smoke]
+"""
+import argparse
+import http.client
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchkit import ROOT, Broken, note, run_script, sqlite_config  # noqa: E402
+
+FEEDS = ["alpha", "beta", "gamma", "delta"]
+UNREAD = 10_000
+PASSWORD = "correct horse battery"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def make_store(binary, folder, posts):
+    feeds = [{"name": name, "group": "All", "posts": {"integration": "webfeed", "url": f"http://127.0.0.1:9/{name}.xml"}}
+             for name in FEEDS]
+    config = sqlite_config(folder, feeds)
+    port = free_port()
+    text = config.read_text()
+    config.write_text(text[:-1] + f', "serve": {{"listen": "127.0.0.1:{port}"}}}}')
+    done = subprocess.run([str(binary), "serve-user", "add", "ada", "--config", str(config)], input=PASSWORD + "\n",
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise Broken(f"serve-user add failed: {done.stderr}")
+    started = time.perf_counter()
+    db = sqlite3.connect(folder / "feedsync.sqlite")
+    db.executescript("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF;")
+    with db:
+        for name in FEEDS:
+            db.execute("INSERT INTO users (feed, id, handle, display_name) VALUES (?, 'u1', 'ada', 'Ada')", (name,))
+        # One post a second, the feeds taking turns; the text a sentence of its own per post.
+        db.execute(f"""
+            WITH RECURSIVE n(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM n WHERE x < {posts - 1})
+            INSERT INTO posts (feed, id, author_pk, author_id, author_handle, author_name, text, created_at, url)
+            SELECT f.name, printf('p%08d', x), u.pk, 'u1', 'ada', 'Ada',
+                   'Post number ' || x || ' about bread, rivers and the weather, long enough to look like one.',
+                   1600000000000 + x * 1000, 'https://example.org/p/' || x
+            FROM n JOIN (SELECT column1 AS i, column2 AS name FROM (VALUES {", ".join(f"({i}, '{n}')" for i, n in enumerate(FEEDS))})) f
+                 ON f.i = x % {len(FEEDS)}
+            JOIN users u ON u.feed = f.name
+            """)
+        db.execute(f"""
+            INSERT INTO post_state (feed, post_id, read_at)
+            SELECT feed, id, 1700000000000 FROM posts WHERE created_at < 1600000000000 + {max(posts - UNREAD, 0)} * 1000
+            """)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    note(f"store of {posts:,} posts ({posts - min(UNREAD, posts):,} read) made in {time.perf_counter() - started:.1f} s")
+    return config, port
+
+
+def request(port, path, headers=None, body=None):
+    started = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request("POST" if body else "GET", path, body=body, headers=headers or {})
+    resp = conn.getresponse()
+    data = resp.read()
+    conn.close()
+    return (time.perf_counter() - started) * 1000, resp.status, data, dict(resp.getheaders())
+
+
+def timed(port, path, headers, times, status, check=None):
+    samples = []
+    for _ in range(times):
+        ms, code, data, _ = request(port, path, headers)
+        if code != status:
+            raise Broken(f"{path}: {code} {data[:200]!r}")
+        if check:
+            check(data)
+        samples.append(ms)
+    return statistics.median(samples), max(samples)
+
+
+def main():
+    p = argparse.ArgumentParser(description="the reader listener over a large SQLite store")
+    p.add_argument("--posts", type=int, default=1_000_000)
+    p.add_argument("--times", type=int, default=20)
+    p.add_argument("--binary", default=None, help="feedsync to run (default .build/release/feedsync)")
+    p.add_argument("--smoke", action="store_true", help="20,000 posts, 3 times each, the debug build if no release one")
+    args = p.parse_args()
+    if args.smoke:
+        args.posts, args.times = 20_000, 3
+    binary = Path(args.binary) if args.binary else ROOT / ".build/release/feedsync"
+    if not binary.exists() and args.smoke:
+        binary = ROOT / ".build/debug/feedsync"
+    if not binary.exists():
+        raise Broken(f"no feedsync at {binary}; swift build -c release first")
+    run(binary, args.posts, args.times)
+
+
+def run(binary, posts, times):
+    """The whole side, for bench.py's --reader too."""
+    args = argparse.Namespace(posts=posts, times=times)
+    folder = Path(tempfile.mkdtemp(prefix="feedsync-bench-reader-"))
+    config, port = make_store(binary, folder, args.posts)
+    server = subprocess.Popen([str(binary), "serve", "--config", str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        if not server.stdout.readline().startswith("serving reader apps"):
+            raise Broken(f"feedsync serve did not start: {server.stderr.read()[:500]}")
+        body = urllib.parse.urlencode({"Email": "ada", "Passwd": PASSWORD}).encode()
+        _, code, data, _ = request(port, "/accounts/ClientLogin", {"Content-Type": "application/x-www-form-urlencoded"}, body)
+        if code != 200:
+            raise Broken(f"ClientLogin: {code} {data!r}")
+        auth = {"Authorization": "GoogleLogin auth=" + data.decode().split("Auth=")[1].strip()}
+        basic = {"Authorization": "Basic " + __import__("base64").b64encode(f"ada:{PASSWORD}".encode()).decode()}
+        api = "/reader/api/0/"
+
+        def items(count):
+            return lambda data: count == data.count(b'"crawlTimeMsec"') or (_ for _ in ()).throw(Broken("short page"))
+        rows = [
+            ("stream/contents, 1,000 items, reading list", api + "stream/contents?n=1000", auth, 200, items(1000)),
+            ("stream/contents, 1,000 items, one feed", api + "stream/contents/feed%2Falpha?n=1000", auth, 200, items(1000)),
+            ("stream/contents, 1,000 items, oldest first (r=o)", api + "stream/contents?n=1000&r=o", auth, 200, items(1000)),
+            (f"stream/items/ids, {min(UNREAD, args.posts):,} unread", api + "stream/items/ids?n=10000&xt=user%2F-%2Fstate%2Fcom.google%2Fread",
+             auth, 200, lambda data: data.count(b'"id"') == min(UNREAD, args.posts) or (_ for _ in ()).throw(Broken("short ids"))),
+            ("Atom, newest 100 (HTTP Basic)", "/feeds/alpha.atom", basic, 200, None),
+            ("Atom, newest 100 (login token)", "/feeds/alpha.atom", auth, 200, None),
+        ]
+        _, _, _, headers = request(port, "/feeds/alpha.atom", auth)
+        etag = headers.get("ETag") or headers.get("etag")
+        rows.append(("Atom 304 (If-None-Match, login token)", "/feeds/alpha.atom", {**auth, "If-None-Match": etag}, 304, None))
+        results = []
+        for label, path, headers, status, check in rows:
+            request(port, path, headers)   # warm the page cache and the item index
+            median, worst = timed(port, path, headers, args.times, status, check)
+            results.append((label, median, worst))
+            note(f"{label}: median {median:.1f} ms, worst {worst:.1f} ms")
+        print(f"\n| call ({args.posts:,} posts, {binary.parent.name} build, {args.times} times) | median | worst |")
+        print("|---|---|---|")
+        for label, median, worst in results:
+            print(f"| {label} | {median:.1f} ms | {worst:.1f} ms |")
+    finally:
+        server.terminate()
+        server.wait()
+        subprocess.run(["rm", "-rf", str(folder)])
+
+
+if __name__ == "__main__":
+    run_script(main, "bench_reader")
