@@ -100,15 +100,19 @@ import Testing
         #expect(login["--service"] == "Bluesky: the PDS to sign in to (default https://bsky.social)")
         #expect(login["--paste"] == "Mastodon: paste the code shown by the server instead of a loopback callback (the default without a display)")
         #expect(login["--callback"] == "Mastodon: take the code through a loopback callback (the default with a display)")
-        #expect(AddCommand.synopsis == "add WHAT [--name NAME] [--interval I] [--timeline T] [--deadline D] [--per-host N] [--config PATH]")
+        #expect(AddCommand.synopsis == "add WHAT [--name NAME] [--interval I] [--timeline T] [--deadline D] [--per-host N] [--basic-user USER] "
+                + "[--password-env VAR] [--password-file PATH] [--bearer-env VAR] [--bearer-file PATH] [--config PATH]")
         #expect(AddCommand.summary == "Add a feed: a site or feed URL, an OPML file, @user@server, or a Bluesky handle.")
-        #expect(AddCommand.options.map(\.name) == ["--config", "--name", "--interval", "--timeline", "--deadline", "--per-host"])
+        #expect(AddCommand.options.map(\.name) == ["--config", "--name", "--interval", "--timeline", "--deadline", "--per-host",
+                                                "--basic-user", "--password-env", "--password-file", "--bearer-env", "--bearer-file"])
         let add = Dictionary(uniqueKeysWithValues: AddCommand.options.map { ($0.name, $0.help) })
         #expect(add["--timeline"] == "Mastodon or Bluesky: the timeline instead of the account's posts (home, …)")
         #expect(add["--deadline"] == "an OPML file: how long finding its sites' feeds may take in all (90s, 5m; default 2m)")
         #expect(add["--per-host"] == "an OPML file: the most requests to one host while its sites' feeds are found (default 20)")
         let scopes = Dictionary(uniqueKeysWithValues: AddCommand.formOptions.map { ($0.option.name, $0.appliesTo) })
-        #expect(scopes == ["--timeline": "Mastodon and Bluesky accounts", "--deadline": "an OPML file's sites", "--per-host": "an OPML file's sites"])
+        #expect(scopes == ["--timeline": "Mastodon and Bluesky accounts", "--deadline": "an OPML file's sites", "--per-host": "an OPML file's sites",
+                           "--basic-user": "a web feed", "--password-env": "a web feed", "--password-file": "a web feed",
+                           "--bearer-env": "a web feed", "--bearer-file": "a web feed"])
     }
 
     /// What `pull --json` says of a feed.
