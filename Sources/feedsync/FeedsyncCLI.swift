@@ -75,6 +75,13 @@ enum FeedsyncCLI {
                 return .ok
             }
             guard !arguments.isEmpty else { throw UsageError("no command given", usage: usage) }
+            // A group's name alone (`feedsync media`, `feedsync serve-user --help`) lists the group's commands.
+            if let group = arguments.first, command(named: group), arguments.count == 1 || arguments[1].hasPrefix("-") {
+                let usage = groupUsage(group)
+                guard arguments.contains("--help") else { throw UsageError("\"\(group)\" needs one of its commands", usage: usage) }
+                try output.line(usage)
+                return .ok
+            }
             guard let command = commands.first(where: { Array(arguments.prefix($0.words.count)) == $0.words }) else {
                 throw UsageError(unknownCommand(arguments), usage: "usage: feedsync <command> [options]")
             }
@@ -104,6 +111,15 @@ enum FeedsyncCLI {
             message += "; did you mean \"\(nearest.name)\"?"
         }
         return message
+    }
+
+    /// The commands of a group (`media`): its usage line and each command with its summary.
+    static func groupUsage(_ group: String) -> String {
+        let members = commands.filter { $0.words.count > 1 && $0.words.first == group }
+        let width = members.map { $0.words.joined(separator: " ").count }.max() ?? 0
+        let lines = members.map { "  " + $0.words.joined(separator: " ").padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
+        let names = members.compactMap { $0.words.dropFirst().first }
+        return "usage: feedsync \(group) \(names.joined(separator: "|")) [options]\n\n" + lines.joined(separator: "\n")
     }
 
     /// Whether `word` starts a command of several words (`config`).

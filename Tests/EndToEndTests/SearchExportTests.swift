@@ -83,6 +83,12 @@ import Testing
         #expect(!typo.stderr.contains("Commands:"), "one sentence and the usage, not the whole help")
         let twoWords = try await feedsync(["config", "chek"])
         #expect(twoWords.stderr.contains("did you mean \"config check\"?"), "\(twoWords.stderr)")
+        // A group's name alone lists its commands: on stderr with 64, or asked for with --help, on stdout with 0.
+        let group = try await feedsync(["media"])
+        #expect(group.status == 64 && group.stderr.contains("\"media\" needs one of its commands")
+                && group.stderr.contains("usage: feedsync media status|fetch|prune") && group.stderr.contains("  media prune  "), "\(group.stderr)")
+        let groupHelp = try await feedsync(["serve-user", "--help"])
+        #expect(groupHelp.status == 0 && groupHelp.stdout.hasPrefix("usage: feedsync serve-user add|remove|list"), "\(groupHelp.stdout)")
 
         for help in [["help", "pull"], ["pull", "-h"], ["pull", "--help"]] {
             let result = try await feedsync(help)
