@@ -117,7 +117,7 @@ import Glibc
             ("stream/items/ids?s=user/-/label/Nobody", "unknown stream"),
             ("stream/items/ids?n=0", "is not a count"), ("stream/items/ids?n=10001", "is not a count"),
             ("stream/items/ids?n=abc", "is not a count"), ("stream/items/ids?ot=-5", "is not a time"),
-            ("stream/items/ids?r=o", "newest first"), ("stream/items/ids?xt=user/-/state/com.google/like", "is not served"),
+            ("stream/items/ids?r=x", "is not an order"), ("stream/items/ids?xt=user/-/state/com.google/like", "is not served"),
             ("stream/items/ids?c=c1zz", "not a continuation"), ("stream/items/ids?c=abc", "not a continuation"),
             ("stream/items/ids?c=c1" + "31300a6e6f77686572650a70", "not a continuation"),
             ("stream/contents/feed%2Fnowhere", "unknown stream"), ("stream/items/contents?i=tag:google.com,2005:reader/item/xyz", "is not an item id"),
