@@ -14,7 +14,8 @@ Targets (issue 36): stream/contents of 1,000 items < 50 ms; ids of 10,000 unread
 of the newest 100 < 20 ms, its 304 < 2 ms. Not measured here: 100 readers polling while a
 daemon syncs 1,000 feeds.
 
-Usage: python3 Benchmarks/bench_reader.py [--posts 1000000] [--times 20] [--binary PATH] [--smoke]
+Usage: python3 Benchmarks/bench_reader.py [--posts 1000000] [--times 10] [--binary PATH] [--smoke] [--results [FILE]]
+(--results adds the run to Benchmarks/results.md, or FILE.)
 """
 import argparse
 import http.client
@@ -29,6 +30,7 @@ import urllib.parse
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import results  # noqa: E402
 from benchkit import ROOT, Broken, note, run_script, sqlite_config  # noqa: E402
 
 FEEDS = ["alpha", "beta", "gamma", "delta"]
@@ -105,9 +107,11 @@ def timed(port, path, headers, times, status, check=None):
 def main():
     p = argparse.ArgumentParser(description="the reader listener over a large SQLite store")
     p.add_argument("--posts", type=int, default=1_000_000)
-    p.add_argument("--times", type=int, default=20)
+    p.add_argument("--times", type=int, default=10)
     p.add_argument("--binary", default=None, help="feedsync to run (default .build/release/feedsync)")
     p.add_argument("--smoke", action="store_true", help="20,000 posts, 3 times each, the debug build if no release one")
+    p.add_argument("--results", nargs="?", const=str(results.DEFAULT), default=None, metavar="FILE",
+                   help="add this run to FILE (default Benchmarks/results.md)")
     args = p.parse_args()
     if args.smoke:
         args.posts, args.times = 20_000, 3
@@ -116,7 +120,8 @@ def main():
         binary = ROOT / ".build/debug/feedsync"
     if not binary.exists():
         raise Broken(f"no feedsync at {binary}; swift build -c release first")
-    run(binary, args.posts, args.times)
+    with results.Recorder(args.results, script="bench_reader.py"):
+        run(binary, args.posts, args.times)
 
 
 def run(binary, posts, times):

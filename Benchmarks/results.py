@@ -66,8 +66,8 @@ class Tee(io.TextIOBase):
 class Recorder:
     """Keeps what the run prints and, when it ends, adds it to the results file."""
 
-    def __init__(self, path):
-        self.path = Path(path) if path else None
+    def __init__(self, path, script="bench.py"):
+        self.path, self.script = (Path(path) if path else None), script
         self.started, self.load_at_start = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), load()
         self.commit, self.tee = commit(), None
 
@@ -82,7 +82,7 @@ class Recorder:
             return False
         sys.stdout = self.tee.stream
         outcome = "completed" if kind is None else f"ended early: {error}"
-        command = "python3 Benchmarks/bench.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        command = f"python3 Benchmarks/{self.script} " + " ".join(shlex.quote(a) for a in sys.argv[1:])
         entry = (f"### `{command.strip()}` at `{self.commit}`, {self.started}\n\n"
                  f"Machine: {machine()}. Load average {self.load_at_start} at the start, {load()} at the end. "
                  f"The run {outcome}.\n\n```\n{self.tee.kept.getvalue().strip()}\n```\n\n")

@@ -234,6 +234,10 @@ struct PostgresMigration {
         PostgresMigration(name: "012_retention_record", sql: """
             ALTER TABLE feeds ADD COLUMN pruned_posts BIGINT NOT NULL DEFAULT 0, ADD COLUMN pruned_at BIGINT;
             """),
+        // The reading list across feeds in its own order, as SQLite's 019.
+        PostgresMigration(name: "013_posts_listing", sql: """
+            CREATE INDEX posts_listing ON posts (created_at DESC, feed, id);
+            """),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.

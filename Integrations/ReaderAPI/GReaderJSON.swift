@@ -39,9 +39,10 @@ extension GReaderJSON {
     /// One item of `stream/contents` and `stream/items/contents`: the post, its author (for a
     /// repost the original's; its sharer said in the title and first in the content), its
     /// attachments and videos as `enclosure`s, its marks as categories, its feed as origin.
-    static func item(_ stored: StoredPost, group: String?, to json: inout JSONWriter) {
+    /// `id` is its item id when the caller has it already (a hash a post saved).
+    static func item(_ stored: StoredPost, id given: ItemID? = nil, group: String?, to json: inout JSONWriter) {
         let post = stored.post
-        let id = ItemID(feed: stored.feed, post: post.id)
+        let id = given ?? ItemID(feed: stored.feed, post: post.id)
         let milliseconds = Int64((post.createdAt.timeIntervalSince1970 * 1000).rounded())
         json.openObject()
         json.string("id", id.long)

@@ -17,10 +17,12 @@ actor ItemIndex {
     private var entries: [ItemID: Entry] = [:]
     private var lastWalk: ContinuousClock.Instant?
 
-    func learn(_ posts: [StoredPost]) {
-        for stored in posts {
-            entries[ItemID(feed: stored.feed, post: stored.post.id)] = Entry(feed: stored.feed, post: stored.post.id,
-                                                                             createdAt: stored.post.createdAt)
+    /// Remembers `posts` under `ids`, their item ids in the same order (hashed by the caller,
+    /// which writes them out too).
+    func learn(_ posts: [StoredPost], ids: [ItemID]) {
+        entries.reserveCapacity(entries.count + posts.count)
+        for (stored, id) in zip(posts, ids) {
+            entries[id] = Entry(feed: stored.feed, post: stored.post.id, createdAt: stored.post.createdAt)
         }
     }
 
@@ -34,7 +36,7 @@ actor ItemIndex {
                 var after: StoredPost.Position?
                 while read < Self.walkLimit {
                     let page = try await store.posts(matching: PostQuery(feed: feed, limit: 1_000, stable: true, after: after))
-                    learn(page)
+                    learn(page, ids: page.map { ItemID(feed: $0.feed, post: $0.post.id) })
                     read += page.count
                     guard page.count == 1_000, let last = page.last else { break }
                     after = last.position

@@ -45,7 +45,7 @@ extension ReaderAPIService {
         }
         guard parsed.query.limit <= 1_000 else { return .text(400, "n is at most 1000 for a feed\n") }
         stream = name
-        let (posts, continuation) = try await page(parsed)
+        let (posts, _, continuation) = try await page(parsed)
         // A reader that came with a feed token needs it in the links too, or the next page is 401.
         let token = fields["token"].map { "token=\($0)" }
         let base = "/feeds/\(file)"

@@ -7,20 +7,22 @@ extension ReaderAPIService {
     /// The feeds served, by name, with their groups.
     var groups: [String: String?] { Dictionary(context.feeds.map { ($0.name, $0.group) }, uniquingKeysWith: { first, _ in first }) }
 
-    /// One page of a stream: the served posts, and the continuation when more may follow.
-    func page(_ request: StreamRequest) async throws -> (posts: [StoredPost], continuation: String?) {
+    /// One page of a stream: the served posts with their item ids (each hashed once, here), and
+    /// the continuation when more may follow.
+    func page(_ request: StreamRequest) async throws -> (posts: [StoredPost], ids: [ItemID], continuation: String?) {
         let posts: [StoredPost]
         if let feeds = request.feeds {
             posts = try await merged(request.query, of: feeds)
         } else {
             posts = try await context.store.posts(matching: request.query)
         }
-        await index.learn(posts)
         let groups = self.groups
         let served = posts.filter { groups[$0.feed] != nil }
+        let ids = served.map { ItemID(feed: $0.feed, post: $0.post.id) }
+        await index.learn(served, ids: ids)
         let more = posts.count == request.query.limit
             ? posts.last.map { Continuation.make($0.listingPosition, oldestFirst: request.query.oldestFirst) } : nil
-        return (served, more)
+        return (served, ids, more)
     }
 
     /// One page of several feeds' listing: each feed's page after the same position (the order
@@ -42,14 +44,14 @@ extension ReaderAPIService {
         case .success(let parsed): request = parsed
         case .failure(let error): return .text(400, error.line + "\n")
         }
-        let (posts, continuation) = try await page(request)
+        let (posts, ids, continuation) = try await page(request)
         return json { json in
             json.openObject()
             json.key("itemRefs")
             json.openArray()
-            for stored in posts {
+            for (stored, id) in zip(posts, ids) {
                 json.openObject()
-                json.string("id", ItemID(feed: stored.feed, post: stored.post.id).short)
+                json.string("id", id.short)
                 json.key("directStreamIds")
                 json.openArray()
                 json.closeArray()
@@ -69,8 +71,8 @@ extension ReaderAPIService {
         case .failure(let error): return .text(400, error.line + "\n")
         }
         guard request.query.limit <= 1_000 else { return .text(400, "n is at most 1000 for contents\n") }
-        let (posts, continuation) = try await page(request)
-        return items(posts, id: request.streamID, continuation: continuation)
+        let (posts, ids, continuation) = try await page(request)
+        return items(posts, ids: ids, id: request.streamID, continuation: continuation)
     }
 
     func itemContents(_ fields: FormFields) async throws -> ServedResponse {
@@ -83,11 +85,13 @@ extension ReaderAPIService {
         }
         let found = try await index.resolve(ids, feeds: context.feeds.map(\.name), store: context.store)
         var posts: [StoredPost] = []
+        var known: [ItemID] = []
         for id in ids {
             guard let entry = found[id], let stored = try await post(entry) else { continue }
             posts.append(stored)
+            known.append(id)
         }
-        return items(posts, id: "user/-/state/com.google/reading-list", continuation: nil)
+        return items(posts, ids: known, id: "user/-/state/com.google/reading-list", continuation: nil)
     }
 
     /// The stored post an index entry names, read again (its marks as they are now).
@@ -98,7 +102,7 @@ extension ReaderAPIService {
         return try await context.store.posts(matching: query).first { $0.post.id == entry.post }
     }
 
-    private func items(_ posts: [StoredPost], id: String, continuation: String?) -> ServedResponse {
+    private func items(_ posts: [StoredPost], ids: [ItemID], id: String, continuation: String?) -> ServedResponse {
         let groups = self.groups
         return json { json in
             json.openObject()
@@ -106,7 +110,7 @@ extension ReaderAPIService {
             json.int("updated", Int64(Date().timeIntervalSince1970))
             json.key("items")
             json.openArray()
-            for stored in posts { GReaderJSON.item(stored, group: groups[stored.feed] ?? nil, to: &json) }
+            for (stored, itemID) in zip(posts, ids) { GReaderJSON.item(stored, id: itemID, group: groups[stored.feed] ?? nil, to: &json) }
             json.closeArray()
             json.string("continuation", continuation)
             json.closeObject()

@@ -26,17 +26,20 @@ extension SQLiteFeedStore {
                             .integer(query.limit), .integer(query.starredOnly ? 1 : 0)])
         } else {
             let continuing = query.continuing
-            // The bound is written only when given, so the time index serves the range.
+            // The feed and each bound are written only when given, so an index serves them: one
+            // feed's time index, or across feeds the listing's own (`?1 IS NULL OR p.feed = ?1`
+            // made SQLite scan and sort every post of the store for each page).
             // Oldest first is the listing's exact reverse, its bound too.
             let oldest = query.oldestFirst
-            let bound = (query.until == nil ? "" : " AND p.created_at <= ?9")
+            let bound = (query.feed == nil ? " AND ?1 IS NULL" : " AND p.feed = ?1")
+                + (since == nil ? " AND ?2 IS NULL" : " AND p.created_at >= ?2")
+                + (query.until == nil ? "" : " AND p.created_at <= ?9")
                 + (continuing == nil ? ""
                 : oldest ? " AND p.created_at >= ?6 AND (p.created_at > ?6 OR p.feed < ?7 OR (p.feed = ?7 AND p.id < ?8))"
                 : " AND p.created_at <= ?6 AND (p.created_at < ?6 OR p.feed > ?7 OR (p.feed = ?7 AND p.id > ?8))")
             stored = try storedPosts(db.statement("""
                 SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
-                WHERE (?1 IS NULL OR p.feed = ?1) AND (?2 IS NULL OR p.created_at >= ?2) AND (?3 = 0 OR s.read_at IS NULL)
-                    AND (?5 = 0 OR s.starred_at IS NOT NULL)\(bound)
+                WHERE (?3 = 0 OR s.read_at IS NULL) AND (?5 = 0 OR s.starred_at IS NOT NULL)\(bound)
                 ORDER BY \(oldest ? "p.created_at, p.feed DESC, p.id DESC" : "p.created_at DESC, p.feed, p.id") LIMIT ?4
                 """), [.text(query.feed), .integer(since), .integer(query.unreadOnly ? 1 : 0),
                             .integer(query.limit), .integer(query.starredOnly ? 1 : 0)]

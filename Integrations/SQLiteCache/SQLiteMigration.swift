@@ -214,6 +214,8 @@ struct SQLiteMigration: Sendable {
             ALTER TABLE feeds ADD COLUMN pruned_posts INTEGER NOT NULL DEFAULT 0;
             ALTER TABLE feeds ADD COLUMN pruned_at INTEGER;
             """),
+        // The listing's order across feeds (read backward for oldest first): a reader app's page sorted every post without it.
+        SQLiteMigration(name: "019_posts_listing", sql: "CREATE INDEX posts_listing ON posts (created_at DESC, feed, id);"),
     ]
 
     /// Copies the reader accounts and their tokens into the sessions file (a copy there wins).
