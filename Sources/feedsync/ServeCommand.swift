@@ -25,6 +25,8 @@ enum ServeCommand: Command {
             listener.start()
             let address = listener.address.isIPv6 ? "[\(listener.address.host)]" : listener.address.host
             try output.line("serving reader apps on http://\(address):\(listener.port)/; Ctrl-C stops")
+            // Said now, not when serving ends: a script or a log behind a pipe waits for this line.
+            try output.flush()
             for await _ in stop.signals { break }
             listener.stop()
             stop.sources.forEach { $0.cancel() }
