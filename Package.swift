@@ -75,20 +75,20 @@ let package = Package(
                           exclude: ["feedsyncd.service"]),
 
         .testTarget(name: "CoreTests", dependencies: ["Core"], path: "Tests/CoreTests"),
-        .testTarget(name: "SyncTests", dependencies: ["Sync", "Core"], path: "Tests/SyncTests"),
+        .testTarget(name: "SyncTests", dependencies: ["Sync", "Core", "ProcessTestSupport"], path: "Tests/SyncTests"),
         .testTarget(name: "IntegrationKitTests", dependencies: ["IntegrationKit", "Core", "ProcessTestSupport"], path: "Tests/IntegrationKitTests",
                     exclude: ["HTMLTextCases.json"]),
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "IntegrationKit", "Core"], path: "Tests/WebhooksTests"),
         .testTarget(name: "MediaArchiveTests", dependencies: ["MediaArchive", "PeerTube", "IntegrationKit", "Core", "ProcessTestSupport"],
                     path: "Tests/MediaArchiveTests"),
-        .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "IntegrationKit", "Core"], path: "Tests/HTTPAPITests"),
-        .testTarget(name: "StoreKitTests", dependencies: ["StoreKit", "Core"], path: "Tests/StoreKitTests"),
+        .testTarget(name: "HTTPAPITests", dependencies: ["HTTPAPI", "IntegrationKit", "Core", "ProcessTestSupport"], path: "Tests/HTTPAPITests"),
+        .testTarget(name: "StoreKitTests", dependencies: ["StoreKit", "Core", "ProcessTestSupport"], path: "Tests/StoreKitTests"),
         .testTarget(name: "SQLiteCacheTests", dependencies: ["SQLiteCache", "Core", "ProcessTestSupport"], path: "Tests/SQLiteCacheTests"),
         .testTarget(name: "MockVideoHostTests", dependencies: ["MockVideoHost", "Core"], path: "Tests/MockVideoHostTests"),
-        .testTarget(name: "MastodonTests", dependencies: ["Mastodon", "IntegrationKit", "Core"], path: "Tests/MastodonTests"),
+        .testTarget(name: "MastodonTests", dependencies: ["Mastodon", "IntegrationKit", "Core", "ProcessTestSupport"], path: "Tests/MastodonTests"),
         .testTarget(name: "WebFeedTests", dependencies: ["WebFeed", "IntegrationKit", "Core"], path: "Tests/WebFeedTests"),
         .testTarget(name: "BlueskyTests", dependencies: ["Bluesky", "IntegrationKit", "Core"], path: "Tests/BlueskyTests"),
-        .testTarget(name: "AppTests", dependencies: ["App", "Core"], path: "Tests/AppTests"),
+        .testTarget(name: "AppTests", dependencies: ["App", "Core", "ProcessTestSupport"], path: "Tests/AppTests"),
         .testTarget(name: "ReaderAPITests", dependencies: ["ReaderAPI", "Core", "ProcessTestSupport"], path: "Tests/ReaderAPITests"),
         // The daemon's own parts (its service group), tested in-process.
         .testTarget(name: "FeedsyncdTests", dependencies: ["feedsyncd", "App", "Core"], path: "Tests/FeedsyncdTests"),
@@ -96,7 +96,8 @@ let package = Package(
         // A PostgreSQL server of the tests' own, for the store contract and the end-to-end runs.
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         // Pipes and process starts in every test module under one lock, so no test's pipe or
-        // child-exit socket goes to another test's child (the tests all run in one process).
+        // child-exit socket goes to another test's child (the tests all run in one process); and the one
+        // seeded generator the tests draw random inputs from.
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
         // One store contract, run against the SQLite store and a PostgreSQL server the tests start.
         .testTarget(name: "StoreContractTests", dependencies: ["SQLiteCache", "PostgresStore", "StoreKit", "Core", "PostgresTestSupport", "ProcessTestSupport"],

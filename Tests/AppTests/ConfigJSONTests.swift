@@ -1,6 +1,7 @@
 import App
 import Core
 import Foundation
+import ProcessTestSupport
 import Testing
 
 @Suite struct ConfigJSONTests {
@@ -207,19 +208,6 @@ import Testing
 
     // MARK: - Fuzzing
 
-    /// SplitMix64: a few lines, and the same sequence on every platform, so a failure reproduces.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// The bytes of JSON's syntax and of broken UTF-8, so mutations reach the parser's deeper paths.
     static let interestingBytes: [UInt8] = Array(#"{}[]:,"\ 0123456789.eE+-tfnu/'"#.utf8) + [0x0A, 0x0D, 0x09, 0x00, 0x7F, 0xC3, 0xE6, 0xED, 0xF0, 0x80, 0xBF, 0xFF]
 
@@ -228,7 +216,7 @@ import Testing
         String(decoding: bytes, as: UTF8.self).range(of: #"(^|[^0-9.-])0[eE][0-9]"#, options: .regularExpression) != nil
     }
 
-    func makeMutation(of document: [UInt8], using generator: inout SplitMix64) -> [UInt8] {
+    func makeMutation(of document: [UInt8], using generator: inout SeededRandom) -> [UInt8] {
         var bytes = document
         for _ in 0..<Int.random(in: 1...3, using: &generator) {
             let replacement = Bool.random(using: &generator)
@@ -249,7 +237,7 @@ import Testing
 
     @Test func mutatedConfigsParseOrFailCleanlyAndAgreeWithJSONDecoder() {
         let document = Array(Self.realisticConfig.utf8)
-        var generator = SplitMix64(state: 0x5EED_F00D)
+        var generator = SeededRandom(state: 0x5EED_F00D)
         var (accepted, rejected, laxOnly) = (0, 0, 0)
         for round in 0..<2_000 {
             let bytes = makeMutation(of: document, using: &generator)

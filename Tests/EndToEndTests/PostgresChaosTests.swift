@@ -1,5 +1,6 @@
 import Foundation
 import PostgresTestSupport
+import ProcessTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -8,18 +9,6 @@ import Glibc
 /// Three `feedsyncd` share 60 feeds through one PostgreSQL store while workers are killed with
 /// SIGKILL and restarted, and the server's posts are appended, edited and deleted.
 @Suite(.endToEnd, .needsPostgres) struct PostgresChaosTests {
-    /// Seeded, so a failing run can be replayed.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let feeds = 60
     static let lease: TimeInterval = 5
     /// Workers killed, one every 2 to 6 s: about a minute of chaos alone, longer on a busy machine.
@@ -34,7 +23,7 @@ import Glibc
         let config = try scratch.writePostgresConfig(database, baseURL: server.baseURL, feeds: Self.feeds, pageSize: 50,
                                                      interval: "2s", storeKeys: #", "lease": "\#(Int(Self.lease))s""#,
                                                      daemon: #"{"concurrency": 4, "heartbeat": "1s"}"#)
-        var random = SplitMix64(state: 20_261_122)
+        var random = SeededRandom(state: 20_261_122)
         var workers = try (0..<3).map { _ in try DaemonProcess(config: config, in: scratch) }
         /// Each SIGKILL: the database server's clock then, and the leases the worker held, with
         /// when each runs out.

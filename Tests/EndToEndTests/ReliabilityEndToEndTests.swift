@@ -7,25 +7,13 @@ import Glibc
 
 /// Crashes, faults and bad input against real processes: the cache ends at the server's state.
 @Suite(.endToEnd) struct ReliabilityEndToEndTests {
-    /// SplitMix64, so the kill moments and mutations repeat exactly.
-    struct Seeded {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-    }
-
     @Test func fiftySIGKILLsDuringASyncWithEditsAndDeletionsLoseNothing() async throws {
         let server = try ReferenceServer(posts: 20_000, seed: 5)
         // Slow pages down a little, so that every run is killed part way through its work.
         try await server.control("POST", "/_control/faults", body: #"{"latency_ms": 10}"#)
         let scratch = try Scratch()
         let config = try scratch.writeConfig(baseURL: server.baseURL, pageSize: 50)
-        var random = Seeded(state: 4242)
+        var random = SeededRandom(state: 4242)
         var kills = 0, runs = 0, highest = 20_000
 
         while kills < 50 && runs < 400 {
@@ -37,18 +25,18 @@ import Glibc
             pull.standardOutput = FileHandle.nullDevice
             pull.standardError = FileHandle.nullDevice
             try launch(pull)
-            try await Task.sleep(for: .milliseconds(20 + random.next(100)))
+            try await Task.sleep(for: .milliseconds(20 + random.next(below: 100)))
             if pull.isRunning {
                 kill(pull.processIdentifier, SIGKILL)
                 kills += 1
             }
             while pull.isRunning { try await Task.sleep(for: .milliseconds(5)) }
             // Meanwhile the feed moves on: new posts (a few pages of them), an edit and a deletion.
-            let count = 100 + random.next(200)
+            let count = 100 + random.next(below: 200)
             try await server.control("POST", "/_control/append?count=\(count)")
             highest += count
-            _ = try? await server.control("POST", "/_control/edit?id=\(String(format: "p%07d", 1 + random.next(highest)))")
-            _ = try? await server.control("POST", "/_control/delete?id=\(String(format: "p%07d", 1 + random.next(highest)))")
+            _ = try? await server.control("POST", "/_control/edit?id=\(String(format: "p%07d", 1 + random.next(below: highest)))")
+            _ = try? await server.control("POST", "/_control/delete?id=\(String(format: "p%07d", 1 + random.next(below: highest)))")
         }
 
         #expect(kills == 50, "\(kills) kills in \(runs) runs")

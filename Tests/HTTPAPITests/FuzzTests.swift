@@ -2,6 +2,7 @@ import Core
 import Foundation
 @testable import HTTPAPI
 import IntegrationKit
+import ProcessTestSupport
 import Testing
 
 /// Pushes thousands of mutated pages and headers through the HTTP decoding and mapping code:
@@ -19,7 +20,7 @@ import Testing
     /// The time limit catches a mutation that makes the decoder loop; it is no speed bound (a
     /// few seconds alone, longer beside the whole suite on two cores).
     @Test(.timeLimit(.minutes(10))) func mutatedPagesAndHeadersYieldAPageOrATypedError() async throws {
-        var random = FuzzRandom(state: 20261121)
+        var random = SeededRandom(state: 20261121)
         var outcomes = (pages: 0, errors: [ServiceError.Code: Int]())
         for _ in 0..<4000 {
             let body = mutate(Self.seedPage, &random)
@@ -47,7 +48,7 @@ import Testing
         #expect(outcomes.errors[.invalidResponse, default: 0] > 100, "many are invalid responses: \(outcomes)")
     }
 
-    private func mutate(_ data: Data, _ random: inout FuzzRandom) -> Data {
+    private func mutate(_ data: Data, _ random: inout SeededRandom) -> Data {
         var bytes = [UInt8](data)
         for _ in 0...(random.next() % 4) where !bytes.isEmpty {
             let at = Int(random.next() % UInt64(bytes.count))
@@ -64,14 +65,3 @@ import Testing
     }
 }
 
-/// SplitMix64, so every run mutates the same way.
-struct FuzzRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

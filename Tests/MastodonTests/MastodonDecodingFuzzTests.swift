@@ -2,6 +2,7 @@ import Core
 import Foundation
 import IntegrationKit
 @testable import Mastodon
+import ProcessTestSupport
 import Testing
 
 /// Mutations of a real page through the decoder, the mapping and the post service: whatever
@@ -13,7 +14,7 @@ import Testing
         String(repeating: "[", count: 600), String(repeating: "{\"reblog\":", count: 50),
     ]
 
-    func mutate(_ data: Data, _ random: inout SplitMix64) -> Data {
+    func mutate(_ data: Data, _ random: inout SeededRandom) -> Data {
         var bytes = [UInt8](data)
         // Half the time only values change, so the body mostly stays JSON and the checks of
         // single statuses get their turn; otherwise the bytes themselves are broken.
@@ -59,7 +60,7 @@ import Testing
     /// The time limit catches a mutation that makes the decoder loop; it is no speed bound (a
     /// few seconds alone, longer beside the whole suite on two cores).
     @Test(.timeLimit(.minutes(10))) func mutatedPagesYieldAPageOrATypedError() async throws {
-        var random = SplitMix64(state: 20261122)
+        var random = SeededRandom(state: 20261122)
         var outcomes = (pages: 0, skipped: 0, failed: 0)
         for _ in 0..<1000 {
             let body = mutate(recordedPage, &random)
@@ -91,14 +92,3 @@ import Testing
     }
 }
 
-/// SplitMix64, so every run mutates the same way.
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -2,6 +2,7 @@ import Core
 import Foundation
 import IntegrationKit
 @testable import Mastodon
+import ProcessTestSupport
 import Testing
 
 /// One case of IntegrationKit's shared table (`Tests/IntegrationKitTests/HTMLTextCases.json`).
@@ -52,7 +53,7 @@ struct SharedHTMLCase: Decodable, CustomTestStringConvertible {
     @Test func statusesAsMastodonWritesThemReadAsBefore() {
         let inline = ["<a href=\"https://x.example/\">", "</a>", "<span class=\"invisible\">", "</span>", "&amp;", "&lt;", "&gt;", "&quot;",
                       "&#39;", "&#x1F600;", "&nbsp;", "x", " ", "word", "é", "東", "🚀", "\u{A0}"]
-        var random = SplitMix64(state: 0xC0FFEE)
+        var random = SeededRandom(state: 0xC0FFEE)
         for _ in 0..<2_000 {
             let paragraphs = (0..<(1 + Int(random.next() % 3))).map { _ in
                 var pieces = (0..<Int(random.next() % 6)).map { _ in inline[Int(random.next() % UInt64(inline.count))] }

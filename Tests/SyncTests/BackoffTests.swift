@@ -1,19 +1,9 @@
 import Foundation
+import ProcessTestSupport
 import Sync
 import Testing
 
 /// A fixed-sequence generator (SplitMix64), so jitter is reproducible in tests.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The one backoff, with the settings of its three users: a sync's retries, a failing feed's
 /// next run, a live stream's reconnects.
 @Suite struct BackoffTests {

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Sync
 import Testing
 
