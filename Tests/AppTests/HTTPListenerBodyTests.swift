@@ -11,8 +11,10 @@ import Glibc
 @Suite struct HTTPListenerBodyTests {
     /// A listener whose handler answers in a task: it echoes what it was asked, or (at `/slow`)
     /// waits for the test to let it go.
-    /// The handler's deadline where it is not the subject: a busy machine may take longer than the
-    /// default 30 s to schedule the handler's task, and the answer would be the deadline's 503.
+    /// The handler's and the head's deadlines where they are not the subject: a busy machine may
+    /// take longer than the default 30 s to schedule the handler's task (the answer would be the
+    /// deadline's 503), or than the default 5 s to read a head already sent (under a load of 29 a
+    /// whole-suite run saw a connection cut that way, with no answer at all).
     static let patient: Duration = .seconds(600)
 
     static func makeListener(_ limits: HTTPListener.Limits, gate: Gate = Gate()) throws -> HTTPListener {
@@ -55,7 +57,7 @@ import Glibc
     }
 
     @Test func aPostsBodyHeadersAndPeerReachTheHandler() async throws {
-        let listener = try Self.makeListener(.init(maxBodyBytes: 1_024, answerTimeout: Self.patient))
+        let listener = try Self.makeListener(.init(headTimeout: Self.patient, maxBodyBytes: 1_024, answerTimeout: Self.patient))
         defer { listener.stop() }
         let body = "T=abc&i=tag%3Agoogle.com"
         let answer = await Self.ask(listener.port, "POST /reader/api/0/edit-tag?client=x HTTP/1.1\r\nHost: h\r\n"
@@ -71,7 +73,7 @@ import Glibc
     }
 
     @Test func aBodyOverTheLimitIs413AndNeverRead() async throws {
-        let listener = try Self.makeListener(.init(maxBodyBytes: 100, answerTimeout: Self.patient))
+        let listener = try Self.makeListener(.init(headTimeout: Self.patient, maxBodyBytes: 100, answerTimeout: Self.patient))
         defer { listener.stop() }
         let answer = await Self.ask(listener.port, "POST /x HTTP/1.1\r\nContent-Length: 101\r\n\r\n")
         #expect(answer.hasPrefix("HTTP/1.1 413 Content Too Large\r\n") && answer.hasSuffix("request body over 100 bytes\n"), "\(answer)")
@@ -89,14 +91,14 @@ import Glibc
         ("PUT /x HTTP/1.1\r\n\r\n", "405 Method Not Allowed"),
     ])
     func badRequestsGetTheirStatus(_ request: String, _ status: String) async throws {
-        let listener = try Self.makeListener(.init(maxBodyBytes: 100, answerTimeout: Self.patient))
+        let listener = try Self.makeListener(.init(headTimeout: Self.patient, maxBodyBytes: 100, answerTimeout: Self.patient))
         defer { listener.stop() }
         let answer = await Self.ask(listener.port, request)
         #expect(answer.hasPrefix("HTTP/1.1 \(status)\r\n"), "\(answer)")
     }
 
     @Test func aListenerWithoutBodiesRefusesPost() async throws {
-        let listener = try Self.makeListener(.init(answerTimeout: Self.patient))
+        let listener = try Self.makeListener(.init(headTimeout: Self.patient, answerTimeout: Self.patient))
         defer { listener.stop() }
         let answer = await Self.ask(listener.port, "POST /x HTTP/1.1\r\nContent-Length: 1\r\n\r\nx")
         #expect(answer.hasPrefix("HTTP/1.1 405 Method Not Allowed\r\n") && answer.contains("Allow: GET, HEAD\r\n"), "\(answer)")
@@ -114,7 +116,7 @@ import Glibc
     /// A handler that is still working holds up no one: another request is answered meanwhile.
     @Test func aSlowHandlerHoldsUpNoOne() async throws {
         let gate = Gate()
-        let listener = try Self.makeListener(.init(answerTimeout: Self.patient), gate: gate)
+        let listener = try Self.makeListener(.init(headTimeout: Self.patient, answerTimeout: Self.patient), gate: gate)
         defer { listener.stop(); gate.open() }
         async let slow = Self.ask(listener.port, "GET /slow HTTP/1.1\r\n\r\n")
         for _ in 0..<6000 where gate.waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
@@ -130,7 +132,7 @@ import Glibc
     /// Past the answer deadline (the listener's own), the client gets 503.
     @Test func aHandlerPastTheAnswerDeadlineIsCutWith503() async throws {
         let gate = Gate()
-        let listener = try Self.makeListener(.init(answerTimeout: .milliseconds(300)), gate: gate)
+        let listener = try Self.makeListener(.init(headTimeout: Self.patient, answerTimeout: .milliseconds(300)), gate: gate)
         defer { listener.stop(); gate.open() }
         let cut = await Self.ask(listener.port, "GET /slow HTTP/1.1\r\n\r\n")
         #expect(cut.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"), "\(cut)")

@@ -78,7 +78,7 @@ import Glibc
     func healthzAnswersWhileEverySlotHoldsAScrapeThatIsNotRead(_ slots: Int) async throws {
         // Nothing is cut by a deadline here: a slot is free only because the oldest goes.
         let registry = Self.makeRegistry()
-        let listener = try Self.makeListener(registry, .init(maxConnections: slots, writeStallTimeout: .seconds(600), writeTimeout: .seconds(600)))
+        let listener = try Self.makeListener(registry, .init(maxConnections: slots, headTimeout: .seconds(600), writeStallTimeout: .seconds(600), writeTimeout: .seconds(600)))
         defer { listener.stop() }
         let scrapers = try (0..<slots).map { _ in try Self.connect(listener.port, sending: "GET /metrics HTTP/1.1\r\n\r\n") }
         #expect(try await Self.counts(of: listener) { $0.writing == slots }, "\(listener.counts)")
