@@ -6,6 +6,7 @@
 The first line on stdout is "listening on 127.0.0.1:PORT" (then one line per extra port: each
 port is a host of its own as feedsync counts hosts).
 
+  GET /private/feed.xml      the same feed behind Basic auth (user "reader", password "s3cret"; 401 without)
   GET /feed.xml              an RSS 2.0 feed of the items POSTed to /_control/feed: each item's media
                              are <enclosure> (url, type, length) or, for "medium", <media:content>
   GET /m/<name>              a file whose bytes follow from its name (see `body`), with its type:
@@ -20,6 +21,8 @@ port is a host of its own as feedsync counts hosts).
       redirect-file.png      302 to file:///etc/passwd
       redirect-ftp.png       302 to ftp://127.0.0.1/x.png
       away-<port>.png        302 to http://127.0.0.1:<port>/m/img-away.png (another origin)
+      tohost-<n>.png         302 to http://localhost:<this port>/m/img-<n>.png (another origin: another host name)
+      private-<n>.png        as img-<n>.png, behind the private feed's Basic auth (401 without)
       hls.m3u8               a multivariant playlist (RFC 8216): 360p and 720p variants
       hls-360.m3u8, hls-720.m3u8   media playlists of 3 segments each (seg-<res>-<i>.ts)
       loop.m3u8              a multivariant playlist whose best variant is itself
@@ -30,13 +33,15 @@ port is a host of its own as feedsync counts hosts).
   GET /oembed?url=…&format=json   YouTube's oEmbed for watch?v=dQw4w9WgXcQ (a thumbnail at /m/img-yt.png);
                              401 for privatevid1 (embedding disabled), 404 for any other
   GET  /_control/stats       {"requests": {"/m/x": n}, "ranges": ["bytes=…"], "bytes": body bytes sent under /m/,
-                              "authorization": [values seen], "authorized": ["PORT PATH" of each request that had one]}
+                              "authorization": [values seen], "authorized": ["PORT PATH" of each request that had one],
+                              "authorizedHosts": ["HOST PATH" of each, HOST as its Host header said]}
                              (one state for every port)
   POST /_control/feed        body: [{"id": "1", "link": "/w/<id>", "media": [{"url": "/m/img-1.png", "type": "image/png",
                              "length": 2048, "medium": "image"}]}] (url may be absolute, for another port)
   POST /_control/delete      every gone-<n>.png answers 404 from now on
 """
 import argparse
+import base64
 import hashlib
 import json
 import sys
@@ -45,10 +50,11 @@ from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from xml.sax.saxutils import escape, quoteattr
 
-STATE = {"items": [], "deleted": False, "requests": {}, "ranges": [], "bytes": 0, "authorization": [], "authorized": [], "cut": set()}
+STATE = {"items": [], "deleted": False, "requests": {}, "ranges": [], "bytes": 0, "authorization": [], "authorized": [], "authorizedHosts": [], "cut": set()}
 LOCK = threading.Lock()
 IMAGE_BYTES = 2048
 AUDIO_BYTES = 300_000
+PRIVATE_AUTHORIZATION = "Basic " + base64.b64encode(b"reader:s3cret").decode()
 
 
 def derived(seed, size):
@@ -67,7 +73,7 @@ def body(name):
         # A name with an escaped "/" or NUL ("..%2F..%2Fevil%00.png"): an image like any other;
         # the archive names files by their digest, never by what the address says.
         return "image/png", derived("escaped", IMAGE_BYTES)
-    if name.startswith("img-") and name.endswith(".png"):
+    if (name.startswith("img-") or name.startswith("private-")) and name.endswith(".png"):
         return "image/png", derived(name, IMAGE_BYTES)
     if name.startswith("same-") and name.endswith(".png"):
         return "image/png", derived("same", IMAGE_BYTES)
@@ -175,14 +181,20 @@ class Handler(BaseHTTPRequestHandler):
             if self.headers.get("Authorization"):
                 STATE["authorization"].append(self.headers["Authorization"])
                 STATE["authorized"].append(f"{self.server.server_address[1]} {path}")
+                STATE["authorizedHosts"].append(f"{self.headers.get('Host', '')} {path}")
         if path == "/_control/stats":
             with LOCK:
-                out = {k: STATE[k] for k in ("requests", "ranges", "bytes", "authorization", "authorized")}
+                out = {k: STATE[k] for k in ("requests", "ranges", "bytes", "authorization", "authorized", "authorizedHosts")}
             return self.send(200, "application/json", json.dumps(out).encode())
         if path == "/oembed":
             return self.oembed()
         if path.startswith("/api/v1/videos/"):
             return self.peertube_video(path[len("/api/v1/videos/"):])
+        if path == "/private/feed.xml" or path.startswith("/m/private-"):
+            if self.headers.get("Authorization") != PRIVATE_AUTHORIZATION:
+                return self.send(401, "text/plain", b"sign in\n", [("WWW-Authenticate", 'Basic realm="private"')])
+            if path == "/private/feed.xml":
+                return self.send(200, "application/rss+xml", feed_xml(self.headers.get("Host", "127.0.0.1")))
         if path == "/feed.xml":
             return self.send(200, "application/rss+xml", feed_xml(self.headers.get("Host", "127.0.0.1")))
         if not path.startswith("/m/"):
@@ -192,6 +204,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(302, "text/plain", b"", [("Location", "file:///etc/passwd")])
         if name.startswith("away-") and name.endswith(".png"):
             return self.send(302, "text/plain", b"", [("Location", f"http://127.0.0.1:{name[5:-4]}/m/img-away.png")])
+        if name.startswith("tohost-") and name.endswith(".png"):
+            return self.send(302, "text/plain", b"", [("Location", f"http://localhost:{self.server.server_address[1]}/m/img-{name[7:-4]}.png")])
         if name == "redirect-ftp.png":
             return self.send(302, "text/plain", b"", [("Location", "ftp://127.0.0.1/x.png")])
         if name == "more.mp3":
