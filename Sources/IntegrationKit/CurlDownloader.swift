@@ -97,7 +97,7 @@ private struct DownloadHandle: @unchecked Sendable {
 ///
 /// `@unchecked Sendable`: everything but `cancelled` is touched only by the transfer's own
 /// thread (inside `curl_easy_perform`); `cancelled` is atomic.
-private final class FileTransfer: @unchecked Sendable {
+private final class FileTransfer: CurlReceiver, @unchecked Sendable {
     let request: HTTPRequest
     let file: Int32
     let limits: DownloadLimits
@@ -122,6 +122,8 @@ private final class FileTransfer: @unchecked Sendable {
 
     func cancel() { cancelled.store(true, ordering: .relaxed) }
 
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
     func run(on handle: UnsafeMutableRawPointer?) -> Result<DownloadAnswer, any Error> {
         guard let handle else { return .failure(ServiceError(.unavailable, operation, "libcurl could not start a transfer")) }
         do {
@@ -130,42 +132,17 @@ private final class FileTransfer: @unchecked Sendable {
         } catch {
             return .failure(error)
         }
-        curl_easy_reset(handle)
         var list: UnsafeMutablePointer<curl_slist>?
         for (name, value) in request.headers { list = curl_slist_append(list, "\(name): \(value)") }
         defer { curl_slist_free_all(list) }
-        let context = Unmanaged.passUnretained(self).toOpaque()
         let started = Date()
-        let setup = [
-            feedsync_setopt_string(handle, CURLOPT_URL, request.url.absoluteString),
-            feedsync_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
-            feedsync_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0),
-            feedsync_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
-            feedsync_setopt_long(handle, CURLOPT_HTTPGET, 1),
-            feedsync_setopt_string(handle, CURLOPT_USERAGENT, "feedsync"),
-            feedsync_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(limits.idleTimeout * 1000)),
-            feedsync_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1),
-            feedsync_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(limits.idleTimeout))),
-            feedsync_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(limits.deadline * 1000)),
-            feedsync_setopt_list(handle, CURLOPT_HTTPHEADER, list),
-            feedsync_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-                Unmanaged<FileTransfer>.fromOpaque(context!).takeUnretainedValue().receive(body: data, size * count)
-            },
-            feedsync_setopt_pointer(handle, CURLOPT_WRITEDATA, context),
-            feedsync_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-                Unmanaged<FileTransfer>.fromOpaque(context!).takeUnretainedValue().receive(header: data, size * count)
-            },
-            feedsync_setopt_pointer(handle, CURLOPT_HEADERDATA, context),
-            feedsync_setopt_long(handle, CURLOPT_NOPROGRESS, 0),
-            feedsync_setopt_progress_callback(handle) { context, _, _, _, _ in
-                Unmanaged<FileTransfer>.fromOpaque(context!).takeUnretainedValue().cancelled.load(ordering: .relaxed) ? 1 : 0
-            },
-            feedsync_setopt_pointer(handle, CURLOPT_XFERINFODATA, context),
-        ]
-        guard setup.allSatisfy({ $0 == CURLE_OK }) else { return .failure(ServiceError(.unavailable, operation, "libcurl refused the request's options")) }
-        let code = curl_easy_perform(handle)
+        let performed = CurlEasySetup.perform(handle, url: request.url, headers: list, idleTimeout: limits.idleTimeout,
+                                              deadline: limits.deadline, receiver: self) { handle in
+            [feedsync_setopt_long(handle, CURLOPT_HTTPGET, 1)]
+        }
+        guard let code = performed else { return .failure(ServiceError(.unavailable, operation, "libcurl refused the request's options")) }
         if let failure { return .failure(failure) }
-        if cancelled.load(ordering: .relaxed) { return .failure(CancellationError()) }
+        if isCancelled { return .failure(CancellationError()) }
         guard code == CURLE_OK else {
             var systemErrno = 0
             _ = feedsync_getinfo_long(handle, CURLINFO_OS_ERRNO, &systemErrno)
@@ -178,7 +155,7 @@ private final class FileTransfer: @unchecked Sendable {
 
     private var isSuccess: Bool { (200..<300).contains(status) }
 
-    private func receive(body data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+    func receive(body data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
         guard isSuccess else {
             dropped += count
             return dropped <= 64 * 1024 ? count : 0
@@ -209,7 +186,7 @@ private final class FileTransfer: @unchecked Sendable {
         return count
     }
 
-    private func receive(header data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+    func receive(header data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
         headerBytes += count
         guard headerBytes <= 256 * 1024, let data else {
             failure = DownloadRefusal("the answer's header fields are larger than the 256 KiB accepted")
