@@ -28,6 +28,10 @@ port is a host of its own as feedsync counts hosts).
       loop.m3u8              a multivariant playlist whose best variant is itself
       many.m3u8              a media playlist of 100,000 segments
       gone-<n>.png           as img-<n>.png until POST /_control/delete, then 404 (deleted at the source)
+  GET /watch/<did>/<cid>/playlist.m3u8   a Bluesky video (app.bsky.embed.video#view's playlist, as video.bsky.app
+                             serves it): a multivariant playlist (RFC 8216) of 360p/video.m3u8 and 720p/video.m3u8,
+                             each URI with a ?session_id= query; each media playlist lists video0.ts … video2.ts
+                             (4000 bytes each, derived from the path), with the same query
   GET /api/v1/videos/<id>    PeerTube's VideoDetails for the one video it knows (UUID 9c9de5e8-…, short UUID
                              kkGMgK9ZtnKfYAgnEtQxbv, or 7): an HLS playlist (/m/hls.m3u8) with 360p and 720p files
   GET /oembed?url=…&format=json   YouTube's oEmbed for watch?v=dQw4w9WgXcQ (a thumbnail at /m/img-yt.png);
@@ -144,6 +148,22 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(404, "application/json", b'{"status": 404, "title": "Video not found"}')
         return self.send(200, "application/json", json.dumps(peertube_details(self.headers.get("Host", "127.0.0.1"))).encode())
 
+    def bluesky_video(self, path):
+        parts = path.split("/")   # "", "watch", did, cid, then "playlist.m3u8" or "<res>p", "video.m3u8" / "video<i>.ts"
+        mpegurl = "application/vnd.apple.mpegurl"
+        if len(parts) == 5 and parts[4] == "playlist.m3u8":
+            return self.send(200, mpegurl, (b"#EXTM3U\n#EXT-X-VERSION:3\n"
+                                            b"#EXT-X-STREAM-INF:BANDWIDTH=600000,RESOLUTION=640x360\n360p/video.m3u8?session_id=s1\n"
+                                            b"#EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720\n720p/video.m3u8?session_id=s1\n"))
+        if len(parts) == 6 and parts[4] in ("360p", "720p") and parts[5] == "video.m3u8":
+            lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:4", "#EXT-X-MEDIA-SEQUENCE:0"]
+            for i in range(3):
+                lines += ["#EXTINF:4.000,", f"video{i}.ts?session_id=s1"]
+            return self.send(200, mpegurl, ("\n".join(lines + ["#EXT-X-ENDLIST", ""])).encode())
+        if len(parts) == 6 and parts[4] in ("360p", "720p") and parts[5].startswith("video") and parts[5].endswith(".ts"):
+            return self.send(200, "video/mp2t", derived(path, 4000))
+        return self.send(404, "text/plain", b"not found\n")
+
     def oembed(self):
         from urllib.parse import parse_qs, urlsplit
         query = parse_qs(urlsplit(self.path).query)
@@ -197,6 +217,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send(200, "application/rss+xml", feed_xml(self.headers.get("Host", "127.0.0.1")))
         if path == "/feed.xml":
             return self.send(200, "application/rss+xml", feed_xml(self.headers.get("Host", "127.0.0.1")))
+        if path.startswith("/watch/"):
+            return self.bluesky_video(path)
         if not path.startswith("/m/"):
             return self.send(404, "text/plain", b"not found\n")
         name = path[3:]
