@@ -49,14 +49,10 @@ public struct DownloadRefusal: Error, Sendable, CustomStringConvertible {
 /// written, and only after `accept` approved the answer's head; any other body is read and
 /// dropped, up to 64 KiB. Connections are kept for the next download.
 public final class CurlDownloader: Sendable {
-    private let idle = Mutex<[DownloadHandle]>([])
+    private let handles = CurlHandlePool()
     private static let initialized: Bool = { curl_global_init(3) == CURLE_OK }()
 
     public init() { _ = Self.initialized }
-
-    deinit {
-        for box in idle.withLock({ $0 }) { curl_easy_cleanup(box.handle) }
-    }
 
     /// Downloads `request` (a `GET`), appending a 2xx body to the open descriptor `file`.
     ///
@@ -68,29 +64,11 @@ public final class CurlDownloader: Sendable {
     public func download(_ request: HTTPRequest, into file: Int32, limits: DownloadLimits,
                          accept: @escaping @Sendable (Int, [String: String]) -> String?) async throws -> DownloadAnswer {
         let transfer = FileTransfer(request: request, file: file, limits: limits, accept: accept)
-        let box = idle.withLock { $0.popLast() } ?? DownloadHandle(handle: curl_easy_init())
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DownloadAnswer, any Error>) in
-                Thread.detachNewThread { [self] in
-                    let result = transfer.run(on: box.handle)
-                    if case .success = result { idle.withLock { $0.append(box) } } else { curl_easy_cleanup(box.handle) }
-                    continuation.resume(with: result)
-                }
-            }
-        } onCancel: {
-            transfer.cancel()
-        }
+        return try await handles.perform({ transfer.run(on: $0) }, cancel: { transfer.cancel() })
     }
 
     /// Closes the idle connections.
-    public func close() {
-        for box in idle.withLock({ boxes in defer { boxes.removeAll() }; return boxes }) { curl_easy_cleanup(box.handle) }
-    }
-}
-
-/// An easy handle moved between threads; libcurl allows that while one thread at a time uses it.
-private struct DownloadHandle: @unchecked Sendable {
-    let handle: UnsafeMutableRawPointer?
+    public func close() { handles.close() }
 }
 
 /// One download's state, reached from libcurl's callbacks through their context pointer.

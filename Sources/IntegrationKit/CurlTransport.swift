@@ -22,7 +22,7 @@ public final class CurlTransport: HTTPTransport {
     public let limits: HTTPLimits
     public let traffic: (any TrafficObserver)?
     /// Idle easy handles: each keeps its connections open for the next request.
-    private let idle = Mutex<[HandleBox]>([])
+    private let handles = CurlHandlePool()
     private static let initialized: Bool = { curl_global_init(3) == CURLE_OK }()
 
     public init(limits: HTTPLimits, traffic: (any TrafficObserver)? = nil) {
@@ -35,10 +35,6 @@ public final class CurlTransport: HTTPTransport {
     /// limits, so open connections grow with hosts and concurrency rather than with feeds.
     public static func shared(_ limits: HTTPLimits, in resources: SharedResources) -> CurlTransport {
         resources.value(for: "curl transport \(limits)") { CurlTransport(limits: limits, traffic: resources.traffic) }
-    }
-
-    deinit {
-        for box in idle.withLock({ $0 }) { curl_easy_cleanup(box.handle) }
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -67,7 +63,7 @@ public final class CurlTransport: HTTPTransport {
     /// Closes the idle connections. A shared transport stays usable: transfers in flight keep
     /// their handles, and a later request opens a new connection.
     public func close() async {
-        for box in idle.withLock({ boxes in defer { boxes.removeAll() }; return boxes }) { curl_easy_cleanup(box.handle) }
+        handles.close()
     }
 
     /// Where a redirect may lead: the same origin, for a `GET`, a few times in a row at most.
@@ -101,24 +97,8 @@ public final class CurlTransport: HTTPTransport {
             try HeaderValue.check(value, "\(Terminal.safe(name, limit: 40)) header", operation, allowsSpace: true)
         }
         let transfer = CurlTransfer(request: request, limits: limits)
-        let box = idle.withLock { $0.popLast() } ?? HandleBox(handle: curl_easy_init())
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                Thread.detachNewThread { [self] in
-                    let result = transfer.run(on: box.handle)
-                    if case .success = result { idle.withLock { $0.append(box) } } else { curl_easy_cleanup(box.handle) }
-                    continuation.resume(with: result)
-                }
-            }
-        } onCancel: {
-            transfer.cancel()
-        }
+        return try await handles.perform({ transfer.run(on: $0) }, cancel: { transfer.cancel() })
     }
-}
-
-/// An easy handle moved between threads; libcurl allows that as long as one thread at a time uses it.
-private struct HandleBox: @unchecked Sendable {
-    let handle: UnsafeMutableRawPointer?
 }
 
 /// One transfer's state, reached from libcurl's callbacks through their context pointer.
