@@ -269,7 +269,7 @@ def main():
                         "rules apply over 1,000,000 posts, 1,000 feeds with a webhook that answers in 1 s")
     p.add_argument("--media", action="store_true",
                    help="also run the media archive's side (Benchmarks/bench_media.py): 10,000 images of 100 KB from 50 "
-                        "loopback hosts against curl --parallel, and a resumed 64 MiB file")
+                        "loopback hosts against curl --parallel, and a resumed 1 GB file")
     p.add_argument("--results", metavar="FILE", default=None,
                    help="add this run's report, commit and machine to FILE (default Benchmarks/results.md; "
                         "a --smoke run records nothing unless given)")

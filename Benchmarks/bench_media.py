@@ -4,7 +4,7 @@
 1. N images of B bytes from H loopback hosts (ports of Fixtures/media/server.py): `feedsync media
    fetch` against `curl --parallel` with the same concurrency over the same URLs, and the fetch's
    peak RSS above that of `feedsync media status` (the same process fetching nothing);
-2. a resumed large file: the server cuts the first answer at half, and the second fetch must
+2. a resumed 1 GB file (bytes cheap to make: the fixture's Pattern): the server cuts the first answer at half, and the second fetch must
    bring only the missing bytes (counted by the server).
 """
 import json
@@ -53,7 +53,7 @@ def config(folder, port, concurrency):
     return path
 
 
-def run(bin_dir, images=10_000, hosts=50, image_bytes=100_000, concurrency=4, big_bytes=64 << 20, scratch=None):
+def run(bin_dir, images=10_000, hosts=50, image_bytes=100_000, concurrency=4, big_bytes=1 << 30, scratch=None):
     feedsync = Path(bin_dir) / "feedsync"
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)

@@ -34,6 +34,7 @@ OWNER_DID = "did:plc:ownerowner0000000000000"
 FEED_URI = "at://did:plc:feedmaker00000000000000/app.bsky.feed.generator/cats"
 LIST_URI = f"at://{OWNER_DID}/app.bsky.graph.list/3kfriends0001"
 CDN = "https://cdn.bsky.example"
+VIDEO_BASE = "https://video.bsky.example"   # --video-base: where video#view playlists point (the media fixture, in tests)
 
 AUTHORS = [  # did, handle, display name
     ("did:plc:ada00000000000000000000", "ada.bsky.social", "Ada Lovelace"),
@@ -145,8 +146,8 @@ class Store:
         if roll < 0.22:
             cid = f"bafkvideo{key}"
             return {"$type": "app.bsky.embed.video#view", "cid": cid,
-                    "playlist": f"https://video.bsky.example/watch/{did}/{cid}/playlist.m3u8",
-                    "thumbnail": f"https://video.bsky.example/watch/{did}/{cid}/thumbnail.jpg",
+                    "playlist": f"{VIDEO_BASE}/watch/{did}/{cid}/playlist.m3u8",
+                    "thumbnail": f"{VIDEO_BASE}/watch/{did}/{cid}/thumbnail.jpg",
                     "alt": r.choice(["", "waves"]), "aspectRatio": {"width": 16, "height": 9}}
         if roll < 0.32:
             url = r.choice(LINKS)
@@ -705,6 +706,7 @@ class App:
 
 
 def main():
+    global VIDEO_BASE
     p = argparse.ArgumentParser(description="Fake Bluesky service for feedsync tests.")
     p.add_argument("--port", type=int, default=8091, help="TCP port on 127.0.0.1; 0 picks a free one")
     p.add_argument("--posts", type=int, default=200, help="timeline entries at start (about one in ten a repost)")
@@ -716,9 +718,12 @@ def main():
     p.add_argument("--rate-limit", type=int, default=3000, help="requests per window over all methods (bsky.social: 3000)")
     p.add_argument("--rate-window", type=float, default=300, help="window length in seconds")
     p.add_argument("--login-limit", type=int, default=30, help="createSession calls per 5 minutes")
+    p.add_argument("--video-base", default=VIDEO_BASE,
+                   help="where app.bsky.embed.video#view playlists point (the media fixture's address, in tests)")
     p.add_argument("--exit-on-stdin-eof", action="store_true",
                    help="exit when standard input closes (tests pass a pipe, so the server dies with its test)")
     args = p.parse_args()
+    VIDEO_BASE = args.video_base.rstrip("/")
     if args.posts < 0 or args.rate_limit < 0 or args.rate_window <= 0:
         p.error("need --posts >= 0, --rate-limit >= 0 and --rate-window > 0")
 

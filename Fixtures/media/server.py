@@ -6,12 +6,14 @@
 The first line on stdout is "listening on 127.0.0.1:PORT" (then one line per extra port: each
 port is a host of its own as feedsync counts hosts).
 
+  GET /private/feed.xml      the same feed behind Basic auth (user "reader", password "s3cret"; 401 without)
   GET /feed.xml              an RSS 2.0 feed of the items POSTed to /_control/feed: each item's media
                              are <enclosure> (url, type, length) or, for "medium", <media:content>
   GET /m/<name>              a file whose bytes follow from its name (see `body`), with its type:
       img-<n>.png            image/png, --image-bytes bytes (default 2048) derived from n
       same-<x>.png           image/png, the same bytes whatever <x> is (the archive stores them once)
-      audio-<n>.mp3          audio/mpeg, --audio-bytes bytes (default 300,000); Range honoured (206)
+      audio-<n>.mp3          audio/mpeg, --audio-bytes bytes (default 300,000; a cheap per-block pattern, see Pattern,
+                             so 1 GB costs no hashing); Range honoured (206)
       cut-<n>.mp3            as audio-<n>.mp3, but the first answer without Range stops after half
                              its bytes (Content-Length announced in full), so a second fetch resumes
       ..%2F..%2Fevil%00.png  image/png: a name with an escaped "/" and NUL (any name with %2F or %00)
@@ -20,23 +22,31 @@ port is a host of its own as feedsync counts hosts).
       redirect-file.png      302 to file:///etc/passwd
       redirect-ftp.png       302 to ftp://127.0.0.1/x.png
       away-<port>.png        302 to http://127.0.0.1:<port>/m/img-away.png (another origin)
+      tohost-<n>.png         302 to http://localhost:<this port>/m/img-<n>.png (another origin: another host name)
+      private-<n>.png        as img-<n>.png, behind the private feed's Basic auth (401 without)
       hls.m3u8               a multivariant playlist (RFC 8216): 360p and 720p variants
       hls-360.m3u8, hls-720.m3u8   media playlists of 3 segments each (seg-<res>-<i>.ts)
       loop.m3u8              a multivariant playlist whose best variant is itself
       many.m3u8              a media playlist of 100,000 segments
       gone-<n>.png           as img-<n>.png until POST /_control/delete, then 404 (deleted at the source)
+  GET /watch/<did>/<cid>/playlist.m3u8   a Bluesky video (app.bsky.embed.video#view's playlist, as video.bsky.app
+                             serves it): a multivariant playlist (RFC 8216) of 360p/video.m3u8 and 720p/video.m3u8,
+                             each URI with a ?session_id= query; each media playlist lists video0.ts … video2.ts
+                             (4000 bytes each, derived from the path), with the same query
   GET /api/v1/videos/<id>    PeerTube's VideoDetails for the one video it knows (UUID 9c9de5e8-…, short UUID
                              kkGMgK9ZtnKfYAgnEtQxbv, or 7): an HLS playlist (/m/hls.m3u8) with 360p and 720p files
   GET /oembed?url=…&format=json   YouTube's oEmbed for watch?v=dQw4w9WgXcQ (a thumbnail at /m/img-yt.png);
                              401 for privatevid1 (embedding disabled), 404 for any other
   GET  /_control/stats       {"requests": {"/m/x": n}, "ranges": ["bytes=…"], "bytes": body bytes sent under /m/,
-                              "authorization": [values seen], "authorized": ["PORT PATH" of each request that had one]}
+                              "authorization": [values seen], "authorized": ["PORT PATH" of each request that had one],
+                              "authorizedHosts": ["HOST PATH" of each, HOST as its Host header said]}
                              (one state for every port)
   POST /_control/feed        body: [{"id": "1", "link": "/w/<id>", "media": [{"url": "/m/img-1.png", "type": "image/png",
                              "length": 2048, "medium": "image"}]}] (url may be absolute, for another port)
   POST /_control/delete      every gone-<n>.png answers 404 from now on
 """
 import argparse
+import base64
 import hashlib
 import json
 import sys
@@ -45,10 +55,11 @@ from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from xml.sax.saxutils import escape, quoteattr
 
-STATE = {"items": [], "deleted": False, "requests": {}, "ranges": [], "bytes": 0, "authorization": [], "authorized": [], "cut": set()}
+STATE = {"items": [], "deleted": False, "requests": {}, "ranges": [], "bytes": 0, "authorization": [], "authorized": [], "authorizedHosts": [], "cut": set()}
 LOCK = threading.Lock()
 IMAGE_BYTES = 2048
 AUDIO_BYTES = 300_000
+PRIVATE_AUTHORIZATION = "Basic " + base64.b64encode(b"reader:s3cret").decode()
 
 
 def derived(seed, size):
@@ -61,20 +72,62 @@ def derived(seed, size):
     return bytes(out[:size])
 
 
+class Pattern:
+    """`size` bytes that follow from `seed` and cheap at any size (a resumed 1 GB file): block i of
+    4096 bytes is a 4088-byte run of SHA-256(seed), then i as 8 bytes, so every block differs
+    (a resume at the wrong offset changes the file's digest) and a slice costs no hashing."""
+
+    BLOCK = 4096
+
+    def __init__(self, seed, size):
+        digest = hashlib.sha256(seed.encode()).digest()
+        self.fill = (digest * (self.BLOCK // len(digest) + 1))[: self.BLOCK - 8]
+        self.size = size
+
+    def __len__(self):
+        return self.size
+
+    def chunks(self, start, end, step=1 << 20):
+        """The bytes start..<end, in pieces of about `step`."""
+        offset = start
+        while offset < end:
+            first = offset // self.BLOCK
+            last = min((min(end, offset + step) - 1) // self.BLOCK, (self.size - 1) // self.BLOCK)
+            run = b"".join(self.fill + i.to_bytes(8, "big") for i in range(first, last + 1))
+            piece = run[offset - first * self.BLOCK: min(end, (last + 1) * self.BLOCK) - first * self.BLOCK]
+            yield piece
+            offset += len(piece)
+
+    def __getitem__(self, cut):
+        start, stop, _ = cut.indices(self.size)
+        return b"".join(self.chunks(start, stop))
+
+
+class Tail(Pattern):
+    """A pattern's bytes from `start` on (a 206's body), streamed as the pattern's."""
+
+    def __init__(self, pattern, start):
+        self.fill, self.BLOCK, self.whole, self.start = pattern.fill, pattern.BLOCK, pattern, start
+        self.size = pattern.size - start
+
+    def chunks(self, start, end, step=1 << 20):
+        return self.whole.chunks(self.start + start, self.start + end, step)
+
+
 def body(name):
     """(status, type, bytes, extra headers) for /m/<name>; None for an unknown name."""
     if "%2F" in name.upper() or "%00" in name:
         # A name with an escaped "/" or NUL ("..%2F..%2Fevil%00.png"): an image like any other;
         # the archive names files by their digest, never by what the address says.
         return "image/png", derived("escaped", IMAGE_BYTES)
-    if name.startswith("img-") and name.endswith(".png"):
+    if (name.startswith("img-") or name.startswith("private-")) and name.endswith(".png"):
         return "image/png", derived(name, IMAGE_BYTES)
     if name.startswith("same-") and name.endswith(".png"):
         return "image/png", derived("same", IMAGE_BYTES)
     if name.startswith("gone-") and name.endswith(".png"):
         return ("image/png", derived(name, IMAGE_BYTES)) if not STATE["deleted"] else None
     if (name.startswith("audio-") or name.startswith("cut-")) and name.endswith(".mp3"):
-        return "audio/mpeg", derived(name, AUDIO_BYTES)
+        return "audio/mpeg", Pattern(name, AUDIO_BYTES)
     if name == "lie.png":
         return "text/html; charset=utf-8", b"<!doctype html><title>Not an image</title><p>Sign in to see this image.</p>"
     if name == "hls.m3u8":
@@ -128,6 +181,13 @@ class Handler(BaseHTTPRequestHandler):
         for k, v in headers:
             self.send_header(k, v)
         self.end_headers()
+        if isinstance(data, Pattern):
+            for piece in data.chunks(0, len(data)):
+                self.wfile.write(piece)
+                if self.path.startswith("/m/"):
+                    with LOCK:
+                        STATE["bytes"] += len(piece)
+            return
         self.wfile.write(data)
         if self.path.startswith("/m/"):
             with LOCK:
@@ -137,6 +197,22 @@ class Handler(BaseHTTPRequestHandler):
         if ident not in (PEERTUBE_UUID, PEERTUBE_SHORT, "7"):
             return self.send(404, "application/json", b'{"status": 404, "title": "Video not found"}')
         return self.send(200, "application/json", json.dumps(peertube_details(self.headers.get("Host", "127.0.0.1"))).encode())
+
+    def bluesky_video(self, path):
+        parts = path.split("/")   # "", "watch", did, cid, then "playlist.m3u8" or "<res>p", "video.m3u8" / "video<i>.ts"
+        mpegurl = "application/vnd.apple.mpegurl"
+        if len(parts) == 5 and parts[4] == "playlist.m3u8":
+            return self.send(200, mpegurl, (b"#EXTM3U\n#EXT-X-VERSION:3\n"
+                                            b"#EXT-X-STREAM-INF:BANDWIDTH=600000,RESOLUTION=640x360\n360p/video.m3u8?session_id=s1\n"
+                                            b"#EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720\n720p/video.m3u8?session_id=s1\n"))
+        if len(parts) == 6 and parts[4] in ("360p", "720p") and parts[5] == "video.m3u8":
+            lines = ["#EXTM3U", "#EXT-X-VERSION:3", "#EXT-X-TARGETDURATION:4", "#EXT-X-MEDIA-SEQUENCE:0"]
+            for i in range(3):
+                lines += ["#EXTINF:4.000,", f"video{i}.ts?session_id=s1"]
+            return self.send(200, mpegurl, ("\n".join(lines + ["#EXT-X-ENDLIST", ""])).encode())
+        if len(parts) == 6 and parts[4] in ("360p", "720p") and parts[5].startswith("video") and parts[5].endswith(".ts"):
+            return self.send(200, "video/mp2t", derived(path, 4000))
+        return self.send(404, "text/plain", b"not found\n")
 
     def oembed(self):
         from urllib.parse import parse_qs, urlsplit
@@ -175,16 +251,24 @@ class Handler(BaseHTTPRequestHandler):
             if self.headers.get("Authorization"):
                 STATE["authorization"].append(self.headers["Authorization"])
                 STATE["authorized"].append(f"{self.server.server_address[1]} {path}")
+                STATE["authorizedHosts"].append(f"{self.headers.get('Host', '')} {path}")
         if path == "/_control/stats":
             with LOCK:
-                out = {k: STATE[k] for k in ("requests", "ranges", "bytes", "authorization", "authorized")}
+                out = {k: STATE[k] for k in ("requests", "ranges", "bytes", "authorization", "authorized", "authorizedHosts")}
             return self.send(200, "application/json", json.dumps(out).encode())
         if path == "/oembed":
             return self.oembed()
         if path.startswith("/api/v1/videos/"):
             return self.peertube_video(path[len("/api/v1/videos/"):])
+        if path == "/private/feed.xml" or path.startswith("/m/private-"):
+            if self.headers.get("Authorization") != PRIVATE_AUTHORIZATION:
+                return self.send(401, "text/plain", b"sign in\n", [("WWW-Authenticate", 'Basic realm="private"')])
+            if path == "/private/feed.xml":
+                return self.send(200, "application/rss+xml", feed_xml(self.headers.get("Host", "127.0.0.1")))
         if path == "/feed.xml":
             return self.send(200, "application/rss+xml", feed_xml(self.headers.get("Host", "127.0.0.1")))
+        if path.startswith("/watch/"):
+            return self.bluesky_video(path)
         if not path.startswith("/m/"):
             return self.send(404, "text/plain", b"not found\n")
         name = path[3:]
@@ -192,6 +276,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(302, "text/plain", b"", [("Location", "file:///etc/passwd")])
         if name.startswith("away-") and name.endswith(".png"):
             return self.send(302, "text/plain", b"", [("Location", f"http://127.0.0.1:{name[5:-4]}/m/img-away.png")])
+        if name.startswith("tohost-") and name.endswith(".png"):
+            return self.send(302, "text/plain", b"", [("Location", f"http://localhost:{self.server.server_address[1]}/m/img-{name[7:-4]}.png")])
         if name == "redirect-ftp.png":
             return self.send(302, "text/plain", b"", [("Location", "ftp://127.0.0.1/x.png")])
         if name == "more.mp3":
@@ -211,7 +297,7 @@ class Handler(BaseHTTPRequestHandler):
             start = int(wanted[6:-1])
             if start >= len(data):
                 return self.send(416, "text/plain", b"", [("Content-Range", f"bytes */{len(data)}")])
-            return self.send(206, ctype, data[start:], [("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")])
+            return self.send(206, ctype, Tail(data, start), [("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")])
         if name.startswith("cut-"):
             with LOCK:
                 first = name not in STATE["cut"]
@@ -222,7 +308,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data[: len(data) // 2])
+                for piece in data.chunks(0, len(data) // 2):
+                    self.wfile.write(piece)
                 self.wfile.flush()
                 with LOCK:
                     STATE["bytes"] += len(data) // 2

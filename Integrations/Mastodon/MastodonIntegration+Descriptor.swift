@@ -22,7 +22,17 @@ extension MastodonIntegration {
             ConfigKey("stream", .bool, default: "false", "follow the timeline live through the streaming API, in feedsyncd"),
             ConfigKey("streamingURL", .uri, "where the streaming API is, when the server announces another host (default: what it announces)"),
         ] + EventStreamLimits.keys,
-        posts: PostsCapability(makeBackend: makeBackend),
+        posts: PostsCapability(makeBackend: makeBackend, mediaCredential: mediaCredential),
         signIn: MastodonSignIn(),
         addForms: [MastodonAccountForm()])
+
+    /// The access token, for the media archive: sent only to the server's own origin (a private
+    /// instance serving its media itself), never to a media host or CDN elsewhere.
+    static func mediaCredential(_ config: ConfigSection) throws -> MediaCredential? {
+        guard let server = try config.serverURL(
+            "server", insecureHint: "Mastodon servers are reached over https (http is for loopback test servers only)") else { return nil }
+        let token = try config.secret("accessToken")
+        guard !token.revealed.isEmpty, HeaderValue.isValid(token.revealed) else { return nil }
+        return MediaCredential(server: server, token: token)
+    }
 }

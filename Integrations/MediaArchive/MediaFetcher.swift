@@ -111,7 +111,7 @@ final class MediaFetcher: MediaFetching {
             var headers: [String: String] = [:]
             if offset > 0 { headers["Range"] = "bytes=\(offset)-" }
             if let credential, let origin = Origin(credential.server), origin.admits(current) {
-                headers["Authorization"] = "Bearer \(credential.token.revealed)"
+                headers["Authorization"] = credential.authorization.revealed
             }
             let remaining = limits.deadline - Date().timeIntervalSince(started)
             guard remaining > 0 else { throw DownloadRefusal("no complete answer within \(Int(limits.deadline)) s") }

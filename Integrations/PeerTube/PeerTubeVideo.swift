@@ -66,6 +66,6 @@ extension Video {
         let height = best?.resolution?.id
         self.init(id: id, title: dto.name, duration: duration, streamURL: stream, thumbnailURL: url(dto.thumbnailPath ?? dto.previewPath),
                   sizeBytes: best?.size, width: height.map { $0 * 16 / 9 }, height: height, framesPerSecond: best?.fps,
-                  viewCount: dto.views)
+                  viewCount: dto.views, likeCount: dto.likes)
     }
 }

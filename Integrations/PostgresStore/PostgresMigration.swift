@@ -238,6 +238,8 @@ struct PostgresMigration {
         PostgresMigration(name: "013_posts_listing", sql: """
             CREATE INDEX posts_listing ON posts (created_at DESC, feed, id);
             """),
+        // Videos' likes and author, and the media_files view, as SQLite's 023 (numbered 017 as assigned).
+        PostgresMigration(name: "017_video_likes_author_media_files", sql: videoLikesAuthorMediaFilesSQL),
     ]
 
     /// Applies the migrations not yet recorded, each in its own transaction, under the lock.

@@ -45,6 +45,7 @@ extension SQLiteFeedStore {
         try db.statement(Self.upsertVideo).run([
             .text(feed), .text(row.id), .text(row.title), .integer(row.durationMs), .text(row.streamURL), .text(row.thumbnailURL),
             .integer(row.sizeBytes), .integer(row.width), .integer(row.height), .real(row.fps), .integer(row.viewCount), .real(row.rating),
+            .integer(row.likeCount), .text(row.author),
         ])
     }
 }

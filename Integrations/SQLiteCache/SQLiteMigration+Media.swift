@@ -29,4 +29,15 @@ extension SQLiteMigration {
             );
             CREATE INDEX media_refs_by_url ON media_refs (url);
             """
+
+    /// A video's likes and author (PeerTube's `likes`, YouTube oEmbed's `author_name`), and
+    /// `media_files`: per post and per address, the remote URL beside the archive's file
+    /// (`path`, relative to the media folder; `NULL` until fetched), for Datasette and `sqlite3`.
+    static let videoLikesAuthorMediaFilesSQL = """
+            ALTER TABLE videos ADD COLUMN like_count INTEGER;
+            ALTER TABLE videos ADD COLUMN author TEXT;
+            CREATE VIEW media_files AS
+                SELECT r.feed, r.post_id, r.url, m.path, m.kind, m.status, m.bytes, m.media_type, m.fetched_at
+                FROM media_refs r JOIN media m ON m.url = r.url;
+            """
 }

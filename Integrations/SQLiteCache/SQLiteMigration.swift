@@ -216,6 +216,8 @@ struct SQLiteMigration: Sendable {
             """),
         // The listing's order across feeds (read backward for oldest first): a reader app's page sorted every post without it.
         SQLiteMigration(name: "019_posts_listing", sql: "CREATE INDEX posts_listing ON posts (created_at DESC, feed, id);"),
+        // Videos' likes and author, and the media_files view (issue 37). Numbered 023 as assigned.
+        SQLiteMigration(name: "023_video_likes_author_media_files", sql: videoLikesAuthorMediaFilesSQL),
     ]
 
     /// Copies the reader accounts and their tokens into the sessions file (a copy there wins).

@@ -14,7 +14,7 @@ extension WebFeedIntegration {
         keys: [
             ConfigKey("url", .url, .required, "the feed's address, or a page that names its feed (discovered at the first pull)"),
         ] + WebFeedHeaders.keys + HTTPLimits.keys,
-        posts: PostsCapability(makeBackend: makeBackend, locationKey: "url"),
+        posts: PostsCapability(makeBackend: makeBackend, locationKey: "url", mediaCredential: mediaCredential),
         addForms: [WebFeedAddressForm(), WebFeedOPMLForm()],
         subscriptions: SubscriptionListCapability(
             kind: "an OPML file",
@@ -26,6 +26,13 @@ extension WebFeedIntegration {
                 }
             },
             fields: { ["url": .string($0.url.absoluteString)] }))
+
+    /// A private feed's `auth`, for the media archive: sent only to the feed URL's origin, so an
+    /// enclosure behind the same login is archived and one elsewhere never sees it.
+    static func mediaCredential(_ config: ConfigSection) throws -> MediaCredential? {
+        guard let url = try config.httpURL("url"), let auth = try WebFeedAuth.read(config, url: url) else { return nil }
+        return MediaCredential(server: url, authorization: auth.authorization)
+    }
 
     /// The `posts` section of a web feed at `url`, as `feedsync add` writes it.
     static func posts(_ url: URL) -> [(key: String, value: ConfigValue)] {

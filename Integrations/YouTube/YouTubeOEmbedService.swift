@@ -14,7 +14,7 @@ struct YouTubeOEmbed: Decodable {
 }
 
 /// Resolves `youtube:ID` videos through YouTube's oEmbed endpoint, which needs no key: the
-/// title and thumbnail (the author's name is read, but Core's `Video` has no field for it).
+/// title, the author's name (`author_name`, kept when 1 to 200 characters) and thumbnail.
 ///
 /// A video oEmbed will not describe (401: embedding disabled or private; 404: removed) is left as
 /// it is, with one line in the log saying why; a 429 or 5xx fails the batch for a later sync.
@@ -47,7 +47,8 @@ struct YouTubeOEmbedService: VideoService {
                     continue
                 }
                 let thumbnail = oembed.thumbnailURL.flatMap(URL.init(string:)).flatMap { ["http", "https"].contains($0.scheme?.lowercased() ?? "") ? $0 : nil }
-                found.append(Video(id: id, title: oembed.title, duration: 0, streamURL: watch, thumbnailURL: thumbnail))
+                let author = oembed.authorName.flatMap { (1...200).contains($0.count) ? $0 : nil }
+                found.append(Video(id: id, title: oembed.title, duration: 0, streamURL: watch, thumbnailURL: thumbnail, author: author))
             case 401, 403, 404:
                 log.notice("YouTube video \(videoID) left as it is: oEmbed answered \(response.status) "
                            + (response.status == 404 ? "(removed or never there)" : "(private, or its embedding is disabled)"))

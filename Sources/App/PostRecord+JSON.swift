@@ -70,10 +70,12 @@ extension PostRecord {
         json.openArray()
         for video in videos {
             json.openObject()
+            json.string("author", video.author)
             json.double("durationSeconds", video.durationSeconds)
             json.double("framesPerSecond", video.framesPerSecond)
             json.int("height", video.height)
             json.string("id", video.id)
+            json.int("likeCount", video.likeCount)
             json.double("rating", video.rating)
             json.int("sizeBytes", video.sizeBytes)
             json.string("streamURL", video.streamURL.absoluteString)

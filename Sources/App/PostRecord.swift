@@ -17,6 +17,8 @@ public struct PostRecord: Sendable {
         public var framesPerSecond: Double?
         public var viewCount: Int?
         public var rating: Double?
+        public var likeCount: Int?
+        public var author: String?
     }
     public struct Repost: Sendable { public var by: Author; public var originalID: String; public var at: Date? }
     public struct Attachment: Sendable {
@@ -63,7 +65,8 @@ public struct PostRecord: Sendable {
         videos = stored.videos.map {
             VideoRow(id: $0.id.rawValue, title: $0.title, durationSeconds: $0.duration, streamURL: $0.streamURL,
                      thumbnailURL: $0.thumbnailURL, sizeBytes: $0.sizeBytes, width: $0.width, height: $0.height,
-                     framesPerSecond: $0.framesPerSecond, viewCount: $0.viewCount, rating: $0.rating)
+                     framesPerSecond: $0.framesPerSecond, viewCount: $0.viewCount, rating: $0.rating,
+                     likeCount: $0.likeCount, author: $0.author)
         }
         html = post.html
         contentWarning = post.contentWarning

@@ -71,10 +71,16 @@ public struct PostsCapability: Sendable {
     /// The key naming where the feed is polled (a web feed's `url`), whose value the store may
     /// remember moving (a discovery, a permanent redirect); `nil` for a backend without one.
     public var locationKey: String?
+    /// The feed's own server and the credentials the media archive may send it, read from the
+    /// same section without touching the network; `nil` (or a `nil` answer) for a feed without
+    /// any. The archive sends them only to that server's origin (``MediaCredential``).
+    public var mediaCredential: (@Sendable (ConfigSection) throws -> MediaCredential?)?
 
-    public init(makeBackend: @escaping @Sendable (ConfigSection, IntegrationContext) throws -> FeedBackend, locationKey: String? = nil) {
+    public init(makeBackend: @escaping @Sendable (ConfigSection, IntegrationContext) throws -> FeedBackend, locationKey: String? = nil,
+                mediaCredential: (@Sendable (ConfigSection) throws -> MediaCredential?)? = nil) {
         self.makeBackend = makeBackend
         self.locationKey = locationKey
+        self.mediaCredential = mediaCredential
     }
 }
 

@@ -20,15 +20,23 @@ public struct MediaLimits: Sendable, Hashable {
     }
 }
 
-/// A feed's own server and its token: the token goes to that origin only, never to a media
-/// host elsewhere, nor after a redirect away from it.
+/// A feed's own server and its credentials: they go to that origin only (scheme, host and
+/// port alike), never to a media host elsewhere, nor after a redirect away from it.
 public struct MediaCredential: Sendable, Hashable {
+    /// The feed's own server: its address, whose origin alone receives ``authorization``.
     public var server: URL
-    public var token: Secret
+    /// The whole `Authorization` value: `Bearer <token>` or `Basic <base64>`.
+    public var authorization: Secret
 
-    public init(server: URL, token: Secret) {
+    /// Credentials sent as `authorization` (the whole field value).
+    public init(server: URL, authorization: Secret) {
         self.server = server
-        self.token = token
+        self.authorization = authorization
+    }
+
+    /// A bearer token (`Authorization: Bearer <token>`).
+    public init(server: URL, token: Secret) {
+        self.init(server: server, authorization: Secret("Bearer \(token.revealed)"))
     }
 }
 

@@ -18,11 +18,15 @@ public struct Video: Hashable, Sendable, Identifiable {
     public var viewCount: Int?
     /// Its average rating, when the host says (YouTube's `media:starRating average`, 1 to 5).
     public var rating: Double?
+    /// How many liked it, when the host says (PeerTube's `likes`).
+    public var likeCount: Int?
+    /// Who published it, as the host names them, when it says (YouTube oEmbed's `author_name`).
+    public var author: String?
 
     public init(
         id: VideoID, title: String, duration: TimeInterval, streamURL: URL,
         thumbnailURL: URL? = nil, sizeBytes: Int64? = nil, width: Int? = nil, height: Int? = nil,
-        framesPerSecond: Double? = nil, viewCount: Int? = nil, rating: Double? = nil
+        framesPerSecond: Double? = nil, viewCount: Int? = nil, rating: Double? = nil, likeCount: Int? = nil, author: String? = nil
     ) {
         self.id = id
         self.title = title
@@ -35,5 +39,7 @@ public struct Video: Hashable, Sendable, Identifiable {
         self.framesPerSecond = framesPerSecond
         self.viewCount = viewCount
         self.rating = rating
+        self.likeCount = likeCount
+        self.author = author
     }
 }

@@ -49,14 +49,10 @@ public struct DownloadRefusal: Error, Sendable, CustomStringConvertible {
 /// written, and only after `accept` approved the answer's head; any other body is read and
 /// dropped, up to 64 KiB. Connections are kept for the next download.
 public final class CurlDownloader: Sendable {
-    private let idle = Mutex<[DownloadHandle]>([])
+    private let handles = CurlHandlePool()
     private static let initialized: Bool = { curl_global_init(3) == CURLE_OK }()
 
     public init() { _ = Self.initialized }
-
-    deinit {
-        for box in idle.withLock({ $0 }) { curl_easy_cleanup(box.handle) }
-    }
 
     /// Downloads `request` (a `GET`), appending a 2xx body to the open descriptor `file`.
     ///
@@ -68,36 +64,18 @@ public final class CurlDownloader: Sendable {
     public func download(_ request: HTTPRequest, into file: Int32, limits: DownloadLimits,
                          accept: @escaping @Sendable (Int, [String: String]) -> String?) async throws -> DownloadAnswer {
         let transfer = FileTransfer(request: request, file: file, limits: limits, accept: accept)
-        let box = idle.withLock { $0.popLast() } ?? DownloadHandle(handle: curl_easy_init())
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DownloadAnswer, any Error>) in
-                Thread.detachNewThread { [self] in
-                    let result = transfer.run(on: box.handle)
-                    if case .success = result { idle.withLock { $0.append(box) } } else { curl_easy_cleanup(box.handle) }
-                    continuation.resume(with: result)
-                }
-            }
-        } onCancel: {
-            transfer.cancel()
-        }
+        return try await handles.perform({ transfer.run(on: $0) }, cancel: { transfer.cancel() })
     }
 
     /// Closes the idle connections.
-    public func close() {
-        for box in idle.withLock({ boxes in defer { boxes.removeAll() }; return boxes }) { curl_easy_cleanup(box.handle) }
-    }
-}
-
-/// An easy handle moved between threads; libcurl allows that while one thread at a time uses it.
-private struct DownloadHandle: @unchecked Sendable {
-    let handle: UnsafeMutableRawPointer?
+    public func close() { handles.close() }
 }
 
 /// One download's state, reached from libcurl's callbacks through their context pointer.
 ///
 /// `@unchecked Sendable`: everything but `cancelled` is touched only by the transfer's own
 /// thread (inside `curl_easy_perform`); `cancelled` is atomic.
-private final class FileTransfer: @unchecked Sendable {
+private final class FileTransfer: CurlReceiver, @unchecked Sendable {
     let request: HTTPRequest
     let file: Int32
     let limits: DownloadLimits
@@ -122,6 +100,8 @@ private final class FileTransfer: @unchecked Sendable {
 
     func cancel() { cancelled.store(true, ordering: .relaxed) }
 
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
     func run(on handle: UnsafeMutableRawPointer?) -> Result<DownloadAnswer, any Error> {
         guard let handle else { return .failure(ServiceError(.unavailable, operation, "libcurl could not start a transfer")) }
         do {
@@ -130,42 +110,17 @@ private final class FileTransfer: @unchecked Sendable {
         } catch {
             return .failure(error)
         }
-        curl_easy_reset(handle)
         var list: UnsafeMutablePointer<curl_slist>?
         for (name, value) in request.headers { list = curl_slist_append(list, "\(name): \(value)") }
         defer { curl_slist_free_all(list) }
-        let context = Unmanaged.passUnretained(self).toOpaque()
         let started = Date()
-        let setup = [
-            feedsync_setopt_string(handle, CURLOPT_URL, request.url.absoluteString),
-            feedsync_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
-            feedsync_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0),
-            feedsync_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
-            feedsync_setopt_long(handle, CURLOPT_HTTPGET, 1),
-            feedsync_setopt_string(handle, CURLOPT_USERAGENT, "feedsync"),
-            feedsync_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(limits.idleTimeout * 1000)),
-            feedsync_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1),
-            feedsync_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(limits.idleTimeout))),
-            feedsync_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(limits.deadline * 1000)),
-            feedsync_setopt_list(handle, CURLOPT_HTTPHEADER, list),
-            feedsync_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-                Unmanaged<FileTransfer>.fromOpaque(context!).takeUnretainedValue().receive(body: data, size * count)
-            },
-            feedsync_setopt_pointer(handle, CURLOPT_WRITEDATA, context),
-            feedsync_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-                Unmanaged<FileTransfer>.fromOpaque(context!).takeUnretainedValue().receive(header: data, size * count)
-            },
-            feedsync_setopt_pointer(handle, CURLOPT_HEADERDATA, context),
-            feedsync_setopt_long(handle, CURLOPT_NOPROGRESS, 0),
-            feedsync_setopt_progress_callback(handle) { context, _, _, _, _ in
-                Unmanaged<FileTransfer>.fromOpaque(context!).takeUnretainedValue().cancelled.load(ordering: .relaxed) ? 1 : 0
-            },
-            feedsync_setopt_pointer(handle, CURLOPT_XFERINFODATA, context),
-        ]
-        guard setup.allSatisfy({ $0 == CURLE_OK }) else { return .failure(ServiceError(.unavailable, operation, "libcurl refused the request's options")) }
-        let code = curl_easy_perform(handle)
+        let performed = CurlEasySetup.perform(handle, url: request.url, headers: list, idleTimeout: limits.idleTimeout,
+                                              deadline: limits.deadline, receiver: self) { handle in
+            [feedsync_setopt_long(handle, CURLOPT_HTTPGET, 1)]
+        }
+        guard let code = performed else { return .failure(ServiceError(.unavailable, operation, "libcurl refused the request's options")) }
         if let failure { return .failure(failure) }
-        if cancelled.load(ordering: .relaxed) { return .failure(CancellationError()) }
+        if isCancelled { return .failure(CancellationError()) }
         guard code == CURLE_OK else {
             var systemErrno = 0
             _ = feedsync_getinfo_long(handle, CURLINFO_OS_ERRNO, &systemErrno)
@@ -178,7 +133,7 @@ private final class FileTransfer: @unchecked Sendable {
 
     private var isSuccess: Bool { (200..<300).contains(status) }
 
-    private func receive(body data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+    func receive(body data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
         guard isSuccess else {
             dropped += count
             return dropped <= 64 * 1024 ? count : 0
@@ -209,7 +164,7 @@ private final class FileTransfer: @unchecked Sendable {
         return count
     }
 
-    private func receive(header data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+    func receive(header data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
         headerBytes += count
         guard headerBytes <= 256 * 1024, let data else {
             failure = DownloadRefusal("the answer's header fields are larger than the 256 KiB accepted")

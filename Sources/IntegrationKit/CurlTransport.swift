@@ -22,7 +22,7 @@ public final class CurlTransport: HTTPTransport {
     public let limits: HTTPLimits
     public let traffic: (any TrafficObserver)?
     /// Idle easy handles: each keeps its connections open for the next request.
-    private let idle = Mutex<[HandleBox]>([])
+    private let handles = CurlHandlePool()
     private static let initialized: Bool = { curl_global_init(3) == CURLE_OK }()
 
     public init(limits: HTTPLimits, traffic: (any TrafficObserver)? = nil) {
@@ -35,10 +35,6 @@ public final class CurlTransport: HTTPTransport {
     /// limits, so open connections grow with hosts and concurrency rather than with feeds.
     public static func shared(_ limits: HTTPLimits, in resources: SharedResources) -> CurlTransport {
         resources.value(for: "curl transport \(limits)") { CurlTransport(limits: limits, traffic: resources.traffic) }
-    }
-
-    deinit {
-        for box in idle.withLock({ $0 }) { curl_easy_cleanup(box.handle) }
     }
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -67,7 +63,7 @@ public final class CurlTransport: HTTPTransport {
     /// Closes the idle connections. A shared transport stays usable: transfers in flight keep
     /// their handles, and a later request opens a new connection.
     public func close() async {
-        for box in idle.withLock({ boxes in defer { boxes.removeAll() }; return boxes }) { curl_easy_cleanup(box.handle) }
+        handles.close()
     }
 
     /// Where a redirect may lead: the same origin, for a `GET`, a few times in a row at most.
@@ -101,31 +97,15 @@ public final class CurlTransport: HTTPTransport {
             try HeaderValue.check(value, "\(Terminal.safe(name, limit: 40)) header", operation, allowsSpace: true)
         }
         let transfer = CurlTransfer(request: request, limits: limits)
-        let box = idle.withLock { $0.popLast() } ?? HandleBox(handle: curl_easy_init())
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
-                Thread.detachNewThread { [self] in
-                    let result = transfer.run(on: box.handle)
-                    if case .success = result { idle.withLock { $0.append(box) } } else { curl_easy_cleanup(box.handle) }
-                    continuation.resume(with: result)
-                }
-            }
-        } onCancel: {
-            transfer.cancel()
-        }
+        return try await handles.perform({ transfer.run(on: $0) }, cancel: { transfer.cancel() })
     }
-}
-
-/// An easy handle moved between threads; libcurl allows that as long as one thread at a time uses it.
-private struct HandleBox: @unchecked Sendable {
-    let handle: UnsafeMutableRawPointer?
 }
 
 /// One transfer's state, reached from libcurl's callbacks through their context pointer.
 ///
 /// `@unchecked Sendable`: the body and headers are touched only by the transfer's own thread
 /// (inside `curl_easy_perform`); only `cancelled` crosses threads, and it is atomic.
-final class CurlTransfer: @unchecked Sendable {
+final class CurlTransfer: CurlReceiver, @unchecked Sendable {
     let request: HTTPRequest
     let limits: HTTPLimits
     let operation: String
@@ -147,65 +127,45 @@ final class CurlTransfer: @unchecked Sendable {
 
     func cancel() { cancelled.store(true, ordering: .relaxed) }
 
+    var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
     /// Performs the request on `handle`, blocking until the answer is complete or fails.
     func run(on handle: UnsafeMutableRawPointer?) -> Result<HTTPResponse, any Error> {
         guard let handle else {
             return .failure(ServiceError(.unavailable, operation, DescriptorLimit.reasonIfExhausted() ?? "libcurl could not start a transfer"))
         }
-        curl_easy_reset(handle)
         var list: UnsafeMutablePointer<curl_slist>?
         for (name, value) in request.headers { list = curl_slist_append(list, "\(name): \(value)") }
         // libcurl would add "Expect: 100-continue" to larger bodies; servers need not support it.
         list = curl_slist_append(list, "Expect:")
         defer { curl_slist_free_all(list) }
-        let context = Unmanaged.passUnretained(self).toOpaque()
         let started = Date()
-
-        var setup = [
-            feedsync_setopt_string(handle, CURLOPT_URL, request.url.absoluteString),
-            feedsync_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
-            feedsync_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0),
-            feedsync_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
-            // Every encoding libcurl can decode; the decoded bytes are what the limit counts.
-            feedsync_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""),
-            feedsync_setopt_string(handle, CURLOPT_USERAGENT, "feedsync"),
-            feedsync_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(limits.idleTimeout * 1000)),
-            feedsync_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1),
-            feedsync_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(limits.idleTimeout))),
-            feedsync_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(limits.deadline * 1000)),
-            feedsync_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxBodyBytes)),
-            feedsync_setopt_list(handle, CURLOPT_HTTPHEADER, list),
-            feedsync_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-                Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue().receive(body: data, size * count)
-            },
-            feedsync_setopt_pointer(handle, CURLOPT_WRITEDATA, context),
-            feedsync_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-                Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue().receive(header: data, size * count)
-            },
-            feedsync_setopt_pointer(handle, CURLOPT_HEADERDATA, context),
-            feedsync_setopt_long(handle, CURLOPT_NOPROGRESS, 0),
-            feedsync_setopt_progress_callback(handle) { context, _, _, _, _ in
-                Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue().cancelled.load(ordering: .relaxed) ? 1 : 0
-            },
-            feedsync_setopt_pointer(handle, CURLOPT_XFERINFODATA, context),
-        ]
-        switch request.method {
-        case "GET": setup.append(feedsync_setopt_long(handle, CURLOPT_HTTPGET, 1))
-        case "POST":
-            let body = request.body ?? Data()
-            setup.append(feedsync_setopt_long(handle, CURLOPT_POST, 1))
-            setup.append(feedsync_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
-            setup.append(body.withUnsafeBytes { feedsync_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!)) })
-        default:
-            setup.append(feedsync_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method))
+        let performed = CurlEasySetup.perform(handle, url: request.url, headers: list, idleTimeout: limits.idleTimeout,
+                                              deadline: limits.deadline, receiver: self) { handle in
+            var options = [
+                // Every encoding libcurl can decode; the decoded bytes are what the limit counts.
+                feedsync_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""),
+                feedsync_setopt_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxBodyBytes)),
+            ]
+            switch request.method {
+            case "GET": options.append(feedsync_setopt_long(handle, CURLOPT_HTTPGET, 1))
+            case "POST":
+                let body = request.body ?? Data()
+                options.append(feedsync_setopt_long(handle, CURLOPT_POST, 1))
+                options.append(feedsync_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+                options.append(body.withUnsafeBytes {
+                    feedsync_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+                })
+            default:
+                options.append(feedsync_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method))
+            }
+            return options
         }
-        guard setup.allSatisfy({ $0 == CURLE_OK }) else {
+        guard let code = performed else {
             return .failure(ServiceError(.unavailable, operation, "libcurl refused the request's options"))
         }
-
-        let code = curl_easy_perform(handle)
         if let failure { return .failure(failure) }
-        if cancelled.load(ordering: .relaxed) { return .failure(CancellationError()) }
+        if isCancelled { return .failure(CancellationError()) }
         guard code == CURLE_OK else {
             var systemErrno = 0
             _ = feedsync_getinfo_long(handle, CURLINFO_OS_ERRNO, &systemErrno)
@@ -221,7 +181,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// libcurl's write callback: appends decoded body bytes, or stops the transfer past the limit.
-    private func receive(body data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+    func receive(body data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
         guard body.count + count <= limits.maxBodyBytes else {
             failure = ServiceError(.contractViolation, operation, "the answer is larger than the \(limits.maxBodyBytes) bytes allowed (maxResponseBytes)")
             return 0
@@ -232,7 +192,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// libcurl's header callback: one line at a time; a new status line (after `100 Continue`
     /// or a redirect's) starts the fields afresh.
-    private func receive(header data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
+    func receive(header data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
         headerBytes += count
         guard headerBytes <= Self.maxHeaderBytes else {
             failure = ServiceError(.contractViolation, operation, "the answer's header fields are larger than the \(Self.maxHeaderBytes / 1024) KiB accepted")

@@ -14,11 +14,14 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
     public var fps: Double?
     public var viewCount: Int64?
     public var rating: Double?
+    public var likeCount: Int64?
+    public var author: String?
 
     /// The columns, with the SQL type each is declared with.
     public static let columns: [(name: String, kind: ColumnKind)] = [
         ("id", .text), ("title", .text), ("duration_ms", .integer), ("stream_url", .text), ("thumbnail_url", .text),
         ("size_bytes", .integer), ("width", .integer), ("height", .integer), ("fps", .real), ("view_count", .integer), ("rating", .real),
+        ("like_count", .integer), ("author", .text),
     ]
 
     /// The column names, in ``columns`` order: what a read selects and a write binds.
@@ -26,7 +29,8 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
 
     private enum CodingKeys: String, CodingKey {
         case id, title, durationMs = "duration_ms", streamURL = "stream_url", thumbnailURL = "thumbnail_url",
-             sizeBytes = "size_bytes", width, height, fps, viewCount = "view_count", rating
+             sizeBytes = "size_bytes", width, height, fps, viewCount = "view_count", rating,
+             likeCount = "like_count", author
     }
 
     public init(_ video: Video) {
@@ -42,6 +46,8 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
         fps = video.framesPerSecond
         viewCount = video.viewCount.map(Int64.init)
         rating = video.rating
+        likeCount = video.likeCount.map(Int64.init)
+        author = video.author
     }
 
     /// The rows as a JSON array of objects keyed by column name, for a `jsonb` parameter
@@ -52,10 +58,12 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
         json.openArray()
         for row in rows {
             json.openObject()
+            json.string("author", row.author)
             json.int("duration_ms", row.durationMs)
             json.double("fps", row.fps)
             json.int("height", row.height)
             json.string("id", row.id)
+            json.int("like_count", row.likeCount)
             json.double("rating", row.rating)
             json.int("size_bytes", row.sizeBytes)
             json.string("stream_url", row.streamURL)
@@ -92,6 +100,8 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
         fps = row.real(at[8])
         viewCount = row.integer(at[9])
         rating = row.real(at[10])
+        likeCount = row.integer(at[11])
+        author = row.text(at[12])
     }
 
     /// The video, or `nil` for a row whose stream URL no longer parses (written by another tool, say).
@@ -100,6 +110,7 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
         return Video(id: VideoID(id), title: title, duration: Double(durationMs) / 1000, streamURL: stream,
                      thumbnailURL: thumbnailURL.flatMap(URL.init(string:)), sizeBytes: sizeBytes,
                      width: width.map { Int(clamping: $0) }, height: height.map { Int(clamping: $0) }, framesPerSecond: fps,
-                     viewCount: viewCount.map { Int(clamping: $0) }, rating: rating)
+                     viewCount: viewCount.map { Int(clamping: $0) }, rating: rating,
+                     likeCount: likeCount.map { Int(clamping: $0) }, author: author)
     }
 }

@@ -86,6 +86,12 @@ import Glibc
         let stored = files()
         #expect(stored.count == 5 && stored.allSatisfy { $0.range(of: #"^media/[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{64}$"#, options: .regularExpression) != nil },
                 "\(stored)")
+        // media_files (docs/media.md): each post's address beside its file, relative to the archive folder.
+        let listed = try await sqlite(scratch.database, "SELECT url || ' ' || path FROM media_files WHERE status = 'fetched' ORDER BY url")
+            .split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(listed.map { $0[0] } == ["/m/cut-1.mp3", "/m/gone-1.png", "/m/hls.m3u8", "/m/img-1.png", "/m/same-a.png", "/m/same-b.png"]
+                .map { server.baseURL + $0 }, "\(listed)")
+        #expect(Set(listed.map { "media/" + $0[1] }) == Set(stored), "every listed path is an archived file, and every file is listed")
         for file in stored {
             let digest = try await run(URL(fileURLWithPath: "/usr/bin/env"), ["sha256sum", scratch.folder.appendingPathComponent(file).path])
             #expect(digest.stdout.hasPrefix(String(file.suffix(64))), "a file's name is its SHA-256")
@@ -168,10 +174,10 @@ import Glibc
         let pull = try await feedsync(["pull", "--config", config])
         #expect(pull.status == 0 && pull.stdout.contains("1 videos resolved"), "\(pull.stdout) \(pull.stderr)")
         let video = try await sqlite(scratch.database, """
-            SELECT id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, height, fps, view_count FROM videos WHERE feed = 'f'
+            SELECT id, resolved, title, duration_ms, stream_url, thumbnail_url, size_bytes, height, fps, view_count, like_count FROM videos WHERE feed = 'f'
             """)
         let base = server.baseURL
-        #expect(video == "\(base)/w/kkGMgK9ZtnKfYAgnEtQxbv|1|A walk in the hills|754000|\(base)/m/hls.m3u8|\(base)/lazy-static/thumbnails/walk.jpg|12000|720|30.0|1234",
+        #expect(video == "\(base)/w/kkGMgK9ZtnKfYAgnEtQxbv|1|A walk in the hills|754000|\(base)/m/hls.m3u8|\(base)/lazy-static/thumbnails/walk.jpg|12000|720|30.0|1234|56",
                 "\(video)")
         let fetch = try await feedsync(["media", "fetch", "--config", config])
         #expect(fetch.status == 0, "\(fetch.stderr)")
@@ -190,10 +196,10 @@ import Glibc
         let config = try writeConfig(feedKeys: #""videos": {"integration": "youtube", "oembedURL": "\#(server.baseURL)/oembed"},"#)
         let pull = try await feedsync(["pull", "--config", config])
         #expect(pull.status == 0, "\(pull.stderr)")
-        let videos = try await sqlite(scratch.database, "SELECT id, resolved, title, stream_url, thumbnail_url FROM videos WHERE feed = 'f' ORDER BY id")
+        let videos = try await sqlite(scratch.database, "SELECT id, resolved, title, author, stream_url, thumbnail_url FROM videos WHERE feed = 'f' ORDER BY id")
         #expect(videos == """
-            youtube:dQw4w9WgXcQ|1|A song from 1987|https://www.youtube.com/watch?v=dQw4w9WgXcQ|\(server.baseURL)/m/img-yt.png
-            youtube:privatevid1|0|||
+            youtube:dQw4w9WgXcQ|1|A song from 1987|A singer|https://www.youtube.com/watch?v=dQw4w9WgXcQ|\(server.baseURL)/m/img-yt.png
+            youtube:privatevid1|0||||
             """, "\(videos)")
         #expect(pull.stderr.components(separatedBy: "YouTube video privatevid1 left as it is: oEmbed answered 401").count == 2, "\(pull.stderr)")
         // The archive keeps the thumbnail; a watch page is never fetched as a video.

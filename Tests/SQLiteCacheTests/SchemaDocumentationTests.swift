@@ -44,7 +44,7 @@ import Testing
 
         let listing = try sqlite3(path, """
             SELECT m.name || ':' || group_concat(c.name, ',') FROM sqlite_master m, pragma_table_xinfo(m.name) c
-            WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE 'posts_fts_%' AND c.hidden <> 1
+            WHERE m.type IN ('table', 'view') AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE 'posts_fts_%' AND c.hidden <> 1
             GROUP BY m.name ORDER BY m.name
             """)
         var real: [String: [String]] = [:]
