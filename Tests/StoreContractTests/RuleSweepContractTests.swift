@@ -5,7 +5,7 @@ import Testing
 /// What `feedsync rules apply` reads and removes, the same on both stores: a feed's posts with
 /// only what rules look at, a page at a time in stored order, and removal by id under the lease.
 enum RuleSweepContract {
-    static let ada = User(id: "u1", handle: "ada@example.social", displayName: "Ada", avatarURL: URL(string: "https://a.example/1.png"))
+    static let ada = User(id: "u9", handle: "ada@example.social", displayName: "Ada", avatarURL: URL(string: "https://a.example/1.png"))
     static let bob = User(id: "u2", handle: "bob", displayName: "Bob")
 
     /// Seven posts of `home` (p0…p6; p2 a repost by Bob with a title, language, visibility and
