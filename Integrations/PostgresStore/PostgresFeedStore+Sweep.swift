@@ -29,3 +29,6 @@ extension PostgresFeedStore: FeedSweeper {
 
 /// Retention and the webhook queue are ``SQLStore``'s (`prune(_:now:limit:under:)`, `enqueue(_:at:)`…).
 extension PostgresFeedStore: PostPruner, WebhookQueue, MediaLedger {}
+
+/// What `rules apply` reads and removes is ``SQLStore``'s (`ruleSubjects(ofFeed:after:limit:)`, `removePosts(_:under:)`).
+extension PostgresFeedStore: PostRuleSweeper {}

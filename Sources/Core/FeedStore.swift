@@ -11,4 +11,4 @@ import Foundation
 /// Every feed is its own namespace: post, user and video ids are unique within a feed.
 public typealias FeedStore = PageCommitter & VideoCache & FeedSweeper & SyncRecorder & SessionKeeper & FeedLeases
     & DaemonPresence & FeedReader & ReadMarker & FeedPurger & LiveStateRecorder & StreamPositionReader & ReaderAccountStore
-    & PostPruner & WebhookQueue & MediaLedger
+    & PostPruner & WebhookQueue & MediaLedger & PostRuleSweeper

@@ -52,27 +52,24 @@ enum RulesCommand: Command {
         if let lease { await store.release(lease) }
     }
 
-    /// Reads the feed's stored posts, says which the rules block, and removes them under `lease`
-    /// (none without one: a dry run).
+    /// Reads the feed's stored posts (only what rules look at, a page at a time), says which the
+    /// rules block, and removes those by id under `lease` (none without one: a dry run).
     private static func apply(_ feed: String, _ rules: PostRules, _ store: any FeedStore, lease: FeedLease?,
                               output: CheckedOutput) async throws {
         let dryRun = lease == nil
-        var kept: [PostID] = []
+        var total = 0
         var blocked: [(PostID, String)] = []
-        var after: StoredPost.Position?
-        while true {
-            let page = try await store.posts(matching: PostQuery(feed: feed, limit: pageSize, stable: true, after: after))
-            for stored in page {
-                if let rule = rules.decidingRule(for: stored.post), rule.action == .block {
-                    blocked.append((stored.post.id, rule.keyPath))
-                } else {
-                    kept.append(stored.post.id)
+        var after: Int64?
+        repeat {
+            let page = try await store.ruleSubjects(ofFeed: feed, after: after, limit: pageSize)
+            total += page.posts.count
+            if !rules.isEmpty {
+                for post in page.posts {
+                    if let rule = rules.decidingRule(for: post), rule.action == .block { blocked.append((post.id, rule.keyPath)) }
                 }
             }
-            guard page.count == pageSize, let last = page.last else { break }
-            after = last.position
-        }
-        let total = kept.count + blocked.count
+            after = page.next
+        } while after != nil
         for (id, rule) in blocked.prefix(shownPerFeed) {
             try output.line("\(feed)/\(Terminal.safe(id.rawValue, limit: 200))  blocked by \(rule)")
         }
@@ -83,7 +80,7 @@ enum RulesCommand: Command {
             return
         }
         guard let lease else { return }
-        let removed = try await store.deleteUnseenPosts(of: FullWalk(feed: feed, seeing: kept), under: lease)
+        let removed = try await store.removePosts(blocked.map(\.0), under: lease)
         try output.line("\(feed): removed \(removed) of \(total) stored posts")
     }
 }

@@ -17,15 +17,11 @@ extension PostRules.Compiled {
         if let media = self.rule.media, media != (!facts.post.videoIDs.isEmpty || !facts.post.attachments.isEmpty) { return false }
         if !self.rule.visibilities.isEmpty, !(facts.post.visibility.map(self.rule.visibilities.contains) ?? false) { return false }
         if !languages.isEmpty {
-            guard let language = facts.post.language?.lowercased(),
+            guard let language = facts.lowercasedLanguage(),
                   languages.contains(where: { language == $0 || language.hasPrefix($0 + "-") || language.hasPrefix($0 + "_") })
             else { return false }
         }
-        if !authors.isEmpty {
-            var names = [facts.post.author.id.rawValue.lowercased(), PostRules.normalizedAuthor(facts.post.author.handle)]
-            if let repost = facts.post.repost { names += [repost.by.id.rawValue.lowercased(), PostRules.normalizedAuthor(repost.by.handle)] }
-            guard names.contains(where: authors.contains) else { return false }
-        }
+        if !authors.isEmpty, !facts.authorNames().contains(where: authors.contains) { return false }
         if !tags.isEmpty, facts.hashtags().isDisjoint(with: tags) { return false }
         if let text, !text.matches(&facts, title: false) { return false }
         if let title, !title.matches(&facts, title: true) { return false }
@@ -65,17 +61,25 @@ extension PostRules.Compiled {
 struct TextMatcher: Sendable {
     private let words: [[String]]
     private let regex: PosixRegex?
+    /// For a regular expression, what a text must hold for it to match, when that is known.
+    let literals: RegexLiterals?
 
     init(_ match: Rule.TextMatch) throws {
         switch match {
         case .words(let list):
             words = list.map { Self.tokens($0) }.filter { !$0.isEmpty }
             regex = nil
+            literals = nil
         case .regex(let pattern):
             words = []
             regex = try PosixRegex(pattern)
+            literals = RegexLiterals(pattern)
         }
     }
+
+    /// For words, the first word of each phrase: a text matches only when one of them is among
+    /// its words. `nil` for a regular expression.
+    var firstWords: [String]? { regex == nil ? words.map { $0[0] } : nil }
 
     func matches(_ text: String) -> Bool {
         if let regex { return regex.matches(text) }

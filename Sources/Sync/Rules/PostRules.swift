@@ -28,9 +28,14 @@ public struct PostRules: Sendable {
     }
 
     let compiled: [Compiled]
+    /// Which rules can match a post, so that only those are asked.
+    private let index: RuleIndex
 
     /// No rule: every post is kept.
-    public init() { compiled = [] }
+    public init() {
+        compiled = []
+        index = RuleIndex([])
+    }
 
     /// Compiles `rules`, in the order they are asked.
     ///
@@ -50,6 +55,7 @@ public struct PostRules: Sendable {
                             authors: Set(rule.authors.map(Self.normalizedAuthor)), tags: Set(rule.tags.map { $0.lowercased() }),
                             languages: rule.languages.map { $0.lowercased() })
         }
+        index = RuleIndex(compiled)
     }
 
     /// Whether there is no rule at all.
@@ -67,6 +73,15 @@ public struct PostRules: Sendable {
 
     /// The rule that decides `post`, or `nil` when none matches (the post is kept).
     public func decidingRule(for post: Post) -> Rule? {
+        guard !compiled.isEmpty else { return nil }
+        var facts = PostFacts(post)
+        for number in index.candidates(&facts) where compiled[number].matches(&facts) { return compiled[number].rule }
+        return nil
+    }
+
+    /// ``decidingRule(for:)`` found by asking every rule in turn, without the index: what the
+    /// index must always agree with (its tests compare the two).
+    func decidingRuleAskingEach(for post: Post) -> Rule? {
         var facts = PostFacts(post)
         return compiled.first { $0.matches(&facts) }?.rule
     }
