@@ -172,11 +172,14 @@ actor Scheduler {
                 // The sync runs in a child task: a task keeps the memory its frames grew into until
                 // it ends, and this loop lives as long as the feed. Run here, each of 10,000 feeds
                 // kept ~17 KB after its first sync; in a child, it is freed when the sync returns.
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        try await slots.run(feed: name) { try await self.syncOnce(name) }
+                // The slot is waited for here, and the child made only once it is held: at the
+                // start every feed is due at once, and a child (with its task group) per feed
+                // waiting in the queue made most of the daemon's peak memory (issue 40).
+                try await slots.run(feed: name) {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask { try await self.syncOnce(name) }
+                        try await group.waitForAll()
                     }
-                    try await group.waitForAll()
                 }
             } catch {
                 return
