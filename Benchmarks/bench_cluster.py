@@ -117,6 +117,9 @@ def kill(pg, daemon):
     at = int(pg.sql(DATABASE, "SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint"))
     leases = [line.split("|") for line in pg.sql(DATABASE, f"""SELECT feed || '|' || expires_at FROM feed_leases
         WHERE holder LIKE '%process {daemon.proc.pid}' AND token IS NOT NULL""").splitlines() if line]
+    if not leases:     # between syncs: let it go on and try again at the next sample
+        daemon.proc.send_signal(signal.SIGCONT)
+        return None
     daemon.proc.send_signal(signal.SIGKILL)
     daemon.proc.wait()
     note(f"SIGKILLed daemon 1 (process {daemon.proc.pid}) holding {len(leases)} leases")
@@ -144,7 +147,8 @@ def takeovers(pg, killed, survivors):
     pid = killed["daemon"].proc.pid
     taken = {}
     for d in survivors:
-        d.log.flush()
+        if not d.log.closed:
+            d.log.flush()
         with open(d.log.name) as f:
             for line in f:
                 if " event=stale_lease_taken_over " in line and f"process {pid}" in line:
