@@ -31,8 +31,9 @@ extension PostgresFeedStore {
 
     func describeHolder(_ holder: String) -> String { "\(holder) on \(host), process \(process)" }
 
-    /// Claims the lease row, once; the outcome for ``acquireLease(onFeed:holder:wait:onlyIfDue:)``.
-    enum Claim { case held(FeedLease), busy(String), notDue }
+    /// Claims the lease row, once; the outcome for ``acquireLease(onFeed:holder:wait:onlyIfDue:)``:
+    /// busy with the live lease's expiry, or not due with the feed's recorded next attempt.
+    enum Claim { case held(FeedLease), busy(String, until: Date), notDue(nextAttempt: Date?) }
 
     /// With `dueSince`, a daemon's claim is also not due when a sync of the feed that began at or
     /// after it succeeded: its worker gave the lease back and is about to record the next attempt.
@@ -41,17 +42,21 @@ extension PostgresFeedStore {
         return try storage("taking the lease on feed \(feed)") {
             try db.transaction {
                 try db.query("INSERT INTO feed_leases (feed) VALUES ($1) ON CONFLICT DO NOTHING", [feed])
-                // SKIP LOCKED: a row another worker is claiming at this instant is that worker's.
+                // SKIP LOCKED: a row another worker is claiming at this instant is that worker's,
+                // for at most one lease period.
                 guard let row = try db.query("""
                     SELECT holder, token IS NOT NULL AND expires_at > \(Self.nowMs),
                            token IS NOT NULL AND expires_at <= \(Self.nowMs),
                            (SELECT f.next_attempt_at > \(Self.nowMs) + 1000 FROM feeds f WHERE f.name = $1),
                            $2::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM sync_runs r
-                               WHERE r.feed = $1 AND r.started_at >= $2::bigint AND r.error IS NULL)
+                               WHERE r.feed = $1 AND r.started_at >= $2::bigint AND r.error IS NULL),
+                           expires_at, (SELECT f.next_attempt_at FROM feeds f WHERE f.name = $1)
                     FROM feed_leases WHERE feed = $1 FOR UPDATE SKIP LOCKED
-                    """, [feed, dueSince.map { "\(StoredTime.milliseconds($0))" }]).first, row.count == 5 else { return .busy("another worker") }
-                if row[1] == "t" { return .busy(row[0] ?? "another worker") }
-                if onlyIfDue, row[3] == "t" || row[4] == "t" { return .notDue }
+                    """, [feed, dueSince.map { "\(StoredTime.milliseconds($0))" }]).first, row.count == 7 else {
+                    return .busy("another worker", until: Date().addingTimeInterval(leasePeriod))
+                }
+                if row[1] == "t" { return .busy(row[0] ?? "another worker", until: Self.date(row[5]) ?? Date().addingTimeInterval(leasePeriod)) }
+                if onlyIfDue, row[3] == "t" || row[4] == "t" { return .notDue(nextAttempt: Self.date(row[6])) }
                 let stale = row[2] == "t" ? row[0] : nil
                 let token = UUID().uuidString
                 try db.query("""
@@ -61,6 +66,9 @@ extension PostgresFeedStore {
             }
         }
     }
+
+    /// A stored time (ms since 1970) as a date.
+    private static func date(_ milliseconds: String?) -> Date? { milliseconds.flatMap(Int64.init).map(StoredTime.date) }
 
     /// The lease this process holds on `feed`, if any: every write to the feed checks it is still its own.
     func heldToken(_ feed: String) -> String? { held[feed] }
@@ -135,25 +143,27 @@ extension PostgresFeedStore {
 }
 
 extension PostgresFeedStore: FeedLeases {
+    /// A daemon's claim: the lease, or the live lease's expiry, or the feed's recorded next attempt.
+    public func claimLease(onFeed feed: String, holder: String, wait: TimeInterval, dueSince: Date) async throws -> LeaseClaim {
+        switch try claim(feed, holder: holder, onlyIfDue: true, dueSince: dueSince) {
+        case .held(let lease):
+            held[feed] = lease.token
+            return .acquired(lease)
+        case .busy(_, let until): return .heldUntil(until)
+        case .notDue(let next): return .syncedSince(nextAttempt: next)
+        }
+    }
+
     public func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, onlyIfDue: Bool) async throws -> FeedLease? {
-        try await acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: onlyIfDue, dueSince: nil)
-    }
-
-    public func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, dueSince: Date) async throws -> FeedLease? {
-        try await acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: true, dueSince: dueSince)
-    }
-
-    private func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, onlyIfDue: Bool,
-                              dueSince: Date?) async throws -> FeedLease? {
         let deadline = Date().addingTimeInterval(wait)
         while true {
-            switch try claim(feed, holder: holder, onlyIfDue: onlyIfDue, dueSince: dueSince) {
+            switch try claim(feed, holder: holder, onlyIfDue: onlyIfDue) {
             case .held(let lease):
                 held[feed] = lease.token
                 return lease
             case .notDue:
                 return nil
-            case .busy(let current):
+            case .busy(let current, _):
                 // A daemon leaves a feed another worker holds to that worker.
                 if onlyIfDue { return nil }
                 guard Date() < deadline else {

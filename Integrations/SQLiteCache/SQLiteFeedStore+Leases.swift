@@ -36,6 +36,20 @@ extension SQLiteFeedStore {
         return lease
     }
 
+    /// A daemon's claim: the lease, or the feed's next attempt when it is still ahead. Another
+    /// process holding the file lock past `wait` is an error, as for any claim: one daemon serves
+    /// a SQLite store, and `dueSince` adds nothing to its own schedule.
+    public func claimLease(onFeed feed: String, holder: String, wait: TimeInterval, dueSince _: Date) async throws -> LeaseClaim {
+        guard let lease = try await acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: false) else {
+            return .syncedSince(nextAttempt: nil)
+        }
+        if let next = try? nextAttempt(ofFeed: feed), next.timeIntervalSinceNow > 1 {
+            lock.release()
+            return .syncedSince(nextAttempt: next)
+        }
+        return .acquired(lease)
+    }
+
     public func release(_ lease: FeedLease) { lock.release() }
 
     private func nextAttempt(ofFeed feed: String) throws -> Date? {

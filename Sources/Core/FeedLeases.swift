@@ -19,20 +19,42 @@ public protocol FeedLeases: Sendable {
     /// - Throws: ``ServiceError`` `.locked` naming the holder when the wait runs out.
     func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, onlyIfDue: Bool) async throws -> FeedLease?
 
-    /// A daemon's claim (`onlyIfDue`) that also gives up when a sync of the feed that began at or
-    /// after `dueSince` (when this daemon found the feed due) succeeded: another daemon synced it
-    /// and gave its lease back, but has not yet recorded the next attempt. A store whose
-    /// leases do not span daemons makes the plain `onlyIfDue` claim.
-    func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, dueSince: Date) async throws -> FeedLease?
+    /// A daemon's claim (`onlyIfDue`) that says why it gives up, so the daemon knows when to look
+    /// again: the feed is held by another daemon now (``LeaseClaim/heldUntil(_:)``, its lease's
+    /// expiry), or it was synced by another since this daemon found it due at `dueSince`
+    /// (``LeaseClaim/syncedSince(nextAttempt:)``): its next attempt is ahead as recorded, or a
+    /// sync that began at or after `dueSince` succeeded and gave its lease back before recording
+    /// one. A store whose leases do not span daemons makes the plain `onlyIfDue` claim.
+    func claimLease(onFeed feed: String, holder: String, wait: TimeInterval, dueSince: Date) async throws -> LeaseClaim
 
     /// Gives a lease back; the feed is free for others at once.
     func release(_ lease: FeedLease) async
 }
 
 extension FeedLeases {
-    /// The plain daemon's claim: `onlyIfDue`, `dueSince` unused.
-    public func acquireLease(onFeed feed: String, holder: String, wait: TimeInterval, dueSince: Date) async throws -> FeedLease? {
-        try await acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: true)
+    /// The plain daemon's claim: `onlyIfDue`, `dueSince` unused; declined means synced since,
+    /// with no next attempt known.
+    public func claimLease(onFeed feed: String, holder: String, wait: TimeInterval, dueSince: Date) async throws -> LeaseClaim {
+        try await acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: true).map(LeaseClaim.acquired)
+            ?? .syncedSince(nextAttempt: nil)
+    }
+}
+
+/// What a daemon's claim on a feed (``FeedLeases/claimLease(onFeed:holder:wait:dueSince:)``) came to.
+public enum LeaseClaim: Sendable, Hashable {
+    /// The lease is this daemon's: sync the feed.
+    case acquired(FeedLease)
+    /// Another daemon holds the feed now; its lease runs out at this time unless renewed, when a
+    /// holder that died leaves the feed to be taken over.
+    case heldUntil(Date)
+    /// Another daemon synced the feed since this one found it due; its next attempt as recorded
+    /// in the store, `nil` when none is recorded yet.
+    case syncedSince(nextAttempt: Date?)
+
+    /// The lease, when acquired.
+    public var lease: FeedLease? {
+        if case .acquired(let lease) = self { return lease }
+        return nil
     }
 }
 

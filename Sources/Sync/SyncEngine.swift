@@ -96,27 +96,44 @@ public struct SyncEngine: Sendable {
     ///   every page committed before it stays committed.
     public func run(full: Bool = false, progress: @Sendable (Progress) -> Void = { _ in }) async throws -> SyncReport {
         // Without `onlyIfDue` the lease is waited for, never declined.
-        guard let report = try await run(full: full, onlyIfDue: false, dueSince: nil, progress: progress) else {
+        let (store, feed, holder) = (services.store, feed, options.lockHolder)
+        guard let lease = try await acquireLease({ wait in
+            try await store.acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: false).map(LeaseClaim.acquired) ?? .heldUntil(Date())
+        }).lease else {
             throw ServiceError(.locked, "syncing feed \(feed)", "the store declined the feed's lease")
         }
-        return report
+        return try await run(full: full, under: lease, progress: progress)
+    }
+
+    /// What a daemon's run (``runIfDue(dueSince:progress:)``) came to.
+    public enum DueRun: Sendable, Hashable {
+        /// This daemon synced the feed.
+        case synced(SyncReport)
+        /// Another daemon holds the feed; its lease runs out at this time unless renewed.
+        case heldUntil(Date)
+        /// Another daemon synced the feed since it was found due; its next attempt as recorded, if any.
+        case syncedSince(nextAttempt: Date?)
     }
 
     /// The daemon's run: syncs the feed unless another daemon holds it or has synced it since
-    /// this one scheduled it (several daemons may share a store).
+    /// this one found it due (several daemons may share a store), and says which.
     ///
     /// - Parameter dueSince: when this daemon found the feed due: a sync another daemon began
     ///   since then and finished successfully makes it not due (``FeedLeases``).
-    /// - Returns: `nil` when the feed was not due after all; nothing was fetched or recorded.
+    /// - Returns: the report, or why the feed was not this daemon's to sync now: then nothing was
+    ///   fetched or recorded.
     /// - Throws: as ``run(full:progress:)``; ``ServiceError`` `.locked` when another process
     ///   holds the feed's lease past ``Options/lockWait``.
-    public func runIfDue(dueSince: Date? = nil, progress: @Sendable (Progress) -> Void = { _ in }) async throws -> SyncReport? {
-        try await run(full: false, onlyIfDue: true, dueSince: dueSince, progress: progress)
+    public func runIfDue(dueSince: Date = Date(), progress: @Sendable (Progress) -> Void = { _ in }) async throws -> DueRun {
+        let (store, feed, holder) = (services.store, feed, options.lockHolder)
+        switch try await acquireLease({ wait in try await store.claimLease(onFeed: feed, holder: holder, wait: wait, dueSince: dueSince) }) {
+        case .acquired(let lease): return .synced(try await run(full: false, under: lease, progress: progress))
+        case .heldUntil(let expiry): return .heldUntil(expiry)
+        case .syncedSince(let next): return .syncedSince(nextAttempt: next)
+        }
     }
 
-    private func run(full: Bool, onlyIfDue: Bool, dueSince: Date?, progress: @Sendable (Progress) -> Void) async throws -> SyncReport? {
-        // Nothing is recorded when the lease cannot be had: the feed belongs to another process.
-        guard let lease = try await acquireLease(onlyIfDue: onlyIfDue, dueSince: dueSince) else { return nil }
+    private func run(full: Bool, under lease: FeedLease, progress: @Sendable (Progress) -> Void) async throws -> SyncReport {
         let result: Result<SyncReport, any Error>
         do {
             result = .success(try await sync(full: full, under: lease, progress: progress))
@@ -129,14 +146,10 @@ public struct SyncEngine: Sendable {
         return report
     }
 
-    /// The feed's lease, at once if it is free; else waited for (up to ``Options/lockWait``)
-    /// with the feed's sync slot handed back, as any other wait.
-    private func acquireLease(onlyIfDue: Bool, dueSince: Date?) async throws -> FeedLease? {
-        let (store, feed, holder) = (services.store, feed, options.lockHolder)
-        let claim = { @Sendable (wait: TimeInterval) async throws -> FeedLease? in
-            if onlyIfDue, let dueSince { return try await store.acquireLease(onFeed: feed, holder: holder, wait: wait, dueSince: dueSince) }
-            return try await store.acquireLease(onFeed: feed, holder: holder, wait: wait, onlyIfDue: onlyIfDue)
-        }
+    /// The feed's lease claimed at once if it is free; else waited for (up to ``Options/lockWait``)
+    /// with the feed's sync slot handed back, as any other wait. Nothing is recorded when the
+    /// lease cannot be had: the feed belongs to another process.
+    private func acquireLease(_ claim: @escaping @Sendable (TimeInterval) async throws -> LeaseClaim) async throws -> LeaseClaim {
         do {
             return try await claim(0)
         } catch let error as ServiceError where error.code == .locked && options.lockWait > 0 {

@@ -28,37 +28,63 @@ enum ExportCommand: Command {
             try await checkFeedOption(options, runtime, usage: usage)
             let target = try ExportTarget.open(options["--output"], standardOutput: output, storeFiles: runtime.storeFiles, usage: usage)
             do {
-                var bytes: [UInt8] = []
-                if format == "csv" { PostRecord.appendCSVHeader(to: &bytes) }
-                var json = JSONWriter(escaping: .terminalControls)
                 let feeds: [String]
                 if let feed = options["--feed"] { feeds = [feed] } else { feeds = try await runtime.store.feedNames() }
-                for feed in feeds {
-                    var after: StoredPost.Position?
-                    repeat {
-                        let page = try await runtime.store.posts(matching: PostQuery(feed: feed, limit: batch, since: since,
-                                                                                      stable: true, after: after))
-                        for stored in page {
-                            if format == "csv" {
-                                PostRecord(stored).appendCSVRow(to: &bytes)
-                            } else {
-                                PostRecord(stored).write(to: &json)
-                                json.newline()
-                            }
-                        }
-                        try target.output.write(bytes)
-                        try target.output.write(json.bytes)
-                        bytes.removeAll(keepingCapacity: true)
-                        json.bytes.removeAll(keepingCapacity: true)
-                        after = page.count == batch ? page.last?.position : nil
-                    } while after != nil
-                }
+                try await write(feeds, from: runtime.store, since: since, csv: format == "csv", to: target.output)
                 try target.commit()
             } catch {
                 target.abandon()
                 throw error
             }
             return .ok
+        }
+    }
+
+    /// Writes every post of `feeds` in three stages that overlap: the store reads the next page
+    /// (SQLite, and its rows made into posts, on the store's actor) while this task encodes the
+    /// current one and another writes out the one before. Each holds one page at a time, so
+    /// memory stays flat; the bytes are the same, in the same order, as one stage after another.
+    private static func write(_ feeds: [String], from store: any FeedStore, since: Date?, csv: Bool, to output: CheckedOutput) async throws {
+        var writing: Task<Void, any Error>?
+        var reading: Task<[StoredPost], any Error>?
+        let read = { @Sendable (feed: String, after: StoredPost.Position?) in
+            Task { try await store.posts(matching: PostQuery(feed: feed, limit: batch, since: since, stable: true, after: after)) }
+        }
+        do {
+            if csv {
+                var header: [UInt8] = []
+                PostRecord.appendCSVHeader(to: &header)
+                try output.write(header)
+            }
+            var json = JSONWriter(escaping: .terminalControls)
+            var pageBytes = 1 << 20
+            for feed in feeds {
+                reading = read(feed, nil)
+                while let current = reading {
+                    let page = try await current.value
+                    reading = page.count == batch ? page.last.map { read(feed, $0.position) } : nil
+                    // A fresh buffer each page: the one before is still being written out.
+                    json.bytes = []
+                    json.bytes.reserveCapacity(pageBytes + pageBytes / 8)
+                    for stored in page {
+                        if csv {
+                            PostRecord(stored).appendCSVRow(to: &json.bytes)
+                        } else {
+                            PostRecord(stored).write(to: &json)
+                            json.newline()
+                        }
+                    }
+                    pageBytes = max(pageBytes, json.bytes.count)
+                    try await writing?.value
+                    writing = Task { [bytes = json.bytes] in try output.write(bytes) }
+                }
+            }
+            try await writing?.value
+        } catch {
+            // Nothing is left running on the output the caller is about to abandon.
+            reading?.cancel()
+            _ = try? await writing?.value
+            throw error
         }
     }
 }

@@ -164,7 +164,9 @@ actor Scheduler {
         while !Task.isCancelled, !stopping, let due = feeds[name]?.nextAt {
             let wait = due.timeIntervalSinceNow
             if wait > 0 {
-                do { try await Task.sleep(for: .seconds(wait)) } catch { return }
+                // In nanoseconds rather than through a Clock: the generic clock's frames took 1 KiB
+                // of each sleeping feed's task (heaptrack, issue 40). Capped at a year, so it fits.
+                do { try await Task.sleep(nanoseconds: UInt64(min(wait, 31_536_000) * 1_000_000_000)) } catch { return }
             }
             // The slots of the runtime that built the feed's engine, whose waiter hands them back.
             guard !stopping, let generation = feeds[name]?.generation, let slots = runtimes[generation]?.slots else { return }
@@ -172,11 +174,14 @@ actor Scheduler {
                 // The sync runs in a child task: a task keeps the memory its frames grew into until
                 // it ends, and this loop lives as long as the feed. Run here, each of 10,000 feeds
                 // kept ~17 KB after its first sync; in a child, it is freed when the sync returns.
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        try await slots.run(feed: name) { try await self.syncOnce(name) }
+                // The slot is waited for here, and the child made only once it is held: at the
+                // start every feed is due at once, and a child (with its task group) per feed
+                // waiting in the queue made most of the daemon's peak memory (issue 40).
+                try await slots.run(feed: name) {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask { try await self.syncOnce(name) }
+                        try await group.waitForAll()
                     }
-                    try await group.waitForAll()
                 }
             } catch {
                 return
@@ -197,10 +202,13 @@ actor Scheduler {
             // Off the actor, as the sync's own work is: a busy sync keeps one thread, not the scheduler.
             if let busySeconds { await Self.spin(busySeconds) }
             // Another daemon sharing the store may have synced the feed since this one scheduled it.
-            if let report = try await feed.engine.runIfDue(dueSince: feed.nextAt, progress: { [log] in log.skipped($0.skipped, feed: name) }) {
-                result = .success(report)
-            } else {
-                result = .failure(NotDue())
+            switch try await feed.engine.runIfDue(dueSince: feed.nextAt, progress: { [log] in log.skipped($0.skipped, feed: name) }) {
+            case .synced(let report): result = .success(report)
+            // Held: looked at again once the lease runs out, when a holder that died leaves it.
+            case .heldUntil(let expiry): result = .failure(NotDue(lookAgain: max(expiry, Date()) + Self.leaseTick, held: true))
+            // Synced by another: looked at again at its next attempt, as that daemon recorded it.
+            case .syncedSince(let next):
+                result = .failure(NotDue(lookAgain: next.flatMap { $0 > Date() ? $0 : nil } ?? Date() + feed.schedule.interval, held: false))
             }
         } catch {
             result = .failure(error)
@@ -219,7 +227,8 @@ actor Scheduler {
         case .success(let report):
             latest.failures = 0
             if let holder = report.tookOverLeaseFrom {
-                log.warn("stale_lease_taken_over", ["feed": name, "from": holder])
+                // When this daemon planned the claim (ms since 1970), to compare with the lost lease's expiry.
+                log.warn("stale_lease_taken_over", ["feed": name, "from": holder, "planned_ms": "\(Int64(feed.nextAt.timeIntervalSince1970 * 1000))"])
             }
             log.info("sync_done", ["feed": name, "new": "\(report.newPosts)", "updated": "\(report.updatedPosts)",
                                    "deleted": "\(report.deletedPosts)", "skipped": "\(report.skippedItems)",
@@ -228,13 +237,14 @@ actor Scheduler {
         case .failure(let error) where error is CancellationError || Task.isCancelled:
             log.info("sync_cancelled", ["feed": name])
             throw CancellationError()
-        case .failure(is NotDue):
-            // Another daemon has the feed now or had it since: it schedules the next run, and
-            // this one looks again after one interval, without counting a failure.
-            latest.nextAt = Date().addingTimeInterval(latest.schedule.interval)
+        case .failure(let notDue as NotDue):
+            // Another daemon has the feed now or had it since: it schedules the next run, and this
+            // one looks again when that lease runs out or at that next run, without counting a failure.
+            latest.nextAt = notDue.lookAgain
             feeds[name] = latest
             scheduledHere.remove(name)
-            log.debug("sync_skipped", ["feed": name, "reason": "another daemon synced or holds it"])
+            log.debug("sync_skipped", ["feed": name, "reason": notDue.held ? "another daemon holds it" : "another daemon synced it",
+                                       "next_attempt": notDue.lookAgain.formatted(.iso8601)])
             return
         case .failure:
             latest.failures += 1
@@ -269,8 +279,17 @@ actor Scheduler {
         withExtendedLifetime(turns) {}
     }
 
-    /// A feed that another daemon synced since this one scheduled it.
-    private struct NotDue: Error {}
+    /// A feed that another daemon holds, or synced since this one scheduled it.
+    private struct NotDue: Error {
+        /// When this daemon claims the feed again.
+        var lookAgain: Date
+        /// Held now (rather than synced since).
+        var held: Bool
+    }
+
+    /// How long after another daemon's lease runs out this daemon claims the feed: the claim
+    /// then finds the lease either renewed (its holder lives) or free to take over.
+    static let leaseTick: TimeInterval = 0.5
 
     /// The earliest time the backend asked to be polled again, after a success or a rate limit.
     private func politeBound(_ result: Result<SyncReport, any Error>) -> Date? {

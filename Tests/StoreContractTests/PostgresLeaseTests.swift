@@ -3,6 +3,7 @@ import Foundation
 @testable import PostgresStore
 import PostgresTestSupport
 import SQLiteCache
+import StoreKit
 import Synchronization
 import Testing
 
@@ -58,18 +59,34 @@ import Testing
     @Test func aDaemonClaimLeavesAFeedAnotherDaemonSyncedSinceItWasDue() async throws {
         let (first, second) = try await makeWorkers()
         let due = Date()
-        let lease = try #require(try await first.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: due))
+        let lease = try #require(try await first.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: due).lease)
         let failed = SyncOutcome(startedAt: due.addingTimeInterval(1), finishedAt: due.addingTimeInterval(2), error: "timed out")
         try await first.recordSync(failed, under: lease)
         await first.release(lease)
-        let retry = try #require(try await second.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: due),
+        let retry = try #require(try await second.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: due).lease,
                                  "a failed run leaves the feed due")
         try await second.recordSync(SyncOutcome(startedAt: due.addingTimeInterval(3), finishedAt: due.addingTimeInterval(4),
                                                 report: SyncReport(feed: "home")), under: retry)
         await second.release(retry)
-        #expect(try await first.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: due) == nil)
-        #expect(try await first.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: due.addingTimeInterval(5)) != nil,
+        #expect(try await first.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: due) == .syncedSince(nextAttempt: nil))
+        #expect(try await first.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: due.addingTimeInterval(5)).lease != nil,
                 "a run that began before the feed was due again does not count")
+    }
+
+    /// A daemon's claim tells "held by another now" (with the expiry stored for that lease, when
+    /// a holder that died leaves the feed) from "synced by another since" (with the next attempt
+    /// that daemon recorded), so the daemon looks again at the right time (issue 40: a SIGKILLed
+    /// daemon's feeds were left for one feed interval).
+    @Test func aDaemonClaimSaysWhetherTheFeedIsHeldOrSyncedAndUntilWhen() async throws {
+        let (first, second) = try await makeWorkers(lease: 30)
+        let lease = try #require(try await first.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: Date()).lease)
+        let expiry = try #require(Int64(try await first.run("reading the lease", "SELECT expires_at FROM feed_leases WHERE feed = 'home'").first?[0] ?? ""))
+        #expect(try await second.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: Date()) == .heldUntil(StoredTime.date(expiry)))
+        try await first.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home")), under: lease)
+        await first.release(lease)
+        let next = StoredTime.date(StoredTime.milliseconds(Date().addingTimeInterval(3_600)))
+        try await first.setNextAttempt(next, ofFeed: "home")
+        #expect(try await second.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: Date()) == .syncedSince(nextAttempt: next))
     }
 
     @Test func aDroppedConnectionIsRemadeForTheNextOperation() async throws {

@@ -299,9 +299,9 @@ import Testing
         await store.setDue(false)
         let posts = MockPosts(log: log, [.success(makePage([makePost("p1")], cursor: "1", hasMore: false))])
 
-        let report = try await makeEngine(posts: posts, store: store).runIfDue()
+        let outcome = try await makeEngine(posts: posts, store: store).runIfDue()
 
-        #expect(report == nil)
+        #expect(outcome == .syncedSince(nextAttempt: nil))
         #expect(log.all == ["lock"])
         #expect(await store.lockHolds == 0)
     }
