@@ -1,5 +1,6 @@
 import Core
 import Foundation
+import ProcessTestSupport
 @testable import Sync
 import Testing
 
