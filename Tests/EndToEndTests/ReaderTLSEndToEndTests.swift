@@ -108,7 +108,7 @@ import Glibc
             try Data(json.utf8).write(to: URL(fileURLWithPath: config))
             let check = try await feedsync(["config", "check", "--config", config])
             #expect(check.status == 78 && check.stderr.contains(key) && check.stderr.contains(says), "\(check.stderr)")
-            let daemon = try await run(binaries.appendingPathComponent("feedsyncd"), ["--config", config])
+            let daemon = try await run(binaries.appendingPathComponent("feedsyncd"), ["--config", config], environment: ["FEEDSYNC_PASSWORD": "demo"])
             #expect(daemon.status == 78 && daemon.stderr.contains(key) && daemon.stderr.contains(says), "\(daemon.stderr)")
         }
         // Any address with a good pair; a key file others may read is warned about.
