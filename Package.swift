@@ -3,7 +3,7 @@ import PackageDescription
 
 // feedsync: Core (models + service protocols), Sync (the coordinating logic), one module per
 // backend under Integrations/, and App, the composition root that maps config to integrations.
-// No package dependencies: the toolchain plus libsqlite3, libcurl, libpq, libxml2 and libsodium through system-library targets.
+// No package dependencies: the toolchain plus libsqlite3, libcurl, libpq, libxml2, libsodium and libssl through system-library targets.
 let package = Package(
     name: "feedsync",
     platforms: [.macOS(.v15)],
@@ -43,6 +43,13 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
+        // TLS on the reader listener (`"serve": {"tls": …}`): OpenSSL's libssl.
+        .systemLibrary(
+            name: "CSSL",
+            path: "Sources/CSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
+        ),
         .target(name: "Core", path: "Sources/Core"),
         .target(name: "Sync", dependencies: ["Core"], path: "Sources/Sync"),
         // Plumbing shared by the HTTP integrations: transport, pacing, Link and date parsing, the JSON reader.
@@ -68,7 +75,7 @@ let package = Package(
 
         .target(name: "App",
                 dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "PostgresStore", "MockVideoHost", "Mastodon", "WebFeed", "Bluesky",
-                               "ReaderAPI", "Webhooks", "MediaArchive", "PeerTube", "YouTube"],
+                               "ReaderAPI", "Webhooks", "MediaArchive", "PeerTube", "YouTube", "CSSL"],
                 path: "Sources/App"),
         .executableTarget(name: "feedsync", dependencies: ["App", "Core", "Sync", "IntegrationKit"], path: "Sources/feedsync"),
         .executableTarget(name: "feedsyncd", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsyncd",

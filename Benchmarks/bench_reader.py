@@ -11,11 +11,21 @@
    - `/feeds/NAME.atom` of the newest 100, and the same with its ETag (304).
 
 Targets (issue 36): stream/contents of 1,000 items < 50 ms; ids of 10,000 unread < 100 ms; Atom
-of the newest 100 < 20 ms, its 304 < 2 ms. Not measured here: 100 readers polling while a
-daemon syncs 1,000 feeds.
+of the newest 100 < 20 ms, its 304 < 2 ms.
 
-Usage: python3 Benchmarks/bench_reader.py [--posts 1000000] [--times 10] [--binary PATH] [--smoke] [--results [FILE]]
-(--results adds the run to Benchmarks/results.md, or FILE.)
+--polling: 100 readers polling every 10 s while feedsyncd syncs 1,000 feeds (issue 36: syncing
+no slower than 10% of its rate without them, and RSS flat). Fixtures/webfeed/server.py serves
+1,000 feeds of 50 items over 20 ports (as bench_webfeeds.py); feedsyncd syncs them all once
+into a new store, twice: alone, then with --readers Python clients that each sign in once
+(ClientLogin) and fetch /feeds/all.atom every --period seconds (staggered), sending the ETag
+they last got as If-None-Match, as feed readers do, and on after the sync for --after seconds.
+Reports the seconds to sync every feed each way, the answers the readers got, and feedsyncd's
+RSS when the sync ended and after the readers' last polls.
+
+Usage: python3 Benchmarks/bench_reader.py [--posts 1000000] [--times 10] [--binary PATH] [--before PATH] [--smoke] [--results [FILE]]
+(--results adds the run to Benchmarks/results.md, or FILE. --before PATH: another feedsync, an
+earlier build, timed in the same run: the store is made once, by the earlier build, and copied
+fresh for each binary, which then opens it with its own migrations; one table, side by side.)
 """
 import argparse
 import http.client
@@ -109,26 +119,182 @@ def main():
     p.add_argument("--posts", type=int, default=1_000_000)
     p.add_argument("--times", type=int, default=10)
     p.add_argument("--binary", default=None, help="feedsync to run (default .build/release/feedsync)")
+    p.add_argument("--before", default=None, help="an earlier feedsync to time beside it, over a copy of the same store")
+    p.add_argument("--polling", action="store_true", help="the readers-while-syncing side instead (below)")
+    p.add_argument("--readers", type=int, default=100)
+    p.add_argument("--period", type=float, default=10.0)
+    p.add_argument("--after", type=float, default=60.0, help="seconds the readers go on after the sync")
+    p.add_argument("--feeds", type=int, default=1000)
     p.add_argument("--smoke", action="store_true", help="20,000 posts, 3 times each, the debug build if no release one")
     p.add_argument("--results", nargs="?", const=str(results.DEFAULT), default=None, metavar="FILE",
                    help="add this run to FILE (default Benchmarks/results.md)")
     args = p.parse_args()
     if args.smoke:
         args.posts, args.times = 20_000, 3
-    binary = Path(args.binary) if args.binary else ROOT / ".build/release/feedsync"
+    binary = (Path(args.binary) if args.binary else ROOT / ".build/release/feedsync").resolve()
     if not binary.exists() and args.smoke:
         binary = ROOT / ".build/debug/feedsync"
     if not binary.exists():
         raise Broken(f"no feedsync at {binary}; swift build -c release first")
     with results.Recorder(args.results, script="bench_reader.py"):
-        run(binary, args.posts, args.times)
+        if args.polling:
+            polling(binary.parent, args.readers, args.period, args.after, args.feeds)
+        elif args.before:
+            compare(Path(args.before), binary, args.posts, args.times)
+        else:
+            run(binary, args.posts, args.times)
+
+
+def compare(before, after, posts, times):
+    """Both binaries, each over a fresh copy of one store made by `before`, one after the other."""
+    folder = Path(tempfile.mkdtemp(prefix="feedsync-bench-reader-"))
+    try:
+        (folder / "made").mkdir()
+        config, port = make_store(before, folder / "made", posts)
+        figures = []
+        for binary in (before, after):
+            copy = folder / "copy"
+            subprocess.run(["rm", "-rf", str(copy)], check=True)
+            subprocess.run(["cp", "-a", str(folder / "made"), str(copy)], check=True)
+            copied = copy / config.name
+            copied.write_text(config.read_text().replace(str(folder / "made"), str(copy)))
+            note(f"timing {binary} (load average {results_load()})")
+            figures.append(measure(binary, copied, port, posts, times))
+        print(f"\n| call ({posts:,} posts, {times} times, median / worst) | {before} | {after} |")
+        print("|---|---|---|")
+        for (label, m0, w0), (_, m1, w1) in zip(*figures):
+            print(f"| {label} | {m0:.1f} / {w0:.1f} ms | {m1:.1f} / {w1:.1f} ms |")
+    finally:
+        subprocess.run(["rm", "-rf", str(folder)])
+
+
+def polling(bin_dir, readers, period, after, feeds):
+    """feedsyncd syncing `feeds` feeds alone, then with `readers` polling; figures printed."""
+    import threading
+    from benchkit import Daemon, FeedServer, status_kib
+    from bench_webfeeds import write_config
+    server = FeedServer(feeds, 50, 20)
+    folder = Path(tempfile.mkdtemp(prefix="feedsync-bench-polling-"))
+    sides = []
+    try:
+        for with_readers in (False, True):
+            side = folder / ("readers" if with_readers else "alone")
+            config, _ = write_config(side, server)
+            port = free_port()
+            config.write_text(config.read_text()[:-1] + f', "serve": {{"listen": "127.0.0.1:{port}"}}}}')
+            done = subprocess.run([str(bin_dir / "feedsync"), "serve-user", "add", "ada", "--config", str(config)],
+                                  input=PASSWORD + "\n", capture_output=True, text=True)
+            if done.returncode != 0:
+                raise Broken(f"serve-user add failed: {done.stderr}")
+            # The readers sign in before the daemon starts (through `feedsync serve`), so the sync is
+            # timed from the daemon's start with every reader polling from then on.
+            tokens = sign_in(bin_dir / "feedsync", config, port, readers) if with_readers else []
+            note(f"feedsyncd syncing {feeds:,} feeds {'with ' + str(readers) + ' readers' if with_readers else 'alone'} "
+                 f"(load average {results_load()})")
+            daemon = Daemon(bin_dir / "feedsyncd", config)
+            stop = threading.Event()
+            answers, latencies, lock = {}, [], threading.Lock()
+
+            def reader(index, auth):
+                etag = None
+                stop.wait(period * index / readers)
+                while not stop.is_set():
+                    headers = dict(auth, **({"If-None-Match": etag} if etag else {}))
+                    try:
+                        ms, code, _, got = request(port, "/feeds/all.atom", headers)
+                        etag = got.get("ETag") or etag
+                    except OSError:
+                        ms, code = 0.0, "error"
+                    with lock:
+                        answers[code] = answers.get(code, 0) + 1
+                        latencies.append(ms)
+                    stop.wait(period)
+
+            threads = []
+            try:
+                deadline = time.perf_counter() + 60
+                while True:
+                    try:
+                        if request(port, "/reader/api/0/user-info")[1] == 401:
+                            break
+                    except OSError:
+                        pass
+                    if time.perf_counter() > deadline:
+                        raise Broken(f"the listener did not answer: {daemon.tail()}")
+                    time.sleep(0.1)
+                for index, token in enumerate(tokens):
+                    threads.append(threading.Thread(target=reader, args=(index, {"Authorization": "GoogleLogin auth=" + token}), daemon=True))
+                for thread in threads:
+                    thread.start()
+                seconds = daemon.wait_for("sync_done", feeds, timeout=1800)
+                rss_synced = status_kib(daemon.proc.pid, "VmRSS") / 1024
+                time.sleep(after if with_readers else 0)
+                rss_after = status_kib(daemon.proc.pid, "VmRSS") / 1024
+            finally:
+                stop.set()
+                for thread in threads:
+                    thread.join()
+                hwm, _ = daemon.stop()
+            polls = sum(answers.values())
+            note(f"  every feed synced in {seconds:.1f} s; RSS {rss_synced:.0f} MiB then, {rss_after:.0f} MiB {after:.0f} s later, "
+                 f"peak {hwm:.0f} MiB; {polls:,} polls {answers}")
+            sides.append((with_readers, seconds, rss_synced, rss_after, hwm, polls, answers, latencies))
+        alone, loaded = sides[0][1], sides[1][1]
+        print(f"\n| feedsyncd, {feeds:,} feeds of 50 items, cold sync | seconds to sync all | posts/s | RSS at the end of the sync | "
+              f"RSS {after:.0f} s later | peak RSS | reader polls (answers) | poll median / worst |")
+        print("|---|---|---|---|---|---|---|---|")
+        for with_readers, seconds, rss_synced, rss_after, hwm, polls, answers, latencies in sides:
+            label = f"with {readers} readers every {period:g} s" if with_readers else "alone"
+            timing = f"{statistics.median(latencies):.1f} / {max(latencies):.1f} ms" if latencies else "-"
+            print(f"| {label} | {seconds:.1f} | {feeds * 50 / seconds:,.0f} | {rss_synced:.0f} MiB | "
+                  f"{rss_after:.0f} MiB | {hwm:.0f} MiB | {polls:,} ({', '.join(f'{k}: {v:,}' for k, v in sorted(answers.items(), key=str))}) | {timing} |")
+        print(f"\nsyncing with readers took {loaded / alone * 100 - 100:+.1f}% of the time alone (target: within +10%)")
+    finally:
+        server.stop()
+        subprocess.run(["rm", "-rf", str(folder)])
+
+
+def sign_in(feedsync, config, port, count):
+    """`count` login tokens, from ClientLogin calls to `feedsync serve` over the store."""
+    server = subprocess.Popen([str(feedsync), "serve", "--config", str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        if not server.stdout.readline().startswith("serving reader apps"):
+            raise Broken(f"feedsync serve did not start: {server.stderr.read()[:500]}")
+        body = urllib.parse.urlencode({"Email": "ada", "Passwd": PASSWORD}).encode()
+        tokens = []
+        for _ in range(count):
+            _, code, data, _ = request(port, "/accounts/ClientLogin", {"Content-Type": "application/x-www-form-urlencoded"}, body)
+            if code != 200:
+                raise Broken(f"ClientLogin: {code} {data[:200]!r}")
+            tokens.append(data.decode().split("Auth=")[1].strip())
+        return tokens
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def results_load():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
 
 
 def run(binary, posts, times):
     """The whole side, for bench.py's --reader too."""
-    args = argparse.Namespace(posts=posts, times=times)
     folder = Path(tempfile.mkdtemp(prefix="feedsync-bench-reader-"))
-    config, port = make_store(binary, folder, args.posts)
+    try:
+        config, port = make_store(binary, folder, posts)
+        results = measure(binary, config, port, posts, times)
+        print(f"\n| call ({posts:,} posts, {binary.parent.name} build, {times} times) | median | worst |")
+        print("|---|---|---|")
+        for label, median, worst in results:
+            print(f"| {label} | {median:.1f} ms | {worst:.1f} ms |")
+    finally:
+        subprocess.run(["rm", "-rf", str(folder)])
+
+
+def measure(binary, config, port, posts, times):
+    """Each call's (label, median, worst) from `feedsync serve` over the store `config` names."""
+    args = argparse.Namespace(posts=posts, times=times)
     server = subprocess.Popen([str(binary), "serve", "--config", str(config)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         if not server.stdout.readline().startswith("serving reader apps"):
@@ -161,14 +327,10 @@ def run(binary, posts, times):
             median, worst = timed(port, path, headers, args.times, status, check)
             results.append((label, median, worst))
             note(f"{label}: median {median:.1f} ms, worst {worst:.1f} ms")
-        print(f"\n| call ({args.posts:,} posts, {binary.parent.name} build, {args.times} times) | median | worst |")
-        print("|---|---|---|")
-        for label, median, worst in results:
-            print(f"| {label} | {median:.1f} ms | {worst:.1f} ms |")
+        return results
     finally:
         server.terminate()
         server.wait()
-        subprocess.run(["rm", "-rf", str(folder)])
 
 
 if __name__ == "__main__":

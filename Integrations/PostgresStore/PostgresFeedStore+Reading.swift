@@ -21,19 +21,45 @@ extension PostgresFeedStore: FeedReader {
                 """, [query.feed, since, after.map { "\(StoredTime.milliseconds($0.createdAt))" }, after?.id.rawValue, "\(query.limit)",
                       query.unreadOnly ? "t" : "f", query.starredOnly ? "t" : "f"])
         } else {
-            table = try runTable("reading posts", """
-                SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
-                WHERE ($1::text IS NULL OR p.feed = $1) AND ($2::bigint IS NULL OR p.created_at >= $2)
-                    AND (NOT $3::boolean OR s.read_at IS NULL) AND (NOT $5::boolean OR s.starred_at IS NOT NULL)
-                    AND ($9::bigint IS NULL OR p.created_at <= $9) AND ($6::bigint IS NULL OR \(query.oldestFirst
-                        ? "(p.created_at >= $6 AND (p.created_at > $6 OR p.feed < $7 OR (p.feed = $7 AND p.id < $8)))"
-                        : "(p.created_at <= $6 AND (p.created_at < $6 OR p.feed > $7 OR (p.feed = $7 AND p.id > $8)))"))
-                ORDER BY \(query.oldestFirst ? "p.created_at, p.feed DESC, p.id DESC" : "p.created_at DESC, p.feed, p.id") LIMIT $4
-                """, [query.feed, since, query.unreadOnly ? "t" : "f", "\(query.limit)", query.starredOnly ? "t" : "f",
-                      query.continuing.map { "\(StoredTime.milliseconds($0.createdAt))" }, query.continuing?.feed,
-                      query.continuing?.id.rawValue, query.until.map { "\(StoredTime.milliseconds($0))" }])
+            let listing = Self.listing(query)
+            table = try runTable("reading posts", "SELECT \(Self.postColumns) FROM posts p \(Self.postJoins) \(listing.sql)", listing.values)
         }
         return try withVideos(storedPosts(table, "reading posts"))
+    }
+
+    /// The listing's conditions, order and limit (after `FROM posts p` and joins that include
+    /// `post_state s`), and their values: one text for posts read whole and for their positions.
+    private static func listing(_ query: PostQuery) -> (sql: String, values: [String?]) {
+        let sql = """
+            WHERE ($1::text IS NULL OR p.feed = $1) AND ($2::bigint IS NULL OR p.created_at >= $2)
+                AND (NOT $3::boolean OR s.read_at IS NULL) AND (NOT $5::boolean OR s.starred_at IS NOT NULL)
+                AND ($9::bigint IS NULL OR p.created_at <= $9) AND ($6::bigint IS NULL OR \(query.oldestFirst
+                    ? "(p.created_at >= $6 AND (p.created_at > $6 OR p.feed < $7 OR (p.feed = $7 AND p.id < $8)))"
+                    : "(p.created_at <= $6 AND (p.created_at < $6 OR p.feed > $7 OR (p.feed = $7 AND p.id > $8)))"))
+            ORDER BY \(query.oldestFirst ? "p.created_at, p.feed DESC, p.id DESC" : "p.created_at DESC, p.feed, p.id") LIMIT $4
+            """
+        return (sql, [query.feed, query.since.map { "\(StoredTime.milliseconds($0))" }, query.unreadOnly ? "t" : "f", "\(query.limit)",
+                      query.starredOnly ? "t" : "f", query.continuing.map { "\(StoredTime.milliseconds($0.createdAt))" }, query.continuing?.feed,
+                      query.continuing?.id.rawValue, query.until.map { "\(StoredTime.milliseconds($0))" }])
+    }
+
+    /// The positions alone of the posts a listing query reads: time, feed and id from the
+    /// listing's index (and the marks for the filters), no text, no authors.
+    public func positions(matching query: PostQuery) throws -> [StoredPost.ListingPosition] {
+        guard !query.stable else { return try posts(matching: query).map(\.listingPosition) }
+        let listing = Self.listing(query)
+        let table = try runTable("reading post ids", """
+            SELECT p.created_at, p.feed, p.id FROM posts p LEFT JOIN post_state s ON s.feed = p.feed AND s.post_id = p.id \(listing.sql)
+            """, listing.values)
+        return table.rows.map { row in
+            StoredPost.ListingPosition(createdAt: StoredTime.date(row[0].flatMap { Int64($0) } ?? 0), feed: row[1] ?? "", id: PostID(row[2] ?? ""))
+        }
+    }
+
+    /// Each feed's change counter (migration 015's triggers move it).
+    public func feedVersions() throws -> [String: Int64]? {
+        let table = try runTable("reading feed versions", "SELECT feed, version FROM feed_versions", [])
+        return Dictionary(table.rows.map { ($0[0] ?? "", $0[1].flatMap { Int64($0) } ?? 0) }, uniquingKeysWith: max)
     }
 
     public func search(_ query: SearchQuery) throws -> [SearchHit] {

@@ -238,6 +238,23 @@ struct PostgresMigration {
         PostgresMigration(name: "013_posts_listing", sql: """
             CREATE INDEX posts_listing ON posts (created_at DESC, feed, id);
             """),
+        // Each feed's change counter, moved by triggers in the writing transaction, as SQLite's 021.
+        PostgresMigration(name: "015_feed_versions", sql: """
+            CREATE TABLE feed_versions (feed TEXT PRIMARY KEY, version BIGINT NOT NULL);
+            CREATE FUNCTION feed_versions_bump() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO feed_versions (feed, version) VALUES (CASE WHEN TG_OP = 'DELETE' THEN old.feed ELSE new.feed END, 1)
+                ON CONFLICT (feed) DO UPDATE SET version = feed_versions.version + 1;
+                RETURN NULL;
+            END
+            $$;
+            CREATE TRIGGER feed_version_posts AFTER INSERT OR UPDATE OR DELETE ON posts FOR EACH ROW EXECUTE FUNCTION feed_versions_bump();
+            CREATE TRIGGER feed_version_videos AFTER INSERT OR UPDATE OR DELETE ON videos FOR EACH ROW EXECUTE FUNCTION feed_versions_bump();
+            CREATE TRIGGER feed_version_users AFTER UPDATE ON users FOR EACH ROW
+            WHEN (old.handle IS DISTINCT FROM new.handle OR old.display_name IS DISTINCT FROM new.display_name
+                  OR old.avatar_url IS DISTINCT FROM new.avatar_url)
+            EXECUTE FUNCTION feed_versions_bump();
+            """),
         // Videos' likes and author, and the media_files view, as SQLite's 023 (numbered 017 as assigned).
         PostgresMigration(name: "017_video_likes_author_media_files", sql: videoLikesAuthorMediaFilesSQL),
     ]

@@ -17,12 +17,12 @@ actor ItemIndex {
     private var entries: [ItemID: Entry] = [:]
     private var lastWalk: ContinuousClock.Instant?
 
-    /// Remembers `posts` under `ids`, their item ids in the same order (hashed by the caller,
+    /// Remembers the posts at `positions` under `ids`, their item ids in the same order (hashed by the caller,
     /// which writes them out too).
-    func learn(_ posts: [StoredPost], ids: [ItemID]) {
-        entries.reserveCapacity(entries.count + posts.count)
-        for (stored, id) in zip(posts, ids) {
-            entries[id] = Entry(feed: stored.feed, post: stored.post.id, createdAt: stored.post.createdAt)
+    func learn(_ positions: [StoredPost.ListingPosition], ids: [ItemID]) {
+        entries.reserveCapacity(entries.count + positions.count)
+        for (position, id) in zip(positions, ids) {
+            entries[id] = Entry(feed: position.feed, post: position.id, createdAt: position.createdAt)
         }
     }
 
@@ -36,7 +36,7 @@ actor ItemIndex {
                 var after: StoredPost.Position?
                 while read < Self.walkLimit {
                     let page = try await store.posts(matching: PostQuery(feed: feed, limit: 1_000, stable: true, after: after))
-                    learn(page, ids: page.map { ItemID(feed: $0.feed, post: $0.post.id) })
+                    learn(page.map(\.listingPosition), ids: page.map { ItemID(feed: $0.feed, post: $0.post.id) })
                     read += page.count
                     guard page.count == 1_000, let last = page.last else { break }
                     after = last.position

@@ -9,9 +9,10 @@ public enum ReaderAPIIntegration {
         name: "readerapi", summary: "the Google Reader API for reader apps, served by the reader listener",
         example: #"{"listen": "127.0.0.1:8765", "behindProxy": false}"#,
         keys: [
-            ConfigKey("listen", .string, .required, "where to listen, host:port; plain HTTP, so a loopback address unless behindProxy"),
+            ConfigKey("listen", .string, .required, "where to listen, host:port; a loopback address unless tls or behindProxy"),
             ConfigKey("behindProxy", .bool, default: "false", "a reverse proxy in front terminates TLS, so any address may be used"),
-            ConfigKey("tls", .string, "refused for now: feedsync does not terminate TLS itself; use a proxy and behindProxy"),
+            ConfigKey("tls", .object, "serve HTTPS (TLS 1.2 or later), so any address may be used: {\"certificate\": PATH, \"key\": PATH}, "
+                      + "PEM files (the certificate chain, leaf first; the key unencrypted, mode 0600), loaded again on SIGHUP"),
         ],
         serving: ServingCapability { context in
             let service = ReaderAPIService(context)

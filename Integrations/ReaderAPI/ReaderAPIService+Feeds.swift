@@ -23,14 +23,17 @@ extension ReaderAPIService {
             return try await searchDocument(String(name.dropFirst("search/".count)), atom: atom, file: file, fields, request)
         }
         var stream: String
+        var covered = [name]
         if name.hasPrefix("group/") {
             let group = String(name.dropFirst("group/".count))
             guard context.feeds.contains(where: { $0.group == group }) else {
                 return .text(404, "no served feed is in the group \(StreamRequest.shown(group))\n")
             }
             stream = "user/-/label/" + group
+            covered = context.feeds.filter { $0.group == group }.map(\.name)
         } else if name == "all" && !context.feeds.contains(where: { $0.name == "all" }) {
             stream = StreamRequest.reading
+            covered = context.feeds.map(\.name)
         } else if context.feeds.contains(where: { $0.name == name }) {
             stream = "feed/" + name
         } else {
@@ -45,6 +48,9 @@ extension ReaderAPIService {
         }
         guard parsed.query.limit <= 1_000 else { return .text(400, "n is at most 1000 for a feed\n") }
         stream = name
+        // The validator first, from the store's change counters: a reader that has this page is answered without reading it.
+        let tag = await versionTag(name, feeds: covered, fields, parts: [fields["n"], fields["c"]])
+        if let tag, Self.matches(request, tag) { return ServedResponse(status: 304, body: [], headers: [("ETag", tag)]) }
         let (posts, _, continuation) = try await page(parsed)
         // A reader that came with a feed token needs it in the links too, or the next page is 401.
         let token = fields["token"].map { "token=\($0)" }
@@ -52,7 +58,7 @@ extension ReaderAPIService {
         let selfURL = base + Self.query([fields["c"].map { "c=\($0)" }, token])
         let nextURL = continuation.map { base + Self.query(["c=\($0)", fields["n"].map { "n=\($0)" }, token]) }
         let title = stream == "all" ? "feedsync: every feed" : "feedsync: \(stream)"
-        return document(posts, atom: atom, title: title, selfURL: selfURL, nextURL: nextURL, request, name: name)
+        return document(posts, atom: atom, title: title, selfURL: selfURL, nextURL: nextURL, request, name: name, tag: tag)
     }
 
     /// A saved search as a feed: its best `n` matches (default 100, at most 1000), newest first; no paging.
@@ -66,22 +72,38 @@ extension ReaderAPIService {
             }
             count = parsed
         }
+        let tag = await versionTag("search/" + name, feeds: context.feeds.map(\.name), fields, parts: [text, "\(count)"])
+        if let tag, Self.matches(request, tag) { return ServedResponse(status: 304, body: [], headers: [("ETag", tag)]) }
         let hits = try await context.store.search(SearchQuery(text: text, limit: count))
         let groups = self.groups
         let posts = hits.map(\.stored).filter { groups[$0.feed] != nil }.sorted { $0.listingPosition.isBefore($1.listingPosition) }
-        return document(posts, atom: atom, title: "feedsync: search \(name)", selfURL: "/feeds/\(file)", nextURL: nil, request, name: name)
+        return document(posts, atom: atom, title: "feedsync: search \(name)", selfURL: "/feeds/\(file)", nextURL: nil, request, name: name, tag: tag)
+    }
+
+    /// The document's `ETag` from the change counters of the feeds it covers (and what else
+    /// shapes it: its name, its page and count, whether its links carry a token), without
+    /// reading a post; `nil` when the store keeps no counters.
+    private func versionTag(_ name: String, feeds: [String], _ fields: FormFields, parts: [String?]) async -> String? {
+        guard let versions = try? await context.store.feedVersions() else { return nil }
+        let text = ([name, fields["token"] == nil ? "" : "token"] + parts.map { $0 ?? "" }
+                    + feeds.sorted().map { "\($0)=\(versions[$0] ?? 0)" }).joined(separator: "\n")
+        return "\"v\(ItemID(feed: name, post: PostID(text)).short)\""
+    }
+
+    /// Whether the client's `If-None-Match` names `tag`.
+    private static func matches(_ request: ServedRequest, _ tag: String) -> Bool {
+        guard let match = request.header("if-none-match") else { return false }
+        return match.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == tag }
     }
 
     /// The document, or 304 when the client's `If-None-Match` or `If-Modified-Since` shows it has it.
     private func document(_ posts: [StoredPost], atom: Bool, title: String, selfURL: String, nextURL: String?,
-                          _ request: ServedRequest, name: String) -> ServedResponse {
-        let tag = "\"\(ItemID(feed: name, post: PostID(posts.map { "\($0.feed)/\($0.post.id)/\(($0.post.editedAt ?? $0.post.createdAt).timeIntervalSince1970)" }.joined(separator: ","))).short)\""
+                          _ request: ServedRequest, name: String, tag: String?) -> ServedResponse {
+        let tag = tag ?? "\"\(ItemID(feed: name, post: PostID(posts.map { "\($0.feed)/\($0.post.id)/\(($0.post.editedAt ?? $0.post.createdAt).timeIntervalSince1970)" }.joined(separator: ","))).short)\""
         let modified = AtomDocument.newest(posts)
         let headers = [("ETag", tag), ("Last-Modified", HTTPDate.string(modified))]
-        if let match = request.header("if-none-match") {
-            if match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag }) {
-                return ServedResponse(status: 304, body: [], headers: headers)
-            }
+        if request.header("if-none-match") != nil {
+            if Self.matches(request, tag) { return ServedResponse(status: 304, body: [], headers: headers) }
         } else if let since = request.header("if-modified-since").flatMap(HTTPDate.parse), modified <= since {
             return ServedResponse(status: 304, body: [], headers: headers)
         }

@@ -10,32 +10,37 @@ extension ReaderAPIService {
     /// One page of a stream: the served posts with their item ids (each hashed once, here), and
     /// the continuation when more may follow.
     func page(_ request: StreamRequest) async throws -> (posts: [StoredPost], ids: [ItemID], continuation: String?) {
-        let posts: [StoredPost]
-        if let feeds = request.feeds {
-            posts = try await merged(request.query, of: feeds)
-        } else {
-            posts = try await context.store.posts(matching: request.query)
-        }
-        let groups = self.groups
-        let served = posts.filter { groups[$0.feed] != nil }
-        let ids = served.map { ItemID(feed: $0.feed, post: $0.post.id) }
-        await index.learn(served, ids: ids)
-        let more = posts.count == request.query.limit
-            ? posts.last.map { Continuation.make($0.listingPosition, oldestFirst: request.query.oldestFirst) } : nil
-        return (served, ids, more)
+        try await page(request, position: \.listingPosition) { try await context.store.posts(matching: $0) }
     }
 
-    /// One page of several feeds' listing: each feed's page after the same position (the order
-    /// is one order across feeds: time, feed, id; or its reverse), merged, the first `limit` kept.
-    func merged(_ query: PostQuery, of feeds: [String]) async throws -> [StoredPost] {
-        var all: [StoredPost] = []
-        for feed in feeds {
-            var each = query
-            each.feed = feed
-            all += try await context.store.posts(matching: each)
+    /// One page of a stream as `read` reads it (posts whole, or their positions alone), the
+    /// served ones kept and learnt by the item index, with their ids and the continuation.
+    func page<Item>(_ request: StreamRequest, position: (Item) -> StoredPost.ListingPosition,
+                    read: (PostQuery) async throws -> [Item]) async throws -> (posts: [Item], ids: [ItemID], continuation: String?) {
+        let items: [Item]
+        if let feeds = request.feeds {
+            // One page of several feeds' listing: each feed's page after the same position (the
+            // order is one order across feeds: time, feed, id; or its reverse), merged, the first `limit` kept.
+            let query = request.query
+            var all: [Item] = []
+            for feed in feeds {
+                var each = query
+                each.feed = feed
+                all += try await read(each)
+            }
+            all.sort { query.oldestFirst ? position($1).isBefore(position($0)) : position($0).isBefore(position($1)) }
+            items = Array(all.prefix(query.limit))
+        } else {
+            items = try await read(request.query)
         }
-        all.sort { query.oldestFirst ? $1.listingPosition.isBefore($0.listingPosition) : $0.listingPosition.isBefore($1.listingPosition) }
-        return Array(all.prefix(query.limit))
+        let groups = self.groups
+        let served = items.filter { groups[position($0).feed] != nil }
+        let positions = served.map(position)
+        let ids = positions.map { ItemID(feed: $0.feed, post: $0.id) }
+        await index.learn(positions, ids: ids)
+        let more = items.count == request.query.limit
+            ? items.last.map { Continuation.make(position($0), oldestFirst: request.query.oldestFirst) } : nil
+        return (served, ids, more)
     }
 
     func itemIDs(_ fields: FormFields) async throws -> ServedResponse {
@@ -44,18 +49,19 @@ extension ReaderAPIService {
         case .success(let parsed): request = parsed
         case .failure(let error): return .text(400, error.line + "\n")
         }
-        let (posts, ids, continuation) = try await page(request)
+        // Ids and times alone: no post is read whole for a list of ids.
+        let (positions, ids, continuation) = try await page(request, position: { $0 }) { try await context.store.positions(matching: $0) }
         return json { json in
             json.openObject()
             json.key("itemRefs")
             json.openArray()
-            for (stored, id) in zip(posts, ids) {
+            for (position, id) in zip(positions, ids) {
                 json.openObject()
                 json.string("id", id.short)
                 json.key("directStreamIds")
                 json.openArray()
                 json.closeArray()
-                json.string("timestampUsec", String(Int64((stored.post.createdAt.timeIntervalSince1970 * 1_000_000).rounded())))
+                json.string("timestampUsec", String(Int64((position.createdAt.timeIntervalSince1970 * 1_000_000).rounded())))
                 json.closeObject()
             }
             json.closeArray()

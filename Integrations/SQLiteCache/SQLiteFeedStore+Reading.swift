@@ -25,30 +25,66 @@ extension SQLiteFeedStore {
                             .integer(after.map { StoredTime.milliseconds($0.createdAt) }), .text(after?.id.rawValue),
                             .integer(query.limit), .integer(query.starredOnly ? 1 : 0)])
         } else {
-            let continuing = query.continuing
-            // The feed and each bound are written only when given, so an index serves them: one
-            // feed's time index, or across feeds the listing's own (`?1 IS NULL OR p.feed = ?1`
-            // made SQLite scan and sort every post of the store for each page).
-            // Oldest first is the listing's exact reverse, its bound too.
-            let oldest = query.oldestFirst
-            let bound = (query.feed == nil ? " AND ?1 IS NULL" : " AND p.feed = ?1")
-                + (since == nil ? " AND ?2 IS NULL" : " AND p.created_at >= ?2")
-                + (query.until == nil ? "" : " AND p.created_at <= ?9")
-                + (continuing == nil ? ""
-                : oldest ? " AND p.created_at >= ?6 AND (p.created_at > ?6 OR p.feed < ?7 OR (p.feed = ?7 AND p.id < ?8))"
-                : " AND p.created_at <= ?6 AND (p.created_at < ?6 OR p.feed > ?7 OR (p.feed = ?7 AND p.id > ?8))")
-            stored = try storedPosts(db.statement("""
-                SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
-                WHERE (?3 = 0 OR s.read_at IS NULL) AND (?5 = 0 OR s.starred_at IS NOT NULL)\(bound)
-                ORDER BY \(oldest ? "p.created_at, p.feed DESC, p.id DESC" : "p.created_at DESC, p.feed, p.id") LIMIT ?4
-                """), [.text(query.feed), .integer(since), .integer(query.unreadOnly ? 1 : 0),
-                            .integer(query.limit), .integer(query.starredOnly ? 1 : 0)]
-                    + (continuing == nil && query.until == nil ? []
-                       : [.integer(continuing.map { StoredTime.milliseconds($0.createdAt) }), .text(continuing?.feed), .text(continuing?.id.rawValue)])
-                    + (query.until.map { [.integer(StoredTime.milliseconds($0))] } ?? []))
+            let listing = Self.listing(query)
+            stored = try storedPosts(db.statement("SELECT \(Self.postColumns) FROM posts p \(Self.postJoins) \(listing.sql)"), listing.values)
         }
         try attachVideos(to: &stored, in: db)
         return stored
+    }
+
+    /// The listing's conditions, order and limit (after `FROM posts p` and its joins, which
+    /// must include `post_state s`), and their values: one text for posts read whole and for
+    /// their positions alone.
+    private static func listing(_ query: PostQuery) -> (sql: String, values: [SQLValue]) {
+        let since = query.since.map(StoredTime.milliseconds)
+        let continuing = query.continuing
+        // The feed and each bound are written only when given, so an index serves them: one
+        // feed's time index, or across feeds the listing's own (`?1 IS NULL OR p.feed = ?1`
+        // made SQLite scan and sort every post of the store for each page).
+        // Oldest first is the listing's exact reverse, its bound too.
+        let oldest = query.oldestFirst
+        let bound = (query.feed == nil ? " AND ?1 IS NULL" : " AND p.feed = ?1")
+            + (since == nil ? " AND ?2 IS NULL" : " AND p.created_at >= ?2")
+            + (query.until == nil ? "" : " AND p.created_at <= ?9")
+            + (continuing == nil ? ""
+            : oldest ? " AND p.created_at >= ?6 AND (p.created_at > ?6 OR p.feed < ?7 OR (p.feed = ?7 AND p.id < ?8))"
+            : " AND p.created_at <= ?6 AND (p.created_at < ?6 OR p.feed > ?7 OR (p.feed = ?7 AND p.id > ?8))")
+        let sql = """
+            WHERE (?3 = 0 OR s.read_at IS NULL) AND (?5 = 0 OR s.starred_at IS NOT NULL)\(bound)
+            ORDER BY \(oldest ? "p.created_at, p.feed DESC, p.id DESC" : "p.created_at DESC, p.feed, p.id") LIMIT ?4
+            """
+        let values: [SQLValue] = [.text(query.feed), .integer(since), .integer(query.unreadOnly ? 1 : 0),
+                                  .integer(query.limit), .integer(query.starredOnly ? 1 : 0)]
+            + (continuing == nil && query.until == nil ? []
+               : [.integer(continuing.map { StoredTime.milliseconds($0.createdAt) }), .text(continuing?.feed), .text(continuing?.id.rawValue)])
+            + (query.until.map { [.integer(StoredTime.milliseconds($0))] } ?? [])
+        return (sql, values)
+    }
+
+    /// The positions alone of the posts a listing query reads: time, feed and id from the
+    /// listing's index (and the read and star marks for the filters), no text, no authors.
+    public func positions(matching query: PostQuery) throws -> [StoredPost.ListingPosition] {
+        guard !query.stable else { return try posts(matching: query).map(\.listingPosition) }
+        let db = try db("reading post ids")
+        let listing = Self.listing(query)
+        return try storage("reading post ids") {
+            try db.withReadTransaction {
+                try db.statement("""
+                    SELECT p.created_at, p.feed, p.id FROM posts p LEFT JOIN post_state s ON s.feed = p.feed AND s.post_id = p.id \(listing.sql)
+                    """).query(listing.values) { row in
+                    StoredPost.ListingPosition(createdAt: StoredTime.date(row.integer(0) ?? 0), feed: row.text(1) ?? "", id: PostID(row.text(2) ?? ""))
+                }
+            }
+        }
+    }
+
+    /// Each feed's change counter (migration 021's triggers move it).
+    public func feedVersions() throws -> [String: Int64]? {
+        let db = try db("reading feed versions")
+        return try storage("reading feed versions") {
+            let rows = try db.statement("SELECT feed, version FROM feed_versions").query { row in (row.text(0) ?? "", row.integer(1) ?? 0) }
+            return Dictionary(rows, uniquingKeysWith: max)
+        }
     }
 
     public func posts(matching query: PostQuery) throws -> [StoredPost] {

@@ -27,9 +27,13 @@ extension SQLiteFeedStore {
         let db = try db("saving videos of feed \(feed)")
         return try storage("saving videos of feed \(feed)") {
             try db.withTransaction {
-                let before = db.totalChanges
-                for video in videos { try upsert(VideoColumns(video), feed: feed, in: db) }
-                return db.totalChanges - before
+                // Each statement's own rows: the total would count the feed counter's trigger (migration 021) too.
+                var written = 0
+                for video in videos {
+                    try upsert(VideoColumns(video), feed: feed, in: db)
+                    written += db.changes
+                }
+                return written
             }
         }
     }

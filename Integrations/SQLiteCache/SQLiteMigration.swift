@@ -216,6 +216,10 @@ struct SQLiteMigration: Sendable {
             """),
         // The listing's order across feeds (read backward for oldest first): a reader app's page sorted every post without it.
         SQLiteMigration(name: "019_posts_listing", sql: "CREATE INDEX posts_listing ON posts (created_at DESC, feed, id);"),
+        // A served feed's validator (its ETag) without reading its posts: every change to what a
+        // served feed shows (a post or video written, changed or deleted, an author renamed)
+        // moves the feed's counter, in the writing transaction, whatever path writes it.
+        SQLiteMigration(name: "021_feed_versions", sql: feedVersionsSQL),
         // Videos' likes and author, and the media_files view (issue 37). Numbered 023 as assigned.
         SQLiteMigration(name: "023_video_likes_author_media_files", sql: videoLikesAuthorMediaFilesSQL),
     ]

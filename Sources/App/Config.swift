@@ -36,6 +36,8 @@ public struct Config {
         public var listen: ListenAddress
         /// Whether a reverse proxy in front terminates TLS, so a non-loopback address may serve plain HTTP.
         public var behindProxy: Bool
+        /// The certificate and key the listener serves HTTPS with (`"tls"`); `nil`: plain HTTP.
+        public var tls: TLSContext.Files? = nil
     }
 
     /// How `feedsyncd` schedules (the `"daemon"` section; every key optional).
@@ -198,7 +200,8 @@ public struct Config {
         return group
     }
 
-    /// The `"serve"` section: plain HTTP on loopback only, unless a proxy in front terminates TLS.
+    /// The `"serve"` section: plain HTTP on loopback only, unless the listener serves TLS itself
+    /// (`"tls"`) or a proxy in front terminates it. The files are read when the listener starts.
     private static func serve(_ section: ConfigSection) throws -> Serve {
         let text = try section.require(section.nonEmptyString("listen"), "listen")
         let listen: ListenAddress
@@ -208,15 +211,19 @@ public struct Config {
             throw section.error("listen", error.description)
         }
         let behindProxy = try section.bool("behindProxy") ?? false
-        if section.has("tls") {
-            throw section.error("tls", "feedsync does not terminate TLS itself yet; put nginx or Caddy in front (docs/reader-apps.md) "
-                                + "and set \"behindProxy\": true")
+        var tls: TLSContext.Files?
+        if let files = try section.section("tls") {
+            let certificate = try files.require(files.path("certificate"), "certificate")
+            let key = try files.require(files.path("key"), "key")
+            try files.finish()
+            tls = TLSContext.Files(certificate: certificate.path, key: key.path)
         }
-        guard listen.isLoopback || behindProxy else {
+        guard listen.isLoopback || behindProxy || tls != nil else {
             throw section.error("listen", "\(listen) is not a loopback address: plain HTTP would carry passwords and tokens in the clear; "
-                                + "listen on 127.0.0.1, or put a proxy that terminates TLS in front and set \"behindProxy\": true")
+                                + "listen on 127.0.0.1, give \"tls\": {\"certificate\": …, \"key\": …}, "
+                                + "or put a proxy that terminates TLS in front and set \"behindProxy\": true")
         }
         try section.finish()
-        return Serve(listen: listen, behindProxy: behindProxy)
+        return Serve(listen: listen, behindProxy: behindProxy, tls: tls)
     }
 }

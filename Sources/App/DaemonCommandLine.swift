@@ -17,7 +17,7 @@ public enum DaemonCommandLine {
     public static let signals: [(name: String, effect: String)] = [
         ("SIGTERM", "stop after the page being committed; a second SIGTERM or SIGINT exits at once"),
         ("SIGINT", "the same as SIGTERM"),
-        ("SIGHUP", "reload the config, keeping the running one if the new one is invalid"),
+        ("SIGHUP", "reload the config, keeping the running one if the new one is invalid, and the reader listener's TLS certificate and key"),
     ]
 
     public static let help = """
@@ -25,7 +25,8 @@ public enum DaemonCommandLine {
 
         \(summary)
         Signals: SIGTERM or SIGINT stop after the page being committed (a second one exits at once);
-        SIGHUP reloads the config, keeping the running one if the new one is invalid.
+        SIGHUP reloads the config, keeping the running one if the new one is invalid, and the reader
+        listener's TLS certificate and key (a pair that does not load keeps the one in use).
 
         options:
         \(CommandLineOptions.help(for: options))

@@ -26,6 +26,11 @@ extension HTTPListener {
         var out: [[UInt8]] = []
         var piece = 0
         var written = 0
+        /// Its TLS session (`SSL *`), on a listener that serves TLS.
+        var tls: OpaquePointer?
+        /// What the TLS session waits for before its read or write can go on (`POLLIN` or
+        /// `POLLOUT`), when not what the connection's state asks; 0 otherwise.
+        var wants: Int16 = 0
 
         var answering: Bool { stallDeadline != nil }
         /// The nearest moment something must be checked.
@@ -35,6 +40,7 @@ extension HTTPListener {
     /// How a connection ended, for ``Counts``.
     enum Ending {
         case answered, evicted, headTimeout, stalledWrite, writeTimeout, closedByClient, answerTimeout, stopped
+        case handshakeTimeout, handshakeFailed, plainHTTP
     }
 
     func serve() {
@@ -45,7 +51,8 @@ extension HTTPListener {
         while !stopped.load(ordering: .relaxed) {
             var polls = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
             for connection in connections {
-                let events = connection.answering ? Int16(POLLOUT) : connection.waiting ? 0 : Int16(POLLIN)
+                let natural = connection.answering ? Int16(POLLOUT) : Int16(POLLIN)
+                let events = connection.waiting ? 0 : connection.wants != 0 ? connection.wants : natural
                 polls.append(pollfd(fd: connection.fd, events: events, revents: 0))
             }
             let nearest = connections.map(\.nextDeadline).min().map { $0 - clock.now } ?? .seconds(1)
@@ -66,9 +73,9 @@ extension HTTPListener {
                 var ending: Ending?
                 if events & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && (events & Int16(POLLIN) == 0 || connection.waiting) {
                     ending = .closedByClient
-                } else if connection.answering, events & Int16(POLLOUT) != 0 {
+                } else if connection.answering, events & Int16(POLLIN | POLLOUT) != 0 {
                     ending = flush(&connection, now: clock.now)
-                } else if !connection.answering, events & Int16(POLLIN) != 0 {
+                } else if !connection.answering, !connection.waiting, events & Int16(POLLIN | POLLOUT) != 0 {
                     ending = receive(&connection, into: &buffer, now: clock.now)
                 }
                 if ending == nil { ending = Self.overdue(connection, now: clock.now) }
@@ -99,7 +106,10 @@ extension HTTPListener {
     /// The deadline a connection has passed, if any.
     static func overdue(_ connection: Connection, now: ContinuousClock.Instant) -> Ending? {
         if connection.waiting { return now >= connection.deadline ? .answerTimeout : nil }
-        guard connection.answering else { return now >= connection.deadline ? .headTimeout : nil }
+        guard connection.answering else {
+            guard now >= connection.deadline else { return nil }
+            return isHandshaking(connection) ? .handshakeTimeout : .headTimeout
+        }
         if now >= connection.deadline { return .writeTimeout }
         if let stall = connection.stallDeadline, now >= stall { return .stalledWrite }
         return nil
@@ -121,17 +131,18 @@ extension HTTPListener {
             // A slow but honest client learns why; one try, never waiting for it to read.
             let response = ending == .headTimeout ? Response(status: 408, body: "the request head did not arrive in time\n")
                 : Response(status: 503, body: "the answer took longer than \(limits.answerTimeout); try again\n")
-            for piece in Self.encode(response) {
-                _ = piece.withUnsafeBytes { send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            }
-        case .evicted, .stalledWrite, .writeTimeout, .stopped:
+            Self.sendOnce(connection, Self.encode(response).flatMap { $0 })
+        case .plainHTTP:
+            refusePlainHTTP(connection)
+        case .evicted, .stalledWrite, .writeTimeout, .stopped, .handshakeTimeout:
             // A reset, not a FIN: what the client did not read is dropped now, rather than kept
             // by the kernel for a client that may never read it.
             var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
             setsockopt(connection.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-        case .answered, .closedByClient:
+        case .answered, .closedByClient, .handshakeFailed:
             break
         }
+        Self.freeSession(connection)
         close(connection.fd)
         tally.withLock { counts in
             switch ending {
@@ -142,6 +153,8 @@ extension HTTPListener {
             case .writeTimeout: counts.writeTimeouts += 1
             case .closedByClient: counts.closedByClient += 1
             case .answerTimeout: counts.answerTimeouts += 1
+            case .handshakeTimeout: counts.handshakeTimeouts += 1
+            case .handshakeFailed, .plainHTTP: counts.handshakeFailures += 1
             case .stopped: break
             }
         }
@@ -168,16 +181,40 @@ extension HTTPListener {
             serial += 1
             var connection = Connection(fd: fd, serial: serial, deadline: now + limits.headTimeout)
             connection.peer = Self.address(of: peer)
+            if let tls {
+                // The handshake is made by the first reads, within the head's deadline.
+                guard let session = tls.connection(over: fd) else {
+                    close(fd)
+                    continue
+                }
+                connection.tls = session
+            }
             connections.append(connection)
         }
     }
 
     /// Reads what arrived; answers once the head is complete. Returns how the connection ended, if it did.
     private func receive(_ connection: inout Connection, into buffer: inout [UInt8], now: ContinuousClock.Instant) -> Ending? {
-        let count = buffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
-        if count == 0 { return .closedByClient }
-        if count < 0 { return errno == EAGAIN || errno == EINTR ? nil : .closedByClient }
-        connection.head.append(contentsOf: buffer[0..<count])
+        while true {
+            switch receiveBytes(connection, into: &buffer) {
+            case .closed: return .closedByClient
+            case .handshakeFailed(let plainHTTP): return plainHTTP ? .plainHTTP : .handshakeFailed
+            case .wait(let events):
+                connection.wants = events == Int16(POLLIN) ? 0 : events
+                return nil
+            case .bytes(let count):
+                connection.wants = 0
+                connection.head.append(contentsOf: buffer[0..<count])
+                if let ending = take(&connection, now: now) { return ending }
+                // One read a poll on a plain socket; a TLS session is read on while it holds
+                // bytes already taken from the socket, which poll would never announce.
+                guard !connection.answering, !connection.waiting, Self.holdsBytes(connection) else { return nil }
+            }
+        }
+    }
+
+    /// Acts on the bytes read so far: answers a bad or oversized head, dispatches a whole request.
+    private func take(_ connection: inout Connection, now: ContinuousClock.Instant) -> Ending? {
         if connection.pending == nil, let end = Self.endOfHead(connection.head) {
             guard end <= limits.maxHeadBytes else {
                 answer(&connection, Response(status: 431, body: "request head over \(limits.maxHeadBytes) bytes\n"), now: now)
@@ -267,10 +304,18 @@ extension HTTPListener {
     private func flush(_ connection: inout Connection, now: ContinuousClock.Instant) -> Ending? {
         while connection.piece < connection.out.count {
             let written = connection.written
-            let sent = connection.out[connection.piece].withUnsafeBytes { bytes in
-                send(connection.fd, bytes.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL))
+            let transfer = connection.out[connection.piece].withUnsafeBytes { bytes in
+                sendBytes(connection, UnsafeRawBufferPointer(rebasing: bytes[written...]))
             }
-            if sent < 0 { return errno == EAGAIN || errno == EINTR ? nil : .closedByClient }
+            let sent: Int
+            switch transfer {
+            case .bytes(let count): sent = count
+            case .wait(let events):
+                connection.wants = events == Int16(POLLOUT) ? 0 : events
+                return nil
+            case .closed, .handshakeFailed: return .closedByClient
+            }
+            connection.wants = 0
             connection.stallDeadline = now + limits.writeStallTimeout
             connection.written += sent
             if connection.written == connection.out[connection.piece].count {
@@ -279,6 +324,7 @@ extension HTTPListener {
                 connection.written = 0
             }
         }
+        Self.notifyClose(connection)
         shutdown(connection.fd, Int32(SHUT_WR))
         return .answered
     }

@@ -90,6 +90,12 @@ public final class HTTPListener: Sendable {
         public var closedByClient = 0
         /// Requests an asynchronous handler did not answer within ``Limits/answerTimeout``.
         public var answerTimeouts = 0
+        /// TLS connections whose handshake was not done within ``Limits/headTimeout`` (not
+        /// counted in ``headTimeouts``).
+        public var handshakeTimeouts = 0
+        /// TLS connections whose handshake failed: a client speaking plain HTTP (told so in
+        /// plain HTTP), or one that offers nothing the listener accepts.
+        public var handshakeFailures = 0
     }
 
     /// How requests are answered: at once on the listener's thread, or by a task of their own.
@@ -110,6 +116,8 @@ public final class HTTPListener: Sendable {
     let stopped = Atomic(false)
     /// Whether connections from other machines are closed as soon as they are accepted.
     let loopbackOnly: Bool
+    /// The certificate and key every connection's TLS handshake uses, on a TLS listener; `nil`: plain HTTP.
+    public let tls: TLSContext?
     private let finished = Mutex<Bool>(false)
     let tally = Mutex(Counts())
 
@@ -125,21 +133,25 @@ public final class HTTPListener: Sendable {
     ///     answer from memory, at once.
     /// - Throws: ``ListenError`` in one sentence: the port in use, an address not on this
     ///   machine, no permission.
-    public convenience init(address: ListenAddress, loopbackOnly: Bool = false, limits: Limits = Limits(),
+    public convenience init(address: ListenAddress, loopbackOnly: Bool = false, limits: Limits = Limits(), tls: TLSContext? = nil,
                             handler: @escaping @Sendable (_ request: Request) -> Response) throws(ListenError) {
-        try self.init(address: address, loopbackOnly: loopbackOnly, limits: limits, responder: .immediate(handler))
+        try self.init(address: address, loopbackOnly: loopbackOnly, limits: limits, responder: .immediate(handler), tls: tls)
     }
 
     /// Binds and listens at `address`, each request answered by `answer` in a task of its own
     /// (it may read a store), within ``Limits/answerTimeout``; the listener's thread keeps every
     /// other connection's deadlines meanwhile.
-    public convenience init(address: ListenAddress, loopbackOnly: Bool = false, limits: Limits = Limits(),
+    ///
+    /// - Parameter tls: the certificate and key to serve HTTPS with: every connection's
+    ///   handshake is made within ``Limits/headTimeout``, inside the same connection cap.
+    public convenience init(address: ListenAddress, loopbackOnly: Bool = false, limits: Limits = Limits(), tls: TLSContext? = nil,
                             answer: @escaping @Sendable (_ request: Request) async -> Response) throws(ListenError) {
-        try self.init(address: address, loopbackOnly: loopbackOnly, limits: limits, responder: .deferred(answer))
+        try self.init(address: address, loopbackOnly: loopbackOnly, limits: limits, responder: .deferred(answer), tls: tls)
     }
 
-    init(address: ListenAddress, loopbackOnly: Bool, limits: Limits, responder: Responder) throws(ListenError) {
+    init(address: ListenAddress, loopbackOnly: Bool, limits: Limits, responder: Responder, tls: TLSContext? = nil) throws(ListenError) {
         self.address = address
+        self.tls = tls
         self.loopbackOnly = loopbackOnly
         self.limits = limits
         self.responder = responder

@@ -14,16 +14,22 @@ public enum ReaderListener {
 
     /// Binds the listener the config asks for (not started), or `nil` when it asks for none.
     ///
-    /// - Throws: ``ConfigError`` naming `serve.listen` when the address cannot be bound.
+    /// - Throws: ``ConfigError`` naming `serve.listen` when the address cannot be bound, or
+    ///   `serve.tls.certificate` / `serve.tls.key` when a file is missing, unreadable, not PEM,
+    ///   or the key is not the certificate's. A key file other users may read is logged.
     ///
     /// - Parameter catalog: what it serves, which the caller may replace on a reload; by default
     ///   the runtime's feeds and searches, for good.
     public static func make(for runtime: Runtime, log: Logger, catalog: ServedCatalog? = nil) throws -> HTTPListener? {
         guard let serve = runtime.serve, let serving = runtime.serving else { return nil }
         let served = catalog ?? ServedCatalog(feeds: runtime.servedFeeds, searches: runtime.searches)
+        let tls = try tlsContext(for: runtime)
+        if let files = serve.tls {
+            for warning in TLSContext.warnings(files, keyPath: "serve.tls") { log.warn("tls_key_readable", ["warning": warning]) }
+        }
         let answer = serving.makeHandler(ServingContext(store: runtime.store, catalog: served, log: log))
         do throws(ListenError) {
-            return try HTTPListener(address: serve.listen, limits: limits) { request in
+            return try HTTPListener(address: serve.listen, limits: limits, tls: tls) { request in
                 let served = await answer(ServedRequest(method: request.method, path: request.path, query: request.query,
                                                         headers: request.headers, body: request.body, peer: request.peer))
                 return HTTPListener.Response(status: served.status, contentType: served.contentType, pieces: [served.body],
@@ -31,6 +37,18 @@ public enum ReaderListener {
             }
         } catch {
             throw ConfigError(file: runtime.configName, keyPath: "serve.listen", message: error.description)
+        }
+    }
+
+    /// The certificate and key `serve.tls` names, loaded; `nil` when the listener serves plain HTTP.
+    ///
+    /// - Throws: ``ConfigError`` naming `serve.tls.certificate` or `serve.tls.key` (exit 78).
+    public static func tlsContext(for runtime: Runtime) throws -> TLSContext? {
+        guard let files = runtime.serve?.tls else { return nil }
+        do throws(TLSError) {
+            return try TLSContext(files)
+        } catch {
+            throw ConfigError(file: runtime.configName, keyPath: "serve.tls.\(error.key)", message: error.description)
         }
     }
 }

@@ -10,6 +10,17 @@ public protocol FeedReader: Sendable {
     /// first, posts of equal time by id, starting after ``PostQuery/after``.
     func posts(matching query: PostQuery) async throws -> [StoredPost]
 
+    /// Where each post of a listing query (not ``PostQuery/stable``) stands: its time, feed and
+    /// id alone, in the order and with the filters of ``posts(matching:)``. A list of ids needs
+    /// nothing more, and a store reads it from its listing index without reading posts whole.
+    func positions(matching query: PostQuery) async throws -> [StoredPost.ListingPosition]
+
+    /// Each feed's change counter: it moves, in the writing transaction, whenever anything a
+    /// served feed shows changes (a post or video written, changed or deleted, an author
+    /// renamed); a feed absent has not changed since the store began counting (version 0).
+    /// `nil` when the store keeps none. Read marks and stars do not move it.
+    func feedVersions() async throws -> [String: Int64]?
+
     /// Every feed the store holds posts or state for, by name.
     func feedNames() async throws -> [String]
 
@@ -20,6 +31,16 @@ public protocol FeedReader: Sendable {
 
     /// The daemons that have joined the store and not left, oldest first.
     func daemons() async throws -> [DaemonInstance]
+}
+
+extension FeedReader {
+    /// The positions of the posts read whole: for a reader that has no cheaper way.
+    public func positions(matching query: PostQuery) async throws -> [StoredPost.ListingPosition] {
+        try await posts(matching: query).map(\.listingPosition)
+    }
+
+    /// No counters: a served feed's validator is then computed from its posts.
+    public func feedVersions() async throws -> [String: Int64]? { nil }
 }
 
 /// Local marks on posts: read and starred.

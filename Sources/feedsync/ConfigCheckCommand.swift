@@ -15,6 +15,10 @@ enum ConfigCheckCommand: Command {
         load.deferMissingSecrets = true
         let runtime = try Runtime.load(configPath: options["--config"], load)
         for warning in runtime.warnings { printError("feedsync: warning: \(Terminal.safe(warning))") }
+        if let files = runtime.serve?.tls {
+            _ = try ReaderListener.tlsContext(for: runtime)
+            for warning in TLSContext.warnings(files, keyPath: "serve.tls") { printError("feedsync: warning: \(Terminal.safe(warning))") }
+        }
         let feeds = runtime.feedNames
         if feeds.isEmpty {
             printError("feedsync: warning: \(Terminal.safe(runtime.configName, limit: 300)) lists no feeds; `feedsync pull` has nothing to do "

@@ -109,7 +109,7 @@ struct Daemon {
 
         for await signal in signals.events {
             if signal == SIGHUP {
-                await reload(scheduler, live: live)
+                await reload(scheduler, live: live, tls: readerListener?.tls)
                 continue
             }
             // The watcher has logged `stopping` and set the deadline; a second stop signal, or the
@@ -172,8 +172,12 @@ struct Daemon {
     /// The new config's feeds share the running store (its connection, its locks), so a
     /// reload never makes the daemon contend with itself. A config that moves the store is
     /// refused: that takes a restart.
-    private func reload(_ scheduler: Scheduler, live: LiveMirror) async {
+    ///
+    /// The reader listener's certificate and key are loaded again too (a renewed certificate),
+    /// from the new config's `serve.tls` if it loaded, else from the files in use.
+    private func reload(_ scheduler: Scheduler, live: LiveMirror, tls: TLSContext?) async {
         notifier.notify("RELOADING=1")
+        var files: TLSContext.Files?
         do {
             let running = await scheduler.currentRuntime
             let runtime = try Runtime.load(configPath: configPath, loadOptions(sharing: running.provider.store))
@@ -187,11 +191,26 @@ struct Daemon {
             await scheduler.apply(runtime)
             await live.apply(runtime)
             served.update(feeds: runtime.servedFeeds, searches: runtime.searches)
+            files = runtime.serve?.tls
             log.info("reloaded", ["config": runtime.configName, "feeds": runtime.feedNames.joined(separator: ",")])
             warnIfNoFeeds(runtime)
         } catch {
             log.error("reload_failed", ["error": describe(error), "action": "kept the running config"])
         }
+        reloadCertificate(tls, from: files)
         notifier.notify("READY=1")
+    }
+
+    /// New TLS connections get the certificate and key as the files hold them now; a pair that
+    /// does not load leaves the one in use, in one line of the log.
+    private func reloadCertificate(_ tls: TLSContext?, from files: TLSContext.Files?) {
+        guard let tls else { return }
+        do throws(TLSError) {
+            try tls.reload(files)
+            for warning in TLSContext.warnings(tls.files, keyPath: "serve.tls") { log.warn("tls_key_readable", ["warning": warning]) }
+            log.info("tls_reloaded", ["certificate": tls.files.certificate])
+        } catch {
+            log.error("tls_reload_failed", ["error": "serve.tls.\(error.key): \(error.description)", "action": "kept the certificate in use"])
+        }
     }
 }

@@ -143,7 +143,8 @@ import Glibc
 
     @Test(arguments: [
         (#"{"listen": "0.0.0.0:8765"}"#, "serve.listen", "is not a loopback address"),
-        (#"{"listen": "127.0.0.1:8765", "tls": {"certificate": "c.pem", "key": "k.pem"}}"#, "serve.tls", "does not terminate TLS"),
+        (#"{"listen": "127.0.0.1:8765", "tls": {"certificate": "c.pem", "key": "k.pem"}}"#, "serve.tls.certificate", "does not exist"),
+        (#"{"listen": "127.0.0.1:8765", "tls": "cert.pem"}"#, "serve.tls", "object"),
         (#"{"listen": "127.0.0.1:8765", "bogus": 1}"#, "serve", "bogus"),
         (#"{}"#, "serve", "listen"),
     ])

@@ -83,6 +83,41 @@ import Glibc
         #expect(try await ReaderListenerEndToEndTests.curl(user + [base + "/feeds/search/none.atom"]).status == 404)
     }
 
+    /// The `ETag` is the store's change counter of the feeds a document shows: read marks and
+    /// stars (not in a served feed) leave it; an edit, a deletion, an author renamed move it,
+    /// whatever writes them (here the sqlite3 shell, no code of ours).
+    @Test func theETagMovesWithEveryChangeToWhatTheFeedShowsAndOnlyThen() async throws {
+        let server = try ReferenceServer(posts: 5)
+        let scratch = try Scratch()
+        let (daemon, base) = try await ReaderListenerEndToEndTests.start(scratch, server: server)
+        defer { daemon.signal(SIGKILL) }
+        let user = ["-u", "ada:correct horse battery"]
+        func etag(_ path: String) async throws -> String {
+            let head = try await run(URL(fileURLWithPath: "/usr/bin/env"), ["curl", "-s", "-D", "-", "-o", "/dev/null"] + user + [base + path])
+            return head.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("etag:") }
+                .map { String($0.dropFirst(5)).trimmingCharacters(in: .whitespaces) } ?? ""
+        }
+        var tags = [try await etag("/feeds/home.atom"), try await etag("/feeds/all.json")]
+        #expect(tags.allSatisfy { !$0.isEmpty } && tags[0] != tags[1])
+        #expect(try await ReaderListenerEndToEndTests.curl(user + ["-H", "If-None-Match: \(tags[0])", base + "/feeds/home.atom"]).status == 304)
+
+        _ = try await sqlite(scratch.database, "INSERT OR REPLACE INTO post_state (feed, post_id, read_at, starred_at) SELECT feed, id, 1, 1 FROM posts")
+        #expect(try await etag("/feeds/home.atom") == tags[0], "marks are not in a served feed")
+        let changes = [
+            "UPDATE posts SET text = 'edited' WHERE pk = (SELECT max(pk) FROM posts)",
+            "DELETE FROM posts WHERE pk = (SELECT min(pk) FROM posts)",
+            "UPDATE users SET display_name = 'Renamed'",
+        ]
+        for change in changes {
+            _ = try await sqlite(scratch.database, change)
+            let now = [try await etag("/feeds/home.atom"), try await etag("/feeds/all.json")]
+            #expect(now[0] != tags[0] && now[1] != tags[1], "\(change)")
+            #expect(try await ReaderListenerEndToEndTests.curl(user + ["-H", "If-None-Match: \(tags[0])", base + "/feeds/home.atom"]).status == 200)
+            #expect(try await ReaderListenerEndToEndTests.curl(user + ["-H", "If-None-Match: \(now[0])", base + "/feeds/home.atom"]).status == 304)
+            tags = now
+        }
+    }
+
     /// A reader that cannot send a password follows a feed token in the URL: its feed only, every
     /// page (the `next` link carries it), until it is revoked; HTTP Basic still works beside it.
     @Test func aFeedTokenInTheURLOpensItsFeedOnlyUntilRevoked() async throws {
