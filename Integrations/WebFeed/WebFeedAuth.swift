@@ -37,14 +37,14 @@ struct WebFeedAuth: Sendable {
                 throw basic.error(nil, "the password holds a control character, which Basic credentials cannot carry")
             }
             let encoded = Data("\(user):\(password.revealed)".utf8).base64EncodedString()
-            made = WebFeedAuth(authorization: Secret("Basic \(encoded)"))
+            made = WebFeedAuth(authorization: Secret(scheme: "Basic", credentials: Secret(encoded)))
         case (nil, true):
             let token = try auth.secret("bearer")
             guard token.revealed.isEmpty || HeaderValue.isValid(token.revealed) else {
                 throw auth.error(auth.has("bearerEnv") ? "bearerEnv" : "bearerFile",
                                  "the token holds a space or a character that a request header cannot carry")
             }
-            made = WebFeedAuth(authorization: Secret("Bearer \(token.revealed)"))
+            made = WebFeedAuth(authorization: Secret(scheme: "Bearer", credentials: token))
         case (nil, false):
             throw auth.error(nil, "needs \"basic\" ({\"user\", \"passwordEnv\" or \"passwordFile\"}) or \"bearerEnv\" or \"bearerFile\"")
         case (.some, true):

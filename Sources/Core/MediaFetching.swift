@@ -36,7 +36,7 @@ public struct MediaCredential: Sendable, Hashable {
 
     /// A bearer token (`Authorization: Bearer <token>`).
     public init(server: URL, token: Secret) {
-        self.init(server: server, authorization: Secret("Bearer \(token.revealed)"))
+        self.init(server: server, authorization: Secret(scheme: "Bearer", credentials: token))
     }
 }
 

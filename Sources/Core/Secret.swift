@@ -19,6 +19,15 @@ public struct Secret: Hashable, Sendable, CustomStringConvertible, CustomDebugSt
         hold = Redaction.hold(value)
     }
 
+    /// An `Authorization` field value, `SCHEME CREDENTIALS` (RFC 9110 §11.4), whose scheme is
+    /// public: only `credentials` is registered with ``Redaction``. Registering the whole value
+    /// would make every piece of it secret, `Bearer t` among them, and redact the scheme word
+    /// wherever another text has it before a token of its own.
+    public init(scheme: String, credentials: Secret) {
+        value = "\(scheme) \(credentials.value)"
+        hold = credentials.hold
+    }
+
     /// The secret's text. Use it only to put the secret on the wire or into the store.
     public var revealed: String { value }
 

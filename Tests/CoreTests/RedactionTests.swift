@@ -38,6 +38,23 @@ import Testing
         withExtendedLifetime(secret) {}
     }
 
+    /// An `Authorization` value held as a secret keeps its scheme public: another text's
+    /// `Bearer tok…` loses only its own token, not the word (a whole-suite run once printed
+    /// `rejected [redacted]` while another test held `Bearer tok…` as one secret).
+    @Test func anAuthorizationValueRedactsItsCredentialsNotItsScheme() {
+        let token = makeSecret()
+        let basic = makeSecret("dXNlcjpw")
+        let bearer = Secret(scheme: "Bearer", credentials: token)
+        let basicValue = Secret(scheme: "Basic", credentials: basic)
+        #expect(bearer.revealed == "Bearer \(token.revealed)" && basicValue.revealed == "Basic \(basic.revealed)")
+        #expect(Redaction.redact("sent \(bearer.revealed) and \(basicValue.revealed)") == "sent Bearer [redacted] and Basic [redacted]")
+        let other = makeSecret()
+        #expect(Redaction.redact("rejected Bearer \(other.revealed).") == "rejected Bearer [redacted].")
+        #expect(Redaction.redact("rejected Bearer tok, Basic dXNl.") == "rejected Bearer tok, Basic dXNl.",
+                "a scheme and a short word are not secret")
+        withExtendedLifetime((token, basic, bearer, basicValue, other)) {}
+    }
+
     @Test func percentFormJSONAndHTMLEncodingsAreUndoneBeforeTheSearch() {
         let secret = Secret("p+ss/w=rd with space&more")
         let plain = secret.revealed
