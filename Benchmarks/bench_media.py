@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchkit import Broken, checked, measure, note
+from benchkit import TICK, Broken, checked, cpu_ticks, measure, note
 
 SERVER = Path(__file__).resolve().parent.parent / "Fixtures/media/server.py"
 
@@ -55,18 +55,20 @@ def config(folder, port, concurrency):
     return path
 
 
-def fetch_images(feedsync, folder, port, concurrency, images):
-    """(fetch, idle, connections): `feedsync media fetch` of every image into `folder`, `media status`
-    there (the same process fetching nothing), and the TCP connections the fetch opened."""
+def fetch_images(feedsync, folder, port, concurrency, images, server):
+    """(fetch, idle, connections, server CPU s): `feedsync media fetch` of every image into `folder`,
+    `media status` there (the same process fetching nothing), the TCP connections the fetch opened
+    and the CPU seconds the server spent meanwhile."""
     cfg = config(folder, port, concurrency)
     checked(measure([feedsync, "pull", "--config", cfg], cwd=folder), "feedsync pull")
     idle = checked(measure([feedsync, "media", "status", "--config", cfg], cwd=folder), "feedsync media status")
-    before = stats(port)["connections"]
+    before, ticks = stats(port)["connections"], cpu_ticks(server.pid)
     fetch = checked(measure([feedsync, "media", "fetch", "--config", cfg], cwd=folder), "feedsync media fetch")
+    served = (cpu_ticks(server.pid) - ticks) / TICK
     connections = stats(port)["connections"] - before - 1   # the stats request's own
     if f"fetched {images} " not in fetch.stdout:
         raise Broken(f"media fetch did not fetch {images} images: {fetch.stdout} {fetch.stderr[-2000:]}")
-    return fetch, idle, connections
+    return fetch, idle, connections, served
 
 
 def run(bin_dir, images=10_000, hosts=50, image_bytes=100_000, concurrency=4, big_bytes=1 << 30, scratch=None, baseline=None):
@@ -88,25 +90,26 @@ def run(bin_dir, images=10_000, hosts=50, image_bytes=100_000, concurrency=4, bi
             folder = scratch / f"images-{label}"
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir()
-            fetched[label] = fetch_images(Path(binaries) / "feedsync", folder, ports[0], concurrency, images)
+            fetched[label] = fetch_images(Path(binaries) / "feedsync", folder, ports[0], concurrency, images, proc)
         folder = scratch / "images-curl"
         shutil.rmtree(folder, ignore_errors=True)
         (folder / "curl").mkdir(parents=True)
         listing = folder / "urls.txt"
         listing.write_text("".join(f'url = "{u}"\noutput = "curl/{i}"\n' for i, u in enumerate(urls)))
-        before = stats(ports[0])["connections"]
+        before, ticks = stats(ports[0])["connections"], cpu_ticks(proc.pid)
         curl = checked(measure(["curl", "--silent", "--fail", "--parallel", "--parallel-max", str(concurrency), "--config", listing],
                                cwd=folder), "curl --parallel")
+        curl_served = (cpu_ticks(proc.pid) - ticks) / TICK
         curl_connections = stats(ports[0])["connections"] - before - 1
-        note("media: " + ", ".join(f"{label} {fetch.wall:.2f} s" for label, (fetch, _, _) in fetched.items()) + f", curl {curl.wall:.2f} s")
-        for label, (fetch, idle, connections) in fetched.items():
-            name = "feedsync media fetch" if label == "feedsync" else f"baseline ({Path(sides[1][1]).name})"
+        note("media: " + ", ".join(f"{label} {fetch.wall:.2f} s" for label, (fetch, _, _, _) in fetched.items()) + f", curl {curl.wall:.2f} s")
+        for label, (fetch, idle, connections, served) in fetched.items():
+            name = "feedsync media fetch" if label == "feedsync" else "baseline media fetch"
             print(f"  {name:<21} {fetch.wall:7.2f} s  {images / fetch.wall:8.0f} files/s  {mb / fetch.wall:7.1f} MB/s  "
-                  f"{connections} connections  peak RSS {fetch.rss_mib:.1f} MiB "
+                  f"{connections} connections  server CPU {served:.1f} s  peak RSS {fetch.rss_mib:.1f} MiB "
                   f"({fetch.rss_mib - idle.rss_mib:+.1f} MiB above `media status`'s {idle.rss_mib:.1f})")
         print(f"  curl --parallel       {curl.wall:7.2f} s  {images / curl.wall:8.0f} files/s  {mb / curl.wall:7.1f} MB/s  "
-              f"{curl_connections} connections")
-        for label, (fetch, _, _) in fetched.items():
+              f"{curl_connections} connections  server CPU {curl_served:.1f} s")
+        for label, (fetch, _, _, _) in fetched.items():
             print(f"  {label + ' / curl':<21} {curl.wall / fetch.wall * 100:6.0f} % of curl's rate")
 
         if not big_bytes:
