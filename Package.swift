@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "Core", path: "Sources/Core"),
         .target(name: "Sync", dependencies: ["Core"], path: "Sources/Sync"),
         // Plumbing shared by the HTTP integrations: transport, pacing, Link and date parsing, the JSON reader.
-        .target(name: "IntegrationKit", dependencies: ["Core", "CCurl", "CSodium"], path: "Sources/IntegrationKit"),
+        .target(name: "IntegrationKit", dependencies: ["Core", "CCurl", "CSodium", "CSSL"], path: "Sources/IntegrationKit"),
 
         // Webhooks face out: signed POSTs of what the mirror stored (issue 38).
         .target(name: "Webhooks", dependencies: ["Core", "IntegrationKit"], path: "Integrations/Webhooks"),

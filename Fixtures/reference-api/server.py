@@ -125,6 +125,13 @@ class Feed:
         self.deleted = set()
         self.pages, self.pages_bytes = OrderedDict(), 0
 
+    def place_avatars(self, base):
+        """--avatars-here: author n's avatar at `base`/v1/avatars/uNNN.png (behind the bearer token, as
+        the feed is) when n is odd, and at `base`/v1/avatars/away-uNNN.png (a redirect to another
+        origin) when n is even. Called before any post is generated."""
+        self.authors = [author.replace("https://avatars.example.com/", f"{base}/v1/avatars/" + ("away-" if n % 2 == 0 else ""))
+                        for n, author in enumerate(self.authors, 1)]
+
     def _generate(self, k):
         # Hot loop at up to a million posts: builds the JSON text directly from pre-encoded parts.
         rng = random.Random(f"feedsync:{self.seed}:{k}")
@@ -348,13 +355,20 @@ class API:
             return 401, [], error_body("invalid_refresh_token", "Unknown or already used refresh token; log in again.")
         return self._issue()
 
-    def get_feed(self, query, body, headers):
+    def refusal(self, headers):
+        """(status, headers, body) of a 401 for a request without a good access token; None when it has one."""
         scheme, _, token = (headers.get("Authorization") or "").partition(" ")
         expiry = self.access.get(token.strip()) if scheme.lower() == "bearer" else None
         if expiry is None:
             return 401, [], error_body("unauthorized", "Missing or unknown access token.")
         if time.monotonic() >= expiry:
             return 401, [], error_body("token_expired", "The access token has expired; refresh it.")
+        return None
+
+    def get_feed(self, query, body, headers):
+        refused = self.refusal(headers)
+        if refused:
+            return refused
         params = parse_qs(query, keep_blank_values=True)
         feed = self.feed
         cursor = 0
@@ -468,7 +482,9 @@ class Handler(BaseHTTPRequestHandler):
         body = self._read_body()
         if body is None:
             return
-        if url.path.startswith("/v1/"):
+        if url.path.startswith("/v1/avatars/") or url.path.startswith("/avatars/"):
+            self._avatar(url.path)
+        elif url.path.startswith("/v1/"):
             self._api(url.path, url.query, body)
         elif url.path.startswith("/_control/"):
             self._control(url.path, url.query, body)
@@ -503,6 +519,27 @@ class Handler(BaseHTTPRequestHandler):
         if count_bytes:
             count_bytes(len(head))    # before the write, so a client holding the answer sees it counted
         self.wfile.write(head)
+
+    def _avatar(self, path):
+        """--avatars-here: /v1/avatars/uNNN.png needs the access token; /v1/avatars/away-uNNN.png
+        redirects (with the token) to http://localhost:PORT/avatars/uNNN.png, another origin that
+        needs none. Each request's Host, path and whether it carried an Authorization are recorded."""
+        app = self.server.app
+        with app.stats_lock:
+            app.avatar_requests.append({"host": self.headers.get("Host", ""), "path": path,
+                                        "authorization": self.headers.get("Authorization") is not None})
+        name = path.rsplit("/", 1)[1]
+        if not re.fullmatch(r"(away-)?u[0-9]{3}\.png", name) or (path.startswith("/avatars/") and name.startswith("away-")):
+            return self._send(404, [], error_body("not_found", f"No such avatar: {path}"))
+        if path.startswith("/v1/"):
+            refused = app.api.refusal(self.headers)
+            if refused:
+                return self._send(*refused)
+            if name.startswith("away-"):
+                location = f"http://localhost:{self.server.server_address[1]}/avatars/{name[5:]}"
+                return self._send(302, [("Location", location)], b"")
+        image = (b"\x89PNG\r\n\x1a\n" + name.encode()) * 64
+        self.wfile.write((f"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: {len(image)}\r\n\r\n").encode() + image)
 
     def _api(self, path, query, body):
         app = self.server.app
@@ -594,6 +631,9 @@ class Handler(BaseHTTPRequestHandler):
             if not re.fullmatch(r"[0-9]{1,8}", raw):
                 return bad("after must be a non-negative integer.")
             result = app.set_hold(int(raw))
+        elif route == ("GET", "/_control/avatars"):
+            with app.stats_lock:
+                result = {"requests": list(app.avatar_requests)}
         elif route == ("GET", "/_control/hold"):
             result = app.hold_state()
         elif route == ("POST", "/_control/release"):
@@ -636,6 +676,7 @@ class App:
         self.stats, self.stats_lock = {}, threading.Lock()
         self.bytes_sent = 0                              # /v1/ response bytes: status line, headers, body
         self.recent = collections.deque(maxlen=10000)   # (time, key, status), for /_control/requests
+        self.avatar_requests = []                       # --avatars-here: {host, path, authorization}, for /_control/avatars
         self.hold, self.hold_lock = None, threading.Lock()   # see set_hold
 
     def count(self, key, status):
@@ -746,6 +787,8 @@ def main():
                    help="video catalog whose ids posts refer to")
     p.add_argument("--dump", metavar="DIR", help="write a recorded client walk into DIR and exit")
     p.add_argument("--warm", action="store_true", help="generate every post before listening")
+    p.add_argument("--avatars-here", action="store_true",
+                   help="serve the authors' avatars from this server: behind the token, or redirected to another origin")
     p.add_argument("--exit-on-stdin-eof", action="store_true",
                    help="exit when standard input closes (tests pass a pipe, so the server dies with its test)")
     args = p.parse_args()
@@ -769,10 +812,12 @@ def main():
         app = App(args)
         if args.dump:
             return dump(app, args)
-        if args.warm:
-            app.feed.warm()
         server = Server(("127.0.0.1", args.port), Handler)
         server.app = app
+        if args.avatars_here:
+            app.feed.place_avatars(f"http://127.0.0.1:{server.server_address[1]}")
+        if args.warm:
+            app.feed.warm()
         try:
             print(f"listening on 127.0.0.1:{server.server_address[1]}", flush=True)
             server.serve_forever()

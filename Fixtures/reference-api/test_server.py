@@ -256,5 +256,35 @@ class DeterminismAndDumpTests(unittest.TestCase):
                 live.close()
 
 
+class AvatarsHereTests(unittest.TestCase):
+    """--avatars-here: avatars on the server itself, behind the token or redirected to another origin."""
+
+    def test_avatars_behind_the_token_and_a_redirect_away(self):
+        s = Server("--posts", "40", "--avatars-here")
+        try:
+            auth = s.login()
+            changes, _, _ = s.walk(auth)
+            base = f"http://127.0.0.1:{s.port}/v1/avatars/"
+            avatars = {c["post"]["author"]["avatar_url"] for c in changes}
+            self.assertTrue(all(a.startswith(base) for a in avatars), avatars)
+            here = sorted(a for a in avatars if "/away-" not in a)
+            away = sorted(a for a in avatars if "/away-" in a)
+            self.assertTrue(here and away, avatars)
+            path = here[0][len(f"http://127.0.0.1:{s.port}"):]
+            self.assertEqual(s.request("GET", path)[0], 401)
+            status, resp, raw = s.request("GET", path, headers=auth)
+            self.assertEqual((status, resp.getheader("Content-Type"), len(raw)), (200, "image/png", 1024))
+            status, resp, _ = s.request("GET", away[0][len(f"http://127.0.0.1:{s.port}"):], headers=auth)
+            name = away[0].rsplit("/away-", 1)[1]
+            self.assertEqual((status, resp.getheader("Location")), (302, f"http://localhost:{s.port}/avatars/{name}"))
+            status, _, raw = s.request("GET", f"/avatars/{name}", headers={"Host": f"localhost:{s.port}"})
+            self.assertEqual((status, len(raw)), (200, 1024))
+            status, out = s.json("GET", "/_control/avatars")
+            self.assertEqual([(r["host"].split(":")[0], r["authorization"]) for r in out["requests"]],
+                             [("127.0.0.1", False), ("127.0.0.1", True), ("127.0.0.1", True), ("localhost", False)])
+        finally:
+            s.close()
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -14,5 +14,23 @@ extension HTTPAPIIntegration {
             ConfigKey("pageSize", .int(1...1000), default: "100", "changes per page"),
             ConfigKey("allowInsecureHTTP", .bool, default: "false", "allow plain http:// to a host that is not loopback"),
         ] + HTTPLimits.keys,
-        posts: PostsCapability(makeBackend: makeBackend))
+        posts: PostsCapability(makeBackend: makeBackend, mediaSession: mediaSession))
+
+    /// The login's access token, for the media archive: the session the feed's sync keeps for
+    /// its account, sent only to `baseURL`'s origin (avatars the API serves itself), never to a
+    /// media host elsewhere. A `fixture` feed has none.
+    static func mediaSession(_ config: ConfigSection) throws -> MediaSessionCredential? {
+        guard let baseURL = try config.serverURL("baseURL", allowInsecureHTTP: config.bool("allowInsecureHTTP") ?? false,
+                                                 insecureHint: insecureHint),
+              let username = try config.nonEmptyString("username") else { return nil }
+        return MediaSessionCredential(server: baseURL, account: account(server: baseURL.absoluteString, username: username))
+    }
+
+    /// The account a feed's session is kept under: one per server and username.
+    static func account(server: String, username: String) -> AccountKey {
+        AccountKey(integration: "httpapi", server: server, account: username)
+    }
+
+    /// What a plain `http://` `baseURL` to another host is told.
+    static let insecureHint = "use https, or set \"allowInsecureHTTP\": true if you accept sending credentials unencrypted"
 }

@@ -10,8 +10,7 @@ import IntegrationKit
 /// Instead of `baseURL`, `"fixture": "Fixtures/demo-feed"` replays recorded responses offline.
 public enum HTTPAPIIntegration {
     public static func makeBackend(_ config: ConfigSection, context: IntegrationContext) throws -> FeedBackend {
-        let baseURL = try config.serverURL("baseURL", allowInsecureHTTP: config.bool("allowInsecureHTTP") ?? false,
-                                           insecureHint: "use https, or set \"allowInsecureHTTP\": true if you accept sending credentials unencrypted")
+        let baseURL = try config.serverURL("baseURL", allowInsecureHTTP: config.bool("allowInsecureHTTP") ?? false, insecureHint: insecureHint)
         let fixture = try config.path("fixture")
         let limits = try HTTPLimits(config)
         let transport: any HTTPTransport
@@ -47,7 +46,7 @@ public enum HTTPAPIIntegration {
             authentication: HTTPAPIAuthenticationService(client: client, username: username, password: password, now: { Date() }),
             lifecycle: HTTPAPIManager(transport: transport, server: server),
             identity: "httpapi \(server) user \(username)",
-            account: AccountKey(integration: "httpapi", server: server, account: username))
+            account: account(server: server, username: username))
     }
 
 }

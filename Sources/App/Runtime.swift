@@ -81,11 +81,9 @@ public struct Runtime: Sendable {
     public let media: Config.Media?
     /// How the registry keeps the media archive.
     let mediaCapability: MediaArchiveCapability?
-    /// Each archived feed's own server and credentials, for its media on that origin only.
-    let mediaCredentials: [String: MediaCredential]
-    /// Why an archived feed's credentials could not be read (a missing secret), by feed: its
-    /// media is fetched without them.
-    let mediaCredentialProblems: [String: String]
+    /// The `posts` section of each archived feed whose integration says which credentials its
+    /// media may carry, read when the archive is made (``mediaArchiver(log:)``).
+    let mediaFeedSections: [MediaFeedSection]
     public let provider: ServiceProvider
     private let log: Logger
     private let storeManager: IntegrationsManager
@@ -121,7 +119,7 @@ public struct Runtime: Sendable {
         self.webhooks = config.webhooks
         self.media = config.media
         self.mediaCapability = registry.descriptors.lazy.compactMap(\.media).first
-        (self.mediaCredentials, self.mediaCredentialProblems) = Self.mediaCredentials(config, registry: registry)
+        self.mediaFeedSections = MediaFeedSection.all(config, registry: registry)
         self.feedRules = Dictionary(config.feeds.map { ($0.name, $0.filter) }, uniquingKeysWith: { first, _ in first })
         self.feedURLs = Dictionary(config.feeds.compactMap { feed in
             guard let name = (try? feed.posts.string("integration")) ?? nil,

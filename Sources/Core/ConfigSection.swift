@@ -44,6 +44,11 @@ public final class ConfigSection {
     /// chooses (a feed's `"headers"`, `"searches"`).
     public var keys: [String] { object.keys.sorted() }
 
+    /// The section's keys and their values, which may cross threads: a section made again from
+    /// them (with a context of its own) reads what this one read. The media archive reads its
+    /// feeds' credentials so, when it is made, rather than at every config load.
+    public var values: [String: ConfigValue] { object }
+
     /// Whether the key is present with a non-null value.
     public func has(_ key: String) -> Bool {
         if let value = object[key], value != .null { return true }

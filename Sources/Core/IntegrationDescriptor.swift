@@ -75,12 +75,18 @@ public struct PostsCapability: Sendable {
     /// same section without touching the network; `nil` (or a `nil` answer) for a feed without
     /// any. The archive sends them only to that server's origin (``MediaCredential``).
     public var mediaCredential: (@Sendable (ConfigSection) throws -> MediaCredential?)?
+    /// For a feed whose token comes from a login (a custom API's access token): the server and
+    /// the account whose stored session the media archive sends, read from the section without
+    /// touching the network; `nil` (or a `nil` answer) for a feed without a login.
+    public var mediaSession: (@Sendable (ConfigSection) throws -> MediaSessionCredential?)?
 
     public init(makeBackend: @escaping @Sendable (ConfigSection, IntegrationContext) throws -> FeedBackend, locationKey: String? = nil,
-                mediaCredential: (@Sendable (ConfigSection) throws -> MediaCredential?)? = nil) {
+                mediaCredential: (@Sendable (ConfigSection) throws -> MediaCredential?)? = nil,
+                mediaSession: (@Sendable (ConfigSection) throws -> MediaSessionCredential?)? = nil) {
         self.makeBackend = makeBackend
         self.locationKey = locationKey
         self.mediaCredential = mediaCredential
+        self.mediaSession = mediaSession
     }
 }
 

@@ -40,6 +40,22 @@ public struct MediaCredential: Sendable, Hashable {
     }
 }
 
+/// A feed whose credential is its account's login session (``SessionKeeper``): the archive sends
+/// `Bearer <the stored session's access token>` to `server`'s origin only, as it does a
+/// ``MediaCredential``. It never logs in itself: without a usable stored session (none yet, or
+/// expired), the feed's media go without it until a sync renews the session.
+public struct MediaSessionCredential: Sendable, Hashable {
+    /// The feed's own server, whose origin alone receives the token.
+    public var server: URL
+    /// The account whose session holds the token (the same key the feed's sync saves it under).
+    public var account: AccountKey
+
+    public init(server: URL, account: AccountKey) {
+        self.server = server
+        self.account = account
+    }
+}
+
 /// The archive's files: fetches an address into its content-addressed folder, removes a file.
 ///
 /// Whatever the server sends, nothing is written outside the folder, and nothing partial is

@@ -64,7 +64,7 @@ public final class CurlDownloader: Sendable {
     public func download(_ request: HTTPRequest, into file: Int32, limits: DownloadLimits,
                          accept: @escaping @Sendable (Int, [String: String]) -> String?) async throws -> DownloadAnswer {
         let transfer = FileTransfer(request: request, file: file, limits: limits, accept: accept)
-        return try await handles.perform({ transfer.run(on: $0) }, cancel: { transfer.cancel() })
+        return try await handles.perform(origin: Origin(request.url)?.description ?? "", { transfer.run(on: $0) }, cancel: { transfer.cancel() })
     }
 
     /// Closes the idle connections.

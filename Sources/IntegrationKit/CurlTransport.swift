@@ -97,7 +97,7 @@ public final class CurlTransport: HTTPTransport {
             try HeaderValue.check(value, "\(Terminal.safe(name, limit: 40)) header", operation, allowsSpace: true)
         }
         let transfer = CurlTransfer(request: request, limits: limits)
-        return try await handles.perform({ transfer.run(on: $0) }, cancel: { transfer.cancel() })
+        return try await handles.perform(origin: Origin(request.url)?.description ?? "", { transfer.run(on: $0) }, cancel: { transfer.cancel() })
     }
 }
 

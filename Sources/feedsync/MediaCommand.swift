@@ -74,7 +74,7 @@ enum MediaFetchCommand: Command {
         guard options.positionals.isEmpty else { throw UsageError("media fetch takes no arguments", usage: usage) }
         let log = Logger { printError("feedsync: \(Terminal.safe($0, limit: 1_000))") }
         return try await withRuntime(options, localOnly) { runtime in
-            guard let (archiver, fetcher) = try runtime.mediaArchiver(log: log) else { throw MediaCommands.off(runtime) }
+            guard let (archiver, fetcher) = try await runtime.mediaArchiver(log: log) else { throw MediaCommands.off(runtime) }
             let references = try await archiver.scan()
             let report: MediaArchiver.Report
             do {
@@ -105,7 +105,7 @@ enum MediaPruneCommand: Command {
         guard options.positionals.isEmpty else { throw UsageError("media prune takes no arguments", usage: usage) }
         let log = Logger { printError("feedsync: \(Terminal.safe($0, limit: 1_000))") }
         return try await withRuntime(options, localOnly) { runtime in
-            guard let (archiver, fetcher) = try runtime.mediaArchiver(log: log) else { throw MediaCommands.off(runtime) }
+            guard let (archiver, fetcher) = try await runtime.mediaArchiver(log: log) else { throw MediaCommands.off(runtime) }
             let pruned = try await archiver.prune()
             await fetcher.close()
             try output.line("media: removed \(pruned.rows) unreferenced address\(pruned.rows == 1 ? "" : "es") "

@@ -51,7 +51,7 @@ enum RemoveCommand: Command {
             return try await withRuntime(CommandLineOptions.config(editor.url.path), load) { runtime in
                 let posts = try await runtime.store.purge(feed: feed)
                 // The purge dropped the feed's media references: its files go unless another feed's posts point at them.
-                if let (archiver, fetcher) = try runtime.mediaArchiver(log: .disabled) {
+                if let (archiver, fetcher) = try await runtime.mediaArchiver(log: .disabled) {
                     let pruned = try await archiver.prune()
                     await fetcher.close()
                     if pruned.files > 0 { printError("feedsync: removed \(pruned.files) media file\(pruned.files == 1 ? "" : "s") (\(pruned.bytes) bytes) no other feed refers to") }

@@ -36,7 +36,7 @@ struct MediaService: Service {
     /// One scan and fetch; what went wrong is logged, and the next pass tries again.
     private func pass(_ runtime: Runtime) async {
         do {
-            guard let (archiver, fetcher) = try runtime.mediaArchiver(log: log) else { return }
+            guard let (archiver, fetcher) = try await runtime.mediaArchiver(log: log) else { return }
             defer { Task { await fetcher.close() } }
             _ = try await archiver.scan()
             let report = try await archiver.fetch()
