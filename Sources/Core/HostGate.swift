@@ -52,6 +52,16 @@ public actor HostGate {
         return try result.get()
     }
 
+    /// Takes a permit for `host` once one is free, for a holder that gives it back later with
+    /// ``givePermitBack(for:)`` (rather than around one closure, as ``withPermit(for:_:)`` does):
+    /// the daemon takes a sync slot first and picks the feed that gets it once it is held.
+    ///
+    /// - Throws: `CancellationError` when cancelled while waiting; then no permit is held.
+    public func takePermit(for host: String) async throws { try await acquire(host) }
+
+    /// Gives back a permit taken with ``takePermit(for:)``: the next waiter in line gets it.
+    public func givePermitBack(for host: String) { release(host) }
+
     /// Takes a permit back, whether or not the task is cancelled: its holder gives it back later.
     private func reacquire(_ host: String) async {
         if inFlight[host, default: 0] < maxInFlightPerHost {

@@ -25,11 +25,43 @@ public final class SyncSlots: Sendable {
     ///
     /// - Throws: `CancellationError` when cancelled while waiting for a slot, or what `body` throws.
     public func run<T: Sendable>(feed: String, _ body: @Sendable () async throws -> T) async throws -> T {
-        try await gate.withPermit(for: Self.key) {
-            note(feed, holding: 1)
-            defer { note(feed, holding: -1) }
-            return try await body()
+        try await run(feed: feed, in: take(), body)
+    }
+
+    /// A slot taken before it is known which feed gets it (``take()``): hand it to exactly one
+    /// ``run(feed:in:_:)`` or ``giveBack(_:)``.
+    public struct Slot: Sendable {
+        fileprivate init() {}
+    }
+
+    /// Waits for a free slot, in turn with every other waiter, and takes it. The daemon's
+    /// scheduler takes one before it picks the due feed that gets it, so a feed that must go
+    /// first (a takeover) is not queued behind a backlog.
+    ///
+    /// - Throws: `CancellationError` when cancelled while waiting; then no slot is held.
+    public func take() async throws -> Slot {
+        try await gate.takePermit(for: Self.key)
+        return Slot()
+    }
+
+    /// Gives back a slot taken with ``take()`` that no feed used.
+    public func giveBack(_ slot: Slot) async {
+        await gate.givePermitBack(for: Self.key)
+    }
+
+    /// Runs `body` for `feed` in a slot already taken with ``take()``, and gives the slot back
+    /// when `body` returns or throws.
+    public func run<T: Sendable>(feed: String, in slot: Slot, _ body: @Sendable () async throws -> T) async throws -> T {
+        note(feed, holding: 1)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await body())
+        } catch {
+            result = .failure(error)
         }
+        note(feed, holding: -1)
+        await giveBack(slot)
+        return try result.get()
     }
 
     /// Runs `body` with `feed`'s slot handed back, then queues for a slot again. A feed that

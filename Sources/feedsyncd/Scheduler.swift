@@ -6,25 +6,37 @@ import Sync
 /// Runs every feed of the current config on its own schedule, at most `daemon.concurrency` at a
 /// time (the runtime's ``Core/SyncSlots``), and swaps in a reloaded config without a restart.
 ///
-/// Each feed has a task that sleeps until the feed is due, syncs, and picks its next time from
-/// its ``RetrySchedule``. Sleeping is a timer, so an idle daemon uses no CPU. Feed tasks are
-/// kept by name (not in a task group) because a reload must cancel or restart single feeds.
+/// Every feed's next run is a plan in one ``DueQueue``; one dispatcher task sleeps until the
+/// earliest plan is due, takes a free slot, and only then picks the feed that gets it (a
+/// takeover of a dead daemon's feed ahead of a backlog) and starts a task for that one sync.
+/// A feed between syncs is an entry, not a task, so 100,000 feeds cost no 100,000 tasks (issue
+/// 40); sleeping is a timer, so an idle daemon uses no CPU.
 actor Scheduler {
     private struct Feed {
         var schedule: RetrySchedule
-        var engine: SyncEngine
-        /// Which runtime (config generation) built `engine`.
+        /// Which runtime (config generation) the feed's next sync uses.
         var generation: Int
         var nextAt: Date
         var failures: Int
         var syncing = false
-        var task: Task<Void, Never>?
         /// Why the backend asked to stop polling (410 Gone); a reload starts the feed again.
         var stopped: String?
+        /// The plan in the ``DueQueue`` that counts; earlier entries of the feed are dropped.
+        var turn: UInt32 = 0
+        /// Set when the last claim found the feed held by another daemon: the next claim is a
+        /// takeover's, planned for just after the lease runs out, and goes ahead of the queue.
+        var held: HeldLease?
     }
 
-    private let log: Logger
+    let log: Logger
     private var feeds: [String: Feed] = [:]
+    private var queue = DueQueue()
+    /// The syncs under way, by feed: the only tasks feeds have.
+    private var syncs: [String: Task<Void, Never>] = [:]
+    /// Sleeps until the earliest plan, takes slots and starts syncs.
+    private var dispatcher: Task<Void, Never>?
+    /// The dispatcher's sleep, and what it sleeps until: a plan made earlier than that wakes it.
+    private var pause: (timer: Task<Void, Never>, until: Date)?
     private var runtimes: [Int: Runtime] = [:]
     /// Syncs under way per generation, so a replaced runtime is torn down only when idle.
     private var running: [Int: Int] = [:]
@@ -63,15 +75,17 @@ actor Scheduler {
     func nextRun(of name: String) -> Date? { feeds[name]?.nextAt }
 
     /// How many syncs run now: the media archive fetches only while none does.
-    var syncsUnderWay: Int { feeds.values.lazy.filter(\.syncing).count }
+    var syncsUnderWay: Int { syncs.count }
 
     /// Starts every feed, resuming the failure counts the store remembers.
     func start() async {
         let failures = Dictionary((try? await current.store.feedStatuses())?.map { ($0.feed, $0.consecutiveFailures) } ?? [],
                                   uniquingKeysWith: { first, _ in first })
+        let now = Date()
         for feed in current.provider.feeds {
-            add(feed, failures: failures[feed.name] ?? 0)
+            add(feed, failures: failures[feed.name] ?? 0, at: now)
         }
+        restartDispatcher()
     }
 
     /// The graceful stop: starts no sync any more, cancels the syncs under way and waits for
@@ -79,8 +93,11 @@ actor Scheduler {
     /// rolls back). The store stays open, for what stops after the scheduler (``close()``).
     func stop() async {
         stopping = true
-        let tasks = feeds.values.compactMap(\.task)
+        dispatcher?.cancel()
+        pause?.timer.cancel()
+        let tasks = Array(syncs.values)
         tasks.forEach { $0.cancel() }
+        await dispatcher?.value
         for task in tasks { await task.value }
         // Only the schedules this daemon wrote last, and of those only where the store still holds
         // this daemon's own (another daemon sharing the store may have scheduled the feed since).
@@ -105,45 +122,43 @@ actor Scheduler {
         generation += 1
         runtimes[generation] = runtime
         let configured = Set(runtime.provider.feeds.map(\.name))
-        for (name, feed) in feeds where !configured.contains(name) {
-            feed.task?.cancel()
+        for name in feeds.keys where !configured.contains(name) {
+            syncs[name]?.cancel()
             feeds[name] = nil
             if scheduledHere.remove(name) != nil { try? await runtime.store.unschedule([name]) }
             log.info("feed_removed", ["feed": name])
         }
+        let now = Date()
         for feedServices in runtime.provider.feeds {
             guard var feed = feeds[feedServices.name] else {
-                add(feedServices, failures: 0)
+                add(feedServices, failures: 0, at: now)
                 log.info("feed_added", ["feed": feedServices.name])
                 continue
             }
             let schedule = makeSchedule(feedServices)
-            feed.engine = engine(feedServices.name, runtime)
             feed.generation = generation
+            var replan: Date?
             if feed.stopped != nil && !feed.syncing {
                 // A stopped feed is polled again after a reload: if its config changed, the
                 // backend starts afresh; if not, it stops again without a request.
                 feed.stopped = nil
-                feed.nextAt = Date()
-                feed.task?.cancel()
-                feed.task = Task { await self.loop(feedServices.name) }
+                replan = now
             } else if schedule != feed.schedule && !feed.syncing {
-                // A shorter interval takes effect now rather than after the old, longer sleep.
-                feed.nextAt = min(feed.nextAt, Date().addingTimeInterval(schedule.interval))
-                feed.task?.cancel()
-                feed.task = Task { await self.loop(feedServices.name) }
+                // A shorter interval takes effect now rather than after the old, longer plan.
+                replan = min(feed.nextAt, now.addingTimeInterval(schedule.interval))
             }
             feed.schedule = schedule
             feeds[feedServices.name] = feed
+            if let replan { plan(feedServices.name, at: replan) }
         }
+        // The dispatcher may wait for a slot of the replaced runtime: it waits for the new one's.
+        restartDispatcher()
         await collectRuntimes()
     }
 
-    private func add(_ feedServices: ServiceProvider.FeedServices, failures: Int) {
-        let name = feedServices.name
-        feeds[name] = Feed(schedule: makeSchedule(feedServices), engine: engine(name, current), generation: generation,
-                           nextAt: Date(), failures: failures)
-        feeds[name]?.task = Task { await self.loop(name) }
+    private func add(_ feedServices: ServiceProvider.FeedServices, failures: Int, at now: Date) {
+        feeds[feedServices.name] = Feed(schedule: makeSchedule(feedServices), generation: generation, nextAt: now, failures: failures)
+        plan(feedServices.name, at: now)
     }
 
     private func makeSchedule(_ feed: ServiceProvider.FeedServices) -> RetrySchedule {
@@ -159,40 +174,85 @@ actor Scheduler {
         return try! runtime.engine(forFeed: name, options: options)
     }
 
-    /// One feed's life: sleep until due, sync (when a slot is free), schedule the next run.
-    private func loop(_ name: String) async {
-        while !Task.isCancelled, !stopping, let due = feeds[name]?.nextAt {
-            let wait = due.timeIntervalSinceNow
-            if wait > 0 {
-                // In nanoseconds rather than through a Clock: the generic clock's frames took 1 KiB
-                // of each sleeping feed's task (heaptrack, issue 40). Capped at a year, so it fits.
-                do { try await Task.sleep(nanoseconds: UInt64(min(wait, 31_536_000) * 1_000_000_000)) } catch { return }
+    /// Plans the feed's next run at `at` (its `held` lease, if any, puts it in the takeover lane),
+    /// and wakes the dispatcher if that is earlier than it sleeps.
+    private func plan(_ name: String, at: Date) {
+        guard var feed = feeds[name], !stopping else { return }
+        feed.nextAt = at
+        feed.turn &+= 1
+        feeds[name] = feed
+        queue.add(DueQueue.Entry(at: at, feed: name, turn: feed.turn), takeover: feed.held != nil)
+        if queue.count > 2 * feeds.count + 1_024 { queue.compact(isCurrent: isCurrent) }
+        if let pause, at < pause.until { pause.timer.cancel() }
+    }
+
+    /// Whether a plan is the feed's latest and the feed waits for it (not syncing, not stopped).
+    private func isCurrent(_ entry: DueQueue.Entry) -> Bool {
+        guard let feed = feeds[entry.feed] else { return false }
+        return feed.turn == entry.turn && !feed.syncing && feed.stopped == nil
+    }
+
+    private func restartDispatcher() {
+        dispatcher?.cancel()
+        pause?.timer.cancel()
+        guard !stopping else { return }
+        dispatcher = Task { await self.dispatch() }
+    }
+
+    /// The one loop: sleep until a plan is due, take a slot of the current runtime, give it to
+    /// the feed that goes first (``DueQueue/popDue(at:isCurrent:)``) in a task of its own.
+    private func dispatch() async {
+        while !Task.isCancelled && !stopping {
+            guard let due = queue.earliest(isCurrent: isCurrent), due <= Date() else {
+                await sleep(until: queue.earliest(isCurrent: isCurrent))
+                continue
             }
-            // The slots of the runtime that built the feed's engine, whose waiter hands them back.
-            guard !stopping, let generation = feeds[name]?.generation, let slots = runtimes[generation]?.slots else { return }
-            do {
-                // The sync runs in a child task: a task keeps the memory its frames grew into until
-                // it ends, and this loop lives as long as the feed. Run here, each of 10,000 feeds
-                // kept ~17 KB after its first sync; in a child, it is freed when the sync returns.
-                // The slot is waited for here, and the child made only once it is held: at the
-                // start every feed is due at once, and a child (with its task group) per feed
-                // waiting in the queue made most of the daemon's peak memory (issue 40).
-                try await slots.run(feed: name) {
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask { try await self.syncOnce(name) }
-                        try await group.waitForAll()
-                    }
-                }
-            } catch {
-                return
+            let slots = current.slots
+            guard let slot = try? await slots.take() else { return }
+            // Picked only now that the slot is held: a takeover that came due meanwhile goes first.
+            guard !Task.isCancelled, !stopping, slots === current.slots,
+                  let entry = queue.popDue(at: Date(), isCurrent: isCurrent) else {
+                await slots.giveBack(slot)
+                continue
             }
+            start(entry.feed, in: slot, of: slots)
         }
     }
 
-    private func syncOnce(_ name: String) async throws {
-        guard let feed = feeds[name], !stopping else { throw CancellationError() }
-        try Task.checkCancellation()
+    /// The dispatcher's sleep until `date` (a year when nothing is planned), cut short by a plan
+    /// made for earlier (``plan(_:at:)``) or by cancellation.
+    private func sleep(until date: Date?) async {
+        let until = date ?? Date().addingTimeInterval(31_536_000)
+        // In nanoseconds rather than through a Clock, capped at a year so it fits.
+        let nanoseconds = UInt64(min(max(until.timeIntervalSinceNow, 0), 31_536_000) * 1_000_000_000)
+        let timer = Task<Void, Never> { try? await Task.sleep(nanoseconds: nanoseconds) }
+        pause = (timer, until)
+        await withTaskCancellationHandler { await timer.value } onCancel: { timer.cancel() }
+        // A dispatcher replaced meanwhile (a reload) leaves its successor's sleep as it is.
+        if pause?.timer == timer { pause = nil }
+    }
+
+    /// Starts one feed's sync in `slot`, in a task that ends with the sync (its memory with it).
+    private func start(_ name: String, in slot: SyncSlots.Slot, of slots: SyncSlots) {
         feeds[name]?.syncing = true
+        syncs[name] = Task {
+            let planned = (try? await slots.run(feed: name, in: slot) { try await self.syncOnce(name) }) != nil
+            self.finished(name, planned: planned)
+        }
+    }
+
+    /// A sync has ended: the feed waits for its next plan, unless it stopped, went or the daemon stops.
+    private func finished(_ name: String, planned: Bool) {
+        syncs[name] = nil
+        guard var feed = feeds[name] else { return }
+        feed.syncing = false
+        feeds[name] = feed
+        if planned { plan(name, at: feed.nextAt) }
+    }
+
+    private func syncOnce(_ name: String) async throws {
+        guard let feed = feeds[name], let runtime = runtimes[feed.generation], !stopping else { throw CancellationError() }
+        try Task.checkCancellation()
         running[feed.generation, default: 0] += 1
         log.debug("sync_start", ["feed": name])
         metrics?.syncStarted()
@@ -202,19 +262,20 @@ actor Scheduler {
             // Off the actor, as the sync's own work is: a busy sync keeps one thread, not the scheduler.
             if let busySeconds { await Self.spin(busySeconds) }
             // Another daemon sharing the store may have synced the feed since this one scheduled it.
-            switch try await feed.engine.runIfDue(dueSince: feed.nextAt, progress: { [log] in log.skipped($0.skipped, feed: name) }) {
+            switch try await engine(name, runtime).runIfDue(dueSince: feed.nextAt, progress: { [log] in log.skipped($0.skipped, feed: name) }) {
             case .synced(let report): result = .success(report)
             // Held: looked at again once the lease runs out, when a holder that died leaves it.
-            case .heldUntil(let expiry): result = .failure(NotDue(lookAgain: max(expiry, Date()) + Self.leaseTick, held: true))
+            case .heldUntil(let expiry):
+                let held = HeldLease(expiry: expiry, decided: Date())
+                result = .failure(NotDue(lookAgain: max(held.expiry, held.decided) + Self.leaseTick, held: held))
             // Synced by another: looked at again at its next attempt, as that daemon recorded it.
             case .syncedSince(let next):
-                result = .failure(NotDue(lookAgain: next.flatMap { $0 > Date() ? $0 : nil } ?? Date() + feed.schedule.interval, held: false))
+                result = .failure(NotDue(lookAgain: next.flatMap { $0 > Date() ? $0 : nil } ?? Date() + feed.schedule.interval, held: nil))
             }
         } catch {
             result = .failure(error)
         }
         running[feed.generation, default: 1] -= 1
-        feeds[name]?.syncing = false
         switch result {
         case .success(let report): metrics?.syncFinished(feed: name, succeeded: true, seconds: report.seconds, report: report)
         case .failure(let error) where error is CancellationError || error is NotDue || Task.isCancelled: metrics?.syncAbandoned()
@@ -222,14 +283,13 @@ actor Scheduler {
         }
         await collectRuntimes()
         guard var latest = feeds[name] else { throw CancellationError() }
+        // Held again (below), or this daemon's to plan now: either way the last claim's lease is past.
+        latest.held = nil
 
         switch result {
         case .success(let report):
             latest.failures = 0
-            if let holder = report.tookOverLeaseFrom {
-                // When this daemon planned the claim (ms since 1970), to compare with the lost lease's expiry.
-                log.warn("stale_lease_taken_over", ["feed": name, "from": holder, "planned_ms": "\(Int64(feed.nextAt.timeIntervalSince1970 * 1000))"])
-            }
+            if let holder = report.tookOverLeaseFrom { logTakeover(name, from: holder, planned: feed.nextAt, after: feed.held) }
             log.info("sync_done", ["feed": name, "new": "\(report.newPosts)", "updated": "\(report.updatedPosts)",
                                    "deleted": "\(report.deletedPosts)", "skipped": "\(report.skippedItems)",
                                    "videos": "\(report.videosResolved)", "pages": "\(report.pages)",
@@ -241,9 +301,10 @@ actor Scheduler {
             // Another daemon has the feed now or had it since: it schedules the next run, and this
             // one looks again when that lease runs out or at that next run, without counting a failure.
             latest.nextAt = notDue.lookAgain
+            latest.held = notDue.held
             feeds[name] = latest
             scheduledHere.remove(name)
-            log.debug("sync_skipped", ["feed": name, "reason": notDue.held ? "another daemon holds it" : "another daemon synced it",
+            log.debug("sync_skipped", ["feed": name, "reason": notDue.held != nil ? "another daemon holds it" : "another daemon synced it",
                                        "next_attempt": notDue.lookAgain.formatted(.iso8601)])
             return
         case .failure:
@@ -268,38 +329,6 @@ actor Scheduler {
         feeds[name] = latest
         if (try? await current.store.setNextAttempt(latest.nextAt, ofFeed: name)) != nil { scheduledHere.insert(name) }
         log.debug("sync_scheduled", ["feed": name, "in_s": String(format: "%.1f", delay)])
-    }
-
-    /// Keeps this thread busy for `seconds`, deaf to cancellation: the test hook's stand-in
-    /// for a long synchronous parse.
-    @concurrent private static func spin(_ seconds: Double) async {
-        let end = ContinuousClock.now + .seconds(seconds)
-        var turns = 0
-        while ContinuousClock.now < end { turns &+= 1 }
-        withExtendedLifetime(turns) {}
-    }
-
-    /// A feed that another daemon holds, or synced since this one scheduled it.
-    private struct NotDue: Error {
-        /// When this daemon claims the feed again.
-        var lookAgain: Date
-        /// Held now (rather than synced since).
-        var held: Bool
-    }
-
-    /// How long after another daemon's lease runs out this daemon claims the feed: the claim
-    /// then finds the lease either renewed (its holder lives) or free to take over.
-    static let leaseTick: TimeInterval = 0.5
-
-    /// The earliest time the backend asked to be polled again, after a success or a rate limit.
-    private func politeBound(_ result: Result<SyncReport, any Error>) -> Date? {
-        switch result {
-        case .success(let report): return report.polling?.notBefore
-        case .failure(let error as ServiceError):
-            if case .rateLimited(let until) = error.code { return until }
-            return nil
-        case .failure: return nil
-        }
     }
 
     /// Tears down runtimes that no feed and no running sync uses any longer.

@@ -57,14 +57,22 @@ import Glibc
         }
         #expect(takenOver, "each of \(orphaned.map(\.feed)) synced again: \(survivors.map { String($0.log.suffix(800)) })")
         // Each by the daemons' own record: a survivor took over the stale lease, at a claim it
-        // planned for at most one tick after the lease's expiry as the store recorded it.
+        // planned from its own deadlines: at most one tick after the later of the expiry its last
+        // claim saw and the moment it decided (not the wall clock: a starved daemon decides late).
         let lines = survivors.flatMap { $0.log.split(separator: "\n").filter { $0.contains("event=stale_lease_taken_over ") } }
         for lease in orphaned {
             let line = lines.first { $0.contains(" feed=\(lease.feed) ") && $0.contains("process \(victim.pid)") }
-            let planned = line.flatMap { field("planned_ms", in: $0) }.flatMap { Int64($0) }
             #expect(line != nil, "a survivor logged taking over \(lease.feed)")
-            #expect(planned.map { $0 <= lease.expires + Self.tickMilliseconds } == true,
-                    "\(lease.feed): planned at \(planned ?? -1), lease ran out at \(lease.expires)")
+            guard let line, let planned = field("planned_ms", in: line).flatMap({ Int64($0) }) else { continue }
+            // A survivor whose first claim came after the expiry never saw the lease held: its plan was its first.
+            guard let seen = field("expiry_ms", in: line).flatMap({ Int64($0) }),
+                  let decided = field("decided_ms", in: line).flatMap({ Int64($0) }) else { continue }
+            // The last claim before the takeover saw the lease as the killed daemon left it (or later,
+            // should a renewal sent before SIGSTOP have committed after the test read it).
+            #expect(seen >= lease.expires, "\(lease.feed): decided on an expiry \(seen) before the last one, \(lease.expires)")
+            // 1 ms for the rounding of each time to whole milliseconds.
+            #expect(planned <= max(seen, decided) + Self.tickMilliseconds + 1,
+                    "\(lease.feed): planned at \(planned), its lease ran out at \(seen), decided at \(decided)")
         }
         for daemon in survivors { daemon.signal(SIGTERM) }
         for daemon in survivors { #expect(await daemon.stopsInTime()) }
@@ -73,6 +81,61 @@ import Glibc
             SELECT count(*) FROM sync_runs a JOIN sync_runs b
                 ON a.feed = b.feed AND a.id < b.id AND a.started_at < b.finished_at AND b.started_at < a.finished_at
             """) == "0")
+    }
+
+    /// Issue 40: a survivor's takeover claims waited for a sync slot behind ~1,000 due feeds, so
+    /// the runs began up to two minutes after the leases ran out. Now a claim planned for a lease's
+    /// expiry goes ahead of the feeds waiting for a slot.
+    @Test func takeoversGoAheadOfABacklogOfDueFeeds() async throws {
+        let database = try await PostgresServer.makeDatabase()
+        // The killed daemon's feeds, held at their server; the backlog's feeds, each page 100 ms away.
+        let held = try ReferenceServer(posts: 3), slow = try ReferenceServer(posts: 3)
+        try await held.hold(after: 0)
+        try await slow.control("POST", "/_control/faults", body: #"{"latency_ms": 100}"#)
+        let scratch = try Scratch()
+        let taken = (0..<4).map { "t\($0)" }, backlog = (0..<200).map { String(format: "b%03d", $0) }
+        func config(_ name: String, feeds: [String], concurrency: Int) throws -> String {
+            let entries = feeds.map { feed in
+                #"{"name": "\#(feed)", "interval": "1h", "posts": {"integration": "httpapi", "baseURL": "\#(feed.hasPrefix("t") ? held.baseURL : slow.baseURL)", "#
+                    + #""username": "demo", "passwordEnv": "FEEDSYNC_PASSWORD"}}"#
+            }
+            let json = #"{"store": {"integration": "postgres", "url": "\#(database.url)", "lease": "\#(Self.lease)s"}, "#
+                + #""daemon": {"concurrency": \#(concurrency), "maxRequestsPerHost": \#(concurrency)}, "feeds": [\#(entries.joined(separator: ", "))]}"#
+            let url = scratch.folder.appendingPathComponent(name)
+            try Data(json.utf8).write(to: url)
+            return url.path
+        }
+        // The first daemon holds the four feeds' leases, mid-sync.
+        let victim = try DaemonProcess(config: config("victim.json", feeds: taken, concurrency: 4), in: scratch)
+        #expect(try await eventually { try await held.held() == taken.count }, "\(victim.log.suffix(800))")
+        // The survivor has one slot and 204 feeds due at once, the four first: it finds them held
+        // (to claim again once their leases run out) and goes on with the backlog, a run at a time.
+        let survivor = try DaemonProcess(config: config("survivor.json", feeds: taken + backlog, concurrency: 1), in: scratch)
+        let started = try await eventually { survivor.log.contains("event=sync_done feed=b") }
+        #expect(started, "the survivor syncs its backlog: \(survivor.log.suffix(800))")
+
+        victim.signal(SIGSTOP)
+        let expiries = try await psql(database, """
+            SELECT max(expires_at) FROM feed_leases WHERE holder LIKE '%process \(victim.pid)' AND token IS NOT NULL
+            """)
+        victim.signal(SIGKILL)
+        #expect(await victim.exits())
+        try await held.release()
+        let expiry = try #require(Int64(expiries), "the killed daemon held leases")
+
+        // Each of the four is taken over, in a run begun after the leases ran out …
+        let takeovers = "SELECT feed, min(started_at) AS at FROM sync_runs WHERE feed LIKE 't%' AND error IS NULL AND started_at >= \(expiry) GROUP BY feed"
+        #expect(try await eventually { try await psql(database, "SELECT count(*) FROM (\(takeovers)) t") == "\(taken.count)" },
+                "\(survivor.log.suffix(1_500))")
+        // … while the backlog is still waiting: counted by the runs begun before the last takeover's.
+        let before = try await psql(database, """
+            SELECT count(DISTINCT feed) FROM sync_runs WHERE feed LIKE 'b%' AND started_at < (SELECT max(at) FROM (\(takeovers)) t)
+            """)
+        #expect(Int(before).map { $0 < backlog.count } == true,
+                "\(before) of the backlog's \(backlog.count) feeds began before the last takeover")
+        #expect(survivor.log.split(separator: "\n").filter { $0.contains("event=stale_lease_taken_over ") }.count == taken.count)
+        survivor.signal(SIGTERM)
+        #expect(await survivor.stopsInTime())
     }
 
     private func count(of pid: Int32, in holders: String) -> Int {

@@ -1,0 +1,52 @@
+@testable import feedsyncd
+import Foundation
+import Testing
+
+/// The scheduler's plans: takeovers ahead of a backlog, never for ever; replaced plans dropped.
+@Suite struct DueQueueTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test func aDueTakeoverGoesAheadOfEarlierOrdinaryFeeds() {
+        var queue = DueQueue()
+        for index in 0..<100 { queue.add(.init(at: now - 60, feed: "b\(index)", turn: 1), takeover: false) }
+        queue.add(.init(at: now, feed: "t", turn: 1), takeover: true)
+        queue.add(.init(at: now + 1, feed: "later", turn: 1), takeover: true)
+        #expect(queue.popDue(at: now) { _ in true }?.feed == "t")
+        // Not yet due: the backlog goes on in order.
+        #expect(queue.popDue(at: now) { _ in true }?.feed == "b0")
+        #expect(queue.earliest { _ in true } == now - 60)
+    }
+
+    @Test func takeoversGoFirstAtMostFourInARowWhileAnOrdinaryFeedWaits() {
+        var queue = DueQueue()
+        for index in 0..<3 { queue.add(.init(at: now - 10, feed: "b\(index)", turn: 1), takeover: false) }
+        for index in 0..<10 { queue.add(.init(at: now - 1, feed: "t\(index)", turn: 1), takeover: true) }
+        let order = (0..<13).compactMap { _ in queue.popDue(at: now) { _ in true }?.feed }
+        #expect(order == ["t0", "t1", "t2", "t3", "b0", "t4", "t5", "t6", "t7", "b1", "t8", "t9", "b2"])
+        #expect(queue.popDue(at: now) { _ in true } == nil)
+    }
+
+    @Test func tiesGoInTheOrderPlannedAndReplacedPlansAreDropped() {
+        var queue = DueQueue()
+        for name in ["c", "a", "b"] { queue.add(.init(at: now, feed: name, turn: 1), takeover: false) }
+        // "a" planned again for later: its first plan no longer counts.
+        queue.add(.init(at: now + 5, feed: "a", turn: 2), takeover: false)
+        let current: (DueQueue.Entry) -> Bool = { $0.feed != "a" || $0.turn == 2 }
+        #expect(queue.popDue(at: now, isCurrent: current)?.feed == "c")
+        #expect(queue.popDue(at: now, isCurrent: current)?.feed == "b")
+        #expect(queue.popDue(at: now, isCurrent: current) == nil)
+        #expect(queue.earliest(isCurrent: current) == now + 5)
+        queue.compact(isCurrent: current)
+        #expect(queue.count == 1)
+        #expect(queue.popDue(at: now + 5, isCurrent: current)?.feed == "a")
+    }
+
+    @Test func theEarliestOfManyPlansComesFirst() {
+        var queue = DueQueue()
+        // 500 distinct times, shuffled by a fixed step coprime to 1,000.
+        let offsets = (0..<500).map { Double(($0 * 7_919) % 1_000) }
+        for (index, offset) in offsets.enumerated() { queue.add(.init(at: now + offset, feed: "f\(index)", turn: 1), takeover: false) }
+        let popped = (0..<500).compactMap { _ in queue.popDue(at: now + 1_000) { _ in true }?.at }
+        #expect(popped == offsets.sorted().map { now + $0 })
+    }
+}
