@@ -128,10 +128,10 @@ def mastodon_report(args, meta, rows, body_bytes, idle, idle_rows):
     floor = by_name.get("sqlite floor (no fetch)")
     if floor:
         r = by_name["ceiling (json.loads)"].wall / floor.wall
-        print(f"  sqlite floor / ceiling  {r:8.1%}   (the most any client storing these rows in this schema reaches)")
+        print(f"  {'sqlite floor / ceiling':<33}{r:8.1%}   (the most any client storing these rows in this schema reaches)")
         if base:
             r = base.wall / floor.wall
-            print(f"  {MASTODON_BASELINE} / sqlite floor {f'{r:.2f}x':>9}   (the most feedsync can be faster than it)")
+            print(f"  {MASTODON_BASELINE + ' / sqlite floor':<33}{f'{r:.2f}x':>8}   (the most feedsync can be faster than it)")
     cold_and_idle(fs, idle, idle_rows, "1 request answered 200 with an empty page, 0 rows written", mastodon_idle_ok(idle, idle_rows))
 
 
