@@ -158,27 +158,39 @@ struct BlueskyFeedResponse {
         return item
     }
 
+    // The keys of the objects every item has, matched on the body's bytes (no string per key).
+    private enum PostField: String, CaseIterable, Sendable {
+        case uri, cid, author, record, embed, replyCount, repostCount, likeCount, quoteCount, indexedAt, labels
+    }
+    private enum ProfileField: String, CaseIterable, Sendable { case did, handle, displayName, avatar }
+    private enum RecordField: String, CaseIterable, Sendable {
+        case type = "$type", text, createdAt, langs, facets, reply, labels
+    }
+    private static let postFields = JSONKeys<PostField>()
+    private static let profileFields = JSONKeys<ProfileField>()
+    private static let recordFields = JSONKeys<RecordField>()
+
     private static func post(_ reader: inout JSONReader, path: String, uri seenURI: inout String?) throws -> BlueskyPostView {
         try expectObject(&reader, path)
         var uri: String?, cid: String?, author: BlueskyProfile?, record: BlueskyPostRecord?, embed: BlueskyEmbedView?
         var counts: [Int?] = [nil, nil, nil, nil]
         var indexedAt: String?, labels: [BlueskyLabel] = []
-        try reader.readObject { reader, key in
+        try reader.readObject(Self.postFields) { reader, key in
             switch key {
-            case "uri":
+            case .uri?:
                 uri = try reader.string("\(path).uri")
                 seenURI = uri
-            case "cid": cid = try reader.optionalString("\(path).cid")
-            case "author": author = try profile(&reader, path: "\(path).author")
-            case "record": record = try Self.record(&reader, path: "\(path).record")
-            case "embed": embed = try Self.embed(&reader, path: "\(path).embed", depth: 0)
-            case "replyCount": counts[0] = try reader.optionalInt("\(path).replyCount")
-            case "repostCount": counts[1] = try reader.optionalInt("\(path).repostCount")
-            case "likeCount": counts[2] = try reader.optionalInt("\(path).likeCount")
-            case "quoteCount": counts[3] = try reader.optionalInt("\(path).quoteCount")
-            case "indexedAt": indexedAt = try reader.string("\(path).indexedAt")
-            case "labels": labels = try Self.labels(&reader, path: "\(path).labels")
-            default: try reader.skipValue()
+            case .cid?: cid = try reader.optionalString("\(path).cid")
+            case .author?: author = try profile(&reader, path: "\(path).author")
+            case .record?: record = try Self.record(&reader, path: "\(path).record")
+            case .embed?: embed = try Self.embed(&reader, path: "\(path).embed", depth: 0)
+            case .replyCount?: counts[0] = try reader.optionalInt("\(path).replyCount")
+            case .repostCount?: counts[1] = try reader.optionalInt("\(path).repostCount")
+            case .likeCount?: counts[2] = try reader.optionalInt("\(path).likeCount")
+            case .quoteCount?: counts[3] = try reader.optionalInt("\(path).quoteCount")
+            case .indexedAt?: indexedAt = try reader.string("\(path).indexedAt")
+            case .labels?: labels = try Self.labels(&reader, path: "\(path).labels")
+            case nil: try reader.skipValue()
             }
         }
         guard let uri else { throw JSONReader.FieldError(reason: "\(path).uri is missing") }
@@ -192,13 +204,13 @@ struct BlueskyFeedResponse {
     private static func profile(_ reader: inout JSONReader, path: String) throws -> BlueskyProfile {
         try expectObject(&reader, path)
         var did: String?, handle: String?, displayName: String?, avatar: String?
-        try reader.readObject { reader, key in
+        try reader.readObject(Self.profileFields) { reader, key in
             switch key {
-            case "did": did = try reader.string("\(path).did")
-            case "handle": handle = try reader.string("\(path).handle")
-            case "displayName": displayName = try reader.optionalString("\(path).displayName")
-            case "avatar": avatar = try reader.optionalString("\(path).avatar")
-            default: try reader.skipValue()
+            case .did?: did = try reader.string("\(path).did")
+            case .handle?: handle = try reader.string("\(path).handle")
+            case .displayName?: displayName = try reader.optionalString("\(path).displayName")
+            case .avatar?: avatar = try reader.optionalString("\(path).avatar")
+            case nil: try reader.skipValue()
             }
         }
         guard let did else { throw JSONReader.FieldError(reason: "\(path).did is missing") }
@@ -211,13 +223,13 @@ struct BlueskyFeedResponse {
         try expectObject(&reader, path)
         var record = BlueskyPostRecord()
         var type: String?
-        try reader.readObject { reader, key in
+        try reader.readObject(Self.recordFields) { reader, key in
             switch key {
-            case "$type": type = try reader.string("\(path).$type")
-            case "text": record.text = try reader.string("\(path).text")
-            case "createdAt": record.createdAt = try reader.string("\(path).createdAt")
-            case "langs": record.langs = try list(&reader, "\(path).langs") { try $0.string("\(path).langs[]") }
-            case "facets":
+            case .type?: type = try reader.string("\(path).$type")
+            case .text?: record.text = try reader.string("\(path).text")
+            case .createdAt?: record.createdAt = try reader.string("\(path).createdAt")
+            case .langs?: record.langs = try list(&reader, "\(path).langs") { try $0.string("\(path).langs[]") }
+            case .facets?:
                 // A malformed facet (an index past Int, a missing byteEnd) costs only the facet: the
                 // text stands without its link.
                 record.facets = try list(&reader, "\(path).facets") { reader -> BlueskyFacet? in
@@ -230,7 +242,7 @@ struct BlueskyFeedResponse {
                         return nil
                     }
                 }.compactMap { $0 }
-            case "reply":
+            case .reply?:
                 try expectObject(&reader, "\(path).reply")
                 try reader.readObject { reader, key in
                     guard key == "parent" else { return try reader.skipValue() }
@@ -239,14 +251,14 @@ struct BlueskyFeedResponse {
                         if key == "uri" { record.replyParent = try reader.string("\(path).reply.parent.uri") } else { try reader.skipValue() }
                     }
                 }
-            case "labels":
+            case .labels?:
                 if try reader.readNull() { return }
                 try expectObject(&reader, "\(path).labels")
                 try reader.readObject { reader, key in
                     guard key == "values" else { return try reader.skipValue() }
                     record.selfLabels = try list(&reader, "\(path).labels.values") { try labels(&$0, path: "\(path).labels.values[]", single: true)[0].val }
                 }
-            default: try reader.skipValue()
+            case nil: try reader.skipValue()
             }
         }
         if let type, type != "app.bsky.feed.post" { throw JSONReader.FieldError(reason: "\(path) is a \(type), not a post") }

@@ -38,10 +38,29 @@ enum BlueskyRichText {
         case .link(let uri): return webURL(uri)?.absoluteString
         case .mention(let did): return BlueskyIdentifier.isDID(did) ? "https://bsky.app/profile/\(did)" : nil
         case .tag(let tag):
-            guard !tag.isEmpty, tag.utf8.count <= 640, !tag.contains(where: \.isWhitespace),
+            guard !tag.isEmpty, tag.utf8.count <= 640 else { return nil }
+            if tag.utf8.allSatisfy({ $0 < 0x80 }) { return asciiTagURL(tag) }
+            guard !tag.contains(where: \.isWhitespace),
                   let escaped = tag.addingPercentEncoding(withAllowedCharacters: .alphanumerics) else { return nil }
             return "https://bsky.app/hashtag/\(escaped)"
         }
+    }
+
+    /// A tag of ASCII only, escaped as Foundation's `.alphanumerics` escapes it (every byte but
+    /// `[A-Za-z0-9]` as `%XX`), on the bytes: a tag is on most posts, and Foundation's
+    /// character sets cost more than the rest of the post's HTML. `nil` for one with whitespace.
+    static func asciiTagURL(_ tag: String) -> String? {
+        var url = Array("https://bsky.app/hashtag/".utf8)
+        url.reserveCapacity(url.count + tag.utf8.count * 3)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in tag.utf8 {
+            switch byte {
+            case 0x09...0x0D, 0x20: return nil
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: url.append(byte)
+            default: url.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            }
+        }
+        return String(decoding: url, as: UTF8.self)
     }
 
     /// Appends text escaped for HTML, with `<br>` for each line break.

@@ -17,7 +17,7 @@ extension SQLiteFeedStore {
         let db = try db("committing a page of feed \(feed)")
         let (page, rows) = (prepared.page, prepared.rows)
         return try storage("committing a page of feed \(feed)") {
-            try db.withTransaction {
+            try db.withPageTransaction {
                 // Looked up once per page rather than once per row: the cache is keyed by the SQL text.
                 let statements = try PageStatements(db)
                 var result = try rows.buffer.withPinned { pinned in

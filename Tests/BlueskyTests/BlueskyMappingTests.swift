@@ -80,6 +80,21 @@ import Testing
         #expect(BlueskyRichText.html(text, facets: overlapping) == "<p><a href=\"https://bsky.app/hashtag/a\">é &lt;b</a>&gt; x</p>")
     }
 
+    @Test func anASCIITagIsEscapedAsFoundationEscapesIt() {
+        // Every ASCII byte, alone and between letters: the byte-wise path must give Foundation's
+        // `.alphanumerics` escaping, and refuse whitespace as the Character check did.
+        for byte in UInt8(0)...0x7F {
+            let character = String(decoding: [byte], as: UTF8.self)
+            for tag in [character, "a\(character)b"] {
+                let foundation = tag.contains(where: \.isWhitespace) ? nil
+                    : tag.addingPercentEncoding(withAllowedCharacters: .alphanumerics).map { "https://bsky.app/hashtag/\($0)" }
+                #expect(BlueskyRichText.asciiTagURL(tag) == foundation, "byte \(byte)")
+                #expect(BlueskyRichText.href(.tag(tag)) == foundation, "byte \(byte)")
+            }
+        }
+
+    }
+
     @Test func aMalformedFacetCostsOnlyTheFacetNotThePost() throws {
         let link = #"{"$type": "app.bsky.richtext.facet#link", "uri": "https://a.example"}"#
         let bad = [#"{"byteStart": 0, "byteEnd": 18446744073709551616}"#, #"{"byteStart": 2, "byteEnd": 1}"#, #"{"byteStart": 0, "byteEnd": 99}"#,
