@@ -10,6 +10,10 @@ extension Scheduler {
         var expiry: Date
         /// When this daemon learnt it and planned the next claim (`max(expiry, decided) + leaseTick`).
         var decided: Date
+        /// When this daemon first found the feed due, before it found it held: a sync another
+        /// daemon began since then and finished makes a later claim decline, so two daemons that
+        /// both look again once a dead daemon's lease runs out do not both sync the feed.
+        var dueSince: Date
     }
 
     /// Keeps this thread busy for `seconds`, deaf to cancellation: the test hook's stand-in

@@ -262,11 +262,12 @@ actor Scheduler {
             // Off the actor, as the sync's own work is: a busy sync keeps one thread, not the scheduler.
             if let busySeconds { await Self.spin(busySeconds) }
             // Another daemon sharing the store may have synced the feed since this one scheduled it.
-            switch try await engine(name, runtime).runIfDue(dueSince: feed.nextAt, progress: { [log] in log.skipped($0.skipped, feed: name) }) {
+            let due = feed.held?.dueSince ?? feed.nextAt
+            switch try await engine(name, runtime).runIfDue(dueSince: due, progress: { [log] in log.skipped($0.skipped, feed: name) }) {
             case .synced(let report): result = .success(report)
             // Held: looked at again once the lease runs out, when a holder that died leaves it.
             case .heldUntil(let expiry):
-                let held = HeldLease(expiry: expiry, decided: Date())
+                let held = HeldLease(expiry: expiry, decided: Date(), dueSince: feed.held?.dueSince ?? feed.nextAt)
                 result = .failure(NotDue(lookAgain: max(held.expiry, held.decided) + Self.leaseTick, held: held))
             // Synced by another: looked at again at its next attempt, as that daemon recorded it.
             case .syncedSince(let next):
