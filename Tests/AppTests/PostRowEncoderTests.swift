@@ -66,7 +66,7 @@ import Testing
             UPDATE posts SET text = CAST(X'61FF62C0AF63E282AC64ED9FBFEDA080F4908080' AS TEXT) WHERE id = 'p8';
             UPDATE posts SET visibility = 'friends' WHERE id = 'p9';
             UPDATE posts SET url = 'https://example.com/a b' WHERE id = 'p10';
-            UPDATE users SET handle = NULL, display_name = NULL WHERE id = 'u2';
+            UPDATE posts SET author_pk = NULL WHERE author_id = 'u2';
             UPDATE users SET avatar_url = 'https://a.example/c y.png' WHERE id = 'u3';
             INSERT INTO post_state (feed, post_id, read_at, starred_at) VALUES ('home', 'p0', 1, NULL), ('home', 'p2', 1, 2);
             """)
