@@ -10,6 +10,8 @@ own statements unchanged):
   server's default is 4 MB and `fastupdate` on);
 - no-search: no search vector and no GIN index at all: the most that writing the vector
   another way (once per page) could save;
+- no-row-trigger: without the `feed_versions` trigger that runs once per post row (an upsert of
+  the feed's counter each time): the most a once-per-statement counter could save;
 - indexes-after: posts' secondary indexes (time, author, search) dropped during the first walk
   and built after it, the build counted in the time.
 
@@ -37,6 +39,7 @@ VARIANTS = {
     "gin-off": (["ALTER INDEX posts_search SET (fastupdate = off)"], []),
     "gin-page": (["ALTER INDEX posts_search SET (fastupdate = on, gin_pending_list_limit = 256)"], []),
     "no-search": (["DROP INDEX posts_search", "ALTER TABLE posts DROP COLUMN search"], []),
+    "no-row-trigger": (["DROP TRIGGER IF EXISTS feed_version_posts ON posts"], []),
     "indexes-after": (["DROP INDEX posts_search", "DROP INDEX posts_by_author", "DROP INDEX posts_by_time"],
                       ["CREATE INDEX posts_by_time ON posts (feed, created_at DESC, id)",
                        "CREATE INDEX posts_by_author ON posts (author_pk)",
