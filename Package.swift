@@ -75,7 +75,7 @@ let package = Package(
 
         .target(name: "App",
                 dependencies: ["Core", "Sync", "HTTPAPI", "SQLiteCache", "PostgresStore", "MockVideoHost", "Mastodon", "WebFeed", "Bluesky",
-                               "ReaderAPI", "Webhooks", "MediaArchive", "PeerTube", "YouTube", "CSSL"],
+                               "ReaderAPI", "Webhooks", "MediaArchive", "PeerTube", "YouTube", "CSSL", "StoreKit"],
                 path: "Sources/App"),
         .executableTarget(name: "feedsync", dependencies: ["App", "Core", "Sync", "IntegrationKit"], path: "Sources/feedsync"),
         .executableTarget(name: "feedsyncd", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsyncd",
@@ -95,7 +95,7 @@ let package = Package(
         .testTarget(name: "MastodonTests", dependencies: ["Mastodon", "IntegrationKit", "Core", "ProcessTestSupport"], path: "Tests/MastodonTests"),
         .testTarget(name: "WebFeedTests", dependencies: ["WebFeed", "IntegrationKit", "Core"], path: "Tests/WebFeedTests"),
         .testTarget(name: "BlueskyTests", dependencies: ["Bluesky", "IntegrationKit", "Core"], path: "Tests/BlueskyTests"),
-        .testTarget(name: "AppTests", dependencies: ["App", "Core", "ProcessTestSupport"], path: "Tests/AppTests"),
+        .testTarget(name: "AppTests", dependencies: ["App", "Core", "SQLiteCache", "StoreKit", "ProcessTestSupport"], path: "Tests/AppTests"),
         .testTarget(name: "ReaderAPITests", dependencies: ["ReaderAPI", "Core", "ProcessTestSupport"], path: "Tests/ReaderAPITests"),
         // The daemon's own parts (its service group), tested in-process.
         .testTarget(name: "FeedsyncdTests", dependencies: ["feedsyncd", "App", "Core"], path: "Tests/FeedsyncdTests"),

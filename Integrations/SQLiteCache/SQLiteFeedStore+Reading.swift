@@ -4,32 +4,38 @@ import StoreKit
 
 /// The read side: posts newest first, export pages in a stable order, and full-text search.
 extension SQLiteFeedStore {
-    private static let postColumns = StoredPostColumns.select
-    private static let postJoins = StoredPostColumns.joins
+    static let postColumns = StoredPostColumns.select
+    static let postJoins = StoredPostColumns.joins
 
     private func readPosts(matching query: PostQuery, in db: SQLiteDatabase) throws -> [StoredPost] {
-        let since = query.since.map(StoredTime.milliseconds)
         var stored: [StoredPost]
         if query.stable {
-            let after = query.after
-            // One page of an export: one feed, newest first, ties by id. Each bound is written
-            // only when given, so the time index serves the range: `?4 IS NULL OR …` would make
-            // SQLite scan the feed for every page.
-            let bounds = (since == nil ? "" : " AND p.created_at >= ?2")
-                + (after == nil ? "" : " AND p.created_at <= ?4 AND (p.created_at < ?4 OR p.id > ?5)")
-            stored = try storedPosts(db.statement("""
-                SELECT \(Self.postColumns) FROM posts p \(Self.postJoins)
-                WHERE p.feed = ?1 AND (?3 = 0 OR s.read_at IS NULL) AND (?7 = 0 OR s.starred_at IS NOT NULL)\(bounds)
-                ORDER BY p.created_at DESC, p.id LIMIT ?6
-                """), [.text(query.feed ?? ""), .integer(since), .integer(query.unreadOnly ? 1 : 0),
-                            .integer(after.map { StoredTime.milliseconds($0.createdAt) }), .text(after?.id.rawValue),
-                            .integer(query.limit), .integer(query.starredOnly ? 1 : 0)])
+            let page = Self.stablePage(query)
+            stored = try storedPosts(db.statement(page.sql), page.values)
         } else {
             let listing = Self.listing(query)
             stored = try storedPosts(db.statement("SELECT \(Self.postColumns) FROM posts p \(Self.postJoins) \(listing.sql)"), listing.values)
         }
         try attachVideos(to: &stored, in: db)
         return stored
+    }
+
+    /// One page of an export: one feed, newest first, ties by id. Each bound is written only
+    /// when given, so the time index serves the range: `?4 IS NULL OR …` would make SQLite scan
+    /// the feed for every page.
+    static func stablePage(_ query: PostQuery) -> (sql: String, values: [SQLValue]) {
+        let since = query.since.map(StoredTime.milliseconds)
+        let after = query.after
+        let bounds = (since == nil ? "" : " AND p.created_at >= ?2")
+            + (after == nil ? "" : " AND p.created_at <= ?4 AND (p.created_at < ?4 OR p.id > ?5)")
+        let sql = """
+            SELECT \(postColumns) FROM posts p \(postJoins)
+            WHERE p.feed = ?1 AND (?3 = 0 OR s.read_at IS NULL) AND (?7 = 0 OR s.starred_at IS NOT NULL)\(bounds)
+            ORDER BY p.created_at DESC, p.id LIMIT ?6
+            """
+        return (sql, [.text(query.feed ?? ""), .integer(since), .integer(query.unreadOnly ? 1 : 0),
+                      .integer(after.map { StoredTime.milliseconds($0.createdAt) }), .text(after?.id.rawValue),
+                      .integer(query.limit), .integer(query.starredOnly ? 1 : 0)])
     }
 
     /// The listing's conditions, order and limit (after `FROM posts p` and its joins, which

@@ -222,6 +222,13 @@ struct SQLiteMigration: Sendable {
         SQLiteMigration(name: "021_feed_versions", sql: feedVersionsSQL),
         // Videos' likes and author, and the media_files view (issue 37). Numbered 023 as assigned.
         SQLiteMigration(name: "023_video_likes_author_media_files", sql: videoLikesAuthorMediaFilesSQL),
+        // A feed's posts newest first with ties by id, from the index alone, as PostgreSQL's
+        // index has them: without the id SQLite sorted every page's rows again by it (a third
+        // of an export's SQLite time, issue 40). Numbered 026 as assigned.
+        SQLiteMigration(name: "026_posts_by_time_id", sql: """
+            DROP INDEX posts_by_time;
+            CREATE INDEX posts_by_time ON posts (feed, created_at DESC, id);
+            """),
     ]
 
     /// Copies the reader accounts and their tokens into the sessions file (a copy there wins).

@@ -170,6 +170,24 @@ final class SQLiteStatement {
 /// positions it looked up by name in ``columnNames``).
 extension SQLiteStatement: ResultRow {
     /// The result's column names, as `AS` gives them.
+    /// Copies the row the statement is on into `batch`, each column as `kinds` declares it and
+    /// as ``ResultRow`` would read it: text whole (a NUL inside does not end it), NULL as NULL.
+    func copyRow(into batch: inout PostRowBatch, kinds: [ColumnKind]) {
+        for (index, kind) in kinds.enumerated() {
+            let column = Int32(index)
+            switch kind {
+            case .text:
+                if let text = sqlite3_column_text(handle, column) {
+                    batch.appendText(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))))
+                } else {
+                    batch.appendNull()
+                }
+            case .integer: batch.appendInteger(optionalInt64(column))
+            case .real: batch.appendReal(optionalDouble(column))
+            }
+        }
+    }
+
     var columnNames: [String] {
         (0 ..< sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
     }

@@ -35,6 +35,25 @@ extension PostRecord {
         bytes.append(contentsOf: [0x0D, 0x0A])
     }
 
+    /// A CSV field given as UTF-8 bytes (a database column's), written exactly as
+    /// ``appendCSVField(_:to:)`` writes `String(decoding: utf8, as: UTF8.self)`, without making
+    /// the string when the bytes are well-formed and hold nothing to escape.
+    public static func appendCSVField(utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        guard JSONWriter.isWellFormed(utf8), !utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }) else {
+            return appendCSVField(String(decoding: utf8, as: UTF8.self), to: &bytes)
+        }
+        guard utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") }) else {
+            bytes.append(contentsOf: utf8)
+            return
+        }
+        bytes.append(UInt8(ascii: "\""))
+        for byte in utf8 {
+            bytes.append(byte)
+            if byte == UInt8(ascii: "\"") { bytes.append(byte) }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     /// A CSV field: control characters escaped exactly as `posts` shows them
     /// (``Terminal/safe(_:limit:)``: a line break as `\n`, ESC as `\u{1b}`), so no text from a
     /// server reaches a terminal or a spreadsheet as a control sequence; then RFC 4180's quoting:

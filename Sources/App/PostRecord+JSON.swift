@@ -68,29 +68,32 @@ extension PostRecord {
         json.strings("videoIDs", videoIDs)
         json.key("videos")
         json.openArray()
-        for video in videos {
-            json.openObject()
-            json.string("author", video.author)
-            json.double("durationSeconds", video.durationSeconds)
-            json.double("framesPerSecond", video.framesPerSecond)
-            json.int("height", video.height)
-            json.string("id", video.id)
-            json.int("likeCount", video.likeCount)
-            json.double("rating", video.rating)
-            json.int("sizeBytes", video.sizeBytes)
-            json.string("streamURL", video.streamURL.absoluteString)
-            json.string("thumbnailURL", video.thumbnailURL?.absoluteString)
-            json.string("title", video.title)
-            json.int("viewCount", video.viewCount)
-            json.int("width", video.width)
-            json.closeObject()
-        }
+        for video in videos { Self.write(video, to: &json) }
         json.closeArray()
         json.string("visibility", visibility)
         json.closeObject()
     }
 
-    private static func write(_ author: Author, to json: inout JSONWriter) {
+    /// Writes a resolved video as one object, in sorted key order.
+    static func write(_ video: VideoRow, to json: inout JSONWriter) {
+        json.openObject()
+        json.string("author", video.author)
+        json.double("durationSeconds", video.durationSeconds)
+        json.double("framesPerSecond", video.framesPerSecond)
+        json.int("height", video.height)
+        json.string("id", video.id)
+        json.int("likeCount", video.likeCount)
+        json.double("rating", video.rating)
+        json.int("sizeBytes", video.sizeBytes)
+        json.string("streamURL", video.streamURL.absoluteString)
+        json.string("thumbnailURL", video.thumbnailURL?.absoluteString)
+        json.string("title", video.title)
+        json.int("viewCount", video.viewCount)
+        json.int("width", video.width)
+        json.closeObject()
+    }
+
+    static func write(_ author: Author, to json: inout JSONWriter) {
         json.openObject()
         json.string("avatarURL", author.avatarURL?.absoluteString)
         json.string("displayName", author.displayName)

@@ -62,12 +62,7 @@ public struct PostRecord: Sendable {
         replyTo = post.replyTo?.rawValue
         counts = Counts(replies: post.counts.replies, reposts: post.counts.reposts, likes: post.counts.likes, quotes: post.counts.quotes)
         videoIDs = post.videoIDs.map(\.rawValue)
-        videos = stored.videos.map {
-            VideoRow(id: $0.id.rawValue, title: $0.title, durationSeconds: $0.duration, streamURL: $0.streamURL,
-                     thumbnailURL: $0.thumbnailURL, sizeBytes: $0.sizeBytes, width: $0.width, height: $0.height,
-                     framesPerSecond: $0.framesPerSecond, viewCount: $0.viewCount, rating: $0.rating,
-                     likeCount: $0.likeCount, author: $0.author)
-        }
+        videos = stored.videos.map(VideoRow.init)
         html = post.html
         contentWarning = post.contentWarning
         language = post.language
@@ -88,5 +83,15 @@ public struct PostRecord: Sendable {
 
     static func author(_ user: User) -> Author {
         Author(id: user.id.rawValue, handle: user.handle, displayName: user.displayName, avatarURL: user.avatarURL)
+    }
+}
+
+extension PostRecord.VideoRow {
+    /// A resolved video as the record shows it.
+    init(_ video: Video) {
+        self.init(id: video.id.rawValue, title: video.title, durationSeconds: video.duration, streamURL: video.streamURL,
+                  thumbnailURL: video.thumbnailURL, sizeBytes: video.sizeBytes, width: video.width, height: video.height,
+                  framesPerSecond: video.framesPerSecond, viewCount: video.viewCount, rating: video.rating,
+                  likeCount: video.likeCount, author: video.author)
     }
 }

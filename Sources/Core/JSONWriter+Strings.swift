@@ -2,10 +2,15 @@ extension JSONWriter {
     /// Appends `value` as a quoted, escaped JSON string: runs with nothing to escape are copied
     /// whole, which is most of every text.
     mutating func appendQuoted(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
         var value = value
+        value.withUTF8 { appendQuoted(utf8: $0) }
+    }
+
+    /// Appends `utf8` (well-formed UTF-8) quoted and escaped.
+    mutating func appendQuoted(utf8: UnsafeBufferPointer<UInt8>) {
+        bytes.append(UInt8(ascii: "\""))
         let escaping = escaping
-        value.withUTF8 { utf8 in
+        do {
             var start = 0
             var index = 0
             let count = utf8.count
@@ -37,6 +42,35 @@ extension JSONWriter {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<count]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (The Unicode Standard, table 3-7): no overlong
+    /// form, no surrogate, nothing past U+10FFFF, no sequence cut short.
+    public static func isWellFormed(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let lead = bytes[index]
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            let length: Int, low: UInt8, high: UInt8
+            switch lead {
+            case 0xC2...0xDF: (length, low, high) = (2, 0x80, 0xBF)
+            case 0xE0: (length, low, high) = (3, 0xA0, 0xBF)
+            case 0xE1...0xEC, 0xEE...0xEF: (length, low, high) = (3, 0x80, 0xBF)
+            case 0xED: (length, low, high) = (3, 0x80, 0x9F)
+            case 0xF0: (length, low, high) = (4, 0x90, 0xBF)
+            case 0xF1...0xF3: (length, low, high) = (4, 0x80, 0xBF)
+            case 0xF4: (length, low, high) = (4, 0x80, 0x8F)
+            default: return false
+            }
+            guard index + length <= count, (low...high).contains(bytes[index + 1]) else { return false }
+            for next in index + 2 ..< index + length where bytes[next] & 0xC0 != 0x80 { return false }
+            index += length
+        }
+        return true
     }
 
     private mutating func appendEscape(_ scalar: UInt32) {

@@ -159,6 +159,23 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Writes text given as its UTF-8 bytes (a database column's), exactly as ``string(_:)``
+    /// writes `String(decoding: utf8, as: UTF8.self)`: well-formed bytes are escaped as they
+    /// are, without making a `String`; ill-formed ones are repaired as `String` repairs them.
+    public mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+        guard Self.isWellFormed(utf8) else { return string(String(decoding: utf8, as: UTF8.self)) }
+        separate()
+        appendQuoted(utf8: utf8)
+        needsComma = true
+    }
+
+    /// Writes `"key":value` only when `utf8` is present, as ``string(utf8:)`` writes it.
+    public mutating func string(_ key: StaticString, utf8: UnsafeBufferPointer<UInt8>?) {
+        guard let utf8 else { return }
+        self.key(key)
+        string(utf8: utf8)
+    }
+
     /// Writes a whole number in decimal.
     ///
     /// Concrete types, not `some BinaryInteger`: a generic called from another module runs

@@ -17,6 +17,14 @@ public struct StoredPostColumns {
         "r.handle AS reposter_handle", "r.display_name AS reposter_display_name", "r.avatar_url AS reposter_avatar_url",
     ]).joined(separator: ", ")
 
+    /// The declared kind of each column of ``select``, in its order: a store that copies rows
+    /// (``PostRowBatch``) reads each as the codec will ask for it.
+    public static let kinds: [ColumnKind] = PostColumns.columns.map(\.kind) + [.text, .integer, .integer] + Array(repeating: .text, count: 6)
+
+    /// The names of the columns of ``select``, in its order.
+    public static let names = PostColumns.names + ["feed", "read_at", "starred_at", "author_handle", "author_display_name",
+                                                   "author_avatar_url", "reposter_handle", "reposter_display_name", "reposter_avatar_url"]
+
     /// The joins ``select`` reads from, after `FROM posts p`.
     public static let joins = """
         LEFT JOIN users u ON u.pk = p.author_pk

@@ -40,15 +40,20 @@ enum ExportCommand: Command {
         }
     }
 
+    /// Pages encoded at once: two, so that on a busy machine the reading, the encoding and the
+    /// writing each have a thread of their own to be scheduled on.
+    static let encoders = 2
+
     /// Writes every post of `feeds` in three stages that overlap: the store reads the next page
-    /// (SQLite, and its rows made into posts, on the store's actor) while this task encodes the
-    /// current one and another writes out the one before. Each holds one page at a time, so
+    /// (SQLite copying its rows on the store's thread) while up to ``encoders`` pages are
+    /// encoded and the one before is written out. Each stage holds a page or two at a time, so
     /// memory stays flat; the bytes are the same, in the same order, as one stage after another.
     private static func write(_ feeds: [String], from store: any FeedStore, since: Date?, csv: Bool, to output: CheckedOutput) async throws {
+        var reading: Task<ExportPage, any Error>?
+        var encoding: [Task<[UInt8], any Error>] = []
         var writing: Task<Void, any Error>?
-        var reading: Task<[StoredPost], any Error>?
         let read = { @Sendable (feed: String, after: StoredPost.Position?) in
-            Task { try await store.posts(matching: PostQuery(feed: feed, limit: batch, since: since, stable: true, after: after)) }
+            Task { try await ExportPage.read(store, feed: feed, since: since, after: after, limit: batch) }
         }
         do {
             if csv {
@@ -56,33 +61,28 @@ enum ExportCommand: Command {
                 PostRecord.appendCSVHeader(to: &header)
                 try output.write(header)
             }
-            var json = JSONWriter(escaping: .terminalControls)
-            var pageBytes = 1 << 20
             for feed in feeds {
                 reading = read(feed, nil)
                 while let current = reading {
                     let page = try await current.value
-                    reading = page.count == batch ? page.last.map { read(feed, $0.position) } : nil
-                    // A fresh buffer each page: the one before is still being written out.
-                    json.bytes = []
-                    json.bytes.reserveCapacity(pageBytes + pageBytes / 8)
-                    for stored in page {
-                        if csv {
-                            PostRecord(stored).appendCSVRow(to: &json.bytes)
-                        } else {
-                            PostRecord(stored).write(to: &json)
-                            json.newline()
-                        }
-                    }
-                    pageBytes = max(pageBytes, json.bytes.count)
+                    reading = page.count == batch ? page.lastPosition.map { read(feed, $0) } : nil
+                    encoding.append(Task { try page.encoded(csv: csv) })
+                    guard encoding.count >= encoders else { continue }
+                    let bytes = try await encoding.removeFirst().value
                     try await writing?.value
-                    writing = Task { [bytes = json.bytes] in try output.write(bytes) }
+                    writing = Task { try output.write(bytes) }
                 }
+            }
+            while !encoding.isEmpty {
+                let bytes = try await encoding.removeFirst().value
+                try await writing?.value
+                writing = Task { try output.write(bytes) }
             }
             try await writing?.value
         } catch {
             // Nothing is left running on the output the caller is about to abandon.
             reading?.cancel()
+            for task in encoding { task.cancel() }
             _ = try? await writing?.value
             throw error
         }

@@ -1,0 +1,164 @@
+import Core
+import Foundation
+import StoreKit
+
+/// Writes a page of raw rows (``PostRowBatch``) as `export` writes posts: the same bytes as
+/// ``PostRecord`` written from the stored post the row makes, without making it.
+///
+/// A JSON line is written from the columns' bytes: no `String`, `URL` or `Date` per post. A row
+/// with what only the full record maps (attachments, labels, a repost) is made into its
+/// ``StoredPost`` and written by ``PostRecord``; so is every CSV row. `ExportBytesTests` and
+/// `PostRowEncoderTests` hold the two ways to the same bytes.
+public struct PostRowEncoder {
+    private var columns: StoredPostColumns
+    private let at: [Int]
+    /// Avatar URLs as `URL` writes them back, by their stored text: a page holds a few dozen.
+    private var avatars: [UInt64: (bytes: [UInt8], url: String?)] = [:]
+
+    private enum Column: Int, CaseIterable {
+        case id, authorID, text, createdAt, editedAt, replyTo, replies, reposts, likes, videoIDs, html, contentWarning
+        case language, visibility, repostBy, attachments, title, url, quoteOf, quotes, labels
+        case feed, readAt, starredAt, handle, displayName, avatarURL
+    }
+
+    private static let names = ["id", "author_id", "text", "created_at", "edited_at", "reply_to", "reply_count", "repost_count",
+                                "like_count", "video_ids", "html", "content_warning", "language", "visibility", "repost_by",
+                                "attachments", "title", "url", "quote_of", "quote_count", "labels", "feed", "read_at", "starred_at",
+                                "author_handle", "author_display_name", "author_avatar_url"]
+
+    /// - Throws: ``MissingColumn`` when the batch lacks a column a post is read from.
+    public init(_ layout: ColumnLayout) throws {
+        columns = try StoredPostColumns(layout)
+        at = try Self.names.map(layout.position(of:))
+    }
+
+    /// Appends each row as one line of JSON Lines.
+    public mutating func appendJSONLines(_ batch: PostRowBatch, to json: inout JSONWriter) {
+        for row in 0..<batch.count {
+            if isPlain(row, in: batch) {
+                writePlain(row, of: batch, to: &json)
+            } else {
+                PostRecord(batch.storedPost(row, reading: &columns)).write(to: &json)
+            }
+            json.newline()
+        }
+    }
+
+    /// Appends each row as one CSV row.
+    public mutating func appendCSVRows(_ batch: PostRowBatch, to bytes: inout [UInt8]) {
+        for row in 0..<batch.count {
+            if isPlain(row, in: batch) {
+                writePlainCSV(row, of: batch, to: &bytes)
+            } else {
+                PostRecord(batch.storedPost(row, reading: &columns)).appendCSVRow(to: &bytes)
+            }
+        }
+    }
+
+    /// Writes what ``PostRecord/appendCSVRow(to:)`` writes for this row, in its column order.
+    private mutating func writePlainCSV(_ index: Int, of batch: PostRowBatch, to bytes: inout [UInt8]) {
+        let row = batch.row(index)
+        func text(_ column: Column) {
+            batch.withText(index, at[column.rawValue]) { utf8 in
+                if let utf8 { PostRecord.appendCSVField(utf8: utf8, to: &bytes) }
+            }
+        }
+        func field(_ value: String) { PostRecord.appendCSVField(value, to: &bytes) }
+        func comma() { bytes.append(UInt8(ascii: ",")) }
+        func time(_ column: Column) {
+            if let milliseconds = row.integer(at[column.rawValue]) { ISO8601Timestamp.append(StoredTime.date(milliseconds), to: &bytes) }
+        }
+        func number(_ column: Column) { bytes.append(contentsOf: String(row.integer(at[column.rawValue]) ?? 0).utf8) }
+        let shown: Column = batch.isNull(index, at[Column.handle.rawValue]) ? .authorID : .handle
+        text(.feed); comma(); text(.id); comma(); time(.createdAt); comma(); time(.editedAt); comma()
+        text(.authorID); comma(); text(shown); comma()
+        text(batch.isNull(index, at[Column.displayName.rawValue]) ? shown : .displayName); comma()
+        text(.text); comma(); text(.title); comma()
+        field(row.text(at[Column.url.rawValue]).flatMap(URL.init(string:))?.absoluteString ?? ""); comma()
+        text(.replyTo); comma()
+        number(.replies); comma(); number(.reposts); comma(); number(.likes); comma(); number(.quotes); comma()
+        comma()  // not a repost: no reposter, no original
+        comma()
+        let videoIDs = JSONStringArray.decode(row.text(at[Column.videoIDs.rawValue]) ?? "[]")
+        field(videoIDs.joined(separator: " ")); comma()
+        field(batch.videos[index].map(\.streamURL.absoluteString).joined(separator: " ")); comma()
+        text(.language); comma(); text(.contentWarning); comma()
+        bytes.append(row.integer(at[Column.readAt.rawValue]) != nil ? UInt8(ascii: "1") : UInt8(ascii: "0")); comma()
+        bytes.append(row.integer(at[Column.starredAt.rawValue]) != nil ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+        bytes.append(contentsOf: [0x0D, 0x0A])
+    }
+
+    /// Whether the row has nothing but what ``writePlain`` writes: no attachments, no labels,
+    /// not a repost, and every column the schema requires.
+    private func isPlain(_ row: Int, in batch: PostRowBatch) -> Bool {
+        func isEmptyList(_ column: Column) -> Bool {
+            batch.withText(row, at[column.rawValue]) { $0.map { $0.count == 2 && $0[0] == UInt8(ascii: "[") && $0[1] == UInt8(ascii: "]") } ?? true }
+        }
+        // A NULL where the schema forbids one reads as "" in the record: left to it.
+        let required: [Column] = [.id, .authorID, .text, .feed]
+        return isEmptyList(.attachments) && isEmptyList(.labels) && batch.isNull(row, at[Column.repostBy.rawValue])
+            && !required.contains { batch.isNull(row, at[$0.rawValue]) }
+    }
+
+    /// Writes what ``PostRecord/write(to:)`` writes for this row, in its key order.
+    private mutating func writePlain(_ row: Int, of batch: PostRowBatch, to json: inout JSONWriter) {
+        let row = batch.row(row), index = row.index
+        func text(_ key: StaticString, _ column: Column) {
+            batch.withText(index, at[column.rawValue]) { json.string(key, utf8: $0) }
+        }
+        json.openObject()
+        json.key("attachments")
+        json.openArray()
+        json.closeArray()
+        json.key("author")
+        json.openObject()
+        let avatar = batch.withText(index, at[Column.avatarURL.rawValue]) { bytes in bytes.map { avatarURL($0) } ?? nil }
+        json.string("avatarURL", avatar)
+        // As `UserColumns.user` fills them: the handle, else the id; the name, else the handle shown.
+        let shown: Column = batch.isNull(index, at[Column.handle.rawValue]) ? .authorID : .handle
+        text("displayName", batch.isNull(index, at[Column.displayName.rawValue]) ? shown : .displayName)
+        text("handle", shown)
+        text("id", .authorID)
+        json.closeObject()
+        text("contentWarning", .contentWarning)
+        json.key("counts")
+        json.openObject()
+        json.int("likes", row.integer(at[Column.likes.rawValue]) ?? 0)
+        json.int("quotes", row.integer(at[Column.quotes.rawValue]) ?? 0)
+        json.int("replies", row.integer(at[Column.replies.rawValue]) ?? 0)
+        json.int("reposts", row.integer(at[Column.reposts.rawValue]) ?? 0)
+        json.closeObject()
+        json.date("createdAt", StoredTime.date(row.integer(at[Column.createdAt.rawValue]) ?? 0))
+        json.date("editedAt", row.integer(at[Column.editedAt.rawValue]).map(StoredTime.date))
+        text("feed", .feed)
+        text("html", .html)
+        text("id", .id)
+        json.strings("labels", [])
+        text("language", .language)
+        text("quoteOf", .quoteOf)
+        json.bool("read", row.integer(at[Column.readAt.rawValue]) != nil)
+        text("replyTo", .replyTo)
+        json.bool("starred", row.integer(at[Column.starredAt.rawValue]) != nil)
+        text("text", .text)
+        text("title", .title)
+        json.string("url", row.text(at[Column.url.rawValue]).flatMap(URL.init(string:))?.absoluteString)
+        json.strings("videoIDs", JSONStringArray.decode(row.text(at[Column.videoIDs.rawValue]) ?? "[]"))
+        json.key("videos")
+        json.openArray()
+        for video in batch.videos[index] { PostRecord.write(PostRecord.VideoRow(video), to: &json) }
+        json.closeArray()
+        json.string("visibility", row.text(at[Column.visibility.rawValue]).flatMap(Post.Visibility.init(rawValue:))?.rawValue)
+        json.closeObject()
+    }
+
+    /// An avatar URL as `URL` writes it back, parsed once per distinct stored text (found by
+    /// its FNV-1a hash, then compared byte for byte).
+    private mutating func avatarURL(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        if let known = avatars[hash], known.bytes.elementsEqual(bytes) { return known.url }
+        let url = URL(string: String(decoding: bytes, as: UTF8.self))?.absoluteString
+        if avatars[hash] == nil { avatars[hash] = (Array(bytes), url) }
+        return url
+    }
+}

@@ -1,0 +1,128 @@
+import App
+import Core
+import Foundation
+import ProcessTestSupport
+import SQLiteCache
+import StoreKit
+import Testing
+
+/// `export` writes SQLite's pages from their raw rows (``PostRowEncoder``); every other store's
+/// from stored posts (``PostRecord``). The two ways give the same bytes, page by page, in both
+/// formats — for plain rows, for the rows the encoder hands to ``PostRecord`` (a repost,
+/// attachments, labels), and for what only a hand-edited or damaged store holds (ill-formed
+/// UTF-8, an unknown visibility, an author with no handle or name, a URL that `URL` rewrites).
+@Suite struct PostRowEncoderTests {
+    static func makePosts() -> [Post] {
+        let ada = User(id: "u1", handle: "ada", displayName: "Ada \"L\", Lovelace", avatarURL: URL(string: "https://a.example/ada.png"))
+        let bob = User(id: "u2", handle: "bob", displayName: "Bob", avatarURL: nil)
+        let cy = User(id: "u3", handle: "cy", displayName: "Cy", avatarURL: URL(string: "https://a.example/cy.png"))
+        let start = 1_769_860_800.0
+        var posts: [Post] = []
+        for index in 0..<12 {
+            // Equal times in pairs: the page's order breaks ties by id, across page ends too.
+            var post = Post(id: PostID("p\(index)"), author: [ada, bob, cy][index % 3], text: "plain post \(index)",
+                            createdAt: Date(timeIntervalSince1970: start - Double(index / 2)))
+            post.counts = Post.Counts(replies: index, reposts: -index, likes: 1 << 40, quotes: 3)
+            posts.append(post)
+        }
+        posts[1].text = "line one\nline two\ttab \\ back \u{8}\u{C}\u{1}é 🎉 \u{2028} \u{9B}2J \u{7F} \u{202E}, \"quoted\""
+        posts[1].videoIDs = [VideoID("v1"), VideoID("gone"), VideoID("v2")]
+        posts[2].editedAt = Date(timeIntervalSince1970: start + 0.125)
+        posts[2].html = "<p>a, \"b\"</p>"
+        posts[2].contentWarning = "cw\n"
+        posts[2].language = "fr"
+        posts[2].visibility = .followersOnly
+        posts[2].title = "Title, with comma"
+        posts[2].url = URL(string: "https://example.com/p/2?x=1&y=%20")
+        posts[2].replyTo = PostID("p0")
+        posts[2].quoteOf = PostID("q")
+        posts[3].repost = Post.Repost(by: bob, originalID: PostID("orig"), at: Date(timeIntervalSince1970: start - 100))
+        posts[4].attachments = [Post.Attachment(kind: "image", url: URL(string: "https://m.example/a.png")!, description: "alt")]
+        posts[5].labels = ["nsfw"]
+        posts[6].videoIDs = [VideoID("v1")]
+        posts[7].text = ""
+        return posts
+    }
+
+    static let videos = [
+        Video(id: VideoID("v1"), title: "Clip, \"one\"", duration: 12.5, streamURL: URL(string: "https://v.example/1.m3u8")!,
+              thumbnailURL: URL(string: "https://v.example/1.jpg"), sizeBytes: 1_000_000, width: 640, height: 360,
+              framesPerSecond: 29.97, viewCount: 56_789, rating: 4.5, likeCount: 7, author: "Ada"),
+        Video(id: VideoID("v2"), title: "", duration: 30, streamURL: URL(string: "https://v.example/2.m3u8")!),
+    ]
+
+    @Test func rowsAndStoredPostsAreWrittenToTheSameBytes() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-rows-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("cache.sqlite").path
+        let store = SQLiteFeedStore(path: path)
+        try await store.open()
+        let page = FeedPage(changes: Self.makePosts().map { .upsert($0) }, nextCursor: FeedCursor(position: "1"), hasMore: false)
+        _ = try await store.apply(page, videos: Self.videos, under: FeedLease(feed: "home", token: "test"))
+        await store.close()
+        // What only a store edited by hand (or damaged) holds.
+        try sqlite(path, """
+            UPDATE posts SET text = CAST(X'61FF62C0AF63E282AC64ED9FBFEDA080F4908080' AS TEXT) WHERE id = 'p8';
+            UPDATE posts SET visibility = 'friends' WHERE id = 'p9';
+            UPDATE posts SET url = 'https://example.com/a b' WHERE id = 'p10';
+            UPDATE posts SET author_pk = NULL WHERE author_id = 'u2';
+            UPDATE users SET avatar_url = 'https://a.example/c y.png' WHERE id = 'u3';
+            INSERT INTO post_state (feed, post_id, read_at, starred_at) VALUES ('home', 'p0', 1, NULL), ('home', 'p2', 1, 2);
+            """)
+        let reopened = SQLiteFeedStore(path: path)
+        try await reopened.open()
+        var after: StoredPost.Position?
+        var pages = 0
+        repeat {
+            let query = PostQuery(feed: "home", limit: 5, stable: true, after: after)
+            let rows = ExportPage.rows(try await reopened.postRows(matching: query))
+            let posts = ExportPage.posts(try await reopened.posts(matching: query))
+            #expect(rows.count == posts.count)
+            #expect(rows.lastPosition == posts.lastPosition)
+            for csv in [false, true] {
+                let fromRows = try rows.encoded(csv: csv), fromPosts = try posts.encoded(csv: csv)
+                #expect(fromRows == fromPosts, "page \(pages) as \(csv ? "CSV" : "JSON Lines"):\n\(String(decoding: fromRows, as: UTF8.self))\n\(String(decoding: fromPosts, as: UTF8.self))")
+            }
+            after = posts.count == 5 ? posts.lastPosition : nil
+            pages += 1
+        } while after != nil
+        #expect(pages == 3)
+        await reopened.close()
+    }
+
+    @Test func wellFormedUTF8IsWrittenAsItIsAndIllFormedAsStringRepairsIt() {
+        // Seeded bytes, biased to the lead and continuation bytes where UTF-8's rules bite.
+        var random = SeededRandom(seed: 40)
+        let alphabet: [UInt8] = [0x41, 0x22, 0x5C, 0x0A, 0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xAA, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
+                                 0xE2, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5, 0xFF, 0x81, 0xA6]
+        for _ in 0..<20_000 {
+            let bytes = (0..<Int(random.next() % 9)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+            bytes.withUnsafeBufferPointer { utf8 in
+                let string = String(decoding: utf8, as: UTF8.self)
+                #expect(JSONWriter.isWellFormed(utf8) == string.utf8.elementsEqual(bytes), "\(bytes)")
+                var fromBytes = JSONWriter(escaping: .terminalControls), fromString = JSONWriter(escaping: .terminalControls)
+                fromBytes.string(utf8: utf8)
+                fromString.string(string)
+                #expect(fromBytes.bytes == fromString.bytes, "\(bytes)")
+                var csvFromBytes: [UInt8] = [], csvFromString: [UInt8] = []
+                PostRecord.appendCSVField(utf8: utf8, to: &csvFromBytes)
+                PostRecord.appendCSVField(string, to: &csvFromString)
+                #expect(csvFromBytes == csvFromString, "\(bytes)")
+            }
+        }
+    }
+
+    private func sqlite(_ path: String, _ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sqlite3", path, sql]
+        let pipe = makePipe()
+        defer { closeEnds(pipe) }
+        process.standardError = pipe
+        try launch(process)
+        let errors = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(String(decoding: errors, as: UTF8.self))")
+    }
+}
