@@ -30,18 +30,42 @@ public enum PeerTubeWatchLink {
 
     /// The watch URLs among the `href="…"` links of `html`, in order, each once, at most `limit`
     /// (a post's markup is hostile: only the first 64 KiB are looked at).
+    ///
+    /// Read as bytes, and only a link whose text could hold a watch path (`/w/`, `/videos/`, or a
+    /// percent escape that may decode to one) is parsed as a URL: most links of a status are
+    /// mentions and hashtags, and parsing each was most of a Mastodon sync's CPU (issue 40).
     public static func links(inHTML html: String, limit: Int = 8) -> [URL] {
         var found: [URL] = []
-        var rest = html.utf8.prefix(64 * 1024)[...]
-        let marker = Array("href=\"".utf8)
-        while found.count < limit, let start = rest.firstRange(of: marker) {
-            rest = rest[start.upperBound...]
-            guard let end = rest.firstIndex(of: UInt8(ascii: "\"")) else { break }
-            let text = String(decoding: rest[..<end], as: UTF8.self).replacingOccurrences(of: "&amp;", with: "&")
-            rest = rest[end...]
+        let bytes = Array(html.utf8.prefix(64 * 1024))
+        var from = 0
+        while found.count < limit, let start = firstIndex(of: hrefMarker, in: bytes[from...]) {
+            let valueStart = start + hrefMarker.count
+            guard let end = bytes[valueStart...].firstIndex(of: UInt8(ascii: "\"")) else { break }
+            from = end
+            let value = bytes[valueStart..<end]
+            guard watchPathHints.contains(where: { firstIndex(of: $0, in: value) != nil }) else { continue }
+            var text = String(decoding: value, as: UTF8.self)
+            if value.contains(UInt8(ascii: "&")) { text = text.replacingOccurrences(of: "&amp;", with: "&") }
             if let url = URL(string: text), parse(url) != nil, !found.contains(url) { found.append(url) }
         }
         return found
+    }
+
+    private static let hrefMarker = Array("href=\"".utf8)
+    /// What the text of every link ``parse(_:)`` accepts contains at least one of.
+    private static let watchPathHints = [Array("/w/".utf8), Array("/videos/".utf8), Array("%".utf8)]
+
+    /// Where `needle` first starts in `bytes` (an index of `bytes`' base), or `nil`.
+    private static func firstIndex(of needle: [UInt8], in bytes: ArraySlice<UInt8>) -> Int? {
+        guard let first = needle.first, bytes.count >= needle.count else { return nil }
+        var index = bytes.startIndex
+        let last = bytes.endIndex - needle.count
+        while index <= last {
+            guard let hit = bytes[index...last].firstIndex(of: first) else { return nil }
+            if bytes[hit..<(hit + needle.count)].elementsEqual(needle) { return hit }
+            index = hit + 1
+        }
+        return nil
     }
 
     /// A UUID (36 characters, hex and dashes), a short UUID (base58, 20 to 24 characters) or a number.

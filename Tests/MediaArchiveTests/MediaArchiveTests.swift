@@ -2,6 +2,7 @@ import Core
 import Foundation
 @testable import MediaArchive
 import IntegrationKit
+import ProcessTestSupport
 import Testing
 
 @Suite struct HLSPlaylistTests {
@@ -118,5 +119,40 @@ import Testing
         let html = #"<p>Watch <a href="https://tube.example/w/kkGMgK9ZtnKfYAgnEtQxbv">this</a> and <a href="https://x.example/">that</a> "#
             + #"<a href="https://tube.example/w/kkGMgK9ZtnKfYAgnEtQxbv">again</a></p>"#
         #expect(PeerTubeWatchLink.links(inHTML: html).map(\.absoluteString) == ["https://tube.example/w/kkGMgK9ZtnKfYAgnEtQxbv"])
+    }
+
+    /// The byte scanner finds exactly what parsing every link's text as a URL found (the reference
+    /// below is the scanner as it was before issue 40 skipped links that cannot hold a watch path),
+    /// over seeded markups mixing mentions, hashtags, watch links in every form, escapes, `&amp;`,
+    /// unclosed quotes and more links than the limit.
+    @Test func theScannerFindsWhatParsingEveryLinkFound() {
+        let pieces = [#"<a href="https://social.example/@alice">@alice</a> "#, #"<a href="https://social.example/tags/video">#video</a> "#,
+                      #"<a href="https://tube.example/w/kkGMgK9ZtnKfYAgnEtQxbv">w</a> "#, #"<a href="https://tube.example/w/7">n</a> "#,
+                      #"<a href="https://tube.example/videos/watch/9c9de5e8-0a1e-484a-b099-e80766180a6d?start=1&amp;t=2">v</a> "#,
+                      #"<a href="https://tube.example:8443/videos/embed/9c9de5e8-0a1e-484a-b099-e80766180a6d">e</a> "#,
+                      #"<a href="https://tube.example/%77/kkGMgK9ZtnKfYAgnEtQxbw">escaped w</a> "#, #"<a href="https://other.example//w//12">slashes</a> "#,
+                      #"<a href="https://tube.example/W/kkGMgK9ZtnKfYAgnEtQxbv">capital</a> "#, #"<a href="ftp://tube.example/w/8">ftp</a> "#,
+                      #"<a href="/w/9">relative</a> "#, "plain text /w/10 and href= without a quote ", #"href=""#, "é ü 漢 ",
+                      #"<a href="https://tube.example/w/"#]
+        var random = SeededRandom(seed: 40)
+        for _ in 0..<2_000 {
+            let html = (0..<random.next(below: 24)).map { _ in pieces[random.next(below: pieces.count)] }.joined()
+            let limit = 1 + random.next(below: 8)
+            #expect(PeerTubeWatchLink.links(inHTML: html, limit: limit) == Self.everyLinkParsed(html, limit: limit), "\(html)")
+        }
+    }
+
+    private static func everyLinkParsed(_ html: String, limit: Int) -> [URL] {
+        var found: [URL] = []
+        var rest = html.utf8.prefix(64 * 1024)[...]
+        let marker = Array("href=\"".utf8)
+        while found.count < limit, let start = rest.firstRange(of: marker) {
+            rest = rest[start.upperBound...]
+            guard let end = rest.firstIndex(of: UInt8(ascii: "\"")) else { break }
+            let text = String(decoding: rest[..<end], as: UTF8.self).replacingOccurrences(of: "&amp;", with: "&")
+            rest = rest[end...]
+            if let url = URL(string: text), PeerTubeWatchLink.parse(url) != nil, !found.contains(url) { found.append(url) }
+        }
+        return found
     }
 }
