@@ -39,6 +39,10 @@ public struct Runtime: Sendable {
         public var traffic: any TrafficObserver = NoTrafficObserver()
         /// The integrations the config's names choose from.
         public var registry: IntegrationRegistry = .standard
+        /// Whether to keep ``Runtime/feedOrigins`` and ``Runtime/feedURLs``, which only
+        /// `config check` and the config editor show; the daemon leaves them empty, a few
+        /// hundred bytes a feed it never reads (issue 40).
+        public var keepsFeedDetails = true
 
         public init(feeds: ServiceProvider.Selection = .all, createStore: Bool = true) {
             self.feeds = feeds
@@ -68,10 +72,12 @@ public struct Runtime: Sendable {
     public let missingSecrets: [String]
     /// Every feed the config names, built or not, in config order.
     public let feedNames: [String]
-    /// For feeds expanded from an OPML file: where each came from, by feed name.
+    /// For feeds expanded from an OPML file: where each came from, by feed name (empty
+    /// unless ``Options/keepsFeedDetails``).
     public let feedOrigins: [String: String]
     /// Where each feed whose integration names one (``PostsCapability/locationKey``: a web
-    /// feed's `url`) is polled, as the config says, by feed name.
+    /// feed's `url`) is polled, as the config says, by feed name (empty unless
+    /// ``Options/keepsFeedDetails``).
     public let feedURLs: [String: String]
     /// Each feed's rules then the config's, compiled, by feed name: what `rules apply` applies.
     public let feedRules: [String: PostRules]
@@ -101,10 +107,13 @@ public struct Runtime: Sendable {
         config.context.deferMissingSecrets = options.deferMissingSecrets
         let provider = try ServiceProvider(config: config, feeds: options.feeds, sharing: options.sharing, createStore: options.createStore,
                                            log: options.log, traffic: options.traffic, registry: options.registry)
-        return Runtime(configName: name, config: config, provider: provider, log: options.log, registry: options.registry)
+        return Runtime(configName: name, config: config, provider: provider, log: options.log, registry: options.registry,
+                       keepsFeedDetails: options.keepsFeedDetails)
     }
 
-    init(configName: String, config: Config, provider: ServiceProvider, log: Logger, registry: IntegrationRegistry) {
+    init(configName: String, config: Config, provider: ServiceProvider, log: Logger, registry: IntegrationRegistry,
+         keepsFeedDetails: Bool = true) {
+        let detailed = keepsFeedDetails ? config.feeds : []
         self.configName = configName
         self.daemon = config.daemon
         self.metricsListen = config.metricsListen
@@ -115,13 +124,13 @@ public struct Runtime: Sendable {
         self.warnings = config.context.warnings.all
         self.missingSecrets = config.context.missingSecrets.all
         self.feedNames = config.feeds.map(\.name)
-        self.feedOrigins = Dictionary(config.feeds.compactMap { feed in feed.origin.map { (feed.name, $0) } }, uniquingKeysWith: { first, _ in first })
+        self.feedOrigins = Dictionary(detailed.compactMap { feed in feed.origin.map { (feed.name, $0) } }, uniquingKeysWith: { first, _ in first })
         self.webhooks = config.webhooks
         self.media = config.media
         self.mediaCapability = registry.descriptors.lazy.compactMap(\.media).first
         self.mediaFeedSections = MediaFeedSection.all(config, registry: registry)
         self.feedRules = Dictionary(config.feeds.map { ($0.name, $0.filter) }, uniquingKeysWith: { first, _ in first })
-        self.feedURLs = Dictionary(config.feeds.compactMap { feed in
+        self.feedURLs = Dictionary(detailed.compactMap { feed in
             guard let name = (try? feed.posts.string("integration")) ?? nil,
                   let key = registry.descriptor(named: name)?.posts?.locationKey else { return nil }
             return ((try? feed.posts.string(key)) ?? nil).map { (feed.name, $0) }

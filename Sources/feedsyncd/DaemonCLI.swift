@@ -164,6 +164,7 @@ struct Daemon {
         options.sharing = store
         options.log = log
         options.traffic = metrics
+        options.keepsFeedDetails = false
         return options
     }
 

@@ -28,7 +28,9 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
         var ok = 0
         var failed = 0
         var durations = Histogram()
-        var written: [String: Int] = [:]
+        /// Posts written, by operation: three numbers inline rather than a dictionary a feed,
+        /// which cost about 160 bytes for each of 100,000 feeds (issue 40).
+        var written = Written()
         var skipped = 0
         var filtered = 0
         var posts: Int?
@@ -38,11 +40,27 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
 
         /// Adds what a sync, or a live stream's batch, wrote and skipped.
         mutating func count(_ report: SyncReport) {
-            written["insert", default: 0] += report.newPosts
-            written["update", default: 0] += report.updatedPosts
-            written["delete", default: 0] += report.deletedPosts
+            written.insert += report.newPosts
+            written.update += report.updatedPosts
+            written.delete += report.deletedPosts
             skipped += report.skippedItems
             filtered += report.filteredPosts
+        }
+    }
+
+    private struct Written {
+        var insert = 0
+        var update = 0
+        var delete = 0
+
+        /// The count of `op` as the exposition names it (`insert`, `update`, `delete`).
+        subscript(op: String) -> Int {
+            switch op {
+            case "insert": insert
+            case "update": update
+            case "delete": delete
+            default: 0
+            }
         }
     }
 
@@ -286,7 +304,7 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
         out.family("feedsync_posts_written_total", "counter", "Posts written per feed, by operation (insert, update, delete).")
         for (name, numbers) in feeds {
             for op in ["insert", "update", "delete"] {
-                out.sample("feedsync_posts_written_total", [("feed", name), ("op", op)], Double(numbers.written[op] ?? 0))
+                out.sample("feedsync_posts_written_total", [("feed", name), ("op", op)], Double(numbers.written[op]))
             }
         }
 
