@@ -5,10 +5,11 @@ import StoreKit
 /// Writes a page of raw rows (``PostRowBatch``) as `export` writes posts: the same bytes as
 /// ``PostRecord`` written from the stored post the row makes, without making it.
 ///
-/// A JSON line is written from the columns' bytes: no `String`, `URL` or `Date` per post. A row
-/// with what only the full record maps (attachments, labels, a repost) is made into its
-/// ``StoredPost`` and written by ``PostRecord``; so is every CSV row. `ExportBytesTests` and
-/// `PostRowEncoderTests` hold the two ways to the same bytes.
+/// A JSON line or CSV row is written from the columns' bytes: no `String`, `URL` or `Date` per
+/// post (a CSV field's controls are escaped byte by byte, ``PostRecord/appendCSVField(utf8:to:)``).
+/// A row with what only the full record maps (attachments, labels, a repost) is made into its
+/// ``StoredPost`` and written by ``PostRecord``. `ExportBytesTests` and `PostRowEncoderTests`
+/// hold the two ways to the same bytes.
 public struct PostRowEncoder {
     private var columns: StoredPostColumns
     private let at: [Int]
@@ -79,9 +80,12 @@ public struct PostRowEncoder {
         number(.replies); comma(); number(.reposts); comma(); number(.likes); comma(); number(.quotes); comma()
         comma()  // not a repost: no reposter, no original
         comma()
-        let videoIDs = JSONStringArray.decode(row.text(at[Column.videoIDs.rawValue]) ?? "[]")
-        field(videoIDs.joined(separator: " ")); comma()
-        field(batch.videos[index].map(\.streamURL.absoluteString).joined(separator: " ")); comma()
+        if !isEmptyList(.videoIDs, index, in: batch) {
+            field(JSONStringArray.decode(row.text(at[Column.videoIDs.rawValue]) ?? "[]").joined(separator: " "))
+        }
+        comma()
+        if !batch.videos[index].isEmpty { field(batch.videos[index].map(\.streamURL.absoluteString).joined(separator: " ")) }
+        comma()
         text(.language); comma(); text(.contentWarning); comma()
         bytes.append(row.integer(at[Column.readAt.rawValue]) != nil ? UInt8(ascii: "1") : UInt8(ascii: "0")); comma()
         bytes.append(row.integer(at[Column.starredAt.rawValue]) != nil ? UInt8(ascii: "1") : UInt8(ascii: "0"))
@@ -91,13 +95,15 @@ public struct PostRowEncoder {
     /// Whether the row has nothing but what ``writePlain`` writes: no attachments, no labels,
     /// not a repost, and every column the schema requires.
     private func isPlain(_ row: Int, in batch: PostRowBatch) -> Bool {
-        func isEmptyList(_ column: Column) -> Bool {
-            batch.withText(row, at[column.rawValue]) { $0.map { $0.count == 2 && $0[0] == UInt8(ascii: "[") && $0[1] == UInt8(ascii: "]") } ?? true }
-        }
         // A NULL where the schema forbids one reads as "" in the record: left to it.
         let required: [Column] = [.id, .authorID, .text, .feed]
-        return isEmptyList(.attachments) && isEmptyList(.labels) && batch.isNull(row, at[Column.repostBy.rawValue])
+        return isEmptyList(.attachments, row, in: batch) && isEmptyList(.labels, row, in: batch) && batch.isNull(row, at[Column.repostBy.rawValue])
             && !required.contains { batch.isNull(row, at[$0.rawValue]) }
+    }
+
+    /// Whether a JSON list column holds `[]` (or is NULL, which reads as no list).
+    private func isEmptyList(_ column: Column, _ row: Int, in batch: PostRowBatch) -> Bool {
+        batch.withText(row, at[column.rawValue]) { $0.map { $0.count == 2 && $0[0] == UInt8(ascii: "[") && $0[1] == UInt8(ascii: "]") } ?? true }
     }
 
     /// Writes what ``PostRecord/write(to:)`` writes for this row, in its key order.

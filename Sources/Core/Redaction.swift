@@ -59,6 +59,10 @@ public enum Redaction {
         }
     }
 
+    /// Whether a secret has been registered in this process: until one is, ``redact(_:)`` returns
+    /// every text as it is, so a writer that knows what it writes may skip it.
+    public static var holdsAny: Bool { anyRegistered.load(ordering: .acquiring) }
+
     /// `text` redacted, or `nil`.
     public static func redact(_ text: String?) -> String? { text.map { redact($0) } }
 

@@ -95,7 +95,9 @@ import Testing
         // Seeded bytes, biased to the lead and continuation bytes where UTF-8's rules bite.
         var random = SeededRandom(seed: 40)
         let alphabet: [UInt8] = [0x41, 0x22, 0x5C, 0x0A, 0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xAA, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
-                                 0xE2, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5, 0xFF, 0x81, 0xA6]
+                                 0xE2, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5, 0xFF, 0x81, 0xA6,
+                                 // CSV's own: a comma, CR, tab, ESC, and the ends of the bidirectional ranges.
+                                 0x2C, 0x0D, 0x09, 0x1B, 0xAE, 0xA9, 0xA5, 0xAF]
         for _ in 0..<20_000 {
             let bytes = (0..<Int(random.next() % 9)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
             bytes.withUnsafeBufferPointer { utf8 in
@@ -111,6 +113,20 @@ import Testing
                 #expect(csvFromBytes == csvFromString, "\(bytes)")
             }
         }
+    }
+
+    @Test func csvFieldsWithASecretRegisteredAreRedactedAsTheStringsAre() {
+        let secret = Secret("csv40-field-secret-k3Jx9-4f2a")
+        var random = SeededRandom(seed: 41)
+        let pieces = ["\u{1b}[2J", ",", "\"", "\u{202e}", "\u{85}", "é", "✨", "\n", "plain", secret.revealed]
+        for _ in 0..<2_000 {
+            let text = (0..<Int(random.next() % 5)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
+            var fromBytes: [UInt8] = [], fromString: [UInt8] = []
+            Array(text.utf8).withUnsafeBufferPointer { PostRecord.appendCSVField(utf8: $0, to: &fromBytes) }
+            PostRecord.appendCSVField(text, to: &fromString)
+            #expect(fromBytes == fromString, "\(text.debugDescription)")
+        }
+        withExtendedLifetime(secret) {}
     }
 
     private func sqlite(_ path: String, _ sql: String) throws {
