@@ -31,6 +31,8 @@ final class PostgresConnection {
     var sentForTests: [String]?
     /// How many times the connection has sent something and waited for the server's answer.
     private(set) var roundTrips = 0
+    /// What this session has prepared.
+    private(set) var statements = PostgresStatementCache()
 
     /// Connects with a libpq connection string or URI (`postgresql://feedsync@db/feedsync`),
     /// passing the password apart so it never sits in a string that could be logged.
@@ -73,6 +75,7 @@ final class PostgresConnection {
     func reconnectIfBroken() {
         guard isBroken || PQstatus(connection) != CONNECTION_OK else { return }
         PQreset(connection)
+        statements.forget()
         PQsetnonblocking(connection, 1)
         isBroken = PQstatus(connection) != CONNECTION_OK
     }
@@ -95,13 +98,12 @@ final class PostgresConnection {
     /// - Returns: the rows, each column as text or `nil` for NULL.
     @discardableResult
     func query(_ sql: String, _ parameters: [String?] = []) throws -> [[String?]] {
+        let use = statements.use(sql, parameters: parameters.count)
+        // Prepared and run in one request: a pipeline of one.
+        if case .prepare = use { return try pipeline([(sql, parameters)], uses: [use])[0].get() }
         let copies = parameters.map { $0.map { strdup(withoutNUL($0)) } ?? nil }
         defer { copies.forEach { free($0) } }
-        try send(sql) {
-            copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
-                PQsendQueryParams(connection, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
-            }
-        }
+        try send(sql) { queue(sql, copies, use) }
         var rows: [[String?]] = []
         try finish(sql) { result in rows = Self.rows(of: result) }
         return rows
@@ -189,6 +191,10 @@ final class PostgresConnection {
     /// failure) unless a transaction ended between them.
     /// - Returns: each statement's rows or failure, in order.
     func pipeline(_ statements: [Statement]) throws -> [Result<[[String?]], PostgresError>] {
+        try pipeline(statements, uses: statements.map { self.statements.use($0.sql, parameters: $0.parameters.count) })
+    }
+
+    private func pipeline(_ statements: [Statement], uses: [PostgresStatementCache.Use]) throws -> [Result<[[String?]], PostgresError>] {
         let label = statements.first?.sql ?? ""
         guard !isBroken else { throw dropped(label) }
         guard PQenterPipelineMode(connection) == 1 else { throw lastError(label) }
@@ -196,21 +202,21 @@ final class PostgresConnection {
         // an answer that did not come) leaves the connection in a state nothing else expects.
         defer { if PQexitPipelineMode(connection) != 1 { isBroken = true } }
         let deadline = Date().addingTimeInterval(answerTimeout)
-        for (sql, parameters) in statements {
+        for ((sql, parameters), use) in zip(statements, uses) {
             sentForTests?.append(sql)
             let copies = parameters.map { $0.map { strdup(withoutNUL($0)) } ?? nil }
             defer { copies.forEach { free($0) } }
-            let queued = copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
-                PQsendQueryParams(connection, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
-            }
-            guard queued == 1 else { throw lastError(sql) }
+            guard queue(sql, copies, use) == 1 else { throw lastError(sql) }
         }
         guard PQpipelineSync(connection) == 1 else { throw lastError(label) }
         roundTrips += 1
         try flush(label, until: deadline)
         var answers: [Result<[[String?]], PostgresError>] = []
         var failure: PostgresError?
-        for (sql, _) in statements {
+        for ((sql, _), use) in zip(statements, uses) {
+            if case .prepare(let name) = use, try preparedAnswer(sql, until: deadline, failure: &failure) {
+                self.statements.prepared(sql, as: name)
+            }
             var answer: Result<[[String?]], PostgresError> = .success([])
             while let result = try nextResult(sql, until: deadline) {
                 defer { PQclear(result) }
@@ -234,6 +240,37 @@ final class PostgresConnection {
         PQclear(sync)
         guard synced else { throw lastError(label) }
         return answers
+    }
+
+    /// Queues `sql` with its parameters (`copies`, C strings or NULL) as `use` says: unnamed, by
+    /// its prepared name, or prepared and then run by name (in pipeline mode only).
+    private func queue(_ sql: String, _ copies: [UnsafeMutablePointer<CChar>?], _ use: PostgresStatementCache.Use) -> Int32 {
+        copies.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+            let count = Int32(copies.count)
+            switch use {
+            case .unnamed:
+                return PQsendQueryParams(connection, sql, count, nil, values.baseAddress, nil, nil, 0)
+            case .prepared(let name):
+                return PQsendQueryPrepared(connection, name, count, values.baseAddress, nil, nil, 0)
+            case .prepare(let name):
+                guard PQsendPrepare(connection, name, sql, count, nil) == 1 else { return 0 }
+                return PQsendQueryPrepared(connection, name, count, values.baseAddress, nil, nil, 0)
+            }
+        }
+    }
+
+    /// Reads the answer to a pipeline's prepare of `sql`: whether the server prepared it. A
+    /// failure becomes the pipeline's first `failure` if it has none (the run after it is not made).
+    private func preparedAnswer(_ sql: String, until deadline: Date, failure: inout PostgresError?) throws -> Bool {
+        var prepared = false
+        while let result = try nextResult(sql, until: deadline) {
+            defer { PQclear(result) }
+            let status = PQresultStatus(result)
+            if status == PGRES_COMMAND_OK { prepared = true; continue }
+            guard status != PGRES_PIPELINE_ABORTED else { continue }
+            do { try check(result, sql) } catch let error as PostgresError { failure = failure ?? error }
+        }
+        return prepared
     }
 
     /// Ends the transaction a failed operation left open, if the connection is still usable.
@@ -355,6 +392,7 @@ final class PostgresConnection {
         let status = PQresultStatus(result)
         guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK else { return }
         let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        if PostgresStatementCache.meansSessionChanged(state) { statements.stop() }
         let message = result.map { String(cString: PQresultErrorMessage($0)) } ?? String(cString: PQerrorMessage(connection))
         throw PostgresError(sqlState: state, message: message, sql: sql)
     }
