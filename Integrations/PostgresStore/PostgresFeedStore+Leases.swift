@@ -41,7 +41,12 @@ extension PostgresFeedStore {
         let db = try db("taking the lease on feed \(feed)")
         return try storage("taking the lease on feed \(feed)") {
             try db.transaction {
-                try db.query("INSERT INTO feed_leases (feed) VALUES ($1) ON CONFLICT DO NOTHING", [feed])
+                // Inserted only when missing: a plain ON CONFLICT checks the key as an insert does,
+                // and so waits for any worker's page transaction that holds the row (its renewal).
+                try db.query("""
+                    INSERT INTO feed_leases (feed) SELECT $1::text WHERE NOT EXISTS (SELECT 1 FROM feed_leases WHERE feed = $1::text)
+                    ON CONFLICT DO NOTHING
+                    """, [feed])
                 // SKIP LOCKED: a row another worker is claiming at this instant is that worker's,
                 // for at most one lease period.
                 guard let row = try db.query("""
