@@ -10,6 +10,9 @@ own statements unchanged):
   server's default is 4 MB and `fastupdate` on);
 - no-search: no search vector and no GIN index at all: the most that writing the vector
   another way (once per page) could save;
+- no-gin: the search vector kept, its GIN index dropped: with no-search, it splits what the
+  search costs between building the vector and indexing it;
+- no-created: without the generated `created` timestamp column;
 - no-row-trigger: without the `feed_versions` trigger that runs once per post row (an upsert of
   the feed's counter each time): the most a once-per-statement counter could save;
 - indexes-after: posts' secondary indexes (time, author, search) dropped during the first walk

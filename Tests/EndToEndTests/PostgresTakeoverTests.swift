@@ -63,10 +63,14 @@ import Glibc
         for lease in orphaned {
             let line = lines.first { $0.contains(" feed=\(lease.feed) ") && $0.contains("process \(victim.pid)") }
             #expect(line != nil, "a survivor logged taking over \(lease.feed)")
-            guard let line, let planned = field("planned_ms", in: line).flatMap({ Int64($0) }) else { continue }
-            // A survivor whose first claim came after the expiry never saw the lease held: its plan was its first.
-            guard let seen = field("expiry_ms", in: line).flatMap({ Int64($0) }),
-                  let decided = field("decided_ms", in: line).flatMap({ Int64($0) }) else { continue }
+            guard let line else { continue }
+            let planned = field("planned_ms", in: line).flatMap { Int64($0) }
+            #expect(planned != nil, "every takeover line says when the claim was planned: \(line)")
+            // A survivor whose first claim came after the expiry never saw the lease held: its plan
+            // was its first, and the line says neither the expiry nor a decision (both or neither).
+            let seen = field("expiry_ms", in: line).flatMap { Int64($0) }, decided = field("decided_ms", in: line).flatMap { Int64($0) }
+            #expect((seen == nil) == (decided == nil), "\(lease.feed): expiry and decision come together: \(line)")
+            guard let planned, let seen, let decided else { continue }
             // The last claim before the takeover saw the lease as the killed daemon left it (or later,
             // should a renewal sent before SIGSTOP have committed after the test read it).
             #expect(seen >= lease.expires, "\(lease.feed): decided on an expiry \(seen) before the last one, \(lease.expires)")
