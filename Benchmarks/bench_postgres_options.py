@@ -43,7 +43,6 @@ VARIANTS = {
     "gin-page": (["ALTER INDEX posts_search SET (fastupdate = on, gin_pending_list_limit = 256)"], []),
     "no-search": (["DROP INDEX posts_search", "ALTER TABLE posts DROP COLUMN search"], []),
     "no-row-trigger": (["DROP TRIGGER IF EXISTS feed_version_posts ON posts"], []),
-    "no-fk": (["ALTER TABLE posts DROP CONSTRAINT posts_author_pk_fkey", "ALTER TABLE posts DROP CONSTRAINT posts_repost_by_pk_fkey"], []),
     "no-gin": (["DROP INDEX posts_search"], []),
     "no-created": (["ALTER TABLE posts DROP COLUMN created"], []),
     "indexes-after": (["DROP INDEX posts_search", "DROP INDEX posts_by_author", "DROP INDEX posts_by_time"],
