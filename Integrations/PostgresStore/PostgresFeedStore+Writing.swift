@@ -31,7 +31,8 @@ extension PostgresFeedStore: PageCommitter {
     /// renewal and the statements that need nothing from the server (videos, authors, the staging
     /// table) in one pipeline; the COPY (two: libpq waits for the server to accept it); the
     /// posts' upsert; then the video links, deletions, resolved videos and the cursor with COMMIT
-    /// in one pipeline. COMMIT is only sent once the renewal proved the lease still this worker's;
+    /// in one pipeline. A page of at most ``PostgresPreparedPage/jsonLimit`` posts takes two: its
+    /// posts' upsert, with the posts as one parameter, goes in the first pipeline. COMMIT is only sent once the renewal proved the lease still this worker's;
     /// the renewal locks the lease row until the commit, so no other worker takes the feed between.
     /// With an announcer, COMMIT goes in a sixth round trip, after the page's webhook deliveries:
     /// they are made from what the page did, which the fourth answers.
@@ -46,7 +47,12 @@ extension PostgresFeedStore: PageCommitter {
         }
         let authors = rows.profiles == nil ? nil : opening.count
         if let profiles = rows.profiles { opening.append((Self.upsertUsers, [feed, profiles])) }
-        if rows.upsertCount > 0 { opening.append((PostColumns.stagingTable, [])) }
+        let upserting = opening.count
+        switch rows.posts {
+        case .copy: opening.append((PostColumns.stagingTable, []))
+        case .json(let posts): opening.append((Self.upsertPostsFromJSON, [feed, posts]))
+        case .none: break
+        }
         let opened = try db.pipeline(opening)
         _ = try opened[0].get()
         try leaseKept(try opened[1].get(), operation)
@@ -54,11 +60,17 @@ extension PostgresFeedStore: PageCommitter {
         // The `users_au_profile` trigger has carried a changed handle or name to the author's posts.
         if let authors { result.rowsWritten += try opened[authors].get().count }
         var closing: [PostgresConnection.Statement] = []
-        if rows.upsertCount > 0 {
+        var upserted: [[String?]]?
+        switch rows.posts {
+        case .copy(let lines):
             // COPY into a staging table, then one set-based upsert: measured faster than
-            // passing the page as one JSON parameter (see the README's figures).
-            try db.copyIn("COPY page_posts FROM STDIN", rows.copyLines)
-            let changed = try db.query(Self.upsertPosts, [feed])
+            // passing a long page as one JSON parameter (see the README's figures).
+            try db.copyIn("COPY page_posts FROM STDIN", lines)
+            upserted = try db.query(Self.upsertPosts, [feed])
+        case .json: upserted = try opened[upserting].get()
+        case .none: break
+        }
+        if let changed = upserted {
             closing += videoLinks(of: changed, videosByPost: rows.videosByPost, feed: feed)
             result.inserted = changed.filter { $0[0] == "t" }.count
             for row in changed { if let id = row[2] { row[0] == "t" ? result.insertedIDs.append(PostID(id)) : result.updatedIDs.append(PostID(id)) } }
@@ -120,10 +132,18 @@ extension PostgresFeedStore: PageCommitter {
 
     /// Upserts the staged posts with their authors' keys and names, joined from `users` (as
     /// SQLite's insert joins them); one row (`xmax = 0`, `pk`, `id`) per post inserted or changed.
-    static let upsertPosts = """
+    static let upsertPosts = upsertPosts(from: "page_posts r")
+
+    /// ``upsertPosts`` from the page's posts as one `jsonb` parameter (`$2`, ``JSONRows``).
+    static let upsertPostsFromJSON = upsertPosts(from: """
+        (SELECT \(PostColumns.columns.enumerated().map { "(e->>\($0.offset))::\($0.element.kind.postgresType) AS \($0.element.name)" }
+            .joined(separator: ", ")) FROM jsonb_array_elements($2::jsonb) AS e) r
+        """)
+
+    private static func upsertPosts(from source: String) -> String { """
         INSERT INTO posts (feed, \(PostColumns.names.joined(separator: ", ")), author_pk, author_handle, author_name, repost_by_pk)
         SELECT $1, \(PostColumns.names.map { "r.\($0)" }.joined(separator: ", ")), u.pk, u.handle, u.display_name, b.pk
-        FROM page_posts r
+        FROM \(source)
         LEFT JOIN users u ON u.feed = $1 AND u.id = r.author_id
         LEFT JOIN users b ON b.feed = $1 AND b.id = r.repost_by
         ON CONFLICT (feed, id) DO UPDATE SET \((PostColumns.changing + ["author_pk", "author_handle", "author_name", "repost_by_pk"])
@@ -131,6 +151,7 @@ extension PostgresFeedStore: PageCommitter {
         WHERE \(PostColumns.differ("posts", { "excluded.\($0)" }, in: .postgres))
         RETURNING xmax = 0, pk, id
         """
+    }
 
     /// The statements that keep `post_videos` in step with the written posts (`pk`, `id` and
     /// whether it was an insert, as the upsert returned them), at most two for the page: the links

@@ -7,8 +7,9 @@ import StoreKit
 /// queue is reached (``PostgresFeedStore/prepare(_:)``), so the next page is encoded while one commits.
 public struct PostgresPreparedPage: Sendable {
     let page: FeedPage
-    /// The posts to upsert, in COPY's text format, and how many.
-    let copyLines: [UInt8]
+    /// The posts to upsert, in COPY's text format (more than ``jsonLimit`` of them) or as one
+    /// `jsonb` parameter (``JSONRows``), and how many.
+    let posts: Rows
     let upsertCount: Int
     /// The authors and reposters, newest profile each, as a JSON array of ``UserColumns``; `nil` when none.
     let profiles: String?
@@ -18,6 +19,19 @@ public struct PostgresPreparedPage: Sendable {
     let deletions: String?
     /// Each upserted post's videos in order, by post id; posts without videos are left out.
     let videosByPost: [String: [String]]
+
+    /// How a page's posts travel.
+    enum Rows: Sendable {
+        /// Into the staging table with COPY, then upserted from it: the fastest for a long page.
+        case copy([UInt8])
+        /// As one parameter of the upsert: no staging table, no COPY, so the whole page goes in
+        /// two round trips (a web feed's page of a few posts is mostly fixed cost).
+        case json(String)
+        case none
+    }
+
+    /// The most posts a page sends as one `jsonb` parameter rather than with COPY.
+    static let jsonLimit = 64
 
     init(_ page: FeedPage) {
         self.page = page
@@ -44,20 +58,35 @@ public struct PostgresPreparedPage: Sendable {
             }
             if last.updateValue(change, forKey: id) == nil { order.append(id) }
         }
-        var lines = CopyLines(reserving: order.count * 400)
-        var deletions: [String] = [], videosByPost: [String: [String]] = [:]
+        var deletions: [String] = [], videosByPost: [String: [String]] = [:], upserts: [Post] = []
         for id in order {
             switch last[id] {
             case .upsert(let post):
-                PostColumns(post, dialect: .postgres).write(to: &lines)
-                lines.endLine()
+                upserts.append(post)
                 if !post.videoIDs.isEmpty { videosByPost[post.id.rawValue] = post.videoIDs.map(\.rawValue) }
             case .delete(let id): deletions.append(id.rawValue)
             case nil: break
             }
         }
-        copyLines = lines.bytes
-        upsertCount = lines.count
+        upsertCount = upserts.count
+        if upserts.isEmpty {
+            posts = .none
+        } else if upserts.count <= Self.jsonLimit {
+            var rows = JSONRows(reserving: upserts.count * 400)
+            for post in upserts {
+                rows.beginRow()
+                PostColumns(post, dialect: .postgres).write(to: &rows)
+                rows.endRow()
+            }
+            posts = .json(rows.finish())
+        } else {
+            var lines = CopyLines(reserving: upserts.count * 400)
+            for post in upserts {
+                PostColumns(post, dialect: .postgres).write(to: &lines)
+                lines.endLine()
+            }
+            posts = .copy(lines.bytes)
+        }
         self.profiles = profiles.isEmpty ? nil : jsonText(Array(profiles.values))
         self.videoIDs = videoIDs.isEmpty ? nil : pgArray(videoIDs)
         self.deletions = deletions.isEmpty ? nil : pgArray(deletions)

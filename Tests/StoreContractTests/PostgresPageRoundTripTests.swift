@@ -2,6 +2,7 @@ import Core
 import Foundation
 @testable import PostgresStore
 import PostgresTestSupport
+import StoreKit
 import Testing
 
 /// A page's transaction costs a fixed number of round trips to the server, and its pipelines keep
@@ -10,7 +11,7 @@ import Testing
 struct PostgresPageRoundTripTests {
     /// Posts by two authors, one reposted by a third, with videos, an edit of a stored post, a
     /// deletion and resolved videos: every statement a page can need.
-    @Test func aPageCostsFiveRoundTripsWhateverItHolds() async throws {
+    @Test func aShortPageCostsTwoRoundTripsWhateverItHolds() async throws {
         let (store, _) = try await makeWorkers()
         let lease = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
         _ = try await store.apply(makePage([.upsert(makePost("old")), .upsert(makePost("gone"))], cursor: "1"),
@@ -26,9 +27,10 @@ struct PostgresPageRoundTripTests {
         let page = store.prepare(makePage(posts.map { .upsert($0) } + [.delete("gone")], cursor: "2"))
         let backend = try await store.run("naming the backend", "SELECT pg_backend_pid()")
         let result = try await store.apply(page, videos: [video], under: lease, announcing: nil)
-        // BEGIN with the lease, videos, authors and staging table; COPY's start; its rows; the
-        // upsert; the links, deletion, resolved videos and cursor with COMMIT. It was 14, one per statement.
-        #expect(await store.lastPageRoundTripsForTests == 5)
+        // BEGIN with the lease, videos, authors and the posts' upsert (a short page's posts are
+        // one parameter); the links, deletion, resolved videos and cursor with COMMIT. It was 14,
+        // one per statement, then 5 with COPY into a staging table.
+        #expect(await store.lastPageRoundTripsForTests == 2)
         #expect((result.inserted, result.updated, result.deleted) == (2, 1, 1))
         #expect(try await store.run("naming the backend", "SELECT pg_backend_pid()") == backend, "the pipelines left the connection usable")
         #expect(try await store.cursor(ofFeed: "home")?.position == "2")
@@ -38,6 +40,47 @@ struct PostgresPageRoundTripTests {
             """).map { $0.compactMap { $0 } }
         #expect(links == [["old", "v2", "0"], ["p1", "v1", "1"], ["p1", "v2", "0"]])
         #expect(try await store.posts(matching: PostQuery(feed: "home")).map(\.post.id).sorted() == ["old", "p1", "p2"])
+    }
+
+    /// A page longer than ``PostgresPreparedPage/jsonLimit`` goes through COPY and the staging
+    /// table: five round trips, and the same rows as the short pages' path writes.
+    @Test func aLongPageGoesThroughCopyInFiveRoundTripsAndStoresWhatTheShortPathStores() async throws {
+        let (store, _) = try await makeWorkers()
+        let grace = User(id: "u2", handle: "grace", displayName: "Grace"), alan = User(id: "u3", handle: "alan", displayName: "Alan")
+        let awkward = ["tab\there", "line\nbreak\r", "back\\slash \\N", "nul\u{0}byte", "quote \" and ' both", "é ✨ 🚀", "{\"json\": [1]}", ""]
+        var posts: [Post] = []
+        for index in 0 ..< PostgresPreparedPage.jsonLimit + 1 {
+            let text: String = awkward[index % awkward.count] + " \(index)"
+            let edited: Date? = index % 2 == 0 ? nil : Date(timeIntervalSince1970: 1_700_000_500)
+            let counts = Post.Counts(replies: index, reposts: Int(Int32.max) + index, likes: 0)
+            let videos: [VideoID] = index % 5 == 0 ? [VideoID("v\(index)")] : []
+            let warning: String? = index % 4 == 0 ? awkward[(index + 1) % awkward.count] : nil
+            let repost: Post.Repost? = index % 7 == 0 ? Post.Repost(by: alan, originalID: PostID("o\(index)"), at: nil) : nil
+            posts.append(Post(id: PostID("p\(index)"), author: index % 3 == 0 ? alan : grace, text: text,
+                              createdAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)), editedAt: edited,
+                              counts: counts, videoIDs: videos, contentWarning: warning, repost: repost))
+        }
+        let changes: [FeedChange] = posts.map { FeedChange.upsert($0) }
+        let long = store.prepare(makePage(changes, cursor: "1"))
+        guard case .copy = long.posts else { Issue.record("a long page goes through COPY"); return }
+        var pages: [(String, PostgresPreparedPage)] = [("long", long)]
+        for start in stride(from: 0, to: changes.count, by: 20) {
+            pages.append(("short", store.prepare(makePage(Array(changes[start ..< min(start + 20, changes.count)]), cursor: "\(start)"))))
+        }
+        for (feed, prepared) in pages {
+            let lease = try #require(try await store.acquireLease(onFeed: feed, holder: "feedsyncd", wait: 0, onlyIfDue: false))
+            let result = try await store.apply(prepared, videos: [], under: lease, announcing: nil)
+            #expect(await store.lastPageRoundTripsForTests == (feed == "long" ? 5 : 2))
+            #expect(result.inserted == prepared.upsertCount)
+            await store.release(lease)
+        }
+        let columns = (PostColumns.names + ["author_handle", "author_name", "created", "search"]).joined(separator: ", ")
+        let copied = try await store.run("reading", "SELECT \(columns) FROM posts WHERE feed = 'long' ORDER BY id")
+        let passed = try await store.run("reading", "SELECT \(columns) FROM posts WHERE feed = 'short' ORDER BY id")
+        #expect(copied.count == posts.count)
+        #expect(copied == passed, "both paths store the same rows")
+        #expect(try await store.posts(matching: PostQuery(feed: "short", limit: 100)).map(\.post.text).sorted()
+                == posts.map { $0.text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") }.sorted())
     }
 
     /// The lease was taken over while this worker still holds its token (it stalled): the page's
