@@ -38,38 +38,57 @@ extension PostgresFeedStore {
     /// With `dueSince`, a daemon's claim is also not due when a sync of the feed that began at or
     /// after it succeeded: its worker gave the lease back and is about to record the next attempt.
     func claim(_ feed: String, holder: String, onlyIfDue: Bool, dueSince: Date? = nil) throws -> Claim {
-        let db = try db("taking the lease on feed \(feed)")
-        return try storage("taking the lease on feed \(feed)") {
-            try db.transaction {
-                // Inserted only when missing: a plain ON CONFLICT checks the key as an insert does,
-                // and so waits for any worker's page transaction that holds the row (its renewal).
-                try db.query("""
-                    INSERT INTO feed_leases (feed) SELECT $1::text WHERE NOT EXISTS (SELECT 1 FROM feed_leases WHERE feed = $1::text)
-                    ON CONFLICT DO NOTHING
-                    """, [feed])
-                // SKIP LOCKED: a row another worker is claiming at this instant is that worker's,
-                // for at most one lease period.
-                guard let row = try db.query("""
-                    SELECT holder, token IS NOT NULL AND expires_at > \(Self.nowMs),
-                           token IS NOT NULL AND expires_at <= \(Self.nowMs),
-                           (SELECT f.next_attempt_at > \(Self.nowMs) + 1000 FROM feeds f WHERE f.name = $1),
-                           $2::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM sync_runs r
-                               WHERE r.feed = $1 AND r.started_at >= $2::bigint AND r.error IS NULL),
-                           expires_at, (SELECT f.next_attempt_at FROM feeds f WHERE f.name = $1)
-                    FROM feed_leases WHERE feed = $1 FOR UPDATE SKIP LOCKED
-                    """, [feed, dueSince.map { "\(StoredTime.milliseconds($0))" }]).first, row.count == 7 else {
-                    return .busy("another worker", until: Date().addingTimeInterval(leasePeriod))
-                }
-                if row[1] == "t" { return .busy(row[0] ?? "another worker", until: Self.date(row[5]) ?? Date().addingTimeInterval(leasePeriod)) }
-                if onlyIfDue, row[3] == "t" || row[4] == "t" { return .notDue(nextAttempt: Self.date(row[6])) }
-                let stale = row[2] == "t" ? row[0] : nil
-                let token = UUID().uuidString
-                try db.query("""
-                    UPDATE feed_leases SET holder = $2, instance = $3, token = $4, expires_at = \(Self.nowMs) + $5 WHERE feed = $1
-                    """, [feed, describeHolder(holder), instance, token, "\(Int64(leasePeriod * 1000))"])
-                return .held(FeedLease(feed: feed, token: token, tookOverFrom: stale))
+        let operation = "taking the lease on feed \(feed)"
+        let db = try db(operation)
+        return try storage(operation) {
+            do {
+                // Two round trips: the row read with BEGIN, then the claim (if any) with COMMIT.
+                let opened = try db.pipeline([("BEGIN", []), Self.leaseRowInsert(feed),
+                                              Self.leaseRowRead(feed, dueSince: dueSince)]).map { try $0.get() }
+                let (outcome, update) = decide(opened[2].first, feed: feed, holder: holder, onlyIfDue: onlyIfDue)
+                for answer in try db.pipeline((update.map { [$0] } ?? []) + [("COMMIT", [])]) { _ = try answer.get() }
+                return outcome
+            } catch {
+                db.rollbackIfOpen()
+                throw error
             }
         }
+    }
+
+    /// The lease row, inserted only when missing: a plain ON CONFLICT checks the key as an insert
+    /// does, and so waits for any worker's page transaction that holds the row (its renewal).
+    private static func leaseRowInsert(_ feed: String) -> PostgresConnection.Statement {
+        ("""
+         INSERT INTO feed_leases (feed) SELECT $1::text WHERE NOT EXISTS (SELECT 1 FROM feed_leases WHERE feed = $1::text)
+         ON CONFLICT DO NOTHING
+         """, [feed])
+    }
+
+    /// The lease row, locked, with what the claim decides on. SKIP LOCKED: a row another worker
+    /// is claiming at this instant is that worker's, for at most one lease period.
+    private static func leaseRowRead(_ feed: String, dueSince: Date?) -> PostgresConnection.Statement {
+        ("""
+         SELECT holder, token IS NOT NULL AND expires_at > \(nowMs),
+                token IS NOT NULL AND expires_at <= \(nowMs),
+                (SELECT f.next_attempt_at > \(nowMs) + 1000 FROM feeds f WHERE f.name = $1),
+                $2::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM sync_runs r
+                    WHERE r.feed = $1 AND r.started_at >= $2::bigint AND r.error IS NULL),
+                expires_at, (SELECT f.next_attempt_at FROM feeds f WHERE f.name = $1)
+         FROM feed_leases WHERE feed = $1 FOR UPDATE SKIP LOCKED
+         """, [feed, dueSince.map { "\(StoredTime.milliseconds($0))" }])
+    }
+
+    /// The claim's outcome from the locked lease row (`nil`: another worker is claiming it), and
+    /// the statement that takes the lease when it is free.
+    private func decide(_ row: [String?]?, feed: String, holder: String, onlyIfDue: Bool) -> (Claim, PostgresConnection.Statement?) {
+        guard let row, row.count == 7 else { return (.busy("another worker", until: Date().addingTimeInterval(leasePeriod)), nil) }
+        if row[1] == "t" { return (.busy(row[0] ?? "another worker", until: Self.date(row[5]) ?? Date().addingTimeInterval(leasePeriod)), nil) }
+        if onlyIfDue, row[3] == "t" || row[4] == "t" { return (.notDue(nextAttempt: Self.date(row[6])), nil) }
+        let token = UUID().uuidString
+        let take: PostgresConnection.Statement = ("""
+            UPDATE feed_leases SET holder = $2, instance = $3, token = $4, expires_at = \(Self.nowMs) + $5 WHERE feed = $1
+            """, [feed, describeHolder(holder), instance, token, "\(Int64(leasePeriod * 1000))"])
+        return (.held(FeedLease(feed: feed, token: token, tookOverFrom: row[2] == "t" ? row[0] : nil)), take)
     }
 
     /// A stored time (ms since 1970) as a date.
