@@ -158,9 +158,16 @@ extension PostgresFeedStore {
         let operation = operation()
         let db = try db(operation)
         return try storage(operation) {
-            try db.transaction {
-                try checkLease(lease, operation, in: db)
-                return try body(db)
+            do {
+                // BEGIN and the lease's check in one round trip.
+                let opened = try db.pipeline([("BEGIN", []), try leaseRenewal(of: lease, operation)]).map { try $0.get() }
+                try leaseKept(opened[1], operation)
+                let value = try body(db)
+                try db.execute("COMMIT")
+                return value
+            } catch {
+                db.rollbackIfOpen()
+                throw error
             }
         }
     }
