@@ -72,7 +72,7 @@ extension PostgresFeedStore {
                 token IS NOT NULL AND expires_at <= \(nowMs),
                 (SELECT f.next_attempt_at > \(nowMs) + 1000 FROM feeds f WHERE f.name = $1),
                 $2::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM sync_runs r
-                    WHERE r.feed = $1 AND r.started_at >= $2::bigint AND r.error IS NULL),
+                    WHERE r.feed = $1 AND r.finished_at >= $2::bigint AND r.error IS NULL),
                 expires_at, (SELECT f.next_attempt_at FROM feeds f WHERE f.name = $1)
          FROM feed_leases WHERE feed = $1 FOR UPDATE SKIP LOCKED
          """, [feed, dueSince.map { "\(StoredTime.milliseconds($0))" }])

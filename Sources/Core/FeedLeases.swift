@@ -23,8 +23,8 @@ public protocol FeedLeases: Sendable {
     /// again: the feed is held by another daemon now (``LeaseClaim/heldUntil(_:)``, its lease's
     /// expiry), or it was synced by another since this daemon found it due at `dueSince`
     /// (``LeaseClaim/syncedSince(nextAttempt:)``): its next attempt is ahead as recorded, or a
-    /// sync that began at or after `dueSince` succeeded and gave its lease back before recording
-    /// one. A store whose leases do not span daemons makes the plain `onlyIfDue` claim.
+    /// sync that ended at or after `dueSince` succeeded and gave its lease back before recording
+    /// one (one under way when this daemon found the feed due counts: it synced the feed). A store whose leases do not span daemons makes the plain `onlyIfDue` claim.
     func claimLease(onFeed feed: String, holder: String, wait: TimeInterval, dueSince: Date) async throws -> LeaseClaim
 
     /// Gives a lease back; the feed is free for others at once.

@@ -70,7 +70,22 @@ import Testing
         await second.release(retry)
         #expect(try await first.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: due) == .syncedSince(nextAttempt: nil))
         #expect(try await first.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: due.addingTimeInterval(5)).lease != nil,
-                "a run that began before the feed was due again does not count")
+                "a run that ended before the feed was due again does not count")
+    }
+
+    /// A run under way when this daemon found the feed due counts as well: it began earlier but
+    /// ended after (the full 110,000-feed cluster run synced 3 feeds twice this way: a daemon
+    /// started a moment after another had begun them).
+    @Test func aRunUnderWayWhenTheFeedWasFoundDueCountsAsSyncedSince() async throws {
+        let (first, second) = try await makeWorkers()
+        let due = Date()
+        let lease = try #require(try await first.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: due).lease)
+        try await first.recordSync(SyncOutcome(startedAt: due.addingTimeInterval(-1), finishedAt: due.addingTimeInterval(1),
+                                               report: SyncReport(feed: "home")), under: lease)
+        await first.release(lease)
+        #expect(try await second.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: due) == .syncedSince(nextAttempt: nil))
+        #expect(try await second.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: due.addingTimeInterval(2)).lease != nil,
+                "a run that ended before the feed was found due does not count")
     }
 
     /// A daemon's claim tells "held by another now" (with the expiry stored for that lease, when
