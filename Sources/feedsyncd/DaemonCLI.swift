@@ -165,6 +165,7 @@ struct Daemon {
         options.log = log
         options.traffic = metrics
         options.keepsFeedDetails = false
+        options.backendsPerSync = true
         return options
     }
 
