@@ -39,10 +39,14 @@ public struct Runtime: Sendable {
         public var traffic: any TrafficObserver = NoTrafficObserver()
         /// The integrations the config's names choose from.
         public var registry: IntegrationRegistry = .standard
-        /// Whether to keep ``Runtime/feedOrigins`` and ``Runtime/feedURLs``, which only
-        /// `config check` and the config editor show; the daemon leaves them empty, a few
-        /// hundred bytes a feed it never reads (issue 40).
+        /// Whether to keep ``Runtime/feedOrigins``, ``Runtime/feedURLs`` and
+        /// ``Runtime/feedRules``, which only `config check`, the config editor and `rules apply`
+        /// read; the daemon leaves them empty, a few hundred bytes a feed it never reads (issue 40).
         public var keepsFeedDetails = true
+        /// Whether a feed whose backend keeps nothing between syncs keeps only the recipe its
+        /// backend is built from for each sync (``ServiceProvider/backendsPerSync``): the daemon's
+        /// choice, so 100,000 web feeds hold no 100,000 backends between their syncs (issue 40).
+        public var backendsPerSync = false
 
         public init(feeds: ServiceProvider.Selection = .all, createStore: Bool = true) {
             self.feeds = feeds
@@ -79,7 +83,8 @@ public struct Runtime: Sendable {
     /// feed's `url`) is polled, as the config says, by feed name (empty unless
     /// ``Options/keepsFeedDetails``).
     public let feedURLs: [String: String]
-    /// Each feed's rules then the config's, compiled, by feed name: what `rules apply` applies.
+    /// Each feed's rules then the config's, compiled, by feed name: what `rules apply` applies
+    /// (empty unless ``Options/keepsFeedDetails``).
     public let feedRules: [String: PostRules]
     /// The config's `"webhooks"`.
     public let webhooks: [WebhookTarget]
@@ -106,7 +111,8 @@ public struct Runtime: Sendable {
                                      registry: options.registry)
         config.context.deferMissingSecrets = options.deferMissingSecrets
         let provider = try ServiceProvider(config: config, feeds: options.feeds, sharing: options.sharing, createStore: options.createStore,
-                                           log: options.log, traffic: options.traffic, registry: options.registry)
+                                           log: options.log, traffic: options.traffic, registry: options.registry,
+                                           backendsPerSync: options.backendsPerSync)
         return Runtime(configName: name, config: config, provider: provider, log: options.log, registry: options.registry,
                        keepsFeedDetails: options.keepsFeedDetails)
     }
@@ -129,7 +135,7 @@ public struct Runtime: Sendable {
         self.media = config.media
         self.mediaCapability = registry.descriptors.lazy.compactMap(\.media).first
         self.mediaFeedSections = MediaFeedSection.all(config, registry: registry)
-        self.feedRules = Dictionary(config.feeds.map { ($0.name, $0.filter) }, uniquingKeysWith: { first, _ in first })
+        self.feedRules = Dictionary(detailed.map { ($0.name, $0.filter) }, uniquingKeysWith: { first, _ in first })
         self.feedURLs = Dictionary(detailed.compactMap { feed in
             guard let name = (try? feed.posts.string("integration")) ?? nil,
                   let key = registry.descriptor(named: name)?.posts?.locationKey else { return nil }
@@ -209,8 +215,8 @@ public struct Runtime: Sendable {
         options.retention = feed.retention
         if !webhooks.isEmpty { options.announcer = WebhookAnnouncer(targets: webhooks, now: { Date() }) }
         options.log = log
-        return SyncEngine(feed: feed.name, services: feed.services, options: options, sleep: { [waiter = feed.waiter] in try await waiter.wait($0) },
-                          waiter: feed.waiter)
+        let (services, waiter) = provider.services(of: feed)
+        return SyncEngine(feed: feed.name, services: services, options: options, sleep: { try await waiter.wait($0) }, waiter: waiter)
     }
 
     /// `has no feed named "x" (it has "a", "b")`, the same sentence for every command.

@@ -14,7 +14,10 @@ public final class ConfigSection {
     public let path: String
     public let context: ConfigContext
     private let object: [String: ConfigValue]
-    private var readKeys: Set<String> = []
+    /// The keys read, each once, in the order first read: a section reads a handful, and an
+    /// array of them costs a quarter of a set's bytes, for each of the 100,000 feeds an OPML
+    /// file may expand to while the config loads (issue 40).
+    private var readKeys: [String] = []
 
     public init(_ object: [String: ConfigValue], path: String, context: ConfigContext) {
         self.object = object
@@ -38,7 +41,7 @@ public final class ConfigSection {
 
     /// The keys read so far, present or not: what ``finish(alsoKnown:)`` accepts. A test holds
     /// an integration's descriptor to the keys its builder reads with it.
-    public var keysRead: Set<String> { readKeys }
+    public var keysRead: Set<String> { Set(readKeys) }
 
     /// The keys the object holds, sorted: for an object whose keys are names the config
     /// chooses (a feed's `"headers"`, `"searches"`).
@@ -56,7 +59,7 @@ public final class ConfigSection {
     }
 
     private func value(_ key: String) -> ConfigValue? {
-        readKeys.insert(key)
+        if !readKeys.contains(key) { readKeys.append(key) }
         guard let value = object[key], value != .null else { return nil }
         return value
     }
@@ -269,7 +272,7 @@ public final class ConfigSection {
     ///
     /// - Parameter known: keys that are valid here although this reader did not read them.
     public func finish(alsoKnown known: [String] = []) throws {
-        let valid = readKeys.union(known)
+        let valid = Set(readKeys).union(known)
         for key in object.keys.sorted() where !valid.contains(key) {
             let nearest = valid.min { Self.distance(key, $0) < Self.distance(key, $1) }
             if let nearest, Self.distance(key, nearest) <= max(2, key.count / 3) {

@@ -43,10 +43,14 @@ public struct FeedBackend: Sendable {
     /// The account the backend logs in as; `nil` for one without a login. Every feed of one
     /// account shares its session (one login, one refresh), whatever else their identities say.
     public var account: AccountKey?
+    /// How to build this backend again for each sync, when it keeps nothing between syncs and
+    /// needs no setup of its own; `nil`: it is built once and kept.
+    public var rebuild: FeedRebuild?
 
     public init(posts: any PostService, authentication: (any AuthenticationService)?,
                 videos: (any VideoService)? = nil, live: (any LiveSource)? = nil, lifecycle: any IntegrationLifecycle, identity: String,
-                account: AccountKey? = nil) {
+                account: AccountKey? = nil, rebuild: FeedRebuild? = nil) {
+        self.rebuild = rebuild
         self.posts = posts
         self.live = live
         self.authentication = authentication

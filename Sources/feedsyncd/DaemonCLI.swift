@@ -56,6 +56,7 @@ enum DaemonCLI {
                     throw ConfigError(file: runtime.configName, keyPath: "metrics.listen", message: error.description)
                 }
             }
+            daemon.metrics.prepareFeeds(runtime.feedNames.count, shown: listener != nil)
             daemon.served.update(feeds: runtime.servedFeeds, searches: runtime.searches)
             readerListener = try ReaderListener.make(for: runtime, log: log, catalog: daemon.served)
             try await runtime.start()
@@ -165,6 +166,7 @@ struct Daemon {
         options.log = log
         options.traffic = metrics
         options.keepsFeedDetails = false
+        options.backendsPerSync = true
         return options
     }
 

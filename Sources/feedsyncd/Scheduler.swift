@@ -82,6 +82,10 @@ actor Scheduler {
         let failures = Dictionary((try? await current.store.feedStatuses())?.map { ($0.feed, $0.consecutiveFailures) } ?? [],
                                   uniquingKeysWith: { first, _ in first })
         let now = Date()
+        // Sized once: a table grown one feed at a time is copied at each doubling and may end
+        // up twice the size it needs (100,000 feeds, issue 40).
+        feeds.reserveCapacity(current.provider.feeds.count)
+        scheduledHere.reserveCapacity(current.provider.feeds.count)
         for feed in current.provider.feeds {
             add(feed, failures: failures[feed.name] ?? 0, at: now)
         }

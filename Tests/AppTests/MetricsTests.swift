@@ -51,6 +51,22 @@ import Glibc
         #expect(!text.contains("feedsync_leases_held"), "only a leasing store shows leases")
     }
 
+    @Test func aDaemonWithoutAMetricsListenerKeepsNoFeedsNumbers() {
+        let unseen = MetricsRegistry(version: "t")
+        unseen.prepareFeeds(1, shown: false)
+        let seen = MetricsRegistry(version: "t")
+        seen.prepareFeeds(1, shown: true)
+        for metrics in [unseen, seen] {
+            metrics.syncStarted()
+            metrics.syncFinished(feed: "a", succeeded: true, seconds: 0.3, report: SyncReport(feed: "a"))
+        }
+        // Shown only now, as a first refresh of /metrics would: the sync was kept by one of them only.
+        for metrics in [unseen, seen] { metrics.setFeeds(["a"]) }
+        #expect(unseen.renderedText().contains(#"feedsync_syncs_total{feed="a",outcome="ok"} 0"#))
+        #expect(seen.renderedText().contains(#"feedsync_syncs_total{feed="a",outcome="ok"} 1"#))
+        #expect(seen.renderedText().contains(#"feedsync_sync_duration_seconds_bucket{feed="a",le="0.5"} 1"#))
+    }
+
     @Test func aLiveBatchAddsItsWritesAndSkippedItemsToTheSameCountersAsASync() {
         let metrics = MetricsRegistry(version: "t")
         metrics.setFeeds(["a"])
