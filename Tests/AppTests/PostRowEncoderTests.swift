@@ -52,15 +52,9 @@ import Testing
     ]
 
     @Test func rowsAndStoredPostsAreWrittenToTheSameBytes() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-rows-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("cache.sqlite").path
-        let store = SQLiteFeedStore(path: path)
-        try await store.open()
-        let page = FeedPage(changes: Self.makePosts().map { .upsert($0) }, nextCursor: FeedCursor(position: "1"), hasMore: false)
-        _ = try await store.apply(page, videos: Self.videos, under: FeedLease(feed: "home", token: "test"))
-        await store.close()
+        let path = try await Self.store(Self.makePosts(), in: folder)
         // What only a store edited by hand (or damaged) holds.
         try Self.sqlite(path, """
             UPDATE posts SET text = CAST(X'61FF62C0AF63E282AC64ED9FBFEDA080F4908080' AS TEXT) WHERE id = 'p8';
@@ -71,6 +65,24 @@ import Testing
             INSERT INTO post_state (feed, post_id, read_at, starred_at) VALUES ('home', 'p0', 1, NULL), ('home', 'p2', 1, 2);
             """)
         #expect(try await Self.expectSameBytes(path, pageSize: 5) == 3)
+    }
+
+    /// A new folder for a store.
+    static func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-rows-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// A SQLite store in `folder` holding `posts` (of the feed "home") and ``videos``; its path.
+    static func store(_ posts: [Post], in folder: URL) async throws -> String {
+        let path = folder.appendingPathComponent("cache.sqlite").path
+        let store = SQLiteFeedStore(path: path)
+        try await store.open()
+        let page = FeedPage(changes: posts.map { .upsert($0) }, nextCursor: FeedCursor(position: "1"), hasMore: false)
+        _ = try await store.apply(page, videos: videos, under: FeedLease(feed: "home", token: "test"))
+        await store.close()
+        return path
     }
 
     /// Reads the store at `path` page by page, both ways, and expects the same bytes from
@@ -132,15 +144,9 @@ import Testing
             post.videoIDs = random.next(below: 4) == 0 ? [VideoID("v1"), VideoID("gone \(text(1))"), VideoID("v2")].filter { _ in random.next(below: 2) == 0 } : []
             posts.append(post)
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-rows-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("cache.sqlite").path
-        let store = SQLiteFeedStore(path: path)
-        try await store.open()
-        let page = FeedPage(changes: posts.map { .upsert($0) }, nextCursor: FeedCursor(position: "1"), hasMore: false)
-        _ = try await store.apply(page, videos: Self.videos, under: FeedLease(feed: "home", token: "test"))
-        await store.close()
+        let path = try await Self.store(posts, in: folder)
         // A visibility no `Post.Visibility` names, and authors with no handle or name, as a hand-edited store holds them.
         try Self.sqlite(path, """
             UPDATE posts SET visibility = 'friends' WHERE id IN ('s3', 's30', 's31');
