@@ -12,11 +12,11 @@ import StoreKit
 /// hold the two ways to the same bytes.
 public struct PostRowEncoder {
     private var columns: StoredPostColumns
-    private let at: [Int]
+    let at: [Int]
     /// Avatar URLs as `URL` writes them back, by their stored text: a page holds a few dozen.
     private var avatars: [UInt64: (bytes: [UInt8], url: String?)] = [:]
 
-    private enum Column: Int, CaseIterable {
+    enum Column: Int, CaseIterable {
         case id, authorID, text, createdAt, editedAt, replyTo, replies, reposts, likes, videoIDs, html, contentWarning
         case language, visibility, repostBy, attachments, title, url, quoteOf, quotes, labels
         case feed, readAt, starredAt, handle, displayName, avatarURL
@@ -37,7 +37,7 @@ public struct PostRowEncoder {
     public mutating func appendJSONLines(_ batch: PostRowBatch, to json: inout JSONWriter) {
         for row in 0..<batch.count {
             if isPlain(row, in: batch) {
-                writePlain(row, of: batch, to: &json)
+                writePlainJSON(row, of: batch, escaping: json.escaping, to: &json.bytes)
             } else {
                 PostRecord(batch.storedPost(row, reading: &columns)).write(to: &json)
             }
@@ -69,7 +69,7 @@ public struct PostRowEncoder {
         func time(_ column: Column) {
             if let milliseconds = row.integer(at[column.rawValue]) { ISO8601Timestamp.append(StoredTime.date(milliseconds), to: &bytes) }
         }
-        func number(_ column: Column) { bytes.append(contentsOf: String(row.integer(at[column.rawValue]) ?? 0).utf8) }
+        func number(_ column: Column) { JSONWriter.appendDecimal(row.integer(at[column.rawValue]) ?? 0, to: &bytes) }
         let shown: Column = batch.isNull(index, at[Column.handle.rawValue]) ? .authorID : .handle
         text(.feed); comma(); text(.id); comma(); time(.createdAt); comma(); time(.editedAt); comma()
         text(.authorID); comma(); text(shown); comma()
@@ -92,77 +92,29 @@ public struct PostRowEncoder {
         bytes.append(contentsOf: [0x0D, 0x0A])
     }
 
-    /// Whether the row has nothing but what ``writePlain`` writes: no attachments, no labels,
+    /// Whether the row has nothing but what ``writePlainJSON(_:of:escaping:to:)`` writes: no attachments, no labels,
     /// not a repost, and every column the schema requires.
-    private func isPlain(_ row: Int, in batch: PostRowBatch) -> Bool {
+    func isPlain(_ row: Int, in batch: PostRowBatch) -> Bool {
         // A NULL where the schema forbids one reads as "" in the record: left to it.
-        let required: [Column] = [.id, .authorID, .text, .feed]
-        return isEmptyList(.attachments, row, in: batch) && isEmptyList(.labels, row, in: batch) && batch.isNull(row, at[Column.repostBy.rawValue])
-            && !required.contains { batch.isNull(row, at[$0.rawValue]) }
+        isEmptyList(.attachments, row, in: batch) && isEmptyList(.labels, row, in: batch) && batch.isNull(row, at[Column.repostBy.rawValue])
+            && !batch.isNull(row, at[Column.id.rawValue]) && !batch.isNull(row, at[Column.authorID.rawValue])
+            && !batch.isNull(row, at[Column.text.rawValue]) && !batch.isNull(row, at[Column.feed.rawValue])
     }
 
     /// Whether a JSON list column holds `[]` (or is NULL, which reads as no list).
-    private func isEmptyList(_ column: Column, _ row: Int, in batch: PostRowBatch) -> Bool {
+    func isEmptyList(_ column: Column, _ row: Int, in batch: PostRowBatch) -> Bool {
         batch.withText(row, at[column.rawValue]) { $0.map { $0.count == 2 && $0[0] == UInt8(ascii: "[") && $0[1] == UInt8(ascii: "]") } ?? true }
-    }
-
-    /// Writes what ``PostRecord/write(to:)`` writes for this row, in its key order.
-    private mutating func writePlain(_ row: Int, of batch: PostRowBatch, to json: inout JSONWriter) {
-        let row = batch.row(row), index = row.index
-        func text(_ key: StaticString, _ column: Column) {
-            batch.withText(index, at[column.rawValue]) { json.string(key, utf8: $0) }
-        }
-        json.openObject()
-        json.key("attachments")
-        json.openArray()
-        json.closeArray()
-        json.key("author")
-        json.openObject()
-        let avatar = batch.withText(index, at[Column.avatarURL.rawValue]) { bytes in bytes.map { avatarURL($0) } ?? nil }
-        json.string("avatarURL", avatar)
-        // As `UserColumns.user` fills them: the handle, else the id; the name, else the handle shown.
-        let shown: Column = batch.isNull(index, at[Column.handle.rawValue]) ? .authorID : .handle
-        text("displayName", batch.isNull(index, at[Column.displayName.rawValue]) ? shown : .displayName)
-        text("handle", shown)
-        text("id", .authorID)
-        json.closeObject()
-        text("contentWarning", .contentWarning)
-        json.key("counts")
-        json.openObject()
-        json.int("likes", row.integer(at[Column.likes.rawValue]) ?? 0)
-        json.int("quotes", row.integer(at[Column.quotes.rawValue]) ?? 0)
-        json.int("replies", row.integer(at[Column.replies.rawValue]) ?? 0)
-        json.int("reposts", row.integer(at[Column.reposts.rawValue]) ?? 0)
-        json.closeObject()
-        json.date("createdAt", StoredTime.date(row.integer(at[Column.createdAt.rawValue]) ?? 0))
-        json.date("editedAt", row.integer(at[Column.editedAt.rawValue]).map(StoredTime.date))
-        text("feed", .feed)
-        text("html", .html)
-        text("id", .id)
-        json.strings("labels", [])
-        text("language", .language)
-        text("quoteOf", .quoteOf)
-        json.bool("read", row.integer(at[Column.readAt.rawValue]) != nil)
-        text("replyTo", .replyTo)
-        json.bool("starred", row.integer(at[Column.starredAt.rawValue]) != nil)
-        text("text", .text)
-        text("title", .title)
-        json.string("url", row.text(at[Column.url.rawValue]).flatMap(URL.init(string:))?.absoluteString)
-        json.strings("videoIDs", JSONStringArray.decode(row.text(at[Column.videoIDs.rawValue]) ?? "[]"))
-        json.key("videos")
-        json.openArray()
-        for video in batch.videos[index] { PostRecord.write(PostRecord.VideoRow(video), to: &json) }
-        json.closeArray()
-        json.string("visibility", row.text(at[Column.visibility.rawValue]).flatMap(Post.Visibility.init(rawValue:))?.rawValue)
-        json.closeObject()
     }
 
     /// An avatar URL as `URL` writes it back, parsed once per distinct stored text (found by
     /// its FNV-1a hash, then compared byte for byte).
-    private mutating func avatarURL(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    mutating func avatarURL(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        if let known = avatars[hash], known.bytes.elementsEqual(bytes) { return known.url }
+        if let known = avatars[hash], known.bytes.count == bytes.count,
+           bytes.isEmpty || known.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
+            return known.url
+        }
         let url = URL(string: String(decoding: bytes, as: UTF8.self))?.absoluteString
         if avatars[hash] == nil { avatars[hash] = (Array(bytes), url) }
         return url

@@ -26,35 +26,56 @@ public enum ISO8601Timestamp {
         append(milliseconds: milliseconds(date), to: &bytes)
     }
 
-    /// Appends the time `milliseconds` after 1970-01-01T00:00:00Z.
+    /// Appends the time `milliseconds` after 1970-01-01T00:00:00Z: composed on the stack and
+    /// appended once (the encoders of an export write two a post).
     public static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
         // Past ±2^60 ms (±36 million years) the text is clamped; no arithmetic below can overflow.
         let milliseconds = min(max(milliseconds, -(1 << 60)), 1 << 60)
         let day = floorDivision(milliseconds, 86_400_000)
         let inDay = milliseconds - day * 86_400_000
         let (year, month, dayOfMonth) = civilDate(daysSince1970: day)
-        if (0...9999).contains(year) {
-            digits(year, 4, &bytes)
-        } else {
-            bytes.append(year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
-            digits(year.magnitude, 4, &bytes)
-        }
-        bytes.append(UInt8(ascii: "-"))
-        digits(month, 2, &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        digits(dayOfMonth, 2, &bytes)
-        bytes.append(UInt8(ascii: "T"))
         let seconds = inDay / 1000
-        digits(seconds / 3600, 2, &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        digits(seconds / 60 % 60, 2, &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        digits(seconds % 60, 2, &bytes)
-        if inDay % 1000 != 0 {
-            bytes.append(UInt8(ascii: "."))
-            digits(inDay % 1000, 3, &bytes)
+        // At most a sign, 8 digits of year and "-MM-DDTHH:MM:SS.mmmZ": 29 bytes.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { text in
+            var count = 0
+            func put(_ byte: UInt8) {
+                text[count] = byte
+                count += 1
+            }
+            func digits(_ value: UInt64, _ width: Int) {
+                var length = 1
+                var power: UInt64 = 10
+                while length < 20, value >= power {
+                    length += 1
+                    power = power &* 10
+                }
+                length = max(length, width)
+                var rest = value
+                for position in stride(from: count + length - 1, through: count, by: -1) {
+                    text[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                count += length
+            }
+            if !(0...9999).contains(year) { put(year < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")) }
+            digits(year.magnitude, 4)
+            put(UInt8(ascii: "-"))
+            digits(UInt64(month), 2)
+            put(UInt8(ascii: "-"))
+            digits(UInt64(dayOfMonth), 2)
+            put(UInt8(ascii: "T"))
+            digits(UInt64(seconds / 3600), 2)
+            put(UInt8(ascii: ":"))
+            digits(UInt64(seconds / 60 % 60), 2)
+            put(UInt8(ascii: ":"))
+            digits(UInt64(seconds % 60), 2)
+            if inDay % 1000 != 0 {
+                put(UInt8(ascii: "."))
+                digits(UInt64(inDay % 1000), 3)
+            }
+            put(UInt8(ascii: "Z"))
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<count]))
         }
-        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// `date` in whole milliseconds since 1970, rounded as the store rounds, clamped when huge.
@@ -91,24 +112,5 @@ public enum ISO8601Timestamp {
     private static func floorDivision(_ value: Int64, _ divisor: Int64) -> Int64 {
         let quotient = value / divisor
         return value % divisor < 0 ? quotient - 1 : quotient
-    }
-
-    private static func digits<Number: BinaryInteger>(_ value: Number, _ width: Int, _ bytes: inout [UInt8]) {
-        var scratch: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                      UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = UInt64(value)
-        withUnsafeMutableBytes(of: &scratch) { buffer in
-            repeat {
-                buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            while count < width {
-                buffer[count] = UInt8(ascii: "0")
-                count += 1
-            }
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
-        }
     }
 }

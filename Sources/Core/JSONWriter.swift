@@ -163,9 +163,8 @@ public struct JSONWriter: Sendable {
     /// writes `String(decoding: utf8, as: UTF8.self)`: well-formed bytes are escaped as they
     /// are, without making a `String`; ill-formed ones are repaired as `String` repairs them.
     public mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
-        guard Self.isWellFormed(utf8) else { return string(String(decoding: utf8, as: UTF8.self)) }
         separate()
-        appendQuoted(utf8: utf8)
+        Self.appendString(utf8: utf8, escaping: escaping, to: &bytes)
         needsComma = true
     }
 

@@ -44,34 +44,50 @@ enum ExportCommand: Command {
     /// writing each have a thread of their own to be scheduled on.
     static let encoders = 2
 
-    /// Writes every post of `feeds` in three stages that overlap: the store reads the next page
-    /// (SQLite copying its rows on the store's thread) while up to ``encoders`` pages are
-    /// encoded and the one before is written out. Each stage holds a page or two at a time, so
-    /// memory stays flat; the bytes are the same, in the same order, as one stage after another.
+    /// Pages read and not yet handed to the writing: the reading runs this far ahead.
+    static let readAhead = 4
+
+    /// Writes every post of `feeds` in three stages that overlap: the store reads page after
+    /// page on its own (SQLite copying its rows on the store's thread; each page starts where
+    /// the last ended, so the reading is one chain, the export's longest) up to ``readAhead``
+    /// pages ahead, while up to ``encoders`` pages are encoded and the one before is written
+    /// out. Each stage holds a few pages at a time, so memory stays flat; the bytes are the
+    /// same, in the same order, as one stage after another.
     private static func write(_ feeds: [String], from store: any FeedStore, since: Date?, csv: Bool, to output: CheckedOutput) async throws {
-        var reading: Task<ExportPage, any Error>?
+        let gate = ExportReadAhead(pages: readAhead)
+        let (pages, delivery) = AsyncThrowingStream.makeStream(of: ExportPage.self, throwing: (any Error).self)
+        // The reading does not wait for the encoding or writing of earlier pages, only for room.
+        let reading = Task {
+            do {
+                for feed in feeds {
+                    var after: StoredPost.Position?
+                    repeat {
+                        guard await gate.enter() else { return delivery.finish(throwing: CancellationError()) }
+                        let page = try await ExportPage.read(store, feed: feed, since: since, after: after, limit: batch)
+                        delivery.yield(page)
+                        after = page.count == batch ? page.lastPosition : nil
+                    } while after != nil
+                }
+                delivery.finish()
+            } catch {
+                delivery.finish(throwing: error)
+            }
+        }
         var encoding: [Task<[UInt8], any Error>] = []
         var writing: Task<Void, any Error>?
-        let read = { @Sendable (feed: String, after: StoredPost.Position?) in
-            Task { try await ExportPage.read(store, feed: feed, since: since, after: after, limit: batch) }
-        }
         do {
             if csv {
                 var header: [UInt8] = []
                 PostRecord.appendCSVHeader(to: &header)
                 try output.write(header)
             }
-            for feed in feeds {
-                reading = read(feed, nil)
-                while let current = reading {
-                    let page = try await current.value
-                    reading = page.count == batch ? page.lastPosition.map { read(feed, $0) } : nil
-                    encoding.append(Task { try page.encoded(csv: csv) })
-                    guard encoding.count >= encoders else { continue }
-                    let bytes = try await encoding.removeFirst().value
-                    try await writing?.value
-                    writing = Task { try output.write(bytes) }
-                }
+            for try await page in pages {
+                encoding.append(Task { try page.encoded(csv: csv) })
+                guard encoding.count >= encoders else { continue }
+                let bytes = try await encoding.removeFirst().value
+                try await writing?.value
+                writing = Task { try output.write(bytes) }
+                await gate.leave()
             }
             while !encoding.isEmpty {
                 let bytes = try await encoding.removeFirst().value
@@ -80,10 +96,12 @@ enum ExportCommand: Command {
             }
             try await writing?.value
         } catch {
-            // Nothing is left running on the output the caller is about to abandon.
-            reading?.cancel()
+            // Nothing is left running on the output the caller is about to abandon, nor reading.
+            reading.cancel()
+            await gate.close()
             for task in encoding { task.cancel() }
             _ = try? await writing?.value
+            _ = await reading.result
             throw error
         }
     }

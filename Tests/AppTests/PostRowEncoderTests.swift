@@ -52,17 +52,11 @@ import Testing
     ]
 
     @Test func rowsAndStoredPostsAreWrittenToTheSameBytes() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-rows-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("cache.sqlite").path
-        let store = SQLiteFeedStore(path: path)
-        try await store.open()
-        let page = FeedPage(changes: Self.makePosts().map { .upsert($0) }, nextCursor: FeedCursor(position: "1"), hasMore: false)
-        _ = try await store.apply(page, videos: Self.videos, under: FeedLease(feed: "home", token: "test"))
-        await store.close()
+        let path = try await Self.store(Self.makePosts(), in: folder)
         // What only a store edited by hand (or damaged) holds.
-        try sqlite(path, """
+        try Self.sqlite(path, """
             UPDATE posts SET text = CAST(X'61FF62C0AF63E282AC64ED9FBFEDA080F4908080' AS TEXT) WHERE id = 'p8';
             UPDATE posts SET visibility = 'friends' WHERE id = 'p9';
             UPDATE posts SET url = 'https://example.com/a b' WHERE id = 'p10';
@@ -70,12 +64,36 @@ import Testing
             UPDATE users SET avatar_url = 'https://a.example/c y.png' WHERE id = 'u3';
             INSERT INTO post_state (feed, post_id, read_at, starred_at) VALUES ('home', 'p0', 1, NULL), ('home', 'p2', 1, 2);
             """)
+        #expect(try await Self.expectSameBytes(path, pageSize: 5) == 3)
+    }
+
+    /// A new folder for a store.
+    static func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-rows-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// A SQLite store in `folder` holding `posts` (of the feed "home") and ``videos``; its path.
+    static func store(_ posts: [Post], in folder: URL) async throws -> String {
+        let path = folder.appendingPathComponent("cache.sqlite").path
+        let store = SQLiteFeedStore(path: path)
+        try await store.open()
+        let page = FeedPage(changes: posts.map { .upsert($0) }, nextCursor: FeedCursor(position: "1"), hasMore: false)
+        _ = try await store.apply(page, videos: videos, under: FeedLease(feed: "home", token: "test"))
+        await store.close()
+        return path
+    }
+
+    /// Reads the store at `path` page by page, both ways, and expects the same bytes from
+    /// each in both formats; returns how many pages there were.
+    static func expectSameBytes(_ path: String, pageSize: Int) async throws -> Int {
         let reopened = SQLiteFeedStore(path: path)
         try await reopened.open()
         var after: StoredPost.Position?
         var pages = 0
         repeat {
-            let query = PostQuery(feed: "home", limit: 5, stable: true, after: after)
+            let query = PostQuery(feed: "home", limit: pageSize, stable: true, after: after)
             let rows = ExportPage.rows(try await reopened.postRows(matching: query))
             let posts = ExportPage.posts(try await reopened.posts(matching: query))
             #expect(rows.count == posts.count)
@@ -84,11 +102,58 @@ import Testing
                 let fromRows = try rows.encoded(csv: csv), fromPosts = try posts.encoded(csv: csv)
                 #expect(fromRows == fromPosts, "page \(pages) as \(csv ? "CSV" : "JSON Lines"):\n\(String(decoding: fromRows, as: UTF8.self))\n\(String(decoding: fromPosts, as: UTF8.self))")
             }
-            after = posts.count == 5 ? posts.lastPosition : nil
+            after = posts.count == pageSize ? posts.lastPosition : nil
             pages += 1
         } while after != nil
-        #expect(pages == 3)
         await reopened.close()
+        return pages
+    }
+
+    /// Seeded posts with every member a plain row can have, or not: texts of the pieces the
+    /// export's escapers look at (é and ✨ share their lead bytes with C1 controls and the
+    /// bidirectional overrides), times with and without milliseconds, every visibility and
+    /// one that is no visibility, video lists. JSON Lines written from the rows (literal keys,
+    /// strings escaped from their bytes) is what ``PostRecord/write(to:)`` writes of the posts,
+    /// and so is CSV; also while a secret is registered, whose text some posts hold.
+    @Test func seededPlainRowsAreWrittenAsTheirStoredPosts() async throws {
+        let secret = Secret("jsonl40-row-secret-k3Jx9-4f2a")
+        var random = SeededRandom(seed: 4040)
+        let pieces = ["plain words ", "é", "✨", "🚀", "\u{85}", "\u{9F}", "\u{A0}", "\u{202E}", "\u{2069}", "\u{2028}", "\u{7F}", "\u{1B}[2J",
+                      "\n", "\t", "\u{0}", "\"", "\\", ",", "/", "Zürich naïve São ", secret.revealed]
+        func text(_ count: Int) -> String { (0..<count).map { _ in pieces[random.next(below: pieces.count)] }.joined() }
+        func maybe<Value>(_ value: @autoclosure () -> Value) -> Value? { random.next(below: 3) == 0 ? nil : value() }
+        let authors = [User(id: "u1", handle: "ada", displayName: "Ada ✨ \u{202E}", avatarURL: URL(string: "https://a.example/ada.png")),
+                       User(id: "u2", handle: "bob", displayName: "Bob", avatarURL: nil),
+                       User(id: "u3", handle: "cy é", displayName: "", avatarURL: URL(string: "https://a.example/%C3%A9.png"))]
+        let visibilities: [Post.Visibility?] = [nil, .public, .unlisted, .followersOnly, .direct]
+        var posts: [Post] = []
+        for index in 0..<240 {
+            var post = Post(id: PostID("s\(index)"), author: authors[random.next(below: authors.count)],
+                            text: text(random.next(below: 12)),
+                            createdAt: Date(timeIntervalSince1970: 1_769_860_800 - Double(random.next(below: 5_000_000)) / 1000))
+            post.counts = Post.Counts(replies: random.next(below: 1000), reposts: -random.next(below: 9), likes: random.next(below: 1 << 40), quotes: 0)
+            post.editedAt = maybe(Date(timeIntervalSince1970: 1_769_860_800 + Double(random.next(below: 3_600_000)) / 1000))
+            post.contentWarning = maybe(text(2))
+            post.html = maybe("<p>\(text(3))</p>")
+            post.language = maybe(["fr", "de", "pt-BR"][random.next(below: 3)])
+            post.title = maybe(text(2))
+            post.url = maybe(URL(string: "https://example.com/p/\(index)?q=%20%C3%A9")!)
+            post.replyTo = maybe(PostID("r\(index)"))
+            post.quoteOf = maybe(PostID("q\(text(1))"))
+            post.visibility = visibilities[random.next(below: visibilities.count)]
+            post.videoIDs = random.next(below: 4) == 0 ? [VideoID("v1"), VideoID("gone \(text(1))"), VideoID("v2")].filter { _ in random.next(below: 2) == 0 } : []
+            posts.append(post)
+        }
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try await Self.store(posts, in: folder)
+        // A visibility no `Post.Visibility` names, and authors with no handle or name, as a hand-edited store holds them.
+        try Self.sqlite(path, """
+            UPDATE posts SET visibility = 'friends' WHERE id IN ('s3', 's30', 's31');
+            UPDATE posts SET author_pk = NULL WHERE author_id = 'u3';
+            """)
+        #expect(try await Self.expectSameBytes(path, pageSize: 64) == 4)
+        withExtendedLifetime(secret) {}
     }
 
     @Test func wellFormedUTF8IsWrittenAsItIsAndIllFormedAsStringRepairsIt() {
@@ -115,6 +180,57 @@ import Testing
         }
     }
 
+    /// JSON strings escaped from their bytes (eight ASCII bytes passed over at a time, UTF-8
+    /// checked in the same pass) against the rules written out scalar by scalar over the string
+    /// `String` repairs the bytes into: RFC 8259's escapes, then each ``JSONWriter/Escaping``'s.
+    /// Seeded texts up to 40 bytes, mostly ASCII, so runs of eight meet every byte that stops them.
+    @Test func jsonStringsFromBytesAreTheStringsRulesScalarByScalar() {
+        var random = SeededRandom(seed: 4041)
+        let ascii = Array(0x20...0x7E).map(UInt8.init) + [0x22, 0x5C, 0x22, 0x5C, 0x7F, 0x1F, 0x00, 0x0A, 0x09, 0x08, 0x0C, 0x0D, 0x1B]
+        let other: [UInt8] = [0x80, 0x85, 0x9F, 0xA0, 0xAA, 0xAE, 0xA6, 0xA9, 0xBF, 0xC0, 0xC2, 0xC3, 0xDF, 0xE0, 0xE2, 0xE2, 0x81, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF]
+        let escapings: [JSONWriter.Escaping] = [[], .terminalControls, .controlsAsUnicode, .replacingNUL, [.terminalControls, .controlsAsUnicode, .replacingNUL]]
+        for _ in 0..<20_000 {
+            let bytes = (0..<random.next(below: 41)).map { _ in
+                random.next(below: 4) == 0 ? other[random.next(below: other.count)] : ascii[random.next(below: ascii.count)]
+            }
+            let string = String(decoding: bytes, as: UTF8.self)
+            for escaping in escapings {
+                var fromBytes: [UInt8] = [], written = JSONWriter(escaping: escaping)
+                bytes.withUnsafeBufferPointer { utf8 in
+                    JSONWriter.appendString(utf8: utf8, escaping: escaping, to: &fromBytes)
+                    written.string(utf8: utf8)
+                }
+                let expected = Self.reference(string, escaping)
+                #expect(fromBytes == expected, "\(bytes) \(escaping)")
+                #expect(written.bytes == expected, "\(bytes) \(escaping)")
+            }
+        }
+    }
+
+    /// A JSON string as the rules say, scalar by scalar.
+    static func reference(_ text: String, _ escaping: JSONWriter.Escaping) -> [UInt8] {
+        var out = "\""
+        let named: [UInt32: String] = escaping.contains(.controlsAsUnicode) ? [:] : [0x0A: "n", 0x0D: "r", 0x09: "t", 0x08: "b", 0x0C: "f"]
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            let terminal = escaping.contains(.terminalControls)
+                && ((0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value))
+            if value == 0x22 || value == 0x5C {
+                out += "\\" + String(scalar)
+            } else if value == 0, escaping.contains(.replacingNUL) {
+                out += "\\ufffd"
+            } else if let name = named[value] {
+                out += "\\" + name
+            } else if value < 0x20 || terminal {
+                let hex = String(value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return Array((out + "\"").utf8)
+    }
+
     @Test func csvFieldsWithASecretRegisteredAreRedactedAsTheStringsAre() {
         let secret = Secret("csv40-field-secret-k3Jx9-4f2a")
         var random = SeededRandom(seed: 41)
@@ -129,7 +245,7 @@ import Testing
         withExtendedLifetime(secret) {}
     }
 
-    private func sqlite(_ path: String, _ sql: String) throws {
+    private static func sqlite(_ path: String, _ sql: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sqlite3", path, sql]
