@@ -72,8 +72,23 @@ class Postgres:
             raise Broken(f"psql failed: {done.stderr.strip()}")
         return done.stdout.strip()
 
-    def cpu_seconds(self):
-        """CPU of the postmaster and its children (the backends doing the work), living and ended, so far."""
+    def children(self):
+        """The postmaster's living children (its auxiliary processes and any backends)."""
+        count = 0
+        for stat in glob.glob("/proc/[0-9]*/stat"):
+            try:
+                count += int(Path(stat).read_text().rsplit(")", 1)[1].split()[1]) == self.postmaster
+            except (OSError, IndexError, ValueError):
+                continue
+        return count
+
+    def cpu_seconds(self, settled_from=None):
+        """CPU of the postmaster and its children (the backends doing the work), living and ended, so far.
+        With `settled_from` (a count of children), first waits up to 5 s for the postmaster to reap
+        the backends a client just closed: a backend neither living nor reaped is counted nowhere."""
+        deadline = time.time() + 5
+        while settled_from is not None and self.children() > settled_from and time.time() < deadline:
+            time.sleep(0.05)
         total = 0
         for stat in glob.glob("/proc/[0-9]*/stat"):
             try:
@@ -124,9 +139,9 @@ def cold_syncs(binary, pg, server, posts, page_size, scratch, repeat):
         pg_config = config(folder / "postgres.json", {"integration": "postgres", "url": pg.create_database(database)},
                            ["bench"], server, page_size)
         note(f"round {round_ + 1}: PostgreSQL cold sync of {posts:,} posts …")
-        before = pg.cpu_seconds()
+        before, children = pg.cpu_seconds(), pg.children()
         run = checked(measure([binary, "pull", "--config", pg_config], env=env, server=server), "feedsync pull (PostgreSQL)")
-        run.server_cpu = pg.cpu_seconds() - before
+        run.server_cpu = pg.cpu_seconds(settled_from=children) - before
         got = int(pg.sql(database, "SELECT count(*) FROM posts"))
         if got != posts:
             raise Broken(f"PostgreSQL cold sync: posts holds {got} rows, expected {posts}")

@@ -87,7 +87,7 @@ def main():
                 checked(measure([binary, "status", "--config", pg_config], env=env), "status (makes the schema)")
                 for statement in before:
                     pg.sql(database, statement)
-                cpu = pg.cpu_seconds()
+                cpu, children = pg.cpu_seconds(), pg.children()
                 run = checked(measure([binary, "pull", "--config", pg_config], env=env, server=server), f"pull ({name})")
                 wall = run.wall
                 if after:
@@ -95,7 +95,7 @@ def main():
                     for statement in after:
                         pg.sql(database, statement)
                     wall += time.perf_counter() - started
-                server_cpu = pg.cpu_seconds() - cpu
+                server_cpu = pg.cpu_seconds(settled_from=children) - cpu
                 got = int(pg.sql(database, "SELECT count(*) FROM posts"))
                 if got != args.posts:
                     raise Broken(f"{name}: posts holds {got} rows, expected {args.posts}")
