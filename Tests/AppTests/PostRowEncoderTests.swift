@@ -246,15 +246,7 @@ import Testing
     }
 
     private static func sqlite(_ path: String, _ sql: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", path, sql]
-        let pipe = makePipe()
-        defer { closeEnds(pipe) }
-        process.standardError = pipe
-        try launch(process)
-        let errors = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(String(decoding: errors, as: UTF8.self))")
+        let (status, printed) = try runSQLite3(path, sql)
+        #expect(status == 0, "\(String(decoding: printed, as: UTF8.self))")
     }
 }

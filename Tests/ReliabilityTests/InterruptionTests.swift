@@ -176,15 +176,6 @@ import Testing
     }
 
     func runSQLite(_ path: String, _ sql: String) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", path, sql]
-        let pipe = makePipe()
-        defer { closeEnds(pipe) }
-        process.standardOutput = pipe
-        try launch(process)
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return data
+        try runSQLite3(path, sql).printed
     }
 }

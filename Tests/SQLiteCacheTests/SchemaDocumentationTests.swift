@@ -114,14 +114,5 @@ final class Notices: Sendable {
 
 /// Runs SQL through the sqlite3 command-line tool, as another program reading the store would.
 func sqlite3(_ path: String, _ sql: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["sqlite3", path, sql]
-    let pipe = makePipe()
-    defer { closeEnds(pipe) }
-    process.standardOutput = pipe
-    try launch(process)
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
+    String(decoding: try runSQLite3(path, sql).printed, as: UTF8.self)
 }

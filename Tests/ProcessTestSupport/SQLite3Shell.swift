@@ -1,0 +1,17 @@
+import Foundation
+
+/// Runs SQL through the `sqlite3` command-line tool on the database at `path`, as another program
+/// reading the store would: its exit status and what it printed (output and errors, one stream).
+public func runSQLite3(_ path: String, _ sql: String) throws -> (status: Int32, printed: Data) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["sqlite3", path, sql]
+    let pipe = makePipe()
+    defer { closeEnds(pipe) }
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try launch(process)
+    let printed = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, printed)
+}
