@@ -18,6 +18,12 @@ starts `--daemons` feedsyncd on it at once, and waits until every feed has one s
 API server answered (target: one per account), and it checks that no two runs of one feed
 overlap in time, that each feed ran exactly once, and that the store holds every post once.
 
+Each daemon serves `/metrics` on a port of its own, scraped like Prometheus would (HTTP/1.1,
+every `--scrape-every` seconds, one daemon after another) while the feeds sync; the killed daemon
+once more just before its kill, and the others once more at the end, before their peak RSS is
+read. What each page counts in `feedsync_syncs_total{outcome="ok"}` is that daemon's share; at
+the end it must equal the syncs its own log counts (`sync_done`).
+
 With `--kill`, daemon 1 is SIGKILLed once half the feeds have synced; the leases it held must be
 taken over by the others after they ran out (within one lease, `--lease`, of the expiry), as the
 others' own logs say (`stale_lease_taken_over`, with the time each had planned the claim) and
@@ -25,12 +31,16 @@ their runs in `sync_runs` show.
 Exit status 1 when something is broken; a missed target shows as MISS. Standard library only.
 """
 import argparse
+import http.client
 import json
 import os
+import re
 import shutil
 import signal
+import socket
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -49,8 +59,9 @@ def username(account):
     return "demo" if account == 0 else f"demo{account + 1}"
 
 
-def write_config(folder, args, feed_servers, api, url):
-    """One config for every daemon: an OPML entry per web-feed server, the API feeds by account."""
+def write_config(folder, args, feed_servers, api, url, metrics_ports):
+    """One config for every daemon, but for its metrics port: an OPML entry per web-feed server,
+    the API feeds by account."""
     entries = []
     for index, server in enumerate(feed_servers):
         outlines = "".join(f'<outline type="rss" text="w{index}-{n}" xmlUrl="http://127.0.0.1:{server.ports[n % len(server.ports)]}/feeds/{n}.xml"/>\n'
@@ -69,7 +80,7 @@ def write_config(folder, args, feed_servers, api, url):
         home.mkdir()
         for opml in folder.glob("web*.opml"):
             shutil.copy(opml, home / opml.name)
-        (home / "feedsync.json").write_text(json.dumps(config))
+        (home / "feedsync.json").write_text(json.dumps(config | {"metrics": {"listen": f"127.0.0.1:{metrics_ports[d]}"}}))
         paths.append(home / "feedsync.json")
     return paths
 
@@ -79,7 +90,62 @@ def feed_servers(args):
     return [FeedServer(n, args.items, args.hosts) for n in per if n > 0]
 
 
-def watch(pg, daemons, total, args):
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+OK_SYNCS = re.compile(rb'^feedsync_syncs_total\{feed="(?:[^"\\]|\\.)*",outcome="ok"\} (\d+)$', re.MULTILINE)
+
+
+def scrape(port):
+    """Reads one daemon's whole /metrics as Prometheus does (HTTP/1.1, chunked): its share, the
+    sum of feedsync_syncs_total{outcome="ok"}, the page's bytes and seconds."""
+    started = time.perf_counter()
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    try:
+        connection.request("GET", "/metrics")
+        answer = connection.getresponse()
+        if answer.status != 200:
+            raise Broken(f"/metrics on port {port} answered {answer.status}")
+        share, size, rest = 0, 0, b""
+        while block := answer.read(1 << 20):
+            size += len(block)
+            lines, _, rest = (rest + block).rpartition(b"\n")
+            share += sum(int(n) for n in OK_SYNCS.findall(lines))
+        if rest:
+            raise Broken(f"/metrics on port {port} ended in the middle of a line")
+    finally:
+        connection.close()
+    return {"share": share, "bytes": size, "seconds": time.perf_counter() - started}
+
+
+class Scraper(threading.Thread):
+    """Scrapes each live daemon in turn every `every` seconds; keeps each one's last page's figures."""
+    def __init__(self, daemons, every):
+        super().__init__(daemon=True)
+        self.daemons, self.every, self.stopping = daemons, every, threading.Event()
+        self.lock = threading.Lock()
+
+    def run(self):
+        while not self.stopping.wait(self.every):
+            for d in self.daemons:
+                if d.proc.poll() is None and not self.stopping.is_set():
+                    self.take(d)
+
+    def take(self, d):
+        with self.lock:   # one scrape at a time, as one Prometheus server scrapes one target
+            try:
+                page = scrape(d.metrics_port)
+            except (OSError, http.client.HTTPException, Broken) as error:
+                if d.proc.poll() is None:
+                    d.scrape_errors.append(str(error))
+                return
+            d.scrapes.append(page)
+
+
+def watch(pg, daemons, total, args, scraper):
     """Seconds until `total` feeds have a successful run; most connections; the SIGKILL, if any."""
     started, connections, killed = time.perf_counter(), 0, None
     last_note = started
@@ -98,6 +164,7 @@ def watch(pg, daemons, total, args):
                 raise Broken(f"a feedsyncd exited {d.proc.returncode}: {d.tail()}")
         now = time.perf_counter()
         if args.kill and killed is None and done >= total // 2:
+            scraper.take(daemons[0])
             killed = kill(pg, daemons[0])
         if done >= total:
             return now - started, connections, killed
@@ -196,6 +263,8 @@ def main():
     p.add_argument("--per-host", type=int, default=4, help="daemon.maxRequestsPerHost (default 4)")
     p.add_argument("--lease", type=int, default=30, help="the store's lease in seconds (default 30)")
     p.add_argument("--kill", action="store_true", help="SIGKILL daemon 1 once half the feeds synced")
+    p.add_argument("--scrape-every", type=float, default=60, help="scrape each daemon's /metrics this often, in seconds, while the "
+                   "feeds sync (default 60; 0: only at the end and before the kill)")
     p.add_argument("--timeout", type=float, default=1800, help="give up after this many seconds (default 1800)")
     p.add_argument("--no-build", action="store_true", help="use the existing .build/release binaries")
     p.add_argument("--keep", action="store_true", help="keep the scratch folder")
@@ -219,15 +288,21 @@ def main():
         webs = feed_servers(args) if args.feeds else []
         api = RefServer(args.posts, None, [sys.executable, str(REFERENCE_SERVER), "--port", "0", "--posts", str(args.posts),
                                            "--users", str(args.accounts), "--warm", "--exit-on-stdin-eof"])
-        configs = write_config(scratch, args, webs, api, pg.create_database(DATABASE))
+        ports = [free_port() for _ in range(args.daemons)]
+        configs = write_config(scratch, args, webs, api, pg.create_database(DATABASE), ports)
         note(f"{args.daemons} feedsyncd on {total:,} feeds …")
-        for config in configs:
+        for config, port in zip(configs, ports):
             daemon = Daemon(ROOT / ".build/release/feedsyncd", config)
-            daemon.hwm, daemon.cpu = 0.0, 0.0
+            daemon.hwm, daemon.cpu, daemon.metrics_port, daemon.scrapes, daemon.scrape_errors = 0.0, 0.0, port, [], []
             daemons.append(daemon)
-        seconds, connections, killed = watch(pg, daemons, total, args)
+        scraper = Scraper(daemons, args.scrape_every)
+        if args.scrape_every > 0:
+            scraper.start()
+        seconds, connections, killed = watch(pg, daemons, total, args, scraper)
+        scraper.stopping.set()
         for d in daemons:
             if d.proc.poll() is None:
+                scraper.take(d)     # the last page: every sync this daemon ran is in it
                 d.hwm = status_kib(d.proc.pid, "VmHWM") / 1024
         syncs = [d.events("sync_done") for d in daemons]
         cpu = {"database": pg.cpu_seconds(), "web-feed servers": sum(w.cpu_seconds() for w in webs), "API server": api.cpu_seconds()}
@@ -240,6 +315,7 @@ def main():
         repeated = set(pg.sql(DATABASE, "SELECT feed FROM sync_runs WHERE error IS NULL GROUP BY feed HAVING count(*) > 1").split())
         runs.append(len(repeated & {feed for feed, _ in killed["leases"]}) if killed else 0)
         problems = checks(pg, args.feeds * args.items + args.api_feeds * args.posts)
+        problems += metrics_problems(daemons, syncs, killed)
         waits = takeovers(pg, killed, [d for d in daemons if d is not killed["daemon"]]) if killed else []
         logins = sum(api.stats()["requests"].get("POST /v1/auth/login", {}).values())
     finally:
@@ -260,6 +336,23 @@ def main():
         raise Broken("; ".join(problems))
 
 
+def metrics_problems(daemons, syncs, killed):
+    """Each survivor's last page counts exactly the syncs its log counts; the killed one's, taken
+    just before the kill, no more than its log."""
+    problems = []
+    for n, (d, count) in enumerate(zip(daemons, syncs)):
+        if d.scrape_errors:
+            problems.append(f"daemon {n + 1}'s /metrics failed: {d.scrape_errors[0]}")
+        if not d.scrapes:
+            problems.append(f"daemon {n + 1}'s /metrics was never read")
+        elif killed and d is killed["daemon"]:
+            if d.scrapes[-1]["share"] > count:
+                problems.append(f"daemon {n + 1}'s /metrics counted {d.scrapes[-1]['share']:,} syncs, its log {count:,}")
+        elif d.scrapes[-1]["share"] != count:
+            problems.append(f"daemon {n + 1}'s /metrics counted {d.scrapes[-1]['share']:,} syncs, its log {count:,}")
+    return problems
+
+
 def report(args, total, seconds, syncs, daemons, connections, runs, failed, logins, killed, waits, cpu, problems):
     print(f"\n{args.daemons} feedsyncd on one PostgreSQL; {args.feeds:,} web feeds of {args.items} items on "
           f"{args.feed_servers * args.hosts} hosts, {args.api_feeds:,} API feeds of {args.accounts} accounts; "
@@ -269,11 +362,15 @@ def report(args, total, seconds, syncs, daemons, connections, runs, failed, logi
           f"{total / seconds:.0f} feeds/s")
     print(f"  successful runs {int(runs[0]):,} of {int(runs[1]):,} feeds (repeats {int(runs[0]) - int(runs[1]):,}, {runs[2]} of them of feeds the killed daemon held); failed runs {failed:,}; "
           "no two runs of one feed overlapped; every post stored once")
-    print("| daemon | syncs (sync_done) | share | CPU | peak RSS (VmHWM) | most descriptors |")
-    print("|---|---|---|---|---|---|")
+    print("| daemon | syncs (sync_done) | share | its /metrics says (last scrape) | scrapes: count, largest, slowest | CPU | peak RSS (VmHWM) | most descriptors |")
+    print("|---|---|---|---|---|---|---|---|")
     for n, (d, count) in enumerate(zip(daemons, syncs)):
         state = " (SIGKILLed)" if killed and d is killed["daemon"] else ""
-        print(f"| {n + 1}{state} | {count:,} | {count / max(sum(syncs), 1):.0%} | {d.cpu:.1f} s | {d.hwm:.1f} MiB {verdict(d.hwm <= TARGET_HWM_MIB)} | {d.max_fds} |")
+        said = f"{d.scrapes[-1]['share']:,}" if d.scrapes else "no scrape"
+        pages = (f"{len(d.scrapes)}, {max(p['bytes'] for p in d.scrapes) / 1e6:.0f} MB, {max(p['seconds'] for p in d.scrapes):.1f} s"
+                 if d.scrapes else "-")
+        print(f"| {n + 1}{state} | {count:,} | {count / max(sum(syncs), 1):.0%} | {said} | {pages} | {d.cpu:.1f} s | "
+              f"{d.hwm:.1f} MiB {verdict(d.hwm <= TARGET_HWM_MIB)} | {d.max_fds} |")
     print(f"  most PostgreSQL connections at once: {connections}; CPU of the rest: "
           + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in cpu.items()))
     print(f"  logins answered by the API server: {logins} for {args.accounts} accounts {verdict(logins == args.accounts)}")

@@ -10,6 +10,9 @@ extension HTTPListener {
         public var path: String
         /// The query, still percent-encoded, without the `?`.
         public var query: String
+        /// The protocol of the request line, `HTTP/1.1` or `HTTP/1.0`: a body made while it is
+        /// sent goes chunked to the first, and ends with the connection for the second.
+        public var version = "HTTP/1.1"
         /// The head's fields, names lowercased, in order (control characters left as sent).
         public var headers: [(name: String, value: String)] = []
         /// The body (a `POST`'s), at most ``Limits/maxBodyBytes``.
@@ -30,6 +33,15 @@ extension HTTPListener {
         case answer(Response)
     }
 
+    /// A body made while it is sent, for one too large to hold whole: ``next`` gives the
+    /// following piece, `nil` once the body is complete. The listener calls it on its own thread,
+    /// only once the socket has taken every byte before, so at most one piece is in memory.
+    public struct BodyStream: Sendable {
+        public let next: @Sendable () -> [UInt8]?
+
+        public init(next: @escaping @Sendable () -> [UInt8]?) { self.next = next }
+    }
+
     /// An answer: status, content type and body.
     public struct Response: Sendable {
         public var status: Int
@@ -37,6 +49,13 @@ extension HTTPListener {
         /// The body in pieces, sent one after the other (a large one is never copied whole).
         public var body: [[UInt8]]
         public var headers: [(String, String)] = []
+        /// The rest of the body, made as it is sent, after ``body``; its length is not known
+        /// beforehand, so it goes chunked to an HTTP/1.1 client.
+        public var stream: BodyStream?
+        /// Whether the length is unknown: a streamed body, or a `HEAD` asking about one.
+        fileprivate(set) var streamed = false
+        /// Whether a streamed body is sent with chunked transfer coding (``finish(_:for:)``).
+        fileprivate(set) var chunked = false
 
         public init(status: Int, contentType: String = "text/plain; charset=utf-8", body: String, headers: [(String, String)] = []) {
             self.init(status: status, contentType: contentType, pieces: [Array(body.utf8)], headers: headers)
@@ -47,6 +66,13 @@ extension HTTPListener {
             self.contentType = contentType
             self.body = pieces
             self.headers = headers
+        }
+
+        /// An answer whose body is made while it is sent: pieces from `stream` until it gives `nil`.
+        public init(status: Int, contentType: String, stream: BodyStream, headers: [(String, String)] = []) {
+            self.init(status: status, contentType: contentType, pieces: [], headers: headers)
+            self.stream = stream
+            self.streamed = true
         }
 
         var length: Int { body.reduce(0) { $0 + $1.count } }
@@ -70,10 +96,18 @@ extension HTTPListener {
         }
     }
 
-    /// The response as `request`'s method sends it: a `HEAD` gets the length and no body.
+    /// The response as `request` gets it: a `HEAD` gets the length (unless the body is streamed)
+    /// and no body; a streamed body goes chunked to an HTTP/1.1 client, and until the connection
+    /// closes to an HTTP/1.0 one, which knows no chunks.
     static func finish(_ response: Response, for request: Request) -> Response {
         var response = response
-        if request.method == "HEAD" { response.headers.append(("Content-Length", "\(response.length)")); response.body = [] }
+        if request.method == "HEAD" {
+            if !response.streamed { response.headers.append(("Content-Length", "\(response.length)")) }
+            response.body = []
+            response.stream = nil
+        } else if response.streamed {
+            response.chunked = request.version != "HTTP/1.0"
+        }
         return response
     }
 
@@ -99,6 +133,7 @@ extension HTTPListener {
         let path = String(target.prefix { $0 != "?" })
         let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
         var request = Request(method: method, path: path, query: query)
+        request.version = String(decoding: parts[2], as: UTF8.self)
         for field in head[(lineEnd + 1)...].split(separator: 0x0A) {
             var field = field
             if field.last == 0x0D { field = field.dropLast() }
@@ -130,9 +165,23 @@ extension HTTPListener {
                        431: "Request Header Fields Too Large", 500: "Internal Server Error", 503: "Service Unavailable"]
         var head = "HTTP/1.1 \(response.status) \(reasons[response.status] ?? "Status")\r\n"
         head += "Content-Type: \(response.contentType)\r\n"
-        if !response.headers.contains(where: { $0.0 == "Content-Length" }) { head += "Content-Length: \(response.length)\r\n" }
+        if response.chunked {
+            head += "Transfer-Encoding: chunked\r\n"
+        } else if !response.streamed, !response.headers.contains(where: { $0.0 == "Content-Length" }) {
+            head += "Content-Length: \(response.length)\r\n"
+        }
         for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
         head += "Connection: close\r\n\r\n"
-        return [Array(head.utf8)] + response.body
+        return [Array(head.utf8)] + (response.chunked ? response.body.flatMap { frame($0, chunked: true) } : response.body)
+    }
+
+    /// One piece of a streamed body as it goes on the wire: framed as a chunk (RFC 9112 §7.1)
+    /// when `chunked`, and the last chunk after the end (`nil`); `[]` for an empty piece (a chunk
+    /// of none would end the body) and after the end of a body that is not chunked.
+    static func frame(_ piece: [UInt8]?, chunked: Bool) -> [[UInt8]] {
+        if let piece, piece.isEmpty { return [] }
+        guard chunked else { return piece.map { [$0] } ?? [] }
+        guard let piece else { return [Array("0\r\n\r\n".utf8)] }
+        return [Array((String(piece.count, radix: 16) + "\r\n").utf8), piece, Array("\r\n".utf8)]
     }
 }

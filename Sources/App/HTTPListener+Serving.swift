@@ -26,6 +26,10 @@ extension HTTPListener {
         var out: [[UInt8]] = []
         var piece = 0
         var written = 0
+        /// The rest of a streamed answer, asked for a piece at a time once `out` is sent.
+        var stream: BodyStream?
+        /// Whether the stream's pieces go as chunks.
+        var chunked = false
         /// Its TLS session (`SSL *`), on a listener that serves TLS.
         var tls: OpaquePointer?
         /// What the TLS session waits for before its read or write can go on (`POLLIN` or
@@ -295,6 +299,8 @@ extension HTTPListener {
     private func answer(_ connection: inout Connection, _ response: Response, now: ContinuousClock.Instant) {
         connection.head = []
         connection.out = Self.encode(response).filter { !$0.isEmpty }
+        connection.stream = response.stream
+        connection.chunked = response.chunked
         connection.deadline = now + limits.writeTimeout
         connection.stallDeadline = now + limits.writeStallTimeout
     }
@@ -302,7 +308,7 @@ extension HTTPListener {
     /// Writes what the socket takes; every byte it takes moves the stall deadline on.
     /// Returns `.answered` once all is sent, `nil` while bytes remain.
     private func flush(_ connection: inout Connection, now: ContinuousClock.Instant) -> Ending? {
-        while connection.piece < connection.out.count {
+        while refill(&connection) {
             let written = connection.written
             let transfer = connection.out[connection.piece].withUnsafeBytes { bytes in
                 sendBytes(connection, UnsafeRawBufferPointer(rebasing: bytes[written...]))
@@ -327,5 +333,18 @@ extension HTTPListener {
         Self.notifyClose(connection)
         shutdown(connection.fd, Int32(SHUT_WR))
         return .answered
+    }
+
+    /// Whether a piece is left to send: once `out` is sent, the stream's next piece (framed),
+    /// made only now that the socket has taken all before it.
+    private func refill(_ connection: inout Connection) -> Bool {
+        while connection.piece == connection.out.count {
+            guard let stream = connection.stream else { return false }
+            let next = stream.next()
+            if next == nil { connection.stream = nil }
+            connection.out = Self.frame(next, chunked: connection.chunked).filter { !$0.isEmpty }
+            connection.piece = 0
+        }
+        return true
     }
 }

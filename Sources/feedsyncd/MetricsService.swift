@@ -30,7 +30,7 @@ struct MetricsService: Service {
         { request in
             switch request.path {
             case "/metrics":
-                return .init(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", pieces: registry.render())
+                return .init(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", stream: registry.render().body)
             case "/healthz":
                 let health = registry.health(staleAfter: 3 * Double(refreshInterval.components.seconds))
                 return .init(status: health.ok ? 200 : 503, body: (health.ok ? "ok" : health.reason) + "\n")

@@ -107,6 +107,64 @@ import Glibc
         #expect(!text.contains(#"feed="a""#) && text.contains(#"feedsync_syncs_total{feed="b",outcome="ok"} 0"#))
     }
 
+    /// A registry of `count` feeds, each synced once with a post count, as a busy daemon's is.
+    static func registry(feeds count: Int) -> MetricsRegistry {
+        let metrics = MetricsRegistry(version: "t")
+        let names = (0..<count).map { "feed-\($0)" }
+        metrics.setFeeds(names)
+        for name in names {
+            metrics.syncStarted()
+            metrics.syncFinished(feed: name, succeeded: true, seconds: 0.3, report: SyncReport(feed: name))
+        }
+        metrics.update(names.map { FeedStatus(feed: $0, consecutiveFailures: 0, postCount: 5) })
+        return metrics
+    }
+
+    /// Every piece of a page, in order.
+    static func pieces(of page: MetricsPage) -> [[UInt8]] {
+        var pieces: [[UInt8]] = []
+        while let piece = page.next() { pieces.append(piece) }
+        return pieces
+    }
+
+    @Test func aPageOfTensOfThousandsOfFeedsIsMadeInPiecesAndNotKept() {
+        // 25,000 feeds make about 45 MB, past what the registry keeps for the next scrape.
+        let metrics = Self.registry(feeds: 25_000)
+        let pieces = Self.pieces(of: metrics.render(process: ProcessStats()))
+        let page = pieces.flatMap { $0 }
+        #expect(page.count > MetricsRegistry.cachedBytes, "\(page.count) bytes")
+        #expect(pieces.count > 100 && pieces.allSatisfy { $0.count <= MetricsPage.pieceBytes + 4096 }, "\(pieces.map(\.count).max() ?? 0)")
+        #expect(metrics.rendered.withLock { $0 } == nil, "a page this large is not kept")
+
+        // Each family once, with every feed's samples, whatever piece they fell in.
+        let lines = String(decoding: page, as: UTF8.self).split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("# TYPE feedsync_syncs_total ") }.count == 1)
+        #expect(lines.filter { $0.hasPrefix("# TYPE feedsync_sync_duration_seconds ") }.count == 1)
+        #expect(lines.filter { $0.hasPrefix("feedsync_syncs_total{") && $0.hasSuffix(#"outcome="ok"} 1"#) }.count == 25_000)
+        #expect(lines.filter { $0.hasPrefix("feedsync_sync_duration_seconds_bucket{") }.count == 25_000 * 14)
+        #expect(lines.filter { $0.hasPrefix("feedsync_posts{") && $0.hasSuffix("} 5") }.count == 25_000)
+        #expect(lines.suffix(4).first == "feedsync_webhook_deliveries_total{outcome=\"given_up\"} 0", "\(lines.suffix(4))")
+        #expect(lines.last?.hasPrefix("process_start_time_seconds ") == true, "the process's own figures close the page")
+    }
+
+    @Test func aSmallPageIsKeptAndSentAgainByteForByteUntilSomethingChanges() {
+        let metrics = Self.registry(feeds: 300)
+        let first = metrics.render(process: ProcessStats()).joined()
+        let kept = metrics.rendered.withLock { $0 }?.bytes ?? []
+        #expect(kept.count > 400_000 && first.starts(with: kept), "all but the process's figures is kept")
+        let again = Self.pieces(of: metrics.render(process: ProcessStats()))
+        #expect(again.count == 2 && again[0] == kept && again.flatMap { $0 } == first, "sent again whole, as it was made")
+
+        // A change while a page is being made: that page is not kept, and the next shows the change.
+        let page = metrics.render(process: ProcessStats())
+        _ = page.next()
+        metrics.syncStarted()
+        metrics.syncFinished(feed: "feed-7", succeeded: true, seconds: 0.3, report: nil)
+        while page.next() != nil {}
+        let after = String(decoding: metrics.render(process: ProcessStats()).joined(), as: UTF8.self)
+        #expect(after.contains(#"feedsync_syncs_total{feed="feed-7",outcome="ok"} 2"#))
+    }
+
     @Test func hostsPastTheCapAreCountedAsOther() {
         let metrics = MetricsRegistry(version: "t")
         for index in 0..<(MetricsRegistry.maxHosts + 5) { metrics.requestFinished(host: "h\(index)", status: 200) }

@@ -11,14 +11,14 @@ import Synchronization
 ///
 ///     let metrics = MetricsRegistry(version: feedsyncVersion)
 ///     metrics.syncFinished(feed: "home", succeeded: true, seconds: 0.4, report: report)
-///     let text = metrics.render()
+///     let page = metrics.render()       // made while the listener sends it: `page.body`
 public final class MetricsRegistry: TrafficObserver, Sendable {
     /// Upper bounds of the sync duration histogram, in seconds.
     public static let durationBuckets: [Double] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 900]
     /// The most distinct hosts counted by name; further hosts are counted as `"other"`.
     public static let maxHosts = 1000
 
-    private struct Histogram {
+    struct Histogram {
         /// Each bucket's count, cumulative, inline in the feed's numbers: an array a feed cost
         /// about 150 bytes of heap for each of 100,000 feeds (issue 40). 4 billion syncs of one
         /// feed are more than a daemon runs; a bucket stops there rather than wrap.
@@ -35,7 +35,7 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
         }
     }
 
-    private struct FeedNumbers {
+    struct FeedNumbers {
         var ok = 0
         var failed = 0
         var durations = Histogram()
@@ -59,7 +59,7 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
         }
     }
 
-    private struct Written {
+    struct Written {
         var insert = 0
         var update = 0
         var delete = 0
@@ -75,7 +75,7 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
         }
     }
 
-    private struct State {
+    struct State {
         var feeds: [String: FeedNumbers] = [:]
         /// Feeds of the config in force, in config order; others are dropped from the output.
         var order: [String] = []
@@ -90,13 +90,17 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
         var healthCheckedAt = Date()
     }
 
-    private let state = Mutex(State())
-    /// The last rendering of everything but the process's own figures, and its generation.
-    private let rendered = Mutex<(generation: Int, bytes: [UInt8])?>(nil)
-    private let version: String
+    let state = Mutex(State())
+    /// The last page of at most ``cachedBytes`` made whole, without the process's own figures,
+    /// and its generation: served again while nothing it shows has changed.
+    let rendered = Mutex<(generation: Int, bytes: [UInt8])?>(nil)
+    /// The largest page kept for the next scrape (10,000 feeds make about 18 MB; 100,000 make
+    /// 180 MB, which is sent as it is made and not kept).
+    static let cachedBytes = 32 << 20
+    let version: String
     private let startTime: Double
     /// Whether the store hands out leases (PostgreSQL): then `feedsync_leases_held` is shown.
-    private let leasing = Atomic(false)
+    let leasing = Atomic(false)
     /// Whether each feed's numbers are kept: not by a daemon that serves no `/metrics`, where
     /// nothing would ever show them (``prepareFeeds(_:shown:)``).
     private let keepsFeeds = Atomic(true)
@@ -254,114 +258,47 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
 
     // MARK: The exposition
 
-    /// Every metric in the text exposition format 0.0.4, as UTF-8 pieces to send one after the other.
-    ///
-    /// With thousands of feeds the feeds' part is megabytes; it is rendered again only after
-    /// something it shows has changed, so scraping an idle daemon costs little more than the send.
-    public func render(process: ProcessStats = .current()) -> [[UInt8]] {
+    /// Every metric in the text exposition format 0.0.4, as a page made while it is sent
+    /// (``MetricsPage``): with thousands of feeds it is megabytes, and with 100,000 more than a
+    /// daemon should hold.
+    public func render(process: ProcessStats = .current()) -> MetricsPage {
         let generation = state.withLock { $0.generation }
-        let feedsPart: [UInt8]
-        if let cached = rendered.withLock({ $0 }), cached.generation == generation {
-            feedsPart = cached.bytes
-        } else {
-            let fresh = renderFeedsPart()
-            rendered.withLock { $0 = fresh }
-            feedsPart = fresh.bytes
-        }
-        var out = Exposition()
-        out.family("process_start_time_seconds", "gauge", "When the process started, in Unix seconds.")
-        out.sample("process_start_time_seconds", [], startTime)
+        var tail = Exposition()
+        tail.family("process_start_time_seconds", "gauge", "When the process started, in Unix seconds.")
+        tail.sample("process_start_time_seconds", [], startTime)
         if let rss = process.residentBytes {
-            out.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.")
-            out.sample("process_resident_memory_bytes", [], Double(rss))
+            tail.family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.")
+            tail.sample("process_resident_memory_bytes", [], Double(rss))
         }
         if let fds = process.openDescriptors {
-            out.family("process_open_fds", "gauge", "Open file descriptors.")
-            out.sample("process_open_fds", [], Double(fds))
+            tail.family("process_open_fds", "gauge", "Open file descriptors.")
+            tail.sample("process_open_fds", [], Double(fds))
         }
-        renderMedia(into: &out)
-        return [feedsPart, out.bytes]
+        renderMedia(into: &tail)
+        let cached = rendered.withLock { $0 }.flatMap { $0.generation == generation ? $0.bytes : nil }
+        return MetricsPage(registry: self, generation: generation, cached: cached, tail: tail.bytes)
     }
 
-    private func renderFeedsPart() -> (generation: Int, bytes: [UInt8]) {
-        let snapshot = state.withLock { $0 }
-        var out = Exposition(capacity: 4096 + snapshot.order.count * 1800)
-        let feeds = snapshot.order.compactMap { name in snapshot.feeds[name].map { (name, $0) } }
-
-        out.family("feedsync_build_info", "gauge", "Always 1; the version label names the build.")
-        out.sample("feedsync_build_info", [("version", version)], 1)
-
-        out.family("feedsync_syncs_total", "counter", "Syncs finished, by feed and outcome (ok or failed).")
-        for (name, numbers) in feeds {
-            out.sample("feedsync_syncs_total", [("feed", name), ("outcome", "ok")], Double(numbers.ok))
-            out.sample("feedsync_syncs_total", [("feed", name), ("outcome", "failed")], Double(numbers.failed))
-        }
-        out.family("feedsync_posts", "gauge", "Posts stored per feed (read from the store every few seconds).")
-        for (name, numbers) in feeds { if let posts = numbers.posts { out.sample("feedsync_posts", [("feed", name)], Double(posts)) } }
-        out.family("feedsync_last_success_timestamp_seconds", "gauge", "When the feed last synced successfully, in Unix seconds.")
-        for (name, numbers) in feeds {
-            if let last = numbers.lastSuccess {
-                out.sample("feedsync_last_success_timestamp_seconds", [("feed", name)], last.timeIntervalSince1970)
-            }
-        }
-        out.family("feedsync_consecutive_failures", "gauge", "Failed syncs in a row per feed.")
-        for (name, numbers) in feeds { out.sample("feedsync_consecutive_failures", [("feed", name)], Double(numbers.failures)) }
-
-        out.family("feedsync_sync_duration_seconds", "histogram", "How long each sync took.")
-        // The largest family by far (15 lines a feed): each feed's label is escaped once.
-        let bounds = Self.durationBuckets.map { Array("\",le=\"\(Exposition.number($0))\"} ".utf8) } + [Array("\",le=\"+Inf\"} ".utf8)]
-        for (name, numbers) in feeds {
-            var label = Exposition()
-            label.appendEscaped(name)
-            for (index, bound) in bounds.enumerated() {
-                out.bytes += "feedsync_sync_duration_seconds_bucket{feed=\"".utf8
-                out.bytes += label.bytes
-                out.bytes += bound
-                out.append(Int64(index < numbers.durations.counts.count ? Int(numbers.durations.counts[index]) : numbers.durations.count))
-                out.bytes.append(UInt8(ascii: "\n"))
-            }
-            out.sample("feedsync_sync_duration_seconds_sum", [("feed", name)], numbers.durations.sum)
-            out.sample("feedsync_sync_duration_seconds_count", [("feed", name)], Double(numbers.durations.count))
-        }
-
-        out.family("feedsync_posts_written_total", "counter", "Posts written per feed, by operation (insert, update, delete).")
-        for (name, numbers) in feeds {
-            for op in ["insert", "update", "delete"] {
-                out.sample("feedsync_posts_written_total", [("feed", name), ("op", op)], Double(numbers.written[op]))
-            }
-        }
-
-        out.family("feedsync_items_skipped_total", "counter", "Items dropped per feed because they could not be read.")
-        for (name, numbers) in feeds { out.sample("feedsync_items_skipped_total", [("feed", name)], Double(numbers.skipped)) }
-        out.family("feedsync_posts_filtered_total", "counter", "Posts per feed that the rules blocked: not stored.")
-        for (name, numbers) in feeds { out.sample("feedsync_posts_filtered_total", [("feed", name)], Double(numbers.filtered)) }
-
+    /// The families that are not per feed, after the feeds': requests, waits, webhooks, leases.
+    func renderTotals(into out: inout Exposition) {
+        let (requests, waits, webhooks, inFlight) = state.withLock { ($0.requests, $0.waits, $0.webhooks, $0.syncsInFlight) }
         out.family("feedsync_http_requests_total", "counter", "Requests the integrations sent, by host and status code (error: no answer).")
-        for host in snapshot.requests.keys.sorted() {
-            for (code, count) in snapshot.requests[host]!.sorted(by: { $0.key < $1.key }) {
+        for host in requests.keys.sorted() {
+            for (code, count) in requests[host]!.sorted(by: { $0.key < $1.key }) {
                 out.sample("feedsync_http_requests_total", [("host", host), ("code", code)], Double(count))
             }
         }
         out.family("feedsync_rate_limit_waits_total", "counter", "Waits for a server's request quota, by host.")
-        for (host, count) in snapshot.waits.sorted(by: { $0.key < $1.key }) {
+        for (host, count) in waits.sorted(by: { $0.key < $1.key }) {
             out.sample("feedsync_rate_limit_waits_total", [("host", host)], Double(count))
         }
-
         out.family("feedsync_webhook_deliveries_total", "counter", "Webhook delivery attempts, by outcome (delivered, retried, given_up).")
         for outcome in ["delivered", "retried", "given_up"] {
-            out.sample("feedsync_webhook_deliveries_total", [("outcome", outcome)], Double(snapshot.webhooks[outcome] ?? 0))
-        }
-
-        if feeds.contains(where: { $0.1.streamConnected != nil }) {
-            out.family("feedsync_stream_connected", "gauge", "1 while the feed's live stream is connected, 0 while it polls.")
-            for (name, numbers) in feeds {
-                if let connected = numbers.streamConnected { out.sample("feedsync_stream_connected", [("feed", name)], connected ? 1 : 0) }
-            }
+            out.sample("feedsync_webhook_deliveries_total", [("outcome", outcome)], Double(webhooks[outcome] ?? 0))
         }
         if leasing.load(ordering: .relaxed) {
             out.family("feedsync_leases_held", "gauge", "Feed leases this daemon holds now (one per sync under way).")
-            out.sample("feedsync_leases_held", [], Double(snapshot.syncsInFlight))
+            out.sample("feedsync_leases_held", [], Double(inFlight))
         }
-        return (snapshot.generation, out.bytes)
     }
 }
