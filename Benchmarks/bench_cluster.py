@@ -145,16 +145,50 @@ class Scraper(threading.Thread):
             d.scrapes.append(page)
 
 
+class Progress:
+    """Which feeds have a successful run, and the database's connections, in one psql call a
+    second that reads only the newest rows of `sync_runs` (by id): a `count(DISTINCT feed)` over
+    the whole table took the server 184-194 ms a call at 110,000 rows, against 2-4 ms for the
+    newest 5,300 (EXPLAIN ANALYZE, load 5.5), and each second of it was CPU the cluster would
+    otherwise spend syncing. Run ids are taken at insert and may commit out of
+    order, so each read goes back `MARGIN` ids; the end is confirmed by an exact count, and a
+    count that falls short makes the next read start again from the first row."""
+    MARGIN = 5000
+
+    def __init__(self):
+        self.feeds, self.top = set(), 0
+
+    def sample(self, pg):
+        """(feeds with a successful run, connections to the cluster's database but this one)."""
+        try:
+            rows = pg.sql(DATABASE, f"""SELECT (SELECT count(*) FROM pg_stat_activity WHERE datname = '{DATABASE}'
+                AND pid <> pg_backend_pid()) || E'\\n' || coalesce((SELECT string_agg(id || E'\\t' || feed, E'\\n')
+                FROM sync_runs WHERE error IS NULL AND id > {max(self.top - self.MARGIN, 0)}), '')""").split("\n")
+        except Broken:  # before the first daemon made the tables
+            return 0, int(pg.sql("postgres", f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{DATABASE}'"))
+        for row in rows[1:]:
+            if row:
+                run, feed = row.split("\t", 1)
+                self.top = max(self.top, int(run))
+                self.feeds.add(feed)
+        return len(self.feeds), int(rows[0])
+
+    def confirmed(self, pg, total):
+        """Whether every feed has a successful run, by an exact count; if not, the next sample rereads every row."""
+        if int(pg.sql(DATABASE, "SELECT count(DISTINCT feed) FROM sync_runs WHERE error IS NULL")) >= total:
+            return True
+        self.top = 0
+        return False
+
+
 def watch(pg, daemons, total, args, scraper):
     """Seconds until `total` feeds have a successful run; most connections; the SIGKILL, if any."""
     started, connections, killed = time.perf_counter(), 0, None
     last_note = started
+    progress = Progress()
     while True:
-        try:
-            done = int(pg.sql(DATABASE, "SELECT count(DISTINCT feed) FROM sync_runs WHERE error IS NULL"))
-        except Broken:
-            done = 0    # before the first daemon made the tables
-        connections = max(connections, int(pg.sql("postgres", f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{DATABASE}'")))
+        done, now_connected = progress.sample(pg)
+        connections = max(connections, now_connected)
         for d in daemons:
             if d.proc.poll() is None:
                 d.max_fds = max(d.max_fds, descriptors(d.proc.pid))
@@ -166,7 +200,7 @@ def watch(pg, daemons, total, args, scraper):
         if args.kill and killed is None and done >= total // 2:
             scraper.take(daemons[0])
             killed = kill(pg, daemons[0])
-        if done >= total:
+        if done >= total and progress.confirmed(pg, total):
             return now - started, connections, killed
         if now - started > args.timeout:
             raise Broken(f"{done:,} of {total:,} feeds synced in {args.timeout:.0f} s")
