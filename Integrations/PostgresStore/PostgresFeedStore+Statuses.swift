@@ -13,4 +13,8 @@ extension PostgresFeedStore {
     public func feedStatuses() throws -> [FeedStatus] {
         try query("reading feed status", Self.sql.feedStatuses(leaseHolder: Self.leaseHolder))
     }
+
+    public func feedStatuses(changedSince since: Date) throws -> [FeedStatus] {
+        try query("reading feed status", Self.sql.feedStatuses(leaseHolder: Self.leaseHolder, changedSince: since))
+    }
 }

@@ -8,4 +8,8 @@ extension SQLiteFeedStore {
         // One process holds a SQLite store's leases, so no other holder can be named.
         try query("reading feed status", Self.sql.feedStatuses())
     }
+
+    public func feedStatuses(changedSince since: Date) throws -> [FeedStatus] {
+        try query("reading feed status", Self.sql.feedStatuses(changedSince: since))
+    }
 }

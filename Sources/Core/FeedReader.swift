@@ -1,8 +1,17 @@
+import Foundation
+
 /// The read side of the mirror: what `status`, `posts`, `search` and `export` show.
 public protocol FeedReader: Sendable {
     /// Per feed: cursor, last success and error, post count, lease holder. Feeds the store
     /// has never seen are absent.
     func feedStatuses() async throws -> [FeedStatus]
+
+    /// The statuses of the feeds whose last success, last error or last prune is at or after
+    /// `since`, by the times the store recorded: what a caller that read every status before
+    /// reads again to stay current, without reading thousands of unchanged feeds. Posts a live
+    /// stream wrote since, or a change recorded with a clock behind `since`, show only in
+    /// ``feedStatuses()``.
+    func feedStatuses(changedSince since: Date) async throws -> [FeedStatus]
 
     /// Posts newest first.
     ///
@@ -34,6 +43,13 @@ public protocol FeedReader: Sendable {
 }
 
 extension FeedReader {
+    /// Every status, filtered: for a reader that has no cheaper way.
+    public func feedStatuses(changedSince since: Date) async throws -> [FeedStatus] {
+        try await feedStatuses().filter { status in
+            [status.lastSuccessAt, status.lastErrorAt, status.prunedAt].contains { ($0 ?? .distantPast) >= since }
+        }
+    }
+
     /// The positions of the posts read whole: for a reader that has no cheaper way.
     public func positions(matching query: PostQuery) async throws -> [StoredPost.ListingPosition] {
         try await posts(matching: query).map(\.listingPosition)

@@ -56,13 +56,21 @@ extension StoreSQL {
         FROM feeds f ORDER BY f.name
         """
 
-    /// Every feed's status, by name.
+    /// Every feed's status, by name; with `changedSince`, only the feeds whose last success,
+    /// last error or last prune is at or after it.
     ///
     /// - Parameter leaseHolder: an expression, over the feed's row `f`, for who holds its lease
     ///   in words (a store whose leases are rows); `NULL` where the store cannot tell.
-    public func feedStatuses(leaseHolder: String = "NULL") -> StoreQuery<FeedStatus> {
-        let sql = dialect.render(Self.feedStatuses.replacingOccurrences(of: "LEASE_HOLDER", with: leaseHolder))
-        return StoreQuery(sql, []) { row in
+    public func feedStatuses(leaseHolder: String = "NULL", changedSince: Date? = nil) -> StoreQuery<FeedStatus> {
+        var sql = Self.feedStatuses.replacingOccurrences(of: "LEASE_HOLDER", with: leaseHolder)
+        var parameters: [SQLValue] = []
+        if let changedSince {
+            sql = sql.replacingOccurrences(of: "FROM feeds f ORDER BY", with: """
+                FROM feeds f WHERE f.last_success_at >= $1 OR f.last_error_at >= $1 OR f.pruned_at >= $1 ORDER BY
+                """)
+            parameters = [.integer(StoredTime.milliseconds(changedSince))]
+        }
+        return StoreQuery(dialect.render(sql), parameters) { row in
             FeedStatus(feed: row.text(0) ?? "", cursor: row.text(1).map { FeedCursor(position: $0, validator: row.text(2)) },
                        lastSuccessAt: row.integer(3).map(StoredTime.date), lastErrorAt: row.integer(4).map(StoredTime.date),
                        lastError: row.text(5), consecutiveFailures: Int(clamping: row.integer(6) ?? 0),
