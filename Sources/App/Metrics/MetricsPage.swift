@@ -29,6 +29,8 @@ public final class MetricsPage: Sendable {
     /// About how many bytes a piece holds: enough that a piece's bookkeeping is noise, little
     /// enough that a scrape costs the daemon no memory to speak of.
     static let pieceBytes = 256 << 10
+    /// About what a feed takes on the page (15 lines of them its histogram): at least 1.5 KB.
+    static let bytesPerFeed = 1_500
 
     private let registry: MetricsRegistry
     private let order: [String]
@@ -42,6 +44,9 @@ public final class MetricsPage: Sendable {
     init(registry: MetricsRegistry, generation: Int, cached: [UInt8]?, tail: [UInt8]) {
         self.registry = registry
         self.order = registry.state.withLock { $0.order }
+        // A page that will not be kept is not gathered: past ``MetricsRegistry/cachedBytes`` the
+        // gathering, doubling as it grows, held up to twice that for nothing.
+        if order.count * Self.bytesPerFeed > MetricsRegistry.cachedBytes { cursor.withLock { $0.kept = nil } }
         self.generation = generation
         self.cached = cached
         self.tail = tail
