@@ -152,6 +152,29 @@ extension PostgresFeedStore {
         }
     }
 
+    /// Sends `statements` in one transaction behind `lease`, in two round trips: BEGIN, the lease's
+    /// renewal and the statements in one pipeline, then COMMIT once the renewal proved the lease
+    /// still this worker's (else the transaction rolls back: nothing is kept).
+    ///
+    /// - Returns: each statement's rows.
+    @discardableResult
+    func fenced(_ lease: FeedLease, _ operation: String, sending statements: [PostgresConnection.Statement]) throws -> [[[String?]]] {
+        let db = try db(operation)
+        return try storage(operation) {
+            do {
+                let answers = try db.pipeline([("BEGIN", []), try leaseRenewal(of: lease, operation)] + statements)
+                _ = try answers[0].get()
+                try leaseKept(try answers[1].get(), operation)
+                let rows = try answers.dropFirst(2).map { try $0.get() }
+                try db.execute("COMMIT")
+                return rows
+            } catch {
+                db.rollbackIfOpen()
+                throw error
+            }
+        }
+    }
+
     /// Runs `body` in one transaction behind `lease` (``checkLease(_:_:in:)``).
     @discardableResult
     func fenced<T>(_ lease: FeedLease, _ operation: @autoclosure () -> String, _ body: (PostgresConnection) throws -> T) throws -> T {
