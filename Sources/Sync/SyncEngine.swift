@@ -193,10 +193,11 @@ public struct SyncEngine: Sendable {
             if let retention = options.retention, let pruner = services.pruner {
                 report.prunedPosts = try await RetentionPass(pruner: pruner, lease: lease).run(retention, now: now())
             }
-            if previousBackend != services.backend { try await services.store.setBackend(services.backend, under: lease) }
             report.requests = services.requests.value - requestsBefore
             report.seconds = now().timeIntervalSince(started)
-            try await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), report: report), under: lease)
+            // The backend is recorded with the run, in its transaction (issue 40: one fewer per feed's first sync).
+            try await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), report: report,
+                                                            backend: previousBackend != services.backend ? services.backend : nil), under: lease)
             return report
         } catch {
             let message = (error as? ServiceError)?.description ?? (error is CancellationError ? "cancelled" : "\(error)")

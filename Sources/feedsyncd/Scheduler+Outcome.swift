@@ -50,7 +50,7 @@ extension Scheduler {
     }
 
     /// How many due feeds the dispatcher asks the store about at once (``Core/SyncedSinceCheck``).
-    static let lookAhead = 256
+    static let lookAhead = 64
 
     /// How long after another daemon's lease runs out this daemon claims the feed: the claim
     /// then finds the lease either renewed (its holder lives) or free to take over.
