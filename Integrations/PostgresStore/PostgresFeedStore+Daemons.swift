@@ -28,6 +28,7 @@ extension PostgresFeedStore: DaemonPresence {
             UPDATE feed_leases SET token = NULL, holder = NULL, instance = NULL, expires_at = NULL WHERE instance = $1
             """, [daemon.id])
         held = [:]
+        prefetched = [:]
     }
 
     /// Records when this daemon will next sync the feed, and that this daemon set it.

@@ -64,30 +64,35 @@ extension PostgresFeedStore {
          """, [feed])
     }
 
-    /// The lease row, locked, with what the claim decides on. SKIP LOCKED: a row another worker
-    /// is claiming at this instant is that worker's, for at most one lease period.
+    /// The lease row, locked, with what the claim decides on and what the sync reads first (the
+    /// feed's backend, cursor, and whether it has unresolved videos: ``ClaimPrefetch``). SKIP
+    /// LOCKED: a row another worker is claiming at this instant is that worker's, for at most one
+    /// lease period.
     private static func leaseRowRead(_ feed: String, dueSince: Date?) -> PostgresConnection.Statement {
         ("""
-         SELECT holder, token IS NOT NULL AND expires_at > \(nowMs),
-                token IS NOT NULL AND expires_at <= \(nowMs),
-                (SELECT f.next_attempt_at > \(nowMs) + 1000 FROM feeds f WHERE f.name = $1),
+         SELECT l.holder, l.token IS NOT NULL AND l.expires_at > \(nowMs),
+                l.token IS NOT NULL AND l.expires_at <= \(nowMs),
+                f.next_attempt_at > \(nowMs) + 1000,
                 $2::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM sync_runs r
                     WHERE r.feed = $1 AND r.finished_at >= $2::bigint AND r.error IS NULL),
-                expires_at, (SELECT f.next_attempt_at FROM feeds f WHERE f.name = $1)
-         FROM feed_leases WHERE feed = $1 FOR UPDATE SKIP LOCKED
+                l.expires_at, f.next_attempt_at,
+                f.backend, f.cursor, f.cursor_validator, EXISTS (SELECT 1 FROM videos v WHERE v.feed = $1 AND v.resolved = 0)
+         FROM feed_leases l LEFT JOIN feeds f ON f.name = l.feed WHERE l.feed = $1 FOR UPDATE OF l SKIP LOCKED
          """, [feed, dueSince.map { "\(StoredTime.milliseconds($0))" }])
     }
 
     /// The claim's outcome from the locked lease row (`nil`: another worker is claiming it), and
     /// the statement that takes the lease when it is free.
     private func decide(_ row: [String?]?, feed: String, holder: String, onlyIfDue: Bool) -> (Claim, PostgresConnection.Statement?) {
-        guard let row, row.count == 7 else { return (.busy("another worker", until: Date().addingTimeInterval(leasePeriod)), nil) }
+        guard let row, row.count == 11 else { return (.busy("another worker", until: Date().addingTimeInterval(leasePeriod)), nil) }
         if row[1] == "t" { return (.busy(row[0] ?? "another worker", until: Self.date(row[5]) ?? Date().addingTimeInterval(leasePeriod)), nil) }
         if onlyIfDue, row[3] == "t" || row[4] == "t" { return (.notDue(nextAttempt: Self.date(row[6])), nil) }
         let token = UUID().uuidString
         let take: PostgresConnection.Statement = ("""
             UPDATE feed_leases SET holder = $2, instance = $3, token = $4, expires_at = \(Self.nowMs) + $5 WHERE feed = $1
             """, [feed, describeHolder(holder), instance, token, "\(Int64(leasePeriod * 1000))"])
+        prefetched[feed] = ClaimPrefetch(token: token, backend: row[7], cursor: row[8].map { FeedCursor(position: $0, validator: row[9]) },
+                                         hasUnresolvedVideos: row[10] != "f")
         return (.held(FeedLease(feed: feed, token: token, tookOverFrom: row[2] == "t" ? row[0] : nil)), take)
     }
 
@@ -118,6 +123,8 @@ extension PostgresFeedStore {
     ///   back, or never taken here).
     func leaseRenewal(of lease: FeedLease, _ operation: String) throws -> PostgresConnection.Statement {
         guard heldToken(lease.feed) == lease.token else { throw Self.notHeld(operation) }
+        // Every write under the lease passes here: what the claim read ahead may be out of date after it.
+        prefetched[lease.feed] = nil
         return ("UPDATE feed_leases SET expires_at = \(Self.nowMs) + $3 WHERE feed = $1 AND token = $2 RETURNING 1",
                 [lease.feed, lease.token, "\(Int64(leasePeriod * 1000))"])
     }
@@ -231,6 +238,7 @@ extension PostgresFeedStore: FeedLeases {
     public func release(_ lease: FeedLease) {
         // Only this lease: a sync that lost it may give it back after the feed was taken again here.
         if held[lease.feed] == lease.token { held[lease.feed] = nil }
+        prefetched[lease.feed] = nil
         _ = try? run("releasing the lease on feed \(lease.feed)", """
             UPDATE feed_leases SET token = NULL, holder = NULL, instance = NULL, expires_at = NULL WHERE feed = $1 AND token = $2
             """, [lease.feed, lease.token])

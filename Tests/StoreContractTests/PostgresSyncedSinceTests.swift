@@ -56,3 +56,40 @@ import Testing
         #expect(try await daemon.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: Date()).lease != nil)
     }
 }
+
+/// A daemon's claim reads ahead what its sync reads first (``ClaimPrefetch``): the backend, the
+/// cursor, and whether a video waits, answered without a statement while the lease is held and
+/// nothing was written under it; after a write, or the release, they are read from the server.
+@Suite(.needsPostgres) struct PostgresClaimPrefetchTests {
+    @Test func theClaimAnswersTheSyncsFirstReadsUntilAWriteUnderItsLease() async throws {
+        let (other, daemon) = try await makeWorkers()
+        let pull = try #require(try await other.acquireLease(onFeed: "home", holder: "feedsync pull", wait: 0, onlyIfDue: false))
+        _ = try await other.apply(makePage([.upsert(makePost("p1"))], cursor: "7"), videos: [], under: pull)
+        try await other.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home"), backend: "api"),
+                                   under: pull)
+        await other.release(pull)
+
+        let lease = try #require(try await daemon.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: Date()).lease)
+        await daemon.recordStatementsForTests()
+        #expect(try await daemon.backend(ofFeed: "home") == "api")
+        #expect(try await daemon.cursor(ofFeed: "home") == FeedCursor(position: "7"))
+        #expect(try await daemon.unresolvedVideoIDs(inFeed: "home", limit: 10) == [])
+        #expect(await daemon.statementsSentForTests == [], "answered from the claim's own read")
+        // A page under the lease moves the cursor: it is read from the server again.
+        var post = makePost("p2")
+        post.videoIDs = ["v1"]
+        _ = try await daemon.apply(makePage([.upsert(post)], cursor: "8"), videos: [], under: lease)
+        await daemon.recordStatementsForTests()
+        #expect(try await daemon.cursor(ofFeed: "home") == FeedCursor(position: "8"))
+        #expect(await daemon.statementsSentForTests.count == 1)
+        await daemon.release(lease)
+
+        // A claim that finds a video waiting leaves that to the server's answer.
+        let again = try #require(try await other.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: Date()).lease)
+        #expect(try await other.unresolvedVideoIDs(inFeed: "home", limit: 10) == ["v1"])
+        await other.release(again)
+        await daemon.recordStatementsForTests()
+        #expect(try await daemon.cursor(ofFeed: "home") == FeedCursor(position: "8"))
+        #expect(await daemon.statementsSentForTests.count == 1, "without the lease, read from the server")
+    }
+}
