@@ -42,12 +42,13 @@ extension PostgresFeedStore {
         let db = try db(operation)
         return try storage(operation) {
             do {
-                // Two round trips: the row read with BEGIN, then the claim (if any) with COMMIT.
-                let opened = try db.pipeline([("BEGIN", []), Self.leaseRowInsert(feed),
-                                              Self.leaseRowRead(feed, dueSince: dueSince)]).map { try $0.get() }
-                let (outcome, update) = decide(opened[2].first, feed: feed, holder: holder, onlyIfDue: onlyIfDue)
-                for answer in try db.pipeline((update.map { [$0] } ?? []) + [("COMMIT", [])]) { _ = try answer.get() }
-                return outcome
+                // One round trip (issue 40; it took two): the row read, and the take, which decides
+                // in SQL on the row this transaction has locked, with BEGIN and COMMIT.
+                let token = UUID().uuidString
+                let answers = try db.pipeline([("BEGIN", []), Self.leaseRowInsert(feed), Self.leaseRowRead(feed, dueSince: dueSince),
+                                               leaseTake(feed, holder: holder, token: token, onlyIfDue: onlyIfDue, dueSince: dueSince),
+                                               ("COMMIT", [])]).map { try $0.get() }
+                return decide(answers[2].first, took: !answers[3].isEmpty, feed: feed, token: token, onlyIfDue: onlyIfDue)
             } catch {
                 db.rollbackIfOpen()
                 throw error
@@ -81,19 +82,38 @@ extension PostgresFeedStore {
          """, [feed, dueSince.map { "\(StoredTime.milliseconds($0))" }])
     }
 
-    /// The claim's outcome from the locked lease row (`nil`: another worker is claiming it), and
-    /// the statement that takes the lease when it is free.
-    private func decide(_ row: [String?]?, feed: String, holder: String, onlyIfDue: Bool) -> (Claim, PostgresConnection.Statement?) {
-        guard let row, row.count == 11 else { return (.busy("another worker", until: Date().addingTimeInterval(leasePeriod)), nil) }
-        if row[1] == "t" { return (.busy(row[0] ?? "another worker", until: Self.date(row[5]) ?? Date().addingTimeInterval(leasePeriod)), nil) }
-        if onlyIfDue, row[3] == "t" || row[4] == "t" { return (.notDue(nextAttempt: Self.date(row[6])), nil) }
-        let token = UUID().uuidString
-        let take: PostgresConnection.Statement = ("""
-            UPDATE feed_leases SET holder = $2, instance = $3, token = $4, expires_at = \(Self.nowMs) + $5 WHERE feed = $1
-            """, [feed, describeHolder(holder), instance, token, "\(Int64(leasePeriod * 1000))"])
+    /// Takes the lease when the row is free and (with `onlyIfDue`) the feed due: the conditions
+    /// ``decide(_:took:feed:token:onlyIfDue:)`` reads from the row, checked by the server on the row
+    /// this transaction locked (SKIP LOCKED: a row another worker is claiming is left to it).
+    private func leaseTake(_ feed: String, holder: String, token: String, onlyIfDue: Bool, dueSince: Date?) -> PostgresConnection.Statement {
+        ("""
+         UPDATE feed_leases SET holder = $2, instance = $3, token = $4, expires_at = \(Self.nowMs) + $5
+         WHERE feed = $1 AND feed IN (SELECT feed FROM feed_leases WHERE feed = $1 FOR UPDATE SKIP LOCKED)
+           AND NOT (token IS NOT NULL AND expires_at > \(Self.nowMs))
+           AND NOT ($6::boolean AND ((SELECT f.next_attempt_at > \(Self.nowMs) + 1000 FROM feeds f WHERE f.name = $1) IS TRUE
+                OR ($7::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM sync_runs r
+                    WHERE r.feed = $1 AND r.finished_at >= $7::bigint AND r.error IS NULL))))
+         RETURNING 1
+         """, [feed, describeHolder(holder), instance, token, "\(Int64(leasePeriod * 1000))", onlyIfDue ? "t" : "f",
+               dueSince.map { "\(StoredTime.milliseconds($0))" }])
+    }
+
+    /// The claim's outcome: the lease when the take took it, else why not, from the locked lease
+    /// row (`nil`: another worker is claiming it).
+    private func decide(_ row: [String?]?, took: Bool, feed: String, token: String, onlyIfDue: Bool) -> Claim {
+        guard let row, row.count == 11 else {
+            // Locked by another worker's claim when read, let go by the time of the take: taken.
+            return took ? .held(FeedLease(feed: feed, token: token)) : .busy("another worker", until: Date().addingTimeInterval(leasePeriod))
+        }
+        guard took else {
+            if row[1] == "t" { return .busy(row[0] ?? "another worker", until: Self.date(row[5]) ?? Date().addingTimeInterval(leasePeriod)) }
+            // Not due (or, rarely, made due a moment after the row was read): left as synced since.
+            return .notDue(nextAttempt: Self.date(row[6]))
+        }
         prefetched[feed] = ClaimPrefetch(token: token, backend: row[7], cursor: row[8].map { FeedCursor(position: $0, validator: row[9]) },
                                          hasUnresolvedVideos: row[10] != "f")
-        return (.held(FeedLease(feed: feed, token: token, tookOverFrom: row[2] == "t" ? row[0] : nil)), take)
+        // A lease still named in the row ran out: its holder died or stalled, and this claim took it over.
+        return .held(FeedLease(feed: feed, token: token, tookOverFrom: row[1] == "t" || row[2] == "t" ? row[0] : nil))
     }
 
     /// A stored time (ms since 1970) as a date.
