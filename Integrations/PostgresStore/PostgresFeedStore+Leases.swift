@@ -256,11 +256,36 @@ extension PostgresFeedStore: FeedLeases {
     }
 
     public func release(_ lease: FeedLease) {
-        // Only this lease: a sync that lost it may give it back after the feed was taken again here.
+        forget(lease)
+        _ = try? run("releasing the lease on feed \(lease.feed)", Self.releasing(lease).sql, Self.releasing(lease).parameters)
+    }
+
+    /// Stops holding `lease` here (only this lease: a sync that lost it may give it back after
+    /// the feed was taken again here).
+    func forget(_ lease: FeedLease) {
         if held[lease.feed] == lease.token { held[lease.feed] = nil }
         prefetched[lease.feed] = nil
-        _ = try? run("releasing the lease on feed \(lease.feed)", """
-            UPDATE feed_leases SET token = NULL, holder = NULL, instance = NULL, expires_at = NULL WHERE feed = $1 AND token = $2
-            """, [lease.feed, lease.token])
+    }
+
+    /// Frees the lease row while it is still `lease`'s.
+    static func releasing(_ lease: FeedLease) -> PostgresConnection.Statement {
+        ("UPDATE feed_leases SET token = NULL, holder = NULL, instance = NULL, expires_at = NULL WHERE feed = $1 AND token = $2",
+         [lease.feed, lease.token])
+    }
+}
+
+extension PostgresFeedStore: RecordingRelease {
+    /// The run's record and the lease's release in one transaction behind the lease (two round
+    /// trips, where the record and the release took three). When the record cannot be kept, the
+    /// lease is given back on its own.
+    public func recordSync(_ outcome: SyncOutcome, releasing lease: FeedLease) throws {
+        do {
+            try fenced(lease, "recording the sync of feed \(lease.feed)",
+                       sending: Self.sql.recordRun(outcome, ofFeed: lease.feed).map(\.pipelined) + [Self.releasing(lease)])
+            forget(lease)
+        } catch {
+            release(lease)
+            throw error
+        }
     }
 }

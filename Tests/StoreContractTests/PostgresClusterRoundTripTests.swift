@@ -93,3 +93,31 @@ import Testing
         #expect(await daemon.statementsSentForTests.count == 1, "without the lease, read from the server")
     }
 }
+
+/// The run's record with the lease given back (``RecordingRelease``): one transaction, kept only
+/// behind the lease; the lease is free afterwards either way.
+@Suite(.needsPostgres) struct PostgresRecordingReleaseTests {
+    @Test func theRecordAndTheReleaseGoTogetherAndALostLeaseKeepsNeither() async throws {
+        let (first, second) = try await makeWorkers(lease: 1)
+        let lease = try #require(try await first.claimLease(onFeed: "home", holder: "feedsyncd", wait: 0, dueSince: Date()).lease)
+        try await first.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home"), backend: "api"),
+                                   releasing: lease)
+        #expect(try await first.run("reading", "SELECT count(*), min(token) FROM feed_leases WHERE feed = 'home'").first == ["1", nil],
+                "the lease is free")
+        #expect(try await first.run("reading", "SELECT count(*) FROM sync_runs WHERE feed = 'home' AND error IS NULL").first == ["1"])
+        #expect(try await first.backend(ofFeed: "home") == "api")
+        #expect(await first.heldToken("home") == nil)
+
+        // A lease lost to another worker: nothing recorded, and the other worker's lease stays.
+        let lost = try #require(try await first.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        await first.stopRenewingForTests()
+        let taken = try #require(try await second.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 60, onlyIfDue: false))
+        let error = await #expect(throws: ServiceError.self) {
+            try await first.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), error: "late"), releasing: lost)
+        }
+        #expect(error?.code == .locked)
+        #expect(try await first.run("reading", "SELECT count(*) FROM sync_runs WHERE feed = 'home'").first == ["1"])
+        #expect(try await first.run("reading", "SELECT token FROM feed_leases WHERE feed = 'home'").first == [taken.token])
+        await second.release(taken)
+    }
+}
