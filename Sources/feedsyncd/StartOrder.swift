@@ -5,37 +5,40 @@ import Foundation
 /// One daemon on its own store takes them as the config lists them. Several daemons sharing a
 /// store would, in that order, all claim the same feed at the same moment, and two of the three
 /// claims of every feed would be lost (issue 40: 3 claims per feed in a 3-daemon cluster). So on
-/// a shared store each daemon takes them in an order of its own: the config's, shuffled by a
-/// generator seeded from something only it has (its instance id). Which feeds the others synced
+/// a shared store each daemon takes them in an order of its own: the config's runs of neighbouring
+/// feeds, by a hash of something only it has (its instance id). Which feeds the others synced
 /// meanwhile it then learns in bulk (``Core/SyncedSinceCheck``), not by a claim each.
 struct StartOrder {
     /// `nil`: the config's order.
     let seed: String?
 
-    /// `items` in this daemon's order: the same for the same seed.
-    func arrange<Item>(_ items: [Item]) -> [Item] {
+    /// `items` in this daemon's order: the same for the same seed. The config's runs of
+    /// ``block`` items stay together, in their order (neighbouring feeds often share a host, whose
+    /// connections the daemon then reuses); the runs go by a hash of the seed and the run's first
+    /// name, so no generator is needed and one run's place does not depend on the others'.
+    func arrange<Item>(_ items: [Item], name: (Item) -> String) -> [Item] {
         guard let seed else { return items }
-        var generator = SplitMix64(seed: Self.fnv1a(seed))
-        return items.shuffled(using: &generator)
+        let base = Self.fnv1a(seed, from: Self.fnvOffset)
+        let runs = stride(from: 0, to: items.count, by: Self.block).map { items[$0 ..< min($0 + Self.block, items.count)] }
+        return runs.map { (Self.mixed(Self.fnv1a(name($0[$0.startIndex]), from: base)), $0) }.sorted { $0.0 < $1.0 }.flatMap(\.1)
     }
 
-    /// FNV-1a over the seed's bytes: unlike `Hasher`, the same in every process.
-    static func fnv1a(_ text: String) -> UInt64 {
-        text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    /// How many neighbouring feeds of the config go together.
+    static let block = 64
+
+    /// MurmurHash3's finalizer: every bit of the hash moves every bit of the key, so names that
+    /// differ only in their last characters still land far apart.
+    static func mixed(_ hash: UInt64) -> UInt64 {
+        var h = hash
+        h = (h ^ (h >> 33)) &* 0xff51_afd7_ed55_8ccd
+        h = (h ^ (h >> 33)) &* 0xc4ce_b9fe_1a85_ec53
+        return h ^ (h >> 33)
     }
-}
 
-/// SplitMix64: a small generator whose sequence is fixed by its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
+    private static let fnvOffset: UInt64 = 0xcbf2_9ce4_8422_2325
 
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
+    /// FNV-1a over the text's bytes, from `start`: unlike `Hasher`, the same in every process.
+    static func fnv1a(_ text: String, from start: UInt64) -> UInt64 {
+        text.utf8.reduce(start) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 }
