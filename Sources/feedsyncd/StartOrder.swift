@@ -24,7 +24,7 @@ struct StartOrder {
     }
 
     /// How many neighbouring feeds of the config go together.
-    static let block = 64
+    static let block = 256
 
     /// MurmurHash3's finalizer: every bit of the hash moves every bit of the key, so names that
     /// differ only in their last characters still land far apart.

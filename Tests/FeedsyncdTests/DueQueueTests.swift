@@ -67,14 +67,14 @@ import Testing
     /// On a shared store each daemon takes the feeds in an order of its own, the same for the same
     /// instance id; on its own store, in the config's.
     @Test func theFirstRoundsOrderIsTheConfigsOrOneOfTheDaemonsOwn() throws {
-        let feeds = (0..<1_000).map { "f\($0)" }
+        let feeds = (0..<4_000).map { "f\($0)" }
         #expect(StartOrder(seed: nil).arrange(feeds) { $0 } == feeds)
         let first = StartOrder(seed: "host/101/1800000000000").arrange(feeds) { $0 }
         #expect(first == StartOrder(seed: "host/101/1800000000000").arrange(feeds) { $0 })
         #expect(first.sorted() == feeds.sorted() && first != feeds)
         #expect(first != StartOrder(seed: "host/102/1800000000000").arrange(feeds) { $0 })
         // Neighbours in the config stay neighbours, in runs of StartOrder.block.
-        let run = try #require(first.firstIndex(of: "f128"))
-        #expect(Array(first[run...].prefix(StartOrder.block)) == Array(feeds[128 ..< 128 + StartOrder.block]))
+        let run = try #require(first.firstIndex(of: "f512"))
+        #expect(Array(first[run...].prefix(StartOrder.block)) == Array(feeds[512 ..< 512 + StartOrder.block]))
     }
 }
