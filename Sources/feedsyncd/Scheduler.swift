@@ -94,8 +94,9 @@ actor Scheduler {
         // up twice the size it needs (100,000 feeds, issue 40).
         feeds.reserveCapacity(current.provider.feeds.count)
         scheduledHere.reserveCapacity(current.provider.feeds.count)
-        for feed in startOrder.arrange(current.provider.feeds, name: \.name) {
-            add(feed, failures: failures[feed.name] ?? 0, at: now)
+        let configured = current.provider.feeds
+        for index in startOrder.order(configured.count, name: { configured[$0].name }) {
+            add(configured[index], failures: failures[configured[index].name] ?? 0, at: now)
         }
         restartDispatcher()
     }

@@ -12,15 +12,16 @@ struct StartOrder {
     /// `nil`: the config's order.
     let seed: String?
 
-    /// `items` in this daemon's order: the same for the same seed. The config's runs of
-    /// ``block`` items stay together, in their order (neighbouring feeds often share a host, whose
-    /// connections the daemon then reuses); the runs go by a hash of the seed and the run's first
-    /// name, so no generator is needed and one run's place does not depend on the others'.
-    func arrange<Item>(_ items: [Item], name: (Item) -> String) -> [Item] {
-        guard let seed else { return items }
+    /// The indices of `count` items in this daemon's order: the same for the same seed. The
+    /// config's runs of ``block`` items stay together, in their order (neighbouring feeds often
+    /// share a host, whose connections the daemon then reuses); the runs go by a hash of the seed
+    /// and the run's first name, so no generator is needed and one run's place does not depend on
+    /// the others'. Indices rather than the items, so 100,000 feeds are not copied.
+    func order(_ count: Int, name: (Int) -> String) -> [Int] {
+        guard let seed else { return Array(0 ..< count) }
         let base = Self.fnv1a(seed, from: Self.fnvOffset)
-        let runs = stride(from: 0, to: items.count, by: Self.block).map { items[$0 ..< min($0 + Self.block, items.count)] }
-        return runs.map { (Self.mixed(Self.fnv1a(name($0[$0.startIndex]), from: base)), $0) }.sorted { $0.0 < $1.0 }.flatMap(\.1)
+        let runs = stride(from: 0, to: count, by: Self.block).map { (Self.mixed(Self.fnv1a(name($0), from: base)), $0) }
+        return runs.sorted { $0.0 < $1.0 }.flatMap { $0.1 ..< min($0.1 + Self.block, count) }
     }
 
     /// How many neighbouring feeds of the config go together.

@@ -68,11 +68,11 @@ import Testing
     /// instance id; on its own store, in the config's.
     @Test func theFirstRoundsOrderIsTheConfigsOrOneOfTheDaemonsOwn() throws {
         let feeds = (0..<4_000).map { "f\($0)" }
-        #expect(StartOrder(seed: nil).arrange(feeds) { $0 } == feeds)
-        let first = StartOrder(seed: "host/101/1800000000000").arrange(feeds) { $0 }
-        #expect(first == StartOrder(seed: "host/101/1800000000000").arrange(feeds) { $0 })
+        #expect(StartOrder(seed: nil).order(feeds.count) { feeds[$0] }.map { feeds[$0] } == feeds)
+        let first = StartOrder(seed: "host/101/1800000000000").order(feeds.count) { feeds[$0] }.map { feeds[$0] }
+        #expect(first == StartOrder(seed: "host/101/1800000000000").order(feeds.count) { feeds[$0] }.map { feeds[$0] })
         #expect(first.sorted() == feeds.sorted() && first != feeds)
-        #expect(first != StartOrder(seed: "host/102/1800000000000").arrange(feeds) { $0 })
+        #expect(first != StartOrder(seed: "host/102/1800000000000").order(feeds.count) { feeds[$0] }.map { feeds[$0] })
         // Neighbours in the config stay neighbours, in runs of StartOrder.block.
         let run = try #require(first.firstIndex(of: "f512"))
         #expect(Array(first[run...].prefix(StartOrder.block)) == Array(feeds[512 ..< 512 + StartOrder.block]))
