@@ -13,7 +13,7 @@ struct StartOrder {
     let seed: String?
 
     /// The indices of `count` items in this daemon's order: the same for the same seed. The
-    /// config's runs of ``block`` items stay together, in their order or the reverse (neighbouring feeds often
+    /// config's runs of ``block`` items stay together, in their order (neighbouring feeds often
     /// share a host, whose connections the daemon then reuses); the runs go by a hash of the seed
     /// and the run's first name, so no generator is needed and one run's place does not depend on
     /// the others'. Indices rather than the items, so 100,000 feeds are not copied.
@@ -21,12 +21,7 @@ struct StartOrder {
         guard let seed else { return Array(0 ..< count) }
         let base = Self.fnv1a(seed, from: Self.fnvOffset)
         let runs = stride(from: 0, to: count, by: Self.block).map { (Self.mixed(Self.fnv1a(name($0), from: base)), $0) }
-        // A run walked backwards by half the daemons (one bit of the hash): two daemons that meet
-        // in a run then cross once, rather than claim its feeds side by side to the end.
-        return runs.sorted { $0.0 < $1.0 }.flatMap { hash, start in
-            let run = start ..< min(start + Self.block, count)
-            return hash & 1 == 0 ? Array(run) : run.reversed()
-        }
+        return runs.sorted { $0.0 < $1.0 }.flatMap { $0.1 ..< min($0.1 + Self.block, count) }
     }
 
     /// How many neighbouring feeds of the config go together.
