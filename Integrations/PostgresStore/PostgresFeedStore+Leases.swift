@@ -42,12 +42,13 @@ extension PostgresFeedStore {
         let db = try db(operation)
         return try storage(operation) {
             do {
-                // Two round trips: the row read with BEGIN, then the claim (if any) with COMMIT.
-                let opened = try db.pipeline([("BEGIN", []), Self.leaseRowInsert(feed),
-                                              Self.leaseRowRead(feed, dueSince: dueSince)]).map { try $0.get() }
-                let (outcome, update) = decide(opened[2].first, feed: feed, holder: holder, onlyIfDue: onlyIfDue)
-                for answer in try db.pipeline((update.map { [$0] } ?? []) + [("COMMIT", [])]) { _ = try answer.get() }
-                return outcome
+                // One round trip (issue 40; it took two): the row read, and the take, which decides
+                // in SQL on the row this transaction has locked, with BEGIN and COMMIT.
+                let token = UUID().uuidString
+                let answers = try db.pipeline([("BEGIN", []), Self.leaseRowInsert(feed), Self.leaseRowRead(feed, dueSince: dueSince),
+                                               leaseTake(feed, holder: holder, token: token, onlyIfDue: onlyIfDue, dueSince: dueSince),
+                                               ("COMMIT", [])]).map { try $0.get() }
+                return decide(answers[2].first, took: !answers[3].isEmpty, feed: feed, token: token, onlyIfDue: onlyIfDue)
             } catch {
                 db.rollbackIfOpen()
                 throw error
@@ -64,31 +65,55 @@ extension PostgresFeedStore {
          """, [feed])
     }
 
-    /// The lease row, locked, with what the claim decides on. SKIP LOCKED: a row another worker
-    /// is claiming at this instant is that worker's, for at most one lease period.
+    /// The lease row, locked, with what the claim decides on and what the sync reads first (the
+    /// feed's backend, cursor, and whether it has unresolved videos: ``ClaimPrefetch``). SKIP
+    /// LOCKED: a row another worker is claiming at this instant is that worker's, for at most one
+    /// lease period.
     private static func leaseRowRead(_ feed: String, dueSince: Date?) -> PostgresConnection.Statement {
         ("""
-         SELECT holder, token IS NOT NULL AND expires_at > \(nowMs),
-                token IS NOT NULL AND expires_at <= \(nowMs),
-                (SELECT f.next_attempt_at > \(nowMs) + 1000 FROM feeds f WHERE f.name = $1),
+         SELECT l.holder, l.token IS NOT NULL AND l.expires_at > \(nowMs),
+                l.token IS NOT NULL AND l.expires_at <= \(nowMs),
+                f.next_attempt_at > \(nowMs) + 1000,
                 $2::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM sync_runs r
                     WHERE r.feed = $1 AND r.finished_at >= $2::bigint AND r.error IS NULL),
-                expires_at, (SELECT f.next_attempt_at FROM feeds f WHERE f.name = $1)
-         FROM feed_leases WHERE feed = $1 FOR UPDATE SKIP LOCKED
+                l.expires_at, f.next_attempt_at,
+                f.backend, f.cursor, f.cursor_validator, EXISTS (SELECT 1 FROM videos v WHERE v.feed = $1 AND v.resolved = 0)
+         FROM feed_leases l LEFT JOIN feeds f ON f.name = l.feed WHERE l.feed = $1 FOR UPDATE OF l SKIP LOCKED
          """, [feed, dueSince.map { "\(StoredTime.milliseconds($0))" }])
     }
 
-    /// The claim's outcome from the locked lease row (`nil`: another worker is claiming it), and
-    /// the statement that takes the lease when it is free.
-    private func decide(_ row: [String?]?, feed: String, holder: String, onlyIfDue: Bool) -> (Claim, PostgresConnection.Statement?) {
-        guard let row, row.count == 7 else { return (.busy("another worker", until: Date().addingTimeInterval(leasePeriod)), nil) }
-        if row[1] == "t" { return (.busy(row[0] ?? "another worker", until: Self.date(row[5]) ?? Date().addingTimeInterval(leasePeriod)), nil) }
-        if onlyIfDue, row[3] == "t" || row[4] == "t" { return (.notDue(nextAttempt: Self.date(row[6])), nil) }
-        let token = UUID().uuidString
-        let take: PostgresConnection.Statement = ("""
-            UPDATE feed_leases SET holder = $2, instance = $3, token = $4, expires_at = \(Self.nowMs) + $5 WHERE feed = $1
-            """, [feed, describeHolder(holder), instance, token, "\(Int64(leasePeriod * 1000))"])
-        return (.held(FeedLease(feed: feed, token: token, tookOverFrom: row[2] == "t" ? row[0] : nil)), take)
+    /// Takes the lease when the row is free and (with `onlyIfDue`) the feed due: the conditions
+    /// ``decide(_:took:feed:token:onlyIfDue:)`` reads from the row, checked by the server on the row
+    /// this transaction locked (SKIP LOCKED: a row another worker is claiming is left to it).
+    private func leaseTake(_ feed: String, holder: String, token: String, onlyIfDue: Bool, dueSince: Date?) -> PostgresConnection.Statement {
+        ("""
+         UPDATE feed_leases SET holder = $2, instance = $3, token = $4, expires_at = \(Self.nowMs) + $5
+         WHERE feed = $1 AND feed IN (SELECT feed FROM feed_leases WHERE feed = $1 FOR UPDATE SKIP LOCKED)
+           AND NOT (token IS NOT NULL AND expires_at > \(Self.nowMs))
+           AND NOT ($6::boolean AND ((SELECT f.next_attempt_at > \(Self.nowMs) + 1000 FROM feeds f WHERE f.name = $1) IS TRUE
+                OR ($7::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM sync_runs r
+                    WHERE r.feed = $1 AND r.finished_at >= $7::bigint AND r.error IS NULL))))
+         RETURNING 1
+         """, [feed, describeHolder(holder), instance, token, "\(Int64(leasePeriod * 1000))", onlyIfDue ? "t" : "f",
+               dueSince.map { "\(StoredTime.milliseconds($0))" }])
+    }
+
+    /// The claim's outcome: the lease when the take took it, else why not, from the locked lease
+    /// row (`nil`: another worker is claiming it).
+    private func decide(_ row: [String?]?, took: Bool, feed: String, token: String, onlyIfDue: Bool) -> Claim {
+        guard let row, row.count == 11 else {
+            // Locked by another worker's claim when read, let go by the time of the take: taken.
+            return took ? .held(FeedLease(feed: feed, token: token)) : .busy("another worker", until: Date().addingTimeInterval(leasePeriod))
+        }
+        guard took else {
+            if row[1] == "t" { return .busy(row[0] ?? "another worker", until: Self.date(row[5]) ?? Date().addingTimeInterval(leasePeriod)) }
+            // Not due (or, rarely, made due a moment after the row was read): left as synced since.
+            return .notDue(nextAttempt: Self.date(row[6]))
+        }
+        prefetched[feed] = ClaimPrefetch(token: token, backend: row[7], cursor: row[8].map { FeedCursor(position: $0, validator: row[9]) },
+                                         hasUnresolvedVideos: row[10] != "f")
+        // A lease still named in the row ran out: its holder died or stalled, and this claim took it over.
+        return .held(FeedLease(feed: feed, token: token, tookOverFrom: row[1] == "t" || row[2] == "t" ? row[0] : nil))
     }
 
     /// A stored time (ms since 1970) as a date.
@@ -118,6 +143,8 @@ extension PostgresFeedStore {
     ///   back, or never taken here).
     func leaseRenewal(of lease: FeedLease, _ operation: String) throws -> PostgresConnection.Statement {
         guard heldToken(lease.feed) == lease.token else { throw Self.notHeld(operation) }
+        // Every write under the lease passes here: what the claim read ahead may be out of date after it.
+        prefetched[lease.feed] = nil
         return ("UPDATE feed_leases SET expires_at = \(Self.nowMs) + $3 WHERE feed = $1 AND token = $2 RETURNING 1",
                 [lease.feed, lease.token, "\(Int64(leasePeriod * 1000))"])
     }
@@ -149,6 +176,29 @@ extension PostgresFeedStore {
             """, [feed])
         if let row = other.first {
             throw ServiceError(.locked, operation, "\(row[0] ?? "another worker") holds the feed's lease; nothing was kept")
+        }
+    }
+
+    /// Sends `statements` in one transaction behind `lease`, in two round trips: BEGIN, the lease's
+    /// renewal and the statements in one pipeline, then COMMIT once the renewal proved the lease
+    /// still this worker's (else the transaction rolls back: nothing is kept).
+    ///
+    /// - Returns: each statement's rows.
+    @discardableResult
+    func fenced(_ lease: FeedLease, _ operation: String, sending statements: [PostgresConnection.Statement]) throws -> [[[String?]]] {
+        let db = try db(operation)
+        return try storage(operation) {
+            do {
+                let answers = try db.pipeline([("BEGIN", []), try leaseRenewal(of: lease, operation)] + statements)
+                _ = try answers[0].get()
+                try leaseKept(try answers[1].get(), operation)
+                let rows = try answers.dropFirst(2).map { try $0.get() }
+                try db.execute("COMMIT")
+                return rows
+            } catch {
+                db.rollbackIfOpen()
+                throw error
+            }
         }
     }
 
@@ -206,10 +256,36 @@ extension PostgresFeedStore: FeedLeases {
     }
 
     public func release(_ lease: FeedLease) {
-        // Only this lease: a sync that lost it may give it back after the feed was taken again here.
+        forget(lease)
+        _ = try? run("releasing the lease on feed \(lease.feed)", Self.releasing(lease).sql, Self.releasing(lease).parameters)
+    }
+
+    /// Stops holding `lease` here (only this lease: a sync that lost it may give it back after
+    /// the feed was taken again here).
+    func forget(_ lease: FeedLease) {
         if held[lease.feed] == lease.token { held[lease.feed] = nil }
-        _ = try? run("releasing the lease on feed \(lease.feed)", """
-            UPDATE feed_leases SET token = NULL, holder = NULL, instance = NULL, expires_at = NULL WHERE feed = $1 AND token = $2
-            """, [lease.feed, lease.token])
+        prefetched[lease.feed] = nil
+    }
+
+    /// Frees the lease row while it is still `lease`'s.
+    static func releasing(_ lease: FeedLease) -> PostgresConnection.Statement {
+        ("UPDATE feed_leases SET token = NULL, holder = NULL, instance = NULL, expires_at = NULL WHERE feed = $1 AND token = $2",
+         [lease.feed, lease.token])
+    }
+}
+
+extension PostgresFeedStore: RecordingRelease {
+    /// The run's record and the lease's release in one transaction behind the lease (two round
+    /// trips, where the record and the release took three). When the record cannot be kept, the
+    /// lease is given back on its own.
+    public func recordSync(_ outcome: SyncOutcome, releasing lease: FeedLease) throws {
+        do {
+            try fenced(lease, "recording the sync of feed \(lease.feed)",
+                       sending: Self.sql.recordRun(outcome, ofFeed: lease.feed).map(\.pipelined) + [Self.releasing(lease)])
+            forget(lease)
+        } catch {
+            release(lease)
+            throw error
+        }
     }
 }

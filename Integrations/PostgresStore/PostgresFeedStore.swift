@@ -40,6 +40,8 @@ public actor PostgresFeedStore: SQLStore, ReaderAccountKeeper {
     private(set) var connection: PostgresConnection?
     /// The leases this process holds: feed → token.
     var held: [String: String] = [:]
+    /// What each claim that took a lease read ahead for its sync, until the first write under it.
+    var prefetched: [String: ClaimPrefetch] = [:]
     private var renewal: Task<Void, Never>?
     /// Round trips the last page's write took (``lastPageRoundTripsForTests``).
     var lastPageRoundTrips = 0
@@ -163,6 +165,7 @@ public actor PostgresFeedStore: SQLStore, ReaderAccountKeeper {
                                       [pgArray(Array(held.values))])
         }
         held = [:]
+        prefetched = [:]
         connection = nil
     }
 

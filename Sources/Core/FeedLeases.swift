@@ -73,3 +73,43 @@ public struct FeedLease: Sendable, Hashable {
         self.tookOverFrom = tookOverFrom
     }
 }
+
+/// A store whose leases span daemons, asked in one look which of many due feeds another daemon
+/// synced since this one found them due: in a cluster each daemon meets the feeds the others
+/// synced, and this spares it a claim (a transaction, a slot, a sync engine) for each.
+///
+/// - Important: It answers only what ``FeedLeases/claimLease(onFeed:holder:wait:dueSince:)``,
+///   asked at the same moment, would answer with ``LeaseClaim/syncedSince(nextAttempt:)``. A
+///   feed it leaves out is claimed as before: the claim stays the authority. A store one daemon
+///   has to itself (a local file) does not offer it.
+public protocol SyncedSinceCheck: Sendable {
+    /// Those of `due` that another daemon synced since this one found them due, with their
+    /// next attempt as recorded (`nil` when none is).
+    ///
+    /// - Throws: ``ServiceError`` `.storage`; the caller then claims each feed as before.
+    func feedsSynced(since due: [DueFeed]) async throws -> [SyncedFeed]
+}
+
+/// A feed this daemon found due at `since`, for ``SyncedSinceCheck/feedsSynced(since:)``.
+public struct DueFeed: Sendable, Hashable {
+    public var feed: String
+    /// When this daemon found it due, as the claim's `dueSince`.
+    public var since: Date
+
+    public init(feed: String, since: Date) {
+        self.feed = feed
+        self.since = since
+    }
+}
+
+/// A feed another daemon synced since this one found it due (``SyncedSinceCheck``).
+public struct SyncedFeed: Sendable, Hashable {
+    public var feed: String
+    /// Its next attempt as recorded in the store; `nil` when none is recorded yet.
+    public var nextAttempt: Date?
+
+    public init(feed: String, nextAttempt: Date?) {
+        self.feed = feed
+        self.nextAttempt = nextAttempt
+    }
+}

@@ -82,11 +82,16 @@ public struct SyncOutcome: Hashable, Sendable {
     public var error: String?
     /// What the run did, as far as it got.
     public var report: SyncReport?
+    /// A successful run's posts backend (``FeedBackend/identity``), recorded with the run when it
+    /// differs from the one the store held (a feed's first sync, a swapped backend), in the same
+    /// transaction; `nil`: the stored one stays.
+    public var backend: String?
 
-    public init(startedAt: Date, finishedAt: Date, error: String? = nil, report: SyncReport? = nil) {
+    public init(startedAt: Date, finishedAt: Date, error: String? = nil, report: SyncReport? = nil, backend: String? = nil) {
         self.startedAt = startedAt
         self.finishedAt = finishedAt
         self.error = error
         self.report = report
+        self.backend = backend
     }
 }

@@ -24,8 +24,8 @@ extension StoreSQL {
         """)
 
     /// The statements that record how a run ended: its row in `sync_runs`, and the feed's
-    /// failure count and last error, or (on a success) its last success, its ``PollingHint``
-    /// and the sweep's verdict. One transaction's worth, in order.
+    /// failure count and last error, or (on a success) its backend when the outcome names one,
+    /// its last success, its ``PollingHint`` and the sweep's verdict. One transaction's worth, in order.
     ///
     /// What is stored may be published with the mirror: the sentences that come from outside
     /// (the error, the stop reason, why a sweep was withheld) pass the ``Redaction``.
@@ -42,7 +42,8 @@ extension StoreSQL {
             return [run, statement(Self.recordFailure, [.text(feed), finished, .text(error)])]
         }
         let polling = report?.polling
-        return [run, statement(Self.recordSuccess, [
+        let backend = outcome.backend.map { setBackend($0, ofFeed: feed) }
+        return [run] + (backend.map { [$0] } ?? []) + [statement(Self.recordSuccess, [
             .text(feed), finished, .text(polling?.location), .text(Redaction.redact(polling?.stopped)),
             .text(Redaction.redact(report?.sweepWithheld)), .text(polling?.discoveredFrom),
             .integer(report?.walkedToSweep == true ? 1 : 0),

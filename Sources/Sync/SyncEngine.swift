@@ -140,7 +140,8 @@ public struct SyncEngine: Sendable {
         } catch {
             result = .failure(error)
         }
-        await services.store.release(lease)
+        // A store that gives the lease back with the run's record has done so already (``record(_:under:)``).
+        if !(services.store is any RecordingRelease) { await services.store.release(lease) }
         var report = try result.get()
         report.tookOverLeaseFrom = lease.tookOverFrom
         return report
@@ -193,18 +194,29 @@ public struct SyncEngine: Sendable {
             if let retention = options.retention, let pruner = services.pruner {
                 report.prunedPosts = try await RetentionPass(pruner: pruner, lease: lease).run(retention, now: now())
             }
-            if previousBackend != services.backend { try await services.store.setBackend(services.backend, under: lease) }
             report.requests = services.requests.value - requestsBefore
             report.seconds = now().timeIntervalSince(started)
-            try await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), report: report), under: lease)
+            // The backend is recorded with the run, in its transaction (issue 40: one fewer per feed's first sync).
+            try await record(SyncOutcome(startedAt: started, finishedAt: now(), report: report,
+                                         backend: previousBackend != services.backend ? services.backend : nil), under: lease)
             return report
         } catch {
             let message = (error as? ServiceError)?.description ?? (error is CancellationError ? "cancelled" : "\(error)")
             report.requests = services.requests.value - requestsBefore
             // Recording the failure is best effort: the original error is what the caller needs.
-            try? await services.store.recordSync(SyncOutcome(startedAt: started, finishedAt: now(), error: message, report: report),
-                                                 under: lease)
+            try? await record(SyncOutcome(startedAt: started, finishedAt: now(), error: message, report: report), under: lease)
             throw error
+        }
+    }
+
+    /// Records how the run ended, the last thing a sync does under its lease: on a store that
+    /// offers it (``Core/RecordingRelease``), in one transaction with giving the lease back, which
+    /// the store then does whether or not the record is kept; a second record finds no lease.
+    private func record(_ outcome: SyncOutcome, under lease: FeedLease) async throws {
+        if let store = services.store as? any RecordingRelease {
+            try await store.recordSync(outcome, releasing: lease)
+        } else {
+            try await services.store.recordSync(outcome, under: lease)
         }
     }
 }

@@ -75,6 +75,18 @@ struct DueQueue {
         return ordinary.pop()
     }
 
+    /// Up to `limit` current ordinary plans due at `now`, earliest first, left in the queue: what
+    /// the dispatcher asks the store about ahead of claiming (``Core/SyncedSinceCheck``).
+    mutating func dueOrdinary(at now: Date, limit: Int, isCurrent: (Entry) -> Bool) -> [Entry] {
+        var due: [Entry] = []
+        while due.count < limit, let top = ordinary.first, top.at <= now, let entry = ordinary.pop() {
+            if isCurrent(entry) { due.append(entry) }
+        }
+        // Put back with their own order, so ties keep their place.
+        for entry in due { ordinary.push(entry) }
+        return due
+    }
+
     /// Drops every replaced plan (after many reloads or re-plans, so the heaps stay the size of the feeds).
     mutating func compact(isCurrent: (Entry) -> Bool) {
         ordinary.keep(where: isCurrent)

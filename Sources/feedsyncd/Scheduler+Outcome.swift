@@ -43,6 +43,15 @@ extension Scheduler {
                                             "expiry_ms": ms(held.expiry), "decided_ms": ms(held.decided)])
     }
 
+    /// When to look again at a feed another daemon synced: at its next attempt as that daemon
+    /// recorded it, or, with none ahead, one interval from now.
+    static func lookAgain(_ nextAttempt: Date?, every interval: TimeInterval) -> Date {
+        nextAttempt.flatMap { $0 > Date() ? $0 : nil } ?? Date() + interval
+    }
+
+    /// How many due feeds the dispatcher asks the store about at once (``Core/SyncedSinceCheck``).
+    static let lookAhead = 64
+
     /// How long after another daemon's lease runs out this daemon claims the feed: the claim
     /// then finds the lease either renewed (its holder lives) or free to take over.
     static let leaseTick: TimeInterval = 0.5

@@ -26,6 +26,9 @@ actor Scheduler {
         /// Set when the last claim found the feed held by another daemon: the next claim is a
         /// takeover's, planned for just after the lease runs out, and goes ahead of the queue.
         var held: HeldLease?
+        /// The turn whose plan the store found not synced by another daemon (``SyncedSinceCheck``):
+        /// it goes to the claim without being asked about again.
+        var checkedTurn: UInt32?
     }
 
     let log: Logger
@@ -53,11 +56,16 @@ actor Scheduler {
 
     /// Told when each sync starts and ends.
     private let metrics: MetricsRegistry?
+    /// Which feeds this daemon claims first, on a store it shares with other daemons.
+    private let startOrder: StartOrder
 
-    init(runtime: Runtime, log: Logger, busySeconds: Double? = nil, metrics: MetricsRegistry? = nil) {
+    /// - Parameter instance: this daemon's id in the store (``DaemonInstance/id``): on a store
+    ///   several daemons share, it orders the first round (``StartOrder``).
+    init(runtime: Runtime, log: Logger, busySeconds: Double? = nil, metrics: MetricsRegistry? = nil, instance: String? = nil) {
         self.log = log
         self.busySeconds = busySeconds
         self.metrics = metrics
+        startOrder = StartOrder(seed: runtime.store is any SyncedSinceCheck ? instance : nil)
         runtimes[0] = runtime
     }
 
@@ -86,8 +94,9 @@ actor Scheduler {
         // up twice the size it needs (100,000 feeds, issue 40).
         feeds.reserveCapacity(current.provider.feeds.count)
         scheduledHere.reserveCapacity(current.provider.feeds.count)
-        for feed in current.provider.feeds {
-            add(feed, failures: failures[feed.name] ?? 0, at: now)
+        let configured = current.provider.feeds
+        for index in startOrder.order(configured.count, name: { configured[$0].name }) {
+            add(configured[index], failures: failures[configured[index].name] ?? 0, at: now)
         }
         restartDispatcher()
     }
@@ -211,6 +220,7 @@ actor Scheduler {
                 await sleep(until: queue.earliest(isCurrent: isCurrent))
                 continue
             }
+            if let check = current.store as? any SyncedSinceCheck, await skipSyncedElsewhere(check) { continue }
             let slots = current.slots
             guard let slot = try? await slots.take() else { return }
             // Picked only now that the slot is held: a takeover that came due meanwhile goes first.
@@ -275,7 +285,7 @@ actor Scheduler {
                 result = .failure(NotDue(lookAgain: max(held.expiry, held.decided) + Self.leaseTick, held: held))
             // Synced by another: looked at again at its next attempt, as that daemon recorded it.
             case .syncedSince(let next):
-                result = .failure(NotDue(lookAgain: next.flatMap { $0 > Date() ? $0 : nil } ?? Date() + feed.schedule.interval, held: nil))
+                result = .failure(NotDue(lookAgain: Self.lookAgain(next, every: feed.schedule.interval), held: nil))
             }
         } catch {
             result = .failure(error)
@@ -305,12 +315,9 @@ actor Scheduler {
         case .failure(let notDue as NotDue):
             // Another daemon has the feed now or had it since: it schedules the next run, and this
             // one looks again when that lease runs out or at that next run, without counting a failure.
-            latest.nextAt = notDue.lookAgain
             latest.held = notDue.held
             feeds[name] = latest
-            scheduledHere.remove(name)
-            log.debug("sync_skipped", ["feed": name, "reason": notDue.held != nil ? "another daemon holds it" : "another daemon synced it",
-                                       "next_attempt": notDue.lookAgain.formatted(.iso8601)])
+            leave(name, until: notDue.lookAgain, held: notDue.held != nil)
             return
         case .failure:
             latest.failures += 1
@@ -334,6 +341,40 @@ actor Scheduler {
         feeds[name] = latest
         if (try? await current.store.setNextAttempt(latest.nextAt, ofFeed: name)) != nil { scheduledHere.insert(name) }
         log.debug("sync_scheduled", ["feed": name, "in_s": String(format: "%.1f", delay)])
+    }
+
+    /// Leaves a feed another daemon holds or synced to that daemon (it schedules the next run):
+    /// this one looks again at `until`, without counting a failure.
+    private func leave(_ name: String, until: Date, held: Bool) {
+        feeds[name]?.nextAt = until
+        scheduledHere.remove(name)
+        log.debug("sync_skipped", ["feed": name, "reason": held ? "another daemon holds it" : "another daemon synced it",
+                                   "next_attempt": until.formatted(.iso8601)])
+    }
+
+    /// Asks the store, in one look, which of the next due feeds not yet asked about another daemon
+    /// synced since they came due, and leaves those as a claim answering `syncedSince` would, with
+    /// no slot taken and no engine built; the others are marked asked, and go to the claim.
+    ///
+    /// - Returns: whether it asked (the queue may have changed meanwhile).
+    private func skipSyncedElsewhere(_ check: any SyncedSinceCheck) async -> Bool {
+        // Only once the plan up next is one not asked about: a batch is asked about at once.
+        let ahead = queue.dueOrdinary(at: Date(), limit: Self.lookAhead, isCurrent: isCurrent)
+        guard let next = ahead.first, feeds[next.feed]?.checkedTurn != next.turn else { return false }
+        let asked = ahead.filter { feeds[$0.feed]?.checkedTurn != $0.turn }
+        let due = asked.compactMap { entry in feeds[entry.feed].map { DueFeed(feed: entry.feed, since: $0.nextAt) } }
+        // A failed look skips nothing: each feed is claimed, as without it.
+        let synced = Dictionary((try? await check.feedsSynced(since: due))?.map { ($0.feed, $0.nextAttempt) } ?? [],
+                                uniquingKeysWith: { first, _ in first })
+        for entry in asked where isCurrent(entry) {
+            guard let found = synced[entry.feed], let interval = feeds[entry.feed]?.schedule.interval else {
+                feeds[entry.feed]?.checkedTurn = entry.turn
+                continue
+            }
+            leave(entry.feed, until: Self.lookAgain(found, every: interval), held: false)
+            plan(entry.feed, at: feeds[entry.feed]?.nextAt ?? Date())
+        }
+        return true
     }
 
     /// Tears down runtimes that no feed and no running sync uses any longer.

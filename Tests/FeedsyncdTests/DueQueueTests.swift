@@ -49,4 +49,32 @@ import Testing
         let popped = (0..<500).compactMap { _ in queue.popDue(at: now + 1_000) { _ in true }?.at }
         #expect(popped == offsets.sorted().map { now + $0 })
     }
+    /// The look ahead (``DueQueue/dueOrdinary(at:limit:isCurrent:)``) sees the next due ordinary
+    /// plans in order and leaves every one in its place: ties keep their turn, takeovers stay out.
+    @Test func theLookAheadSeesTheNextDueOrdinaryPlansAndLeavesThemInPlace() {
+        var queue = DueQueue()
+        for index in 0..<6 { queue.add(.init(at: now, feed: "f\(index)", turn: 1), takeover: false) }
+        queue.add(.init(at: now - 1, feed: "t", turn: 1), takeover: true)
+        queue.add(.init(at: now + 5, feed: "later", turn: 1), takeover: false)
+        let current: (DueQueue.Entry) -> Bool = { $0.feed != "f1" }
+        #expect(queue.dueOrdinary(at: now, limit: 3, isCurrent: current).map(\.feed) == ["f0", "f2", "f3"])
+        #expect(queue.dueOrdinary(at: now, limit: 10, isCurrent: current).map(\.feed) == ["f0", "f2", "f3", "f4", "f5"])
+        let order = (0..<7).compactMap { _ in queue.popDue(at: now, isCurrent: current)?.feed }
+        #expect(order == ["t", "f0", "f2", "f3", "f4", "f5"])
+        #expect(queue.earliest(isCurrent: current) == now + 5)
+    }
+
+    /// On a shared store each daemon takes the feeds in an order of its own, the same for the same
+    /// instance id; on its own store, in the config's.
+    @Test func theFirstRoundsOrderIsTheConfigsOrOneOfTheDaemonsOwn() throws {
+        let feeds = (0..<4_000).map { "f\($0)" }
+        #expect(StartOrder(seed: nil).order(feeds.count) { feeds[$0] }.map { feeds[$0] } == feeds)
+        let first = StartOrder(seed: "host/101/1800000000000").order(feeds.count) { feeds[$0] }.map { feeds[$0] }
+        #expect(first == StartOrder(seed: "host/101/1800000000000").order(feeds.count) { feeds[$0] }.map { feeds[$0] })
+        #expect(first.sorted() == feeds.sorted() && first != feeds)
+        #expect(first != StartOrder(seed: "host/102/1800000000000").order(feeds.count) { feeds[$0] }.map { feeds[$0] })
+        // Neighbours in the config stay neighbours, in runs of StartOrder.block.
+        let run = try #require(first.firstIndex(of: "f512"))
+        #expect(Array(first[run...].prefix(StartOrder.block)) == Array(feeds[512 ..< 512 + StartOrder.block]))
+    }
 }

@@ -29,3 +29,20 @@ import Testing
         if let taken = again.lease { await other.release(taken) }
     }
 }
+
+/// A run's record carries the feed's backend when it changed (``SyncOutcome/backend``), in one
+/// transaction with the run, on both stores; a failed run leaves the stored backend as it was.
+@Suite struct RunBackendContractTests {
+    @Test(arguments: StoreKind.allCases)
+    func aSuccessfulRunRecordsItsBackendAndAFailedOneLeavesIt(_ kind: StoreKind) async throws {
+        let (store, _) = try await makeStores(kind)
+        let lease = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsync pull", wait: 0, onlyIfDue: false))
+        try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home"), backend: "api one"),
+                                   under: lease)
+        #expect(try await store.backend(ofFeed: "home") == "api one")
+        try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), error: "timed out", backend: "api two"), under: lease)
+        try await store.recordSync(SyncOutcome(startedAt: Date(), finishedAt: Date(), report: SyncReport(feed: "home")), under: lease)
+        #expect(try await store.backend(ofFeed: "home") == "api one", "a failed run, or one naming none, keeps the stored backend")
+        await store.release(lease)
+    }
+}

@@ -189,6 +189,7 @@ actor MockStore: SyncStore {
     func recordSync(_ outcome: SyncOutcome, under lease: FeedLease) {
         log.record(outcome.error == nil ? "recordSync(ok)" : "recordSync(error)")
         outcomes.append(outcome)
+        if let backend = outcome.backend { storedBackend = backend }
     }
 
     var lockHolds = 0
