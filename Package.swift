@@ -50,6 +50,8 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
         ),
+        // glibc's mallopt, for feedsyncd's malloc arenas: in the C library itself.
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         .target(name: "Core", path: "Sources/Core"),
         .target(name: "Sync", dependencies: ["Core"], path: "Sources/Sync"),
         // Plumbing shared by the HTTP integrations: transport, pacing, Link and date parsing, the JSON reader.
@@ -78,7 +80,7 @@ let package = Package(
                                "ReaderAPI", "Webhooks", "MediaArchive", "PeerTube", "YouTube", "CSSL", "StoreKit"],
                 path: "Sources/App"),
         .executableTarget(name: "feedsync", dependencies: ["App", "Core", "Sync", "IntegrationKit"], path: "Sources/feedsync"),
-        .executableTarget(name: "feedsyncd", dependencies: ["App", "Core", "Sync"], path: "Sources/feedsyncd",
+        .executableTarget(name: "feedsyncd", dependencies: ["App", "Core", "Sync", "CMalloc"], path: "Sources/feedsyncd",
                           exclude: ["feedsyncd.service"]),
 
         .testTarget(name: "CoreTests", dependencies: ["Core"], path: "Tests/CoreTests"),

@@ -76,7 +76,7 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
     }
 
     struct State {
-        var feeds: [String: FeedNumbers] = [:]
+        var feeds = FeedTable<FeedNumbers>()
         /// Feeds of the config in force, in config order; others are dropped from the output.
         var order: [String] = []
         var requests: [String: [String: Int]] = [:]
@@ -121,7 +121,7 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
     public func prepareFeeds(_ count: Int, shown: Bool) {
         keepsFeeds.store(shown, ordering: .relaxed)
         state.withLock { state in
-            if shown { state.feeds.reserveCapacity(count) } else { state.feeds = [:] }
+            if shown { state.feeds.reserveCapacity(count) } else { state.feeds = FeedTable() }
         }
     }
 
@@ -136,7 +136,7 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
             for name in names where state.feeds[name] == nil { state.feeds[name] = FeedNumbers() }
             // Dropped in place: a filtered copy of 100,000 feeds' numbers was 50 MB more for a moment.
             let kept = Set(names)
-            for gone in state.feeds.keys.filter({ !kept.contains($0) }) { state.feeds[gone] = nil }
+            for gone in state.feeds.feeds.filter({ !kept.contains($0) }) { state.feeds[gone] = nil }
         }
     }
 
