@@ -51,7 +51,7 @@ enum DaemonCLI {
             // Bound before the store opens, so a port in use is a config error and nothing else happened.
             listener = try runtime.metricsListen.map { address in
                 do {
-                    return try HTTPListener(address: address, handler: MetricsService.handler(daemon.metrics))
+                    return try HTTPListener(address: address, limits: MetricsService.limits, handler: MetricsService.handler(daemon.metrics))
                 } catch let error as ListenError {
                     throw ConfigError(file: runtime.configName, keyPath: "metrics.listen", message: error.description)
                 }
