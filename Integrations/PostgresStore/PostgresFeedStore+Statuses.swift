@@ -30,4 +30,8 @@ extension PostgresFeedStore {
     public func feedStatuses(changedSince since: Date) throws -> [FeedStatus] {
         try query("reading feed status", Self.sql.feedStatuses(leaseHolder: Self.leaseHolder, changedSince: since))
     }
+
+    public func feedStatuses(after name: String?, limit: Int) throws -> [FeedStatus] {
+        try query("reading feed status", Self.sql.feedStatuses(leaseHolder: Self.leaseHolder, after: name, limit: limit))
+    }
 }

@@ -12,4 +12,8 @@ extension SQLiteFeedStore {
     public func feedStatuses(changedSince since: Date) throws -> [FeedStatus] {
         try query("reading feed status", Self.sql.feedStatuses(changedSince: since))
     }
+
+    public func feedStatuses(after name: String?, limit: Int) throws -> [FeedStatus] {
+        try query("reading feed status", Self.sql.feedStatuses(after: name, limit: limit))
+    }
 }

@@ -13,6 +13,10 @@ public protocol FeedReader: Sendable {
     /// ``feedStatuses()``.
     func feedStatuses(changedSince since: Date) async throws -> [FeedStatus]
 
+    /// At most `limit` statuses of the feeds whose names sort after `name` (all when `nil`), by
+    /// name: a walk over every status a page at a time.
+    func feedStatuses(after name: String?, limit: Int) async throws -> [FeedStatus]
+
     /// Posts newest first.
     ///
     /// With ``PostQuery/stable``, one page of a stable walk of one feed (for export): newest
@@ -43,6 +47,11 @@ public protocol FeedReader: Sendable {
 }
 
 extension FeedReader {
+    /// Every status, sorted and cut: for a reader that has no cheaper way.
+    public func feedStatuses(after name: String?, limit: Int) async throws -> [FeedStatus] {
+        Array(try await feedStatuses().filter { name == nil || $0.feed > name! }.sorted { $0.feed < $1.feed }.prefix(max(limit, 1)))
+    }
+
     /// Every status, filtered: for a reader that has no cheaper way.
     public func feedStatuses(changedSince since: Date) async throws -> [FeedStatus] {
         try await feedStatuses().filter { status in

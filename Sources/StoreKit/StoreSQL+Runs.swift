@@ -62,7 +62,11 @@ extension StoreSQL {
     ///
     /// - Parameter leaseHolder: an expression, over the feed's row `f`, for who holds its lease
     ///   in words (a store whose leases are rows); `NULL` where the store cannot tell.
-    public func feedStatuses(leaseHolder: String = "NULL", changedSince: Date? = nil) -> StoreQuery<FeedStatus> {
+    ///
+    /// With `after` and `limit`, at most `limit` feeds whose names come after `after` (a page
+    /// of a walk by name, for a reader that must not hold 100,000 statuses at once).
+    public func feedStatuses(leaseHolder: String = "NULL", changedSince: Date? = nil,
+                             after: String? = nil, limit: Int? = nil) -> StoreQuery<FeedStatus> {
         var sql = Self.feedStatuses.replacingOccurrences(of: "LEASE_HOLDER", with: leaseHolder)
         var parameters: [SQLValue] = []
         if let changedSince {
@@ -70,6 +74,9 @@ extension StoreSQL {
                 FROM feeds f WHERE f.last_success_at >= $1 OR f.last_error_at >= $1 OR f.pruned_at >= $1 ORDER BY
                 """)
             parameters = [.integer(StoredTime.milliseconds(changedSince))]
+        } else if let limit {
+            sql = sql.replacingOccurrences(of: "FROM feeds f ORDER BY f.name", with: "FROM feeds f WHERE f.name > $1 ORDER BY f.name LIMIT $2")
+            parameters = [.text(after ?? ""), .integer(Int64(max(limit, 1)))]
         }
         return StoreQuery(dialect.render(sql), parameters) { row in
             FeedStatus(feed: row.text(0) ?? "", cursor: row.text(1).map { FeedCursor(position: $0, validator: row.text(2)) },

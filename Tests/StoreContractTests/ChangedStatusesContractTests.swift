@@ -2,9 +2,10 @@ import Core
 import Foundation
 import Testing
 
-/// What every store promises about reading only the statuses that changed (a daemon's
-/// `/metrics` with more than 10,000 feeds): the feeds whose last success or last error is at or
-/// after the time asked for, as a full read shows them, and no others.
+/// What every store promises about reading only the statuses that changed, or a page of them
+/// (a daemon's `/metrics` with more than 10,000 feeds): the feeds whose last success or last
+/// error is at or after the time asked for, as a full read shows them, and no others; and a walk
+/// by name that meets every feed once.
 enum ChangedStatusesContract {
     static func onlyFeedsThatSucceededOrFailedSinceAreRead(_ kind: StoreKind) async throws {
         let (store, other) = try await makeStores(kind)
@@ -31,6 +32,21 @@ enum ChangedStatusesContract {
         }
         #expect(try await other.feedStatuses(changedSince: now.addingTimeInterval(-60)).map(\.feed).sorted() == ["failed", "failed-long-ago", "fresh"])
         #expect(try await other.feedStatuses(changedSince: now.addingTimeInterval(2)).isEmpty)
+
+        // A walk a page at a time (of 3, then of 1) reads every status once, by name.
+        var walked: [String] = []
+        for limit in [3, 1] {
+            var after: String?
+            walked = []
+            while true {
+                let page = try await other.feedStatuses(after: after, limit: limit)
+                #expect(page.count <= limit)
+                walked += page.map(\.feed)
+                guard page.count == limit, let last = page.last?.feed else { break }
+                after = last
+            }
+            #expect(walked == ["failed", "failed-long-ago", "fresh", "old"], "pages of \(limit)")
+        }
     }
 }
 
