@@ -212,7 +212,8 @@ def watch(pg, daemons, total, args, scraper):
         now = time.perf_counter()
         if args.kill and killed is None and done >= total // 2:
             scraper.take(daemons[0])
-            killed = kill(pg, daemons[0])
+            with scraper.lock:      # no read under way while the daemon is stopped and killed
+                killed = kill(pg, daemons[0])
         if done >= total and progress.confirmed(pg, total):
             return now - started, connections, killed
         if now - started > args.timeout:
@@ -347,6 +348,8 @@ def main():
             scraper.start()
         seconds, connections, killed = watch(pg, daemons, total, args, scraper)
         scraper.stopping.set()
+        if scraper.is_alive():
+            scraper.join()          # its read under way ends before the last reads and the stops
         for d in daemons:
             if d.proc.poll() is None:
                 scraper.take(d)     # the last page: every sync this daemon ran is in it
