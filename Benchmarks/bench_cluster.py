@@ -211,7 +211,8 @@ def watch(pg, daemons, total, args, scraper):
                 raise Broken(f"a feedsyncd exited {d.proc.returncode}: {d.tail()}")
         now = time.perf_counter()
         if args.kill and killed is None and done >= total // 2:
-            scraper.take(daemons[0])
+            if not any(p["share"] is not None for p in daemons[0].scrapes):
+                scraper.take(daemons[0])    # once: a daemon between syncs is tried again a second later
             with scraper.lock:      # no read under way while the daemon is stopped and killed
                 killed = kill(pg, daemons[0])
         if done >= total and progress.confirmed(pg, total):
