@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// One scrape's exposition, made a piece at a time as the listener sends it: with 100,000 feeds
-/// the page is about 180 MB, which a daemon must not hold whole (issue 40).
+/// the page is 159 MB or more, which a daemon must not hold whole (issue 40).
 ///
 /// Each family goes over every feed of the config in force, a few hundred kilobytes a piece.
 /// A piece reads the feeds' numbers as they are when it is made, so one feed's histogram is

@@ -95,7 +95,7 @@ public final class MetricsRegistry: TrafficObserver, Sendable {
     /// and its generation: served again while nothing it shows has changed.
     let rendered = Mutex<(generation: Int, bytes: [UInt8])?>(nil)
     /// The largest page kept for the next scrape (10,000 feeds make about 18 MB; 100,000 make
-    /// 180 MB, which is sent as it is made and not kept).
+    /// 159 MB or more, which is sent as it is made and not kept).
     static let cachedBytes = 32 << 20
     let version: String
     private let startTime: Double
