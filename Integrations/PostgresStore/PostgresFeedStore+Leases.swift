@@ -73,9 +73,8 @@ extension PostgresFeedStore {
         ("""
          SELECT l.holder, l.token IS NOT NULL AND l.expires_at > \(nowMs),
                 l.token IS NOT NULL AND l.expires_at <= \(nowMs),
-                f.next_attempt_at > \(nowMs) + 1000,
-                $2::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM sync_runs r
-                    WHERE r.feed = $1 AND r.finished_at >= $2::bigint AND r.error IS NULL),
+                \(scheduledAhead("f.next_attempt_at")),
+                $2::bigint IS NOT NULL AND \(succeededSince(feed: "$1", since: "$2::bigint")),
                 l.expires_at, f.next_attempt_at,
                 f.backend, f.cursor, f.cursor_validator, EXISTS (SELECT 1 FROM videos v WHERE v.feed = $1 AND v.resolved = 0)
          FROM feed_leases l LEFT JOIN feeds f ON f.name = l.feed WHERE l.feed = $1 FOR UPDATE OF l SKIP LOCKED
@@ -90,12 +89,20 @@ extension PostgresFeedStore {
          UPDATE feed_leases SET holder = $2, instance = $3, token = $4, expires_at = \(Self.nowMs) + $5
          WHERE feed = $1 AND feed IN (SELECT feed FROM feed_leases WHERE feed = $1 FOR UPDATE SKIP LOCKED)
            AND NOT (token IS NOT NULL AND expires_at > \(Self.nowMs))
-           AND NOT ($6::boolean AND ((SELECT f.next_attempt_at > \(Self.nowMs) + 1000 FROM feeds f WHERE f.name = $1) IS TRUE
-                OR ($7::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM sync_runs r
-                    WHERE r.feed = $1 AND r.finished_at >= $7::bigint AND r.error IS NULL))))
+           AND NOT ($6::boolean AND ((SELECT \(Self.scheduledAhead("f.next_attempt_at")) FROM feeds f WHERE f.name = $1) IS TRUE
+                OR ($7::bigint IS NOT NULL AND \(Self.succeededSince(feed: "$1", since: "$7::bigint")))))
          RETURNING 1
          """, [feed, describeHolder(holder), instance, token, "\(Int64(leasePeriod * 1000))", onlyIfDue ? "t" : "f",
                dueSince.map { "\(StoredTime.milliseconds($0))" }])
+    }
+
+    /// The claim's test that another worker synced the feed since this one found it due, in SQL
+    /// (the claim's read, its take and the bulk ``feedsSynced(since:)`` ask it alike): a next
+    /// attempt recorded ahead, or a successful run that ended at or after `since`.
+    static func scheduledAhead(_ nextAttempt: String) -> String { "\(nextAttempt) > \(nowMs) + 1000" }
+
+    static func succeededSince(feed: String, since: String) -> String {
+        "EXISTS (SELECT 1 FROM sync_runs r WHERE r.feed = \(feed) AND r.finished_at >= \(since) AND r.error IS NULL)"
     }
 
     /// The claim's outcome: the lease when the take took it, else why not, from the locked lease

@@ -24,7 +24,6 @@ extension PostgresFeedStore: SyncedSinceCheck {
         FROM unnest($1::text[], $2::bigint[]) AS d(feed, since)
         LEFT JOIN feeds f ON f.name = d.feed
         WHERE NOT EXISTS (SELECT 1 FROM feed_leases l WHERE l.feed = d.feed AND l.token IS NOT NULL AND l.expires_at > \(nowMs))
-          AND (f.next_attempt_at > \(nowMs) + 1000
-               OR EXISTS (SELECT 1 FROM sync_runs r WHERE r.feed = d.feed AND r.finished_at >= d.since AND r.error IS NULL))
+          AND (\(scheduledAhead("f.next_attempt_at")) OR \(succeededSince(feed: "d.feed", since: "d.since")))
         """
 }

@@ -49,7 +49,8 @@ public protocol FeedReader: Sendable {
 extension FeedReader {
     /// Every status, sorted and cut: for a reader that has no cheaper way.
     public func feedStatuses(after name: String?, limit: Int) async throws -> [FeedStatus] {
-        Array(try await feedStatuses().filter { name == nil || $0.feed > name! }.sorted { $0.feed < $1.feed }.prefix(max(limit, 1)))
+        let after = try await feedStatuses().filter { status in name.map { status.feed > $0 } ?? true }
+        return Array(after.sorted { $0.feed < $1.feed }.prefix(max(limit, 1)))
     }
 
     /// Every status, filtered: for a reader that has no cheaper way.

@@ -52,6 +52,7 @@ struct MetricsService: Service {
     /// and every status only every this many refreshes (a minute): at 110,000 feeds, reading
     /// them all every 5 s cost each daemon's store a statement of 110,000 rows (issue 40).
     static let slack: TimeInterval = 10
+    /// Every this many refreshes (a minute), a large config's read takes every status.
     static let fullEvery = 12
 
     /// Where the refreshes stand: when the last one that read the store began, and how many have.
@@ -81,12 +82,12 @@ struct MetricsService: Service {
         registry.setFeeds(runtime.feedNames)
         let store = runtime.store
         let began = Date()
-        let since = runtime.feedNames.count > Self.smallConfig && progress.count % Self.fullEvery != 0
-            ? progress.readSince.map { $0.addingTimeInterval(-Self.slack) } : nil
+        let large = runtime.feedNames.count > Self.smallConfig
+        let since = large && progress.count % Self.fullEvery != 0 ? progress.readSince.map { $0.addingTimeInterval(-Self.slack) } : nil
         let statuses: Result<[FeedStatus], any Error>?
         if let since {
             statuses = await Self.within(Self.answerBound) { try await store.feedStatuses(changedSince: since) }
-        } else if runtime.feedNames.count > Self.smallConfig {
+        } else if large {
             statuses = await Self.everyStatus(of: store, registry: registry)
         } else {
             statuses = await Self.within(Self.answerBound) { try await store.feedStatuses() }

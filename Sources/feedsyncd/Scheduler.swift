@@ -56,6 +56,7 @@ actor Scheduler {
 
     /// Told when each sync starts and ends.
     private let metrics: MetricsRegistry?
+
     init(runtime: Runtime, log: Logger, busySeconds: Double? = nil, metrics: MetricsRegistry? = nil) {
         self.log = log
         self.busySeconds = busySeconds
