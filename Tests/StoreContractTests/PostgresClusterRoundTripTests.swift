@@ -61,6 +61,12 @@ import Testing
 /// cursor, and whether a video waits, answered without a statement while the lease is held and
 /// nothing was written under it; after a write, or the release, they are read from the server.
 @Suite(.needsPostgres) struct PostgresClaimPrefetchTests {
+    /// The statements the daemon sent since recording began, but the renewal of its leases, which
+    /// its own timer sends whenever it comes round (a busy machine's test saw one).
+    static func reads(of store: PostgresFeedStore) async -> [String] {
+        await store.statementsSentForTests.filter { !$0.hasPrefix("UPDATE feed_leases SET expires_at") }
+    }
+
     @Test func theClaimAnswersTheSyncsFirstReadsUntilAWriteUnderItsLease() async throws {
         let (other, daemon) = try await makeWorkers()
         let pull = try #require(try await other.acquireLease(onFeed: "home", holder: "feedsync pull", wait: 0, onlyIfDue: false))
@@ -74,14 +80,14 @@ import Testing
         #expect(try await daemon.backend(ofFeed: "home") == "api")
         #expect(try await daemon.cursor(ofFeed: "home") == FeedCursor(position: "7"))
         #expect(try await daemon.unresolvedVideoIDs(inFeed: "home", limit: 10) == [])
-        #expect(await daemon.statementsSentForTests == [], "answered from the claim's own read")
+        #expect(await Self.reads(of: daemon) == [], "answered from the claim's own read")
         // A page under the lease moves the cursor: it is read from the server again.
         var post = makePost("p2")
         post.videoIDs = ["v1"]
         _ = try await daemon.apply(makePage([.upsert(post)], cursor: "8"), videos: [], under: lease)
         await daemon.recordStatementsForTests()
         #expect(try await daemon.cursor(ofFeed: "home") == FeedCursor(position: "8"))
-        #expect(await daemon.statementsSentForTests.count == 1)
+        #expect(await Self.reads(of: daemon).count == 1)
         await daemon.release(lease)
 
         // A claim that finds a video waiting leaves that to the server's answer.
@@ -90,7 +96,7 @@ import Testing
         await other.release(again)
         await daemon.recordStatementsForTests()
         #expect(try await daemon.cursor(ofFeed: "home") == FeedCursor(position: "8"))
-        #expect(await daemon.statementsSentForTests.count == 1, "without the lease, read from the server")
+        #expect(await Self.reads(of: daemon).count == 1, "without the lease, read from the server")
     }
 }
 
