@@ -78,7 +78,7 @@ extension HTTPListener {
                 if events & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && (events & Int16(POLLIN) == 0 || connection.waiting) {
                     ending = .closedByClient
                 } else if connection.answering, events & Int16(POLLIN | POLLOUT) != 0 {
-                    ending = flush(&connection, now: clock.now)
+                    ending = flush(&connection)
                 } else if !connection.answering, !connection.waiting, events & Int16(POLLIN | POLLOUT) != 0 {
                     ending = receive(&connection, into: &buffer, now: clock.now)
                 }
@@ -222,7 +222,7 @@ extension HTTPListener {
         if connection.pending == nil, let end = Self.endOfHead(connection.head) {
             guard end <= limits.maxHeadBytes else {
                 answer(&connection, Response(status: 431, body: "request head over \(limits.maxHeadBytes) bytes\n"), now: now)
-                return flush(&connection, now: now)
+                return flush(&connection)
             }
             switch Self.parse(Array(connection.head[0..<end]), maxBodyBytes: limits.maxBodyBytes) {
             case .answer(let response): answer(&connection, response, now: now)
@@ -239,7 +239,7 @@ extension HTTPListener {
             connection.pending = nil
             dispatch(request, on: &connection, now: now)
         }
-        return connection.answering ? flush(&connection, now: now) : nil
+        return connection.answering ? flush(&connection) : nil
     }
 
     /// Answers a whole request: at once, or by a task whose answer comes back through the mailbox.
@@ -305,10 +305,15 @@ extension HTTPListener {
         connection.stallDeadline = now + limits.writeStallTimeout
     }
 
-    /// Writes what the socket takes; every byte it takes moves the stall deadline on.
+    /// Writes what the socket takes, at most ``piecesPerTurn`` pieces of a streamed body at a
+    /// time, so one fast reader of a page made while it is sent (186 MB of `/metrics`) does not
+    /// keep the loop from every other connection (`/healthz`) until its page ends. Every byte the
+    /// socket takes moves the stall deadline on from the moment it was taken: a page whose
+    /// pieces are slow to make (a starved machine) is not the client's stall.
     /// Returns `.answered` once all is sent, `nil` while bytes remain.
-    private func flush(_ connection: inout Connection, now: ContinuousClock.Instant) -> Ending? {
-        while refill(&connection) {
+    private func flush(_ connection: inout Connection) -> Ending? {
+        var made = 0
+        while refill(&connection, made: &made) {
             let written = connection.written
             let transfer = connection.out[connection.piece].withUnsafeBytes { bytes in
                 sendBytes(connection, UnsafeRawBufferPointer(rebasing: bytes[written...]))
@@ -322,7 +327,7 @@ extension HTTPListener {
             case .closed, .handshakeFailed: return .closedByClient
             }
             connection.wants = 0
-            connection.stallDeadline = now + limits.writeStallTimeout
+            connection.stallDeadline = ContinuousClock.now + limits.writeStallTimeout
             connection.written += sent
             if connection.written == connection.out[connection.piece].count {
                 connection.out[connection.piece] = []
@@ -330,16 +335,24 @@ extension HTTPListener {
                 connection.written = 0
             }
         }
+        // This turn's pieces are sent and the stream has more: the next turn makes them.
+        if connection.stream != nil { return nil }
         Self.notifyClose(connection)
         shutdown(connection.fd, Int32(SHUT_WR))
         return .answered
     }
 
-    /// Whether a piece is left to send: once `out` is sent, the stream's next piece (framed),
-    /// made only now that the socket has taken all before it.
-    private func refill(_ connection: inout Connection) -> Bool {
+    /// How many pieces of a streamed body one turn of the loop makes for one connection (2 MiB
+    /// of `/metrics`' 256 KiB pieces).
+    static let piecesPerTurn = 8
+
+    /// Whether a piece is left to send now: once `out` is sent, the stream's next piece (framed),
+    /// made only now that the socket has taken all before it, unless this turn made
+    /// ``piecesPerTurn`` already (the loop comes back to it at once: the socket is writable).
+    private func refill(_ connection: inout Connection, made: inout Int) -> Bool {
         while connection.piece == connection.out.count {
-            guard let stream = connection.stream else { return false }
+            guard let stream = connection.stream, made < Self.piecesPerTurn else { return false }
+            made += 1
             let next = stream.next()
             if next == nil { connection.stream = nil }
             connection.out = Self.frame(next, chunked: connection.chunked).filter { !$0.isEmpty }
