@@ -102,6 +102,8 @@ struct PostgresLivenessTests {
         #expect(try await store.run("reading settings", "SHOW statement_timeout").first?[0] == "1s")
         #expect(try await store.run("reading settings", "SHOW lock_timeout").first?[0] == "1s")
         #expect(try await store.run("reading settings", "SHOW synchronous_commit").first?[0] == "off")
+        // The server compiles no plan: a status read of 11,000 feeds spent 428 of 534 ms in JIT (issue 40).
+        #expect(try await store.run("reading settings", "SHOW jit").first?[0] == "off")
     }
 
     @Test func leaseRenewalRemakesAConnectionTheServerDropped() async throws {
