@@ -3,7 +3,8 @@ import Foundation
 import StoreKit
 
 /// Which of many due feeds another daemon synced since this one found them due, in one statement
-/// (issue 40: three daemons walking 100,000 feeds claimed each of them three times).
+/// (issue 40: three daemons walking 100,000 feeds claimed each of them three times); and which
+/// leases ran out held, so a dead daemon's feeds are taken over at their expiry.
 extension PostgresFeedStore: SyncedSinceCheck {
     /// The claim's own test (``claim(_:holder:onlyIfDue:dueSince:)``) for many feeds at once, read
     /// without locking: a feed whose lease is live is left to the claim (it answers `held`
@@ -26,4 +27,20 @@ extension PostgresFeedStore: SyncedSinceCheck {
         WHERE NOT EXISTS (SELECT 1 FROM feed_leases l WHERE l.feed = d.feed AND l.token IS NOT NULL AND l.expires_at > \(nowMs))
           AND (\(scheduledAhead("f.next_attempt_at")) OR \(succeededSince(feed: "d.feed", since: "d.since")))
         """
+}
+
+extension PostgresFeedStore: ExpiredLeaseCheck {
+    /// Read without locking, by a scan of `feed_leases` (a row per feed, a few megabytes at 100,000
+    /// feeds): an index on the expiry would make every claim and release, which set it, write the
+    /// primary key's index too rather than update the row in place.
+    public func expiredLeases(limit: Int) throws -> [ExpiredLease] {
+        let rows = try run("looking up leases that ran out held", """
+            SELECT feed, expires_at FROM feed_leases WHERE token IS NOT NULL AND expires_at <= \(Self.nowMs)
+            ORDER BY expires_at LIMIT $1
+            """, ["\(max(limit, 0))"])
+        return rows.compactMap { row in
+            guard row.count == 2, let feed = row[0], let expiry = row[1].flatMap(Int64.init) else { return nil }
+            return ExpiredLease(feed: feed, expiry: StoredTime.date(expiry))
+        }
+    }
 }

@@ -90,6 +90,31 @@ public protocol SyncedSinceCheck: Sendable {
     func feedsSynced(since due: [DueFeed]) async throws -> [SyncedFeed]
 }
 
+/// A store whose leases span daemons, asked which leases ran out while still held: their holder
+/// died or stalls without giving them back. A daemon that walks the feeds in an order of its own
+/// learns of a dead daemon's feeds this way at their expiry, not when its walk comes to them.
+///
+/// - Important: It only points at feeds; the claim (``FeedLeases/claimLease(onFeed:holder:wait:dueSince:)``)
+///   still decides whether the lease is free to take over, renewed meanwhile, or synced since.
+public protocol ExpiredLeaseCheck: Sendable {
+    /// Up to `limit` leases that are held (a token is set) and whose expiry has passed, by the
+    /// store's clock, earliest first.
+    ///
+    /// - Throws: ``ServiceError`` `.storage`; the caller then looks again later.
+    func expiredLeases(limit: Int) async throws -> [ExpiredLease]
+}
+
+/// A lease still held past its expiry (``ExpiredLeaseCheck``).
+public struct ExpiredLease: Sendable, Hashable {
+    public var feed: String
+    public var expiry: Date
+
+    public init(feed: String, expiry: Date) {
+        self.feed = feed
+        self.expiry = expiry
+    }
+}
+
 /// A feed this daemon found due at `since`, for ``SyncedSinceCheck/feedsSynced(since:)``.
 public struct DueFeed: Sendable, Hashable {
     public var feed: String

@@ -92,7 +92,7 @@ struct Daemon {
 
     func run(_ runtime: Runtime, as instance: DaemonInstance, signals: SignalWatcher, listener: HTTPListener?,
              readerListener: HTTPListener? = nil) async {
-        let scheduler = Scheduler(runtime: runtime, log: log, busySeconds: busySyncSeconds, metrics: metrics)
+        let scheduler = Scheduler(runtime: runtime, log: log, busySeconds: busySyncSeconds, metrics: metrics, instance: instance.id)
         let live = LiveMirror(log: log, metrics: metrics)
         let services: ServiceGroup
         do {

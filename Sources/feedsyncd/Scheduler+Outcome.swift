@@ -52,6 +52,13 @@ extension Scheduler {
     /// How many due feeds the dispatcher asks the store about at once (``Core/SyncedSinceCheck``).
     static let lookAhead = 64
 
+    /// How often a daemon on a shared store asks for leases that ran out held (``Core/ExpiredLeaseCheck``):
+    /// a dead daemon's feed is claimed at most this long after its lease ran out, plus a slot's wait.
+    static let expiredLeaseLook: Duration = .seconds(5)
+
+    /// How many expired leases one look reads at most; the rest come at the next look.
+    static let expiredLeaseBatch = 1_024
+
     /// How long after another daemon's lease runs out this daemon claims the feed: the claim
     /// then finds the lease either renewed (its holder lives) or free to take over.
     static let leaseTick: TimeInterval = 0.5

@@ -56,11 +56,19 @@ actor Scheduler {
 
     /// Told when each sync starts and ends.
     private let metrics: MetricsRegistry?
+    /// Which feeds this daemon claims first, on a store it shares with other daemons.
+    private let startOrder: StartOrder
+    /// On a store shared with other daemons, looks every ``expiredLeaseLook`` for leases that ran
+    /// out held (``ExpiredLeaseCheck``) and plans those feeds' takeovers.
+    private var leaseWatch: Task<Void, Never>?
 
-    init(runtime: Runtime, log: Logger, busySeconds: Double? = nil, metrics: MetricsRegistry? = nil) {
+    /// - Parameter instance: this daemon's id in the store (``DaemonInstance/id``): on a store
+    ///   several daemons share, it orders the first round (``StartOrder``).
+    init(runtime: Runtime, log: Logger, busySeconds: Double? = nil, metrics: MetricsRegistry? = nil, instance: String? = nil) {
         self.log = log
         self.busySeconds = busySeconds
         self.metrics = metrics
+        startOrder = StartOrder(seed: runtime.store is any SyncedSinceCheck ? instance : nil)
         runtimes[0] = runtime
     }
 
@@ -89,12 +97,15 @@ actor Scheduler {
         // up twice the size it needs (100,000 feeds, issue 40).
         feeds.reserveCapacity(current.provider.feeds.count)
         scheduledHere.reserveCapacity(current.provider.feeds.count)
-        // Every daemon in the config's order, also on a shared store: in an order of its own (runs of
-        // 256 feeds by a hash of its instance id) a daemon lost fewer claims, but the survivors of a
-        // SIGKILL met the dead daemon's feeds only in their own walk, up to 137 s after its leases ran
-        // out, rather than as held feeds they look at again at the expiry (issue 40).
-        for feed in current.provider.feeds { add(feed, failures: failures[feed.name] ?? 0, at: now) }
+        // On a shared store, each daemon in an order of its own, so three daemons starting together
+        // do not all claim the same feed at once (issue 40); a dead daemon's feeds are then found by
+        // the lease watch at their expiry, not when this daemon's walk comes to them.
+        let configured = current.provider.feeds
+        for index in startOrder.order(configured.count, name: { configured[$0].name }) {
+            add(configured[index], failures: failures[configured[index].name] ?? 0, at: now)
+        }
         restartDispatcher()
+        if let check = current.store as? any ExpiredLeaseCheck { leaseWatch = Task { await self.watchLeases(check) } }
     }
 
     /// The graceful stop: starts no sync any more, cancels the syncs under way and waits for
@@ -103,6 +114,7 @@ actor Scheduler {
     func stop() async {
         stopping = true
         dispatcher?.cancel()
+        leaseWatch?.cancel()
         pause?.timer.cancel()
         let tasks = Array(syncs.values)
         tasks.forEach { $0.cancel() }
@@ -371,6 +383,30 @@ actor Scheduler {
             plan(entry.feed, at: feeds[entry.feed]?.nextAt ?? Date())
         }
         return true
+    }
+
+    /// Every ``expiredLeaseLook``, asks the store which leases ran out while held, and plans each
+    /// of those feeds this daemon has, idle and not yet planned as a takeover, for a takeover now.
+    /// Without it a daemon learns that a lease is stale only by claiming the feed, and in an order
+    /// of its own it may come to a dead daemon's feeds minutes after their leases ran out (137 s in
+    /// the full cluster run of issue 40).
+    private func watchLeases(_ check: any ExpiredLeaseCheck) async {
+        while !Task.isCancelled && !stopping {
+            try? await Task.sleep(for: Self.expiredLeaseLook)
+            guard !Task.isCancelled, !stopping, let expired = try? await check.expiredLeases(limit: Self.expiredLeaseBatch) else { continue }
+            let now = Date()
+            for lease in expired { planTakeover(lease.feed, expiredAt: lease.expiry, now: now) }
+        }
+    }
+
+    /// Plans a feed whose lease ran out held for a claim now, in the takeover lane, unless it syncs
+    /// here, stopped, or already waits for a takeover. Found due when this daemon had planned it,
+    /// or now if that is later: a run that another daemon ends meanwhile makes the claim decline.
+    private func planTakeover(_ name: String, expiredAt expiry: Date, now: Date) {
+        guard var feed = feeds[name], !feed.syncing, feed.stopped == nil, feed.held == nil else { return }
+        feed.held = HeldLease(expiry: expiry, decided: now, dueSince: min(feed.nextAt, now))
+        feeds[name] = feed
+        plan(name, at: now)
     }
 
     /// Tears down runtimes that no feed and no running sync uses any longer.

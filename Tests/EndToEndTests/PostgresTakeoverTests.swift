@@ -14,6 +14,8 @@ import Glibc
     static let lease = 3
     /// Feedsyncd's own margin after a lease's expiry before it claims the feed again (Scheduler.leaseTick).
     static let tickMilliseconds: Int64 = 500
+    /// How many neighbouring feeds of the config a daemon on a shared store walks in their order (StartOrder.block).
+    static let startOrderRun = 256
 
     @Test func theFeedsOfAKilledDaemonAreTakenOverOnceItsLeasesRunOut() async throws {
         let database = try await PostgresServer.makeDatabase()
@@ -91,13 +93,30 @@ import Glibc
     /// the runs began up to two minutes after the leases ran out. Now a claim planned for a lease's
     /// expiry goes ahead of the feeds waiting for a slot.
     @Test func takeoversGoAheadOfABacklogOfDueFeeds() async throws {
+        try await takeOverBehindABacklog(heldFeedsFirst: true)
+    }
+
+    /// Issue 40: a survivor that walks its feeds in an order of its own may not have come to the
+    /// dead daemon's feeds when their leases run out (137 s later in the full cluster run). The
+    /// lease watch finds leases that ran out held, and plans those feeds' takeovers at once.
+    @Test func leasesThatRunOutHeldAreFoundBeforeTheWalkComesToTheirFeeds() async throws {
+        try await takeOverBehindABacklog(heldFeedsFirst: false)
+    }
+
+    /// A survivor with one slot and 256 feeds due at once (one run of ``StartOrder``, walked in the
+    /// config's order), four of which the killed daemon held: they are taken over while the
+    /// backlog still waits. `heldFeedsFirst`: the survivor claims them first and finds them held
+    /// (its takeovers are planned for the expiry); else they come last in its walk, and only the
+    /// lease watch can find them in time.
+    private func takeOverBehindABacklog(heldFeedsFirst: Bool) async throws {
         let database = try await PostgresServer.makeDatabase()
-        // The killed daemon's feeds, held at their server; the backlog's feeds, each page 100 ms away.
+        // The killed daemon's feeds, held at their server; the backlog's feeds, each page 150 ms away:
+        // at one slot, at least 38 s for the backlog, against a lease (3 s) and a watch's look (5 s).
         let held = try ReferenceServer(posts: 3), slow = try ReferenceServer(posts: 3)
         try await held.hold(after: 0)
-        try await slow.control("POST", "/_control/faults", body: #"{"latency_ms": 100}"#)
+        try await slow.control("POST", "/_control/faults", body: #"{"latency_ms": 150}"#)
         let scratch = try Scratch()
-        let taken = (0..<4).map { "t\($0)" }, backlog = (0..<200).map { String(format: "b%03d", $0) }
+        let taken = (0..<4).map { "t\($0)" }, backlog = (0..<(Self.startOrderRun - 4)).map { String(format: "b%03d", $0) }
         func config(_ name: String, feeds: [String], concurrency: Int) throws -> String {
             let entries = feeds.map { feed in
                 #"{"name": "\#(feed)", "interval": "1h", "posts": {"integration": "httpapi", "baseURL": "\#(feed.hasPrefix("t") ? held.baseURL : slow.baseURL)", "#
@@ -112,9 +131,10 @@ import Glibc
         // The first daemon holds the four feeds' leases, mid-sync.
         let victim = try DaemonProcess(config: config("victim.json", feeds: taken, concurrency: 4), in: scratch)
         #expect(try await eventually { try await held.held() == taken.count }, "\(victim.log.suffix(800))")
-        // The survivor has one slot and 204 feeds due at once, the four first: it finds them held
+        // The survivor has one slot and 256 feeds due at once. With the four first, it finds them held
         // (to claim again once their leases run out) and goes on with the backlog, a run at a time.
-        let survivor = try DaemonProcess(config: config("survivor.json", feeds: taken + backlog, concurrency: 1), in: scratch)
+        let walk = heldFeedsFirst ? taken + backlog : backlog + taken
+        let survivor = try DaemonProcess(config: config("survivor.json", feeds: walk, concurrency: 1), in: scratch)
         let started = try await eventually { survivor.log.contains("event=sync_done feed=b") }
         #expect(started, "the survivor syncs its backlog: \(survivor.log.suffix(800))")
 

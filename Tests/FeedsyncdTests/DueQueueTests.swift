@@ -63,4 +63,18 @@ import Testing
         #expect(order == ["t", "f0", "f2", "f3", "f4", "f5"])
         #expect(queue.earliest(isCurrent: current) == now + 5)
     }
+
+    /// On a shared store each daemon takes the feeds in an order of its own, the same for the same
+    /// instance id; on its own store, in the config's.
+    @Test func theFirstRoundsOrderIsTheConfigsOrOneOfTheDaemonsOwn() throws {
+        let feeds = (0..<4_000).map { "f\($0)" }
+        #expect(StartOrder(seed: nil).order(feeds.count) { feeds[$0] }.map { feeds[$0] } == feeds)
+        let first = StartOrder(seed: "host/101/1800000000000").order(feeds.count) { feeds[$0] }.map { feeds[$0] }
+        #expect(first == StartOrder(seed: "host/101/1800000000000").order(feeds.count) { feeds[$0] }.map { feeds[$0] })
+        #expect(first.sorted() == feeds.sorted() && first != feeds)
+        #expect(first != StartOrder(seed: "host/102/1800000000000").order(feeds.count) { feeds[$0] }.map { feeds[$0] })
+        // Neighbours in the config stay neighbours, in runs of StartOrder.block.
+        let run = try #require(first.firstIndex(of: "f512"))
+        #expect(Array(first[run...].prefix(StartOrder.block)) == Array(feeds[512 ..< 512 + StartOrder.block]))
+    }
 }

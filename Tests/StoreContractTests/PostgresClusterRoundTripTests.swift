@@ -127,3 +127,32 @@ import Testing
         await second.release(taken)
     }
 }
+
+/// The lease watch's look (``ExpiredLeaseCheck``): leases held past their expiry, and no other.
+@Suite(.needsPostgres) struct PostgresExpiredLeaseTests {
+    @Test func theLookNamesLeasesHeldPastTheirExpiryEarliestFirst() async throws {
+        let (other, daemon) = try await makeWorkers(lease: 30)
+        // Live: held by a worker that renews it. Given back: no token.
+        let live = try #require(try await other.acquireLease(onFeed: "live", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        let given = try #require(try await other.acquireLease(onFeed: "given-back", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        await other.release(given)
+        // Left by workers that died: still holding a token, their expiries passed (by the server's clock).
+        let now = Int64(try #require(try await daemon.run("reading the clock", "SELECT \(PostgresFeedStore.nowMs)").first?[0] ?? nil) ?? "") ?? 0
+        for (feed, ago) in [("dead-late", 1_000), ("dead-early", 9_000), ("dead-middle", 5_000)] {
+            _ = try await daemon.run("planting a stale lease", """
+                INSERT INTO feed_leases (feed, holder, instance, token, expires_at) VALUES ($1, 'feedsyncd (process 1)', 'gone', $2, $3)
+                """, [feed, "token-\(feed)", "\(now - Int64(ago))"])
+        }
+
+        let expired = try await daemon.expiredLeases(limit: 10)
+        #expect(expired.map(\.feed) == ["dead-early", "dead-middle", "dead-late"])
+        #expect(expired.first?.expiry == StoredTime.date(now - 9_000))
+        #expect(try await daemon.expiredLeases(limit: 2).map(\.feed) == ["dead-early", "dead-middle"])
+        // It only reads: the claim still takes the stale lease over.
+        let taken = try await daemon.claimLease(onFeed: "dead-early", holder: "feedsyncd", wait: 0, dueSince: Date())
+        #expect(taken.lease?.tookOverFrom?.contains("process 1") == true)
+        #expect(try await daemon.expiredLeases(limit: 10).map(\.feed) == ["dead-middle", "dead-late"])
+        await other.release(live)
+        if let lease = taken.lease { await daemon.release(lease) }
+    }
+}
