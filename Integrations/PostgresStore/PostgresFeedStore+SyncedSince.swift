@@ -20,12 +20,15 @@ extension PostgresFeedStore: SyncedSinceCheck {
         }
     }
 
+    /// Each feed's next attempt by its own look in the primary key (`OFFSET 0` keeps the planner
+    /// from turning it into a join): as a join, the planner hashed the whole `feeds` table for
+    /// each 64 feeds asked about, 9.8 ms a look at 11,000 feeds (EXPLAIN ANALYZE, issue 40).
     private static let syncedSince = """
-        SELECT d.feed, f.next_attempt_at
-        FROM unnest($1::text[], $2::bigint[]) AS d(feed, since)
-        LEFT JOIN feeds f ON f.name = d.feed
+        SELECT d.feed, d.next_attempt_at
+        FROM (SELECT u.feed, u.since, (SELECT f.next_attempt_at FROM feeds f WHERE f.name = u.feed) AS next_attempt_at
+              FROM unnest($1::text[], $2::bigint[]) AS u(feed, since) OFFSET 0) AS d
         WHERE NOT EXISTS (SELECT 1 FROM feed_leases l WHERE l.feed = d.feed AND l.token IS NOT NULL AND l.expires_at > \(nowMs))
-          AND (\(scheduledAhead("f.next_attempt_at")) OR \(succeededSince(feed: "d.feed", since: "d.since")))
+          AND (\(scheduledAhead("d.next_attempt_at")) OR \(succeededSince(feed: "d.feed", since: "d.since")))
         """
 }
 
