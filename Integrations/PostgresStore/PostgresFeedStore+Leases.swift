@@ -45,10 +45,11 @@ extension PostgresFeedStore {
                 // One round trip (issue 40; it took two): the row read, and the take, which decides
                 // in SQL on the row this transaction has locked, with BEGIN and COMMIT.
                 let token = UUID().uuidString
-                let answers = try db.pipeline([("BEGIN", []), Self.leaseRowInsert(feed), Self.leaseRowRead(feed, dueSince: dueSince),
-                                               leaseTake(feed, holder: holder, token: token, onlyIfDue: onlyIfDue, dueSince: dueSince),
-                                               ("COMMIT", [])]).map { try $0.get() }
-                return decide(answers[2].first, took: !answers[3].isEmpty, feed: feed, token: token, onlyIfDue: onlyIfDue)
+                let begin = Self.beginWithGenericPlans
+                let answers = try db.pipeline(begin + [Self.leaseRowInsert(feed), Self.leaseRowRead(feed, dueSince: dueSince),
+                                                       leaseTake(feed, holder: holder, token: token, onlyIfDue: onlyIfDue, dueSince: dueSince),
+                                                       ("COMMIT", [])]).map { try $0.get() }
+                return decide(answers[begin.count + 1].first, took: !answers[begin.count + 2].isEmpty, feed: feed, token: token, onlyIfDue: onlyIfDue)
             } catch {
                 db.rollbackIfOpen()
                 throw error

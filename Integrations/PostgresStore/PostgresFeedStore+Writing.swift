@@ -40,7 +40,8 @@ extension PostgresFeedStore: PageCommitter {
                        _ operation: String, in db: PostgresConnection) throws -> PageWriteResult {
         let feed = lease.feed
         var result = PageWriteResult()
-        var opening: [PostgresConnection.Statement] = [("BEGIN", []), try leaseRenewal(of: lease, operation)]
+        let begin = Self.beginWithGenericPlans
+        var opening: [PostgresConnection.Statement] = begin + [try leaseRenewal(of: lease, operation)]
         if let videoIDs = rows.videoIDs {
             opening.append(("INSERT INTO videos (feed, id) SELECT $1, v FROM unnest($2::text[]) v ON CONFLICT (feed, id) DO NOTHING",
                             [feed, videoIDs]))
@@ -54,9 +55,9 @@ extension PostgresFeedStore: PageCommitter {
         case .none: break
         }
         let opened = try db.pipeline(opening)
-        _ = try opened[0].get()
-        try leaseKept(try opened[1].get(), operation)
-        for answer in opened.dropFirst(2) { _ = try answer.get() }
+        for answer in opened.prefix(begin.count) { _ = try answer.get() }
+        try leaseKept(try opened[begin.count].get(), operation)
+        for answer in opened.dropFirst(begin.count + 1) { _ = try answer.get() }
         // The `users_au_profile` trigger has carried a changed handle or name to the author's posts.
         if let authors { result.rowsWritten += try opened[authors].get().count }
         var closing: [PostgresConnection.Statement] = []

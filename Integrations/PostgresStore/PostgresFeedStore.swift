@@ -223,5 +223,13 @@ public actor PostgresFeedStore: SQLStore, ReaderAccountKeeper {
 
     /// The server's clock in milliseconds, as SQL: every lease time is the server's, so the
     /// workers' clocks need not agree.
+    /// BEGIN, and the transaction's statements planned once per session rather than at every
+    /// run: the server planned a claim's read and take and a page's upsert anew each time (a
+    /// plan for the parameters' values looked cheaper to it than the one plan for any), 66 of
+    /// its 266 s in the full cluster run of issue 40 (pg_stat_statements). Only the claims and
+    /// the pages, whose plans are the same whatever the values: reads outside them keep
+    /// PostgreSQL's own choice.
+    static let beginWithGenericPlans: [PostgresConnection.Statement] = [("BEGIN", []), ("SET LOCAL plan_cache_mode = force_generic_plan", [])]
+
     static let nowMs = "(extract(epoch from clock_timestamp()) * 1000)::bigint"
 }

@@ -101,3 +101,26 @@ struct PostgresPageRoundTripTests {
         #expect(try await other.posts(matching: PostQuery(feed: "home")).isEmpty)
     }
 }
+
+/// The claims' and pages' statements are planned once per session, not at every run (a custom
+/// plan each time was a quarter of the server's time in the full cluster run of issue 40).
+@Suite(.needsPostgres) struct PostgresGenericPlanTests {
+    @Test func claimsAndPagesRunOnePlanPerSession() async throws {
+        let (store, _) = try await makeWorkers()
+        for n in 0..<8 {
+            let lease = try #require(try await store.acquireLease(onFeed: "feed\(n)", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+            _ = try await store.apply(makePage([.upsert(makePost("p\(n)"))], cursor: "\(n)"), videos: [], under: lease)
+            await store.release(lease)
+        }
+        // This session's prepared statements, as the server counts their plans (PostgreSQL 14+).
+        let plans = try await store.run("reading the session's plans", """
+            SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements
+            WHERE statement LIKE '%FROM feed_leases l LEFT JOIN feeds f%' OR statement LIKE 'UPDATE feed_leases SET holder%'
+               OR statement LIKE 'INSERT INTO posts%'
+            """)
+        #expect(plans.count == 3, "\(plans)")
+        for row in plans {
+            #expect(row[2] == "0" && (Int(row[1] ?? "") ?? 0) >= 7, "planned at each run: \(row)")
+        }
+    }
+}
