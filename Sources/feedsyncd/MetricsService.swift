@@ -4,7 +4,7 @@ import Foundation
 
 /// Serves `/metrics` and `/healthz` on the configured address, and keeps what they answer
 /// fresh: every few seconds it reads the feeds' statuses from the store (one query: with more
-/// than ``smallConfig`` feeds, of those changed since, and every feed once a minute in pages)
+/// than ``smallConfig`` feeds, of those changed since, and every feed once in 5 minutes in pages)
 /// and checks that the scheduler and the store answer.
 ///
 /// The listener runs on a thread of its own and reads only the registry's memory, so a scrape
@@ -49,11 +49,14 @@ struct MetricsService: Service {
     static let smallConfig = 10_000
     /// With more feeds, a refresh reads the feeds changed since the one before (by the times
     /// the store recorded, this far back, for a commit that came a moment after its time),
-    /// and every status only every this many refreshes (a minute): at 110,000 feeds, reading
+    /// and every status only every this many refreshes (5 minutes): at 110,000 feeds, reading
     /// them all every 5 s cost each daemon's store a statement of 110,000 rows (issue 40).
     static let slack: TimeInterval = 10
-    /// Every this many refreshes (a minute), a large config's read takes every status.
-    static let fullEvery = 12
+    /// Every this many refreshes (5 minutes), a large config's read takes every status: with a
+    /// full read once a minute, the status reads were 34 of the server's 266 s of statement time
+    /// in the full cluster run of issue 40 (pg_stat_statements), and an idle daemon would go on
+    /// reading 110,000 post counts a minute.
+    static let fullEvery = 60
 
     /// Where the refreshes stand: when the last one that read the store began, and how many have.
     struct Progress {
