@@ -158,8 +158,40 @@ class Scraper(threading.Thread):
             d.scrapes.append(page)
 
 
+class Session:
+    """One psql session for the samples taken each second: a psql and a server backend started
+    for each sample cost the machine some 0.06 CPU-s each (perf, 11,000 feeds), about 16 CPU-s in
+    a full run that the daemons would otherwise have."""
+    END = "__bench_sample_end__"
+
+    def __init__(self, pg, database):
+        self.proc = subprocess.Popen(["psql", "-X", "-q", "-A", "-t", "-h", str(pg.folder), "-U", "postgres", "-d", database],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+
+    def sql(self, query):
+        """The query's output, as `Postgres.sql` gives it; Broken when the server refused it."""
+        self.proc.stdin.write(query.rstrip().rstrip(";") + ";\n\\echo " + self.END + " :ERROR\n")
+        self.proc.stdin.flush()
+        lines = []
+        while (line := self.proc.stdout.readline()) != "":
+            if line.startswith(self.END):
+                if line.split()[-1] != "false":
+                    raise Broken("the sample's query failed")
+                return "".join(lines).strip()
+            lines.append(line)
+        raise Broken("the sampling psql session ended")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait()
+
+
 class Progress:
-    """Which feeds have a successful run, and the database's connections, in one psql call a
+    """Which feeds have a successful run, and the database's connections, in one statement a
     second that reads only the newest rows of `sync_runs` (by id): a `count(DISTINCT feed)` over
     the whole table took the server 184-194 ms a call at 110,000 rows, against 2-4 ms for the
     newest 5,300 (EXPLAIN ANALYZE, load 5.5), and each second of it was CPU the cluster would
@@ -171,10 +203,10 @@ class Progress:
     def __init__(self):
         self.feeds, self.top = set(), 0
 
-    def sample(self, pg):
+    def sample(self, pg, session):
         """(feeds with a successful run, connections to the cluster's database but this one)."""
         try:
-            rows = pg.sql(DATABASE, f"""SELECT (SELECT count(*) FROM pg_stat_activity WHERE datname = '{DATABASE}'
+            rows = session.sql(f"""SELECT (SELECT count(*) FROM pg_stat_activity WHERE datname = '{DATABASE}'
                 AND pid <> pg_backend_pid()) || E'\\n' || coalesce((SELECT string_agg(id || E'\\t' || feed, E'\\n')
                 FROM sync_runs WHERE error IS NULL AND id > {max(self.top - self.MARGIN, 0)}), '')""").split("\n")
         except Broken:  # before the first daemon made the tables
@@ -199,30 +231,31 @@ def watch(pg, daemons, total, args, scraper):
     started, connections, killed = time.perf_counter(), 0, None
     last_note = started
     progress = Progress()
-    while True:
-        done, now_connected = progress.sample(pg)
-        connections = max(connections, now_connected)
-        for d in daemons:
-            if d.proc.poll() is None:
-                d.max_fds = max(d.max_fds, descriptors(d.proc.pid))
-                d.hwm = status_kib(d.proc.pid, "VmHWM") / 1024
-                d.cpu = cpu_ticks(d.proc.pid) / TICK
-            elif d is not (killed or {}).get("daemon"):
-                raise Broken(f"a feedsyncd exited {d.proc.returncode}: {d.tail()}")
-        now = time.perf_counter()
-        if args.kill and killed is None and done >= total // 2:
-            if not any(p["share"] is not None for p in daemons[0].scrapes):
-                scraper.take(daemons[0])    # once: a daemon between syncs is tried again a second later
-            with scraper.lock:      # no read under way while the daemon is stopped and killed
-                killed = kill(pg, daemons[0])
-        if done >= total and progress.confirmed(pg, total):
-            return now - started, connections, killed
-        if now - started > args.timeout:
-            raise Broken(f"{done:,} of {total:,} feeds synced in {args.timeout:.0f} s")
-        if now - last_note > 30:
-            note(f"{done:,} of {total:,} feeds synced after {now - started:.0f} s, load average {os.getloadavg()[0]:.2f}")
-            last_note = now
-        time.sleep(1)
+    with Session(pg, DATABASE) as session:
+        while True:
+            done, now_connected = progress.sample(pg, session)
+            connections = max(connections, now_connected)
+            for d in daemons:
+                if d.proc.poll() is None:
+                    d.max_fds = max(d.max_fds, descriptors(d.proc.pid))
+                    d.hwm = status_kib(d.proc.pid, "VmHWM") / 1024
+                    d.cpu = cpu_ticks(d.proc.pid) / TICK
+                elif d is not (killed or {}).get("daemon"):
+                    raise Broken(f"a feedsyncd exited {d.proc.returncode}: {d.tail()}")
+            now = time.perf_counter()
+            if args.kill and killed is None and done >= total // 2:
+                if not any(p["share"] is not None for p in daemons[0].scrapes):
+                    scraper.take(daemons[0])    # once: a daemon between syncs is tried again a second later
+                with scraper.lock:      # no read under way while the daemon is stopped and killed
+                    killed = kill(pg, daemons[0])
+            if done >= total and progress.confirmed(pg, total):
+                return now - started, connections, killed
+            if now - started > args.timeout:
+                raise Broken(f"{done:,} of {total:,} feeds synced in {args.timeout:.0f} s")
+            if now - last_note > 30:
+                note(f"{done:,} of {total:,} feeds synced after {now - started:.0f} s, load average {os.getloadavg()[0]:.2f}")
+                last_note = now
+            time.sleep(1)
 
 
 def kill(pg, daemon):
