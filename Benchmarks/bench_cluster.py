@@ -160,8 +160,8 @@ class Scraper(threading.Thread):
 
 class Session:
     """One psql session for the samples taken each second: a psql and a server backend started
-    for each sample cost the machine some 0.06 CPU-s each (perf, 11,000 feeds), about 16 CPU-s in
-    a full run that the daemons would otherwise have."""
+    for each sample cost the machine some 0.06 CPU-s each (perf, 11,000 feeds), at that rate about
+    16 CPU-s over a full run, CPU the daemons would otherwise have."""
     END = "__bench_sample_end__"
 
     def __init__(self, pg, database):

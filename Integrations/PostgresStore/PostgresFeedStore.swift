@@ -221,8 +221,6 @@ public actor PostgresFeedStore: SQLStore, ReaderAccountKeeper {
         return try storage(operation()) { try db.table(sql, parameters) }
     }
 
-    /// The server's clock in milliseconds, as SQL: every lease time is the server's, so the
-    /// workers' clocks need not agree.
     /// BEGIN, and the transaction's statements planned once per session rather than at every
     /// run: the server planned a claim's read and take and a page's upsert anew each time (a
     /// plan for the parameters' values looked cheaper to it than the one plan for any), 66 of
@@ -231,5 +229,7 @@ public actor PostgresFeedStore: SQLStore, ReaderAccountKeeper {
     /// PostgreSQL's own choice.
     static let beginWithGenericPlans: [PostgresConnection.Statement] = [("BEGIN", []), ("SET LOCAL plan_cache_mode = force_generic_plan", [])]
 
+    /// The server's clock in milliseconds, as SQL: every lease time is the server's, so the
+    /// workers' clocks need not agree.
     static let nowMs = "(extract(epoch from clock_timestamp()) * 1000)::bigint"
 }
