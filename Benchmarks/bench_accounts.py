@@ -19,12 +19,12 @@ import argparse
 import json
 import os
 import shutil
-import sqlite3
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchkit  # noqa: E402
 from benchkit import (REFERENCE_SERVER, ROOT, Broken, Daemon, RefServer, build_release, descriptors, load_average, note,  # noqa: E402
                       run_script, verdict)
 
@@ -81,12 +81,12 @@ def main():
             hwm, cpu = daemon.stop()
         requests = server.stats()["requests"]
         server_cpu = server.cpu_seconds()
-        with sqlite3.connect(db) as c:
+        with benchkit.connect(db) as c:
             rows = c.execute("SELECT COUNT(*), COUNT(DISTINCT feed) FROM posts").fetchone()
         if rows != (args.feeds * args.posts, args.feeds):
             raise Broken(f"the mirror holds {rows[0]:,} posts in {rows[1]:,} feeds, not {args.feeds * args.posts:,} in {args.feeds:,}")
         sessions = Path(str(db) + ".sessions.sqlite")
-        with sqlite3.connect(sessions) as c:
+        with benchkit.connect(sessions) as c:
             stored = c.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
     finally:
         server.stop()

@@ -19,7 +19,6 @@ import shutil
 import json
 import os
 import re
-import sqlite3
 import sys
 import tempfile
 import time
@@ -27,6 +26,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import ceilings
+import benchkit
 from benchkit import ROOT, Broken, RefServer, answer, build_release, checked, load_average, measure, run_script
 
 SERVER = ROOT / "Fixtures/bluesky/server.py"
@@ -80,7 +80,7 @@ def cold_sync(binary, port, limit, scratch, posts):
                                   "appPasswordEnv": "BLUESKY_APP_PASSWORD", "timeline": "home", "pageSize": limit}}]}))
     env = dict(os.environ, BLUESKY_APP_PASSWORD=PASSWORD)
     done = checked(measure([binary, "pull", "--config", config], env=env, cwd=folder), "feedsync pull")
-    with sqlite3.connect(folder / "bench.sqlite") as db:
+    with benchkit.connect(folder / "bench.sqlite") as db:
         count = db.execute("SELECT COUNT(*) FROM posts").fetchone()[0]
     if count != posts:
         raise Broken(f"the database holds {count} posts, not {posts}")

@@ -19,14 +19,13 @@ Sides:
 Exit status 1 when something is broken (a status never arrived, the daemon died); a missed
 target only shows as MISS. Standard library only; the process helpers are benchkit's.
 """
-import sqlite3
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchkit import ROOT, Daemon, RefServer, arrivals, latency_figures, live_main, sqlite_config, verdict  # noqa: E402
+from benchkit import ROOT, Daemon, RefServer, arrivals, connect, latency_figures, live_main, sqlite_config, verdict  # noqa: E402
 
 SERVER = ROOT / "Fixtures" / "mastodon" / "server.py"
 TIMELINES = ["home", "list:1", "hashtag:swift", "hashtag:sqlite", "hashtag:ios", "hashtag:fediverse",
@@ -49,9 +48,9 @@ def latency(binary, statuses):
             daemon = Daemon(binary, config, {"MASTODON_TOKEN": "tok-0"})
             try:
                 daemon.wait_for("live_caught_up", 1, 60)
-                db = sqlite3.connect(Path(folder) / "feedsync.sqlite", timeout=30)
-                samples = arrivals(db, statuses, lambda n: server.control("POST", "/_control/post?count=1")["ids"][0],
-                                   daemon, "status")
+                with connect(Path(folder) / "feedsync.sqlite", timeout=30) as db:
+                    samples = arrivals(db, statuses, lambda n: server.control("POST", "/_control/post?count=1")["ids"][0],
+                                       daemon, "status")
                 polls = server.control("GET", "/_control/stats")["requests"].get("GET /api/v1/timelines/home", {})
             finally:
                 daemon.stop()

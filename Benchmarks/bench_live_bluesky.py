@@ -19,14 +19,13 @@ Sides:
 Exit status 1 when something is broken (a post never arrived, the daemon died); a missed
 target only shows as MISS. Standard library only; the process helpers are benchkit's.
 """
-import sqlite3
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchkit import ROOT, Daemon, RefServer, arrivals, latency_figures, live_main, sqlite_config, verdict  # noqa: E402
+from benchkit import ROOT, Daemon, RefServer, arrivals, connect, latency_figures, live_main, sqlite_config, verdict  # noqa: E402
 
 SERVER = ROOT / "Fixtures" / "bluesky" / "jetstream.py"
 AUTHORS = ["did:plc:ada00000000000000000000", "did:plc:grace0000000000000000000", "did:plc:linus0000000000000000000",
@@ -55,9 +54,9 @@ def latency(binary, posts):
             daemon = Daemon(binary, sqlite_config(folder, [feed("live", server, "home", "1h")]), SECRET)
             try:
                 daemon.wait_for("live_caught_up", 1, 60)
-                db = sqlite3.connect(Path(folder) / "feedsync.sqlite", timeout=30)
-                samples = arrivals(db, posts, lambda n: server.control("POST", f"/_jetstream/post?did={AUTHORS[n % len(AUTHORS)]}")["uri"],
-                                   daemon, "post")
+                with connect(Path(folder) / "feedsync.sqlite", timeout=30) as db:
+                    samples = arrivals(db, posts, lambda n: server.control("POST", f"/_jetstream/post?did={AUTHORS[n % len(AUTHORS)]}")["uri"],
+                                       daemon, "post")
                 requests = server.control("GET", "/_control/stats")["requests"]
             finally:
                 daemon.stop()

@@ -8,12 +8,12 @@ mastodon-to-sqlite and the download ceiling. Run it through bench.py:
 Standard library only; mastodon-to-sqlite goes into Benchmarks/.venv.
 """
 import json
-import sqlite3
 import sys
 import tempfile
 from pathlib import Path
 
 import ceilings
+import benchkit
 from benchkit import (BASELINE_PACKAGES, BASELINE_VENV, BENCH, ROOT, Broken, RefServer, Run, best_of, checked, cold_and_idle,
                       ensure_venv, last_rows_written, load_average, measure, mib, note, preamble, pull, sides, venv_versions,
                       verdict, verify_count)
@@ -87,7 +87,7 @@ def mastodon_baseline(server, scratch):
     run = checked(measure([BASELINE_VENV / "bin" / "python", BENCH / "mastodon_to_sqlite_home.py", db, "--auth", auth], server=server),
                   "mastodon_to_sqlite_home.py")
     run.stats = server.stats()
-    with sqlite3.connect(db) as conn:
+    with benchkit.connect(db) as conn:
         got = conn.execute("SELECT COUNT(*) FROM statuses").fetchone()[0]
     if got != server.posts:
         raise Broken(f"{MASTODON_BASELINE}: statuses table holds {got} rows, expected {server.posts}")

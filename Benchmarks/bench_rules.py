@@ -12,12 +12,12 @@ A benchmark reports figures; it fails (exit 1) only when something is broken (a 
 """
 import json
 import os
-import sqlite3
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import benchkit
 from benchkit import (PASSWORD, ROOT, Broken, Daemon, FeedServer, RefServer, checked, count_posts, load_average, measure,
                       note, reference_config, verify_count, verdict)
 
@@ -66,7 +66,7 @@ def cold(binary, server, page_size, scratch, rules, attempt):
 
 def multiply(db, times):
     """Copies every post of `db` `times - 1` times under new ids (`<id>-<n>`), in one transaction."""
-    with sqlite3.connect(db) as conn:
+    with benchkit.connect(db) as conn:
         columns = [row[1] for row in conn.execute("PRAGMA table_info(posts)") if row[1] != "pk"]
         last = conn.execute("SELECT MAX(pk) FROM posts").fetchone()[0]
         for n in range(1, times):
@@ -96,7 +96,7 @@ def daemon_round(bin_dir, server, folder, hook_port):
     daemon = Daemon(bin_dir / "feedsyncd", config, env={"HOOK_SECRET": HOOK_SECRET})
     try:
         seconds = daemon.wait_for("sync_done", server.feeds, timeout=1200)
-        with sqlite3.connect(db) as conn:
+        with benchkit.connect(db) as conn:
             queued = conn.execute("SELECT COUNT(*) FROM webhook_deliveries").fetchone()[0]
     finally:
         daemon.stop()
@@ -135,7 +135,7 @@ def run(binary, posts=100_000, page_size=500, feeds=1000, items=20, repeat=1, sc
     stored = count_posts(db)
     # One rule more that blocks what one author wrote: the apply has something to remove.
     data = json.loads(Path(config).read_text())
-    with sqlite3.connect(db) as conn:
+    with benchkit.connect(db) as conn:
         author = conn.execute("SELECT author_id FROM posts GROUP BY author_id ORDER BY COUNT(*) LIMIT 1").fetchone()[0]
     data["feeds"][0]["rules"] = [{"block": {"author": author}}] + rules
     Path(config).write_text(json.dumps(data, indent=2) + "\n")

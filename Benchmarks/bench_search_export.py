@@ -14,7 +14,6 @@ Standard library only. Reuses benchkit.py's helpers for the server and for measu
 """
 import argparse
 import os
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -58,7 +57,7 @@ def main():
         scratch = Path(folder)
         config, db = mirror(binary, scratch / "search", args.posts, 500)
         # A known phrase: three words in a row from a post in the middle of the feed.
-        with sqlite3.connect(db) as connection:
+        with benchkit.connect(db) as connection:
             text = connection.execute("SELECT text FROM posts WHERE id = ?", (f"p{args.posts // 2:07d}",)).fetchone()[0]
         words = "".join(c if c.isalnum() else " " for c in text).split()
         window = words[:3]
@@ -67,7 +66,7 @@ def main():
         for run in runs:
             benchkit.checked(run, "feedsync search")
         wall = min(r.wall for r in runs)
-        with sqlite3.connect(db) as connection:
+        with benchkit.connect(db) as connection:
             sql = ("SELECT p.id, snippet(posts_fts, -1, '[', ']', '…', 16) FROM posts_fts JOIN posts p ON p.pk = posts_fts.rowid "
                    "WHERE posts_fts MATCH ? ORDER BY bm25(posts_fts) LIMIT 20")
             times = []

@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import shutil
-import sqlite3
 import sys
 import tempfile
 import time
@@ -93,7 +92,7 @@ def urls(server):
 
 
 def query(db, sql):
-    with sqlite3.connect(db) as conn:
+    with benchkit.connect(db) as conn:
         return conn.execute(sql).fetchone()[0]
 
 

@@ -6,6 +6,7 @@ Every script in Benchmarks/ imports this module; only bench.py imports other scr
 it runs after its own), so there is no import circle. Standard library only.
 """
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -395,8 +396,25 @@ def pull(binary, config, server, env, what="feedsync pull"):
     return run
 
 
+@contextlib.contextmanager
+def connect(path, **options):
+    """A connection to `path` that commits and then closes when the block ends.
+
+    `with sqlite3.connect(...)` only commits: the connection sits in a reference cycle with its
+    statement cache, so it stays open until the garbage collector runs, and that can be just
+    after a child that opens the same file has started. Its closing checkpoint then holds the
+    file's exclusive lock while the child reads ("database is locked").
+    """
+    conn = sqlite3.connect(path, **options)
+    try:
+        with conn:
+            yield conn
+    finally:
+        conn.close()
+
+
 def count_posts(db):
-    with sqlite3.connect(db) as conn:
+    with connect(db) as conn:
         return conn.execute("SELECT COUNT(*) FROM posts").fetchone()[0]
 
 
@@ -407,7 +425,7 @@ def verify_count(db, expected, who):
 
 
 def last_rows_written(db):
-    with sqlite3.connect(db) as conn:
+    with connect(db) as conn:
         row = conn.execute("SELECT rows_written FROM sync_runs ORDER BY id DESC LIMIT 1").fetchone()
     return None if row is None else row[0]
 

@@ -32,7 +32,6 @@ import hashlib
 import html
 import json
 import re
-import sqlite3
 import subprocess
 import sys
 import tarfile
@@ -192,7 +191,7 @@ def mirror_with_feedsync(binary, folder, feeds):
         if match:
             errors[match.group(1)] = match.group(2)
     posts = {}
-    with sqlite3.connect(folder / "feeds.sqlite") as db:
+    with benchkit.connect(folder / "feeds.sqlite") as db:
         for feed, id, title, url, created in db.execute("SELECT feed, id, title, url, created_at FROM posts"):
             posts.setdefault(feed, []).append({"id": id, "title": title, "link": url, "date": created / 1000})
     return posts, errors, config
