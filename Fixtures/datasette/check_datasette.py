@@ -7,6 +7,7 @@ venv (default .build/datasette-venv).
     python3 Fixtures/datasette/check_datasette.py --feedsync .build/debug/feedsync
 """
 import argparse
+import contextlib
 import json
 import os
 import socket
@@ -70,7 +71,8 @@ def main():
         star = subprocess.run([args.feedsync, "star", "home/p0000007", "--config", config], capture_output=True, text=True)
         check("feedsync star", star.returncode == 0, star.stderr)
         database = os.path.join(folder, "feedsync.sqlite")
-        with sqlite3.connect(database) as db:
+        # Closed here, not by the garbage collector at some later moment while Datasette reads.
+        with contextlib.closing(sqlite3.connect(database)) as db:
             expected = db.execute("SELECT COUNT(*) FROM posts WHERE text LIKE '%sourdough%'").fetchone()[0]
             linked = db.execute("SELECT COUNT(*) FROM post_videos").fetchone()[0]
 
