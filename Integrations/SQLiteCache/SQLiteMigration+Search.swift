@@ -132,4 +132,20 @@ extension SQLiteMigration {
                 UPDATE posts SET author_handle = new.handle, author_name = new.display_name WHERE author_pk = new.pk;
             END;
             """
+
+    /// Migration 027: the triggers that link a post to its videos read the post's list of ids
+    /// first and find each video by its key, whatever the number of the feed's videos.
+    static let videoLinksByKeySQL = """
+            DROP TRIGGER posts_ai;
+            CREATE TRIGGER posts_ai AFTER INSERT ON posts WHEN new.video_ids <> '[]' BEGIN
+                INSERT OR IGNORE INTO post_videos (post_pk, video_pk, position)
+                    SELECT new.pk, v.pk, j.key FROM json_each(new.video_ids) j CROSS JOIN videos v ON v.feed = new.feed AND v.id = j.value;
+            END;
+            DROP TRIGGER posts_au_videos;
+            CREATE TRIGGER posts_au_videos AFTER UPDATE ON posts WHEN old.video_ids IS NOT new.video_ids BEGIN
+                DELETE FROM post_videos WHERE post_pk = old.pk;
+                INSERT OR IGNORE INTO post_videos (post_pk, video_pk, position)
+                    SELECT new.pk, v.pk, j.key FROM json_each(new.video_ids) j CROSS JOIN videos v ON v.feed = new.feed AND v.id = j.value;
+            END;
+            """
 }

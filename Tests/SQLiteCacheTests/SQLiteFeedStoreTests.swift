@@ -47,7 +47,7 @@ private let home = FeedLease(feed: "home", token: "this process")
         _ = try await makeStore()
         let again = try await makeStore()   // opening twice applies nothing twice
         _ = again
-        #expect(try sqlite("SELECT name FROM schema_migrations ORDER BY name") == "001_create_feed_tables\n002_daemon_state\n003_sync_run_counts\n004_rich_posts\n005_backend_identity_private_sessions\n006_titles_links_quotes_labels_fresh_authors\n007_web_feed_polling\n008_datasette_links_search\n009_daemon_instances\n010_sweep_withheld\n011_video_stats_discovered_feeds\n012_live_stream\n013_live_state\n014_stars_serve_users\n015_webhook_deliveries\n016_media\n017_serve_users_private\n018_retention_record\n019_posts_listing\n021_feed_versions\n023_video_likes_author_media_files\n026_posts_by_time_id")
+        #expect(try sqlite("SELECT name FROM schema_migrations ORDER BY name") == "001_create_feed_tables\n002_daemon_state\n003_sync_run_counts\n004_rich_posts\n005_backend_identity_private_sessions\n006_titles_links_quotes_labels_fresh_authors\n007_web_feed_polling\n008_datasette_links_search\n009_daemon_instances\n010_sweep_withheld\n011_video_stats_discovered_feeds\n012_live_stream\n013_live_state\n014_stars_serve_users\n015_webhook_deliveries\n016_media\n017_serve_users_private\n018_retention_record\n019_posts_listing\n021_feed_versions\n023_video_likes_author_media_files\n026_posts_by_time_id\n027_video_links_by_key")
         #expect(try sqlite("PRAGMA journal_mode") == "wal")
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
