@@ -133,6 +133,10 @@ extension PostgresFeedStore: PageCommitter {
 
     /// Upserts the staged posts with their authors' keys and names, joined from `users` (as
     /// SQLite's insert joins them); one row (`xmax = 0`, `pk`, `id`) per post inserted or changed.
+    ///
+    /// Each author is looked up by key in a `LATERAL … LIMIT 1` the planner cannot flatten: as a
+    /// plain join, the session's one generic plan hashed every user of the feed for every page,
+    /// a cost that grew with the feed's authors (as ``linkVideos`` did with its videos).
     static let upsertPosts = upsertPosts(from: "page_posts r")
 
     /// ``upsertPosts`` from the page's posts as one `jsonb` parameter (`$2`, ``JSONRows``).
@@ -145,8 +149,8 @@ extension PostgresFeedStore: PageCommitter {
         INSERT INTO posts (feed, \(PostColumns.names.joined(separator: ", ")), author_pk, author_handle, author_name, repost_by_pk)
         SELECT $1, \(PostColumns.names.map { "r.\($0)" }.joined(separator: ", ")), u.pk, u.handle, u.display_name, b.pk
         FROM \(source)
-        LEFT JOIN users u ON u.feed = $1 AND u.id = r.author_id
-        LEFT JOIN users b ON b.feed = $1 AND b.id = r.repost_by
+        LEFT JOIN LATERAL (SELECT pk, handle, display_name FROM users WHERE feed = $1 AND id = r.author_id LIMIT 1) u ON true
+        LEFT JOIN LATERAL (SELECT pk FROM users WHERE feed = $1 AND id = r.repost_by LIMIT 1) b ON true
         ON CONFLICT (feed, id) DO UPDATE SET \((PostColumns.changing + ["author_pk", "author_handle", "author_name", "repost_by_pk"])
             .map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
         WHERE \(PostColumns.differ("posts", { "excluded.\($0)" }, in: .postgres))
@@ -174,12 +178,17 @@ extension PostgresFeedStore: PageCommitter {
             statements.append(("DELETE FROM post_videos WHERE post_pk = ANY($1::bigint[])", ["{" + updated.joined(separator: ",") + "}"]))
         }
         guard !pks.isEmpty else { return statements }
-        statements.append(("""
-            INSERT INTO post_videos (post_pk, position, video_pk)
-            SELECT t.pk, t.position, v.pk FROM unnest($1::bigint[], $2::int[], $3::text[]) AS t(pk, position, video)
-            JOIN videos v ON v.feed = $4 AND v.id = t.video
-            ON CONFLICT DO NOTHING
-            """, ["{" + pks.joined(separator: ",") + "}", "{" + positions.joined(separator: ",") + "}", pgArray(videoIDs), feed]))
+        statements.append((Self.linkVideos, ["{" + pks.joined(separator: ",") + "}", "{" + positions.joined(separator: ",") + "}",
+                                             pgArray(videoIDs), feed]))
         return statements
     }
+
+    /// Links posts (`$1`) at positions (`$2`) to the feed's (`$4`) videos by id (`$3`), each
+    /// video found by its key.
+    static let linkVideos = """
+        INSERT INTO post_videos (post_pk, position, video_pk)
+        SELECT t.pk, t.position, v.pk FROM unnest($1::bigint[], $2::int[], $3::text[]) AS t(pk, position, video)
+        CROSS JOIN LATERAL (SELECT pk FROM videos WHERE feed = $4 AND id = t.video LIMIT 1) v
+        ON CONFLICT DO NOTHING
+        """
 }

@@ -124,3 +124,34 @@ struct PostgresPageRoundTripTests {
         }
     }
 }
+
+/// A page finds its authors and its videos by key. A session plans a page's statements once,
+/// generically, for the average feed: in a store of many small feeds, a join then read every
+/// user and every video of a large feed for each of its pages.
+@Suite(.needsPostgres) struct PostgresKeyLookupPlanTests {
+    @Test func aLargeFeedAmongSmallOnesFindsItsAuthorsAndVideosByKey() async throws {
+        let (store, _) = try await makeWorkers()
+        // 3,000 authors and videos in the feed `home`, one each in 3,000 other feeds.
+        for (table, columns, values) in [("users", "feed, id, handle, display_name", "'u' || n, 'h' || n, 'n' || n"),
+                                         ("videos", "feed, id", "'v' || n")] {
+            try await store.run("filling \(table)", """
+                INSERT INTO \(table) (\(columns)) SELECT 'home', \(values) FROM generate_series(1, 3000) n
+                UNION ALL SELECT 'small' || n, \(values) FROM generate_series(1, 3000) n
+                """)
+            try await store.run("counting \(table)", "ANALYZE \(table)")
+        }
+        try await store.run("planning generically", "SET plan_cache_mode = force_generic_plan")
+        let statements = [("posts", PostgresFeedStore.upsertPostsFromJSON, "text, jsonb", "'home', '[]'"),
+                          ("links", PostgresFeedStore.linkVideos, "bigint[], int[], text[], text", "'{1}', '{0}', '{v7}', 'home'")]
+        for (name, sql, types, values) in statements {
+            try await store.run("preparing \(name)", "PREPARE probe_\(name) (\(types)) AS \(sql)")
+            let plan = try await store.run("planning \(name)", "EXPLAIN EXECUTE probe_\(name) (\(values))").compactMap { $0.first ?? nil }
+            let shown = "\(name):\n" + plan.joined(separator: "\n")
+            #expect(plan.contains { $0.contains("on users") || $0.contains("on videos") }, "\(shown)")
+            #expect(!plan.contains { $0.contains("Hash") || $0.contains("Seq Scan on users") || $0.contains("Seq Scan on videos") }, "\(shown)")
+            for condition in plan where condition.contains("Index Cond") && condition.contains("feed =") {
+                #expect(condition.contains("id ="), "reads the feed's rows, not one key: \(shown)")
+            }
+        }
+    }
+}
