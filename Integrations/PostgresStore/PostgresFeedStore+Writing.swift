@@ -135,8 +135,9 @@ extension PostgresFeedStore: PageCommitter {
     /// SQLite's insert joins them); one row (`xmax = 0`, `pk`, `id`) per post inserted or changed.
     ///
     /// Each author is looked up by key in a `LATERAL … LIMIT 1` the planner cannot flatten: as a
-    /// plain join, the session's one generic plan hashed every user of the feed for every page,
-    /// a cost that grew with the feed's authors (as ``linkVideos`` did with its videos).
+    /// plain join, the session's one generic plan (made for the average feed) hashed every user
+    /// of the feed for every page, a cost that grew with the feed's authors. ``linkVideos`` finds
+    /// videos the same way.
     static let upsertPosts = upsertPosts(from: "page_posts r")
 
     /// ``upsertPosts`` from the page's posts as one `jsonb` parameter (`$2`, ``JSONRows``).
