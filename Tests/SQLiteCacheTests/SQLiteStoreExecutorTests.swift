@@ -8,35 +8,34 @@ import Testing
 /// process's write lock must not hold the threads every other task of the process runs on.
 @Suite struct SQLiteStoreExecutorTests {
     @Test func storesWaitingOutAWriteLockDoNotStallOtherTasks() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-executor-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("cache.sqlite").path
-        // More stores than the cooperative pool has threads, each with a long busy timeout: on
-        // the pool they would occupy every thread until their timeout ran out.
-        let busyTimeout: Int32 = 15_000
-        var stores: [SQLiteFeedStore] = []
-        for _ in 0...ProcessInfo.processInfo.activeProcessorCount {
-            let store = SQLiteFeedStore(path: path, busyTimeoutMilliseconds: busyTimeout)
-            try await store.open()
-            stores.append(store)
-        }
-        let blocker = try WriteLockHolder(path: path)
-        let writes = stores.enumerated().map { index, store in
-            Task {
-                let page = FeedPage(changes: [.upsert(Post(id: PostID("p\(index)"), author: User(id: "u", handle: "u", displayName: "U"),
-                                                           text: "x", createdAt: Date(timeIntervalSince1970: 1_700_000_000)))],
-                                    nextCursor: FeedCursor(position: "\(index)"), hasMore: false)
-                return try await store.apply(page, videos: [], under: testLease("feed\(index)"))
+        try await withScratchFolder("feedsync-executor") { folder in
+            let path = folder.appendingPathComponent("cache.sqlite").path
+            // More stores than the cooperative pool has threads, each with a long busy timeout: on
+            // the pool they would occupy every thread until their timeout ran out.
+            let busyTimeout: Int32 = 15_000
+            var stores: [SQLiteFeedStore] = []
+            for _ in 0...ProcessInfo.processInfo.activeProcessorCount {
+                let store = SQLiteFeedStore(path: path, busyTimeoutMilliseconds: busyTimeout)
+                try await store.open()
+                stores.append(store)
             }
-        }
-        // This task needs a pool thread to wake up and let go of the lock. Stores that held the
-        // pool's threads would first wait out their 15 s busy timeout and fail with "locked";
-        // the pause only gives them time to start waiting.
-        try await Task.sleep(for: .milliseconds(300))
-        try blocker.release()
-        for write in writes {
-            #expect(try await write.value.inserted == 1, "every store committed once the lock was free")
+            let blocker = try WriteLockHolder(path: path)
+            let writes = stores.enumerated().map { index, store in
+                Task {
+                    let page = FeedPage(changes: [.upsert(Post(id: PostID("p\(index)"), author: User(id: "u", handle: "u", displayName: "U"),
+                                                               text: "x", createdAt: Date(timeIntervalSince1970: 1_700_000_000)))],
+                                        nextCursor: FeedCursor(position: "\(index)"), hasMore: false)
+                    return try await store.apply(page, videos: [], under: testLease("feed\(index)"))
+                }
+            }
+            // This task needs a pool thread to wake up and let go of the lock. Stores that held the
+            // pool's threads would first wait out their 15 s busy timeout and fail with "locked";
+            // the pause only gives them time to start waiting.
+            try await Task.sleep(for: .milliseconds(300))
+            try blocker.release()
+            for write in writes {
+                #expect(try await write.value.inserted == 1, "every store committed once the lock was free")
+            }
         }
     }
 }

@@ -34,28 +34,22 @@ import Testing
     }
 
     @Test func theManualListsEveryTableAndColumnOfARealStore() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-schema-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("schema.sqlite").path
-        let store = SQLiteFeedStore(path: path)
-        try await store.open()
-        await store.close()
-
-        let listing = try sqlite3(path, """
-            SELECT m.name || ':' || group_concat(c.name, ',') FROM sqlite_master m, pragma_table_xinfo(m.name) c
-            WHERE m.type IN ('table', 'view') AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE 'posts_fts_%' AND c.hidden <> 1
-            GROUP BY m.name ORDER BY m.name
-            """)
-        var real: [String: [String]] = [:]
-        for line in listing.split(separator: "\n") {
-            let parts = line.split(separator: ":", maxSplits: 1)
-            real[String(parts[0])] = parts[1].split(separator: ",").map(String.init)
-        }
-        let documented = try Self.documentedSchema()
-        #expect(Set(documented.keys) == Set(real.keys), "tables: docs/schema.md \(documented.keys.sorted()), store \(real.keys.sorted())")
-        for (table, columns) in real {
-            #expect(documented[table] == columns, "\(table): docs/schema.md \(documented[table] ?? []), store \(columns)")
+        try await withNewStoreFile("feedsync-schema") { path in
+            let listing = try sqlite3(path, """
+                SELECT m.name || ':' || group_concat(c.name, ',') FROM sqlite_master m, pragma_table_xinfo(m.name) c
+                WHERE m.type IN ('table', 'view') AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE 'posts_fts_%' AND c.hidden <> 1
+                GROUP BY m.name ORDER BY m.name
+                """)
+            var real: [String: [String]] = [:]
+            for line in listing.split(separator: "\n") {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                real[String(parts[0])] = parts[1].split(separator: ",").map(String.init)
+            }
+            let documented = try Self.documentedSchema()
+            #expect(Set(documented.keys) == Set(real.keys), "tables: docs/schema.md \(documented.keys.sorted()), store \(real.keys.sorted())")
+            for (table, columns) in real {
+                #expect(documented[table] == columns, "\(table): docs/schema.md \(documented[table] ?? []), store \(columns)")
+            }
         }
     }
 }

@@ -11,42 +11,36 @@ import Testing
     /// The same post written, then its video changed, in a feed of one video and in one of 3,000:
     /// SQLite's own count of the steps each statement took, and the links made.
     @Test func aVideoLinkCostsTheSameInAFeedOfOneVideoAsInAFeedOfThousands() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedsync-video-links-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("cache.sqlite").path
-        let store = SQLiteFeedStore(path: path)
-        try await store.open()
-        await store.close()
+        try await withNewStoreFile("feedsync-video-links") { path in
+            let filled = try runSQLite3(path, """
+                WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 3000)
+                INSERT INTO videos (feed, id) SELECT 'many', 'v' || x FROM n;
+                INSERT INTO videos (feed, id) VALUES ('one', 'v1500'), ('one', 'v2999');
+                """)
+            #expect(filled.status == 0, "\(String(decoding: filled.printed, as: UTF8.self))")
 
-        let filled = try runSQLite3(path, """
-            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 3000)
-            INSERT INTO videos (feed, id) SELECT 'many', 'v' || x FROM n;
-            INSERT INTO videos (feed, id) VALUES ('one', 'v1500'), ('one', 'v2999');
-            """)
-        #expect(filled.status == 0, "\(String(decoding: filled.printed, as: UTF8.self))")
+            func steps(_ feed: String) throws -> [Int] {
+                let run = try runSQLite3(path, commands: [
+                    ".stats on",
+                    "INSERT INTO posts (feed, id, author_id, text, created_at, video_ids) VALUES ('\(feed)', 'p1', 'u1', 'a clip', 1, '[\"v1500\"]');",
+                    "UPDATE posts SET video_ids = '[\"v2999\"]' WHERE feed = '\(feed)' AND id = 'p1';",
+                ])
+                let printed = String(decoding: run.printed, as: UTF8.self)
+                #expect(run.status == 0, "\(printed)")
+                return printed.split(separator: "\n").filter { $0.hasPrefix("Virtual Machine Steps:") }
+                    .compactMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
+            }
+            let one = try steps("one"), many = try steps("many")
+            #expect(one.count == 2 && many.count == 2, "one \(one), many \(many)")
+            for (small, large) in zip(one, many) {
+                #expect(large <= small + 50, "a link in a feed of 3,000 videos took \(large) steps, in a feed of one \(small)")
+            }
 
-        func steps(_ feed: String) throws -> [Int] {
-            let run = try runSQLite3(path, commands: [
-                ".stats on",
-                "INSERT INTO posts (feed, id, author_id, text, created_at, video_ids) VALUES ('\(feed)', 'p1', 'u1', 'a clip', 1, '[\"v1500\"]');",
-                "UPDATE posts SET video_ids = '[\"v2999\"]' WHERE feed = '\(feed)' AND id = 'p1';",
-            ])
-            let printed = String(decoding: run.printed, as: UTF8.self)
-            #expect(run.status == 0, "\(printed)")
-            return printed.split(separator: "\n").filter { $0.hasPrefix("Virtual Machine Steps:") }
-                .compactMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
+            let links = try sqlite3(path, """
+                SELECT p.feed || ' ' || v.id || ' ' || pv.position FROM post_videos pv
+                JOIN posts p ON p.pk = pv.post_pk JOIN videos v ON v.pk = pv.video_pk ORDER BY p.feed
+                """)
+            #expect(links == "many v2999 0\none v2999 0\n")
         }
-        let one = try steps("one"), many = try steps("many")
-        #expect(one.count == 2 && many.count == 2, "one \(one), many \(many)")
-        for (small, large) in zip(one, many) {
-            #expect(large <= small + 50, "a link in a feed of 3,000 videos took \(large) steps, in a feed of one \(small)")
-        }
-
-        let links = try sqlite3(path, """
-            SELECT p.feed || ' ' || v.id || ' ' || pv.position FROM post_videos pv
-            JOIN posts p ON p.pk = pv.post_pk JOIN videos v ON v.pk = pv.video_pk ORDER BY p.feed
-            """)
-        #expect(links == "many v2999 0\none v2999 0\n")
     }
 }
