@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
           target, "creating the target");
     /* temp_store MEMORY holds each statement's journal in memory, as feedsync's page commits do
        (SQLiteDatabase.withPageTransaction): past 64 KiB SQLite spills it into a temporary file,
-       and a page's search-index statement did, 14 times the WAL's own writes. */
+       and a page's search-index statement did: about 15 writes there for each of the WAL's. */
     exec(target, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY;");
     sqlite3_stmt *schema;
     /* Every table but SQLite's and the full-text index's own, then indexes, then triggers. */
