@@ -109,8 +109,7 @@ public struct PostRowEncoder {
     /// An avatar URL as `URL` writes it back, parsed once per distinct stored text (found by
     /// its FNV-1a hash, then compared byte for byte).
     mutating func avatarURL(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let hash = FNV1a.hash(bytes)
         if let known = avatars[hash], known.bytes.count == bytes.count,
            bytes.isEmpty || known.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
             return known.url

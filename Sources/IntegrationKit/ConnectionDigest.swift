@@ -1,3 +1,5 @@
+import Core
+
 /// A short digest of a connection's credentials (FNV-1a, 64 bits, in hex), to tell accounts
 /// apart in a live source's connection key without keeping the secret there.
 ///
@@ -5,8 +7,6 @@
 /// between two accounts of one process. The Mastodon and Bluesky live sources share it.
 public enum ConnectionDigest {
     public static func of(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return String(hash, radix: 16)
+        String(FNV1a.hash(text.utf8), radix: 16)
     }
 }

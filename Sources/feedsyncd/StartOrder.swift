@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// The order in which a daemon first claims its feeds.
@@ -19,8 +20,8 @@ struct StartOrder {
     /// the others'. Indices rather than the items, so 100,000 feeds are not copied.
     func order(_ count: Int, name: (Int) -> String) -> [Int] {
         guard let seed else { return Array(0 ..< count) }
-        let base = Self.fnv1a(seed, from: Self.fnvOffset)
-        let runs = stride(from: 0, to: count, by: Self.block).map { (Self.mixed(Self.fnv1a(name($0), from: base)), $0) }
+        let base = FNV1a.hash(seed.utf8)
+        let runs = stride(from: 0, to: count, by: Self.block).map { (Self.mixed(FNV1a.hash(name($0).utf8, from: base)), $0) }
         return runs.sorted { $0.0 < $1.0 }.flatMap { $0.1 ..< min($0.1 + Self.block, count) }
     }
 
@@ -34,12 +35,5 @@ struct StartOrder {
         h = (h ^ (h >> 33)) &* 0xff51_afd7_ed55_8ccd
         h = (h ^ (h >> 33)) &* 0xc4ce_b9fe_1a85_ec53
         return h ^ (h >> 33)
-    }
-
-    private static let fnvOffset: UInt64 = 0xcbf2_9ce4_8422_2325
-
-    /// FNV-1a over the text's bytes, from `start`: unlike `Hasher`, the same in every process.
-    static func fnv1a(_ text: String, from start: UInt64) -> UInt64 {
-        text.utf8.reduce(start) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 }
