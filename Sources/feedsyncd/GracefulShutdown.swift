@@ -3,6 +3,9 @@ import Synchronization
 /// A service's request to wind down, in the shape of swift-service-lifecycle's graceful
 /// shutdown: set once by the ``ServiceGroup``, awaited by the service.
 ///
+/// Any other moment that comes once and that tasks wait for has the same shape, and the
+/// scheduler uses it so: ``Scheduler/reloaded`` is requested when the next config takes over.
+///
 ///     await shutdown.requested()                       // returns once asked (or cancelled)
 ///     if await shutdown.requested(within: .seconds(5)) { break }   // a sleep that a stop ends early
 final class GracefulShutdown: Sendable {
@@ -57,6 +60,26 @@ final class GracefulShutdown: Sendable {
             group.addTask {
                 do { try await Task.sleep(for: duration) } catch { return true }
                 return false
+            }
+            group.addTask {
+                await self.requested()
+                return true
+            }
+            let first = await group.next() ?? true
+            group.cancelAll()
+            return first || isRequested
+        }
+    }
+
+    /// Waits for the shutdown or for `other`, whichever comes first: a service with nothing to
+    /// do until the config changes waits so, with no timer (``Scheduler/reloaded``).
+    ///
+    /// - Returns: whether the shutdown was requested (or the task cancelled).
+    func requested(orUntil other: GracefulShutdown) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await other.requested()
+                return Task.isCancelled
             }
             group.addTask {
                 await self.requested()

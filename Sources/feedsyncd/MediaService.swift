@@ -6,7 +6,8 @@ import Sync
 /// Fetches what the stored posts point at into the media archive, when the config has
 /// `"media"`: after syncing (it waits while a sync is under way), in slots of its own
 /// (`media.concurrency`) and turns per host of its own, so it never holds a sync's slot or
-/// permit. A shutdown cancels a pass; a download cut short resumes on the next pass.
+/// permit. A shutdown cancels a pass; a download cut short resumes on the next pass. Without
+/// `"media"` it waits for a reload, not a timer.
 struct MediaService: Service {
     let scheduler: Scheduler
     let metrics: MetricsRegistry
@@ -20,8 +21,13 @@ struct MediaService: Service {
         let short = ProcessInfo.processInfo.environment["FEEDSYNC_TEST_SHORT_INTERVALS"] == "1"
         let pause: Duration = short ? .milliseconds(200) : .seconds(60)
         while !shutdown.isRequested {
-            let runtime = await scheduler.currentRuntime
-            if runtime.media != nil, await scheduler.syncsUnderWay == 0 {
+            let (runtime, reloaded) = await scheduler.currentRuntimeUntilReload
+            // Without "media" there is nothing to fetch until a reload brings it.
+            guard runtime.media != nil else {
+                if await shutdown.requested(orUntil: reloaded) { break }
+                continue
+            }
+            if await scheduler.syncsUnderWay == 0 {
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await pass(runtime) }
                     group.addTask { await shutdown.requested() }

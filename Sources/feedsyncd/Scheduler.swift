@@ -77,6 +77,15 @@ actor Scheduler {
     /// The runtime of the config now in force.
     var currentRuntime: Runtime { current }
 
+    /// Requested when a reloaded config takes over from the current one (``apply(_:)``): a
+    /// service that has nothing to do under this config (no `"media"`, no webhooks) waits for
+    /// it rather than polling, so an idle daemon wakes for nothing.
+    private(set) var reloaded = GracefulShutdown()
+
+    /// The runtime now in force and the moment it is replaced, read together so that no reload
+    /// falls between the two.
+    var currentRuntimeUntilReload: (runtime: Runtime, reloaded: GracefulShutdown) { (current, reloaded) }
+
     /// The store of the current config.
     var store: any FeedStore { current.store }
 
@@ -142,6 +151,9 @@ actor Scheduler {
         guard !stopping else { return await runtime.stop(keepingStore: true) }
         generation += 1
         runtimes[generation] = runtime
+        // The new runtime is current from here: whoever waited for a reload may read it now.
+        reloaded.request()
+        reloaded = GracefulShutdown()
         let configured = Set(runtime.provider.feeds.map(\.name))
         for name in feeds.keys where !configured.contains(name) {
             syncs[name]?.cancel()

@@ -5,7 +5,7 @@ import Foundation
 /// Sends webhook deliveries (``App/WebhookDispatcher``) in a task of its own, so that no sync
 /// waits for an endpoint. It checks the queue every second while there is nothing to send (a
 /// tenth of one under the tests' short intervals), and follows a reloaded config's webhooks
-/// (within 5 s when the config had none before).
+/// (at once when the config had none before: it waits for the reload, not a timer).
 struct WebhookService: Service {
     let scheduler: Scheduler
     let log: Logger
@@ -21,7 +21,7 @@ struct WebhookService: Service {
         var dispatcher: WebhookDispatcher?
         var current: (urls: [URL], secrets: [Secret], events: [Set<WebhookTarget.Event>])?
         while !shutdown.isRequested {
-            let runtime = await scheduler.currentRuntime
+            let (runtime, reloaded) = await scheduler.currentRuntimeUntilReload
             let targets = runtime.webhooks
             let configured = (targets.map(\.url), targets.map(\.secret), targets.map(\.events))
             if current.map({ $0.urls != configured.0 || $0.secrets != configured.1 || $0.events != configured.2 }) ?? true {
@@ -30,11 +30,13 @@ struct WebhookService: Service {
                 if !targets.isEmpty, dispatcher == nil { log.error("webhooks_unsent", ["reason": "no integration sends webhooks"]) }
                 current = configured
             }
-            let sent = await dispatcher?.deliverDue() ?? 0
-            // With no webhook configured there is no queue to watch, only a reload to notice:
-            // an idle daemon wakes every 5 s for that, not every second (or tenth) for nothing.
-            let pause: Duration = dispatcher == nil ? .seconds(5) : .milliseconds(short ? 100 : 1_000)
-            if sent == 0, await shutdown.requested(within: pause) { break }
+            // With no webhook configured there is no queue to watch, only a reload to wait for.
+            guard let dispatcher else {
+                if await shutdown.requested(orUntil: reloaded) { break }
+                continue
+            }
+            let sent = await dispatcher.deliverDue()
+            if sent == 0, await shutdown.requested(within: .milliseconds(short ? 100 : 1_000)) { break }
         }
         await dispatcher?.close()
     }

@@ -275,6 +275,26 @@ final class DaemonProcess {
         // After the command: state is field 3, so utime (14) and stime (15) are at offsets 11 and 12.
         return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
     }
+
+    /// How many times each of the daemon's threads has blocked so far (`voluntary_ctxt_switches`),
+    /// by thread: a thread that wakes blocks again, so the growth between two readings counts its
+    /// wake-ups. Unlike CPU ticks, which a busy machine's scheduler charges unevenly, the count
+    /// does not depend on the load.
+    var blockings: [String: Int] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return Dictionary(uniqueKeysWithValues: tasks.compactMap { thread in
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8),
+                  let line = status.split(separator: "\n").first(where: { $0.hasPrefix("voluntary_ctxt_switches:") }),
+                  let count = line.split(separator: "\t").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+            else { return nil }
+            return (thread, count)
+        })
+    }
+
+    /// The wake-ups between two readings of ``blockings`` (a thread that ended meanwhile is not counted).
+    static func wakeups(from before: [String: Int], to after: [String: Int]) -> Int {
+        after.reduce(0) { sum, thread in sum + thread.value - (before[thread.key] ?? 0) }
+    }
 }
 
 /// How long a test waits for something that must happen before it calls it a failure: long,

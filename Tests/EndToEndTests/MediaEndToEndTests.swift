@@ -218,6 +218,27 @@ import Glibc
         daemon.signal(SIGTERM)
         #expect(await daemon.stopsInTime(), "\(daemon.log)")
     }
+
+    /// Without "media" the daemon's media service waits for a reload rather than a timer; the
+    /// reload that brings the section starts the archive, over the posts already stored.
+    @Test func aMediaSectionAddedOnSIGHUPIsFetchedWithoutARestart() async throws {
+        try await publish([("1", ["/m/img-1.png", "/m/same-a.png", "/m/same-b.png"])])
+        let config = try writeConfig()
+        let withMedia = try Data(contentsOf: URL(fileURLWithPath: config))
+        let withoutMedia = try JSONSerialization.jsonObject(with: withMedia) as? [String: Any] ?? [:]
+        try JSONSerialization.data(withJSONObject: withoutMedia.filter { $0.key != "media" }).write(to: URL(fileURLWithPath: config))
+        let daemon = try DaemonProcess(config: config, in: scratch, arguments: ["--log-level", "debug"])
+        #expect(try await eventually { daemon.log.contains("event=sync_scheduled feed=f") }, "\(daemon.log)")
+        #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM media") == "0")
+
+        try withMedia.write(to: URL(fileURLWithPath: config))
+        daemon.signal(SIGHUP)
+        #expect(try await eventually { try await sqlite(scratch.database, "SELECT COUNT(*) FROM media WHERE status = 'fetched'") == "3" },
+                "\(daemon.log)")
+        #expect(files().count == 2)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.stopsInTime(), "\(daemon.log)")
+    }
 }
 
 /// A disk that fills: the archive folder on a 64 KiB tmpfs (so root only; skipped elsewhere). One

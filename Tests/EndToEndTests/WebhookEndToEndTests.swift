@@ -62,6 +62,31 @@ import Testing
         #expect(!first.log.contains(Self.secret) && !second.log.contains(Self.secret))
     }
 
+    /// Without webhooks the daemon's webhook service waits for a reload rather than a timer; the
+    /// reload that brings one sends what is stored from then on.
+    @Test func aWebhookAddedOnSIGHUPIsSentWithoutARestart() async throws {
+        let feeds = try ReferenceServer(script: "Fixtures/webfeed/server.py", arguments: ["--feeds", "2", "--items", "3"])
+        let receiver = try ReferenceServer(script: "Fixtures/webhooks/receiver.py", arguments: ["--secret", Self.secret])
+        let scratch = try Scratch()
+        let config = try writeConfig(scratch, feedServer: feeds, receiverURL: receiver.baseURL + "/hook")
+        let withWebhook = try Data(contentsOf: URL(fileURLWithPath: config))
+        let withoutWebhook = try JSONSerialization.jsonObject(with: withWebhook) as? [String: Any] ?? [:]
+        try JSONSerialization.data(withJSONObject: withoutWebhook.filter { $0.key != "webhooks" }).write(to: URL(fileURLWithPath: config))
+        let daemon = try DaemonProcess(config: config, in: scratch)
+        #expect(try await eventually { try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts") == "3" }, "\(daemon.log)")
+
+        try withWebhook.write(to: URL(fileURLWithPath: config))
+        daemon.signal(SIGHUP)
+        #expect(try await eventually { daemon.log.contains("event=reloaded") }, "\(daemon.log)")
+        try await feeds.control("POST", "/_control/add?feed=1")
+        #expect(try await eventually { try await received(receiver).count == 1 }, "\(daemon.log)")
+        let delivery = try await received(receiver).first ?? [:]
+        #expect(delivery["valid"] as? Bool == true && delivery["event"] as? String == "new", "\(delivery)")
+        #expect(delivery["posts"] as? [String] == ["feed-1-item-3"], "\(delivery)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.stopsInTime(), "\(daemon.log)")
+    }
+
     @Test(arguments: [
         (#""ftp://hooks.example/x""#, "webhooks[0].url", "is not an http(s) URL"),
         (#""http://127.0.0.1:PORT/metrics""#, "webhooks[0].url", "points at feedsyncd's own listener"),
