@@ -3,8 +3,8 @@ import Foundation
 import Synchronization
 
 /// Idle libcurl easy handles, each keeping its connections open for the next transfer, and the
-/// one way a transfer runs on one: on a thread of its own (libcurl blocks), never on Swift's
-/// cooperative pool. ``CurlTransport`` and ``CurlDownloader`` each keep one.
+/// one way a transfer runs on one: on a thread of its own (libcurl blocks; ``TransferThreads``),
+/// never on Swift's cooperative pool. ``CurlTransport`` and ``CurlDownloader`` each keep one.
 ///
 /// Each easy handle has a connection cache of its own (libcurl shares one between handles only
 /// within a multi handle, or through a share handle, whose connection cache is not supported
@@ -22,7 +22,8 @@ final class CurlHandlePool: Sendable {
 
     deinit { close() }
 
-    /// Runs `transfer` on an idle handle of `origin` (else a new one) on a thread of its own; the
+    /// Runs `transfer` on an idle handle of `origin` (else a new one) on a thread of its own
+    /// (``TransferThreads``); the
     /// handle goes back to the pool after a success, and is cleaned up after a failure (its
     /// connection may be in any state). `cancel` is called when the task is cancelled meanwhile.
     ///
@@ -35,7 +36,7 @@ final class CurlHandlePool: Sendable {
         } ?? Handle(handle: curl_easy_init())
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                Thread.detachNewThread { [self] in
+                TransferThreads.shared.run { [self] in
                     let result = transfer(box.handle)
                     if case .success = result { keep(box, origin: origin) } else { curl_easy_cleanup(box.handle) }
                     continuation.resume(with: result)
