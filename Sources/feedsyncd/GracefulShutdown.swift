@@ -56,19 +56,10 @@ final class GracefulShutdown: Sendable {
     ///
     /// - Returns: whether the shutdown was requested (or the task cancelled).
     func requested(within duration: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                do { try await Task.sleep(for: duration) } catch { return true }
-                return false
-            }
-            group.addTask {
-                await self.requested()
-                return true
-            }
-            let first = await group.next() ?? true
-            group.cancelAll()
-            return first || isRequested
-        }
+        await requested(before: {
+            do { try await Task.sleep(for: duration) } catch { return true }
+            return false
+        })
     }
 
     /// Waits for the shutdown or for `other`, whichever comes first: a service with nothing to
@@ -76,11 +67,19 @@ final class GracefulShutdown: Sendable {
     ///
     /// - Returns: whether the shutdown was requested (or the task cancelled).
     func requested(orUntil other: GracefulShutdown) async -> Bool {
+        await requested(before: {
+            await other.requested()
+            return Task.isCancelled
+        })
+    }
+
+    /// Waits for the shutdown and for `wait` side by side, until the first of the two ends.
+    ///
+    /// - Parameter wait: returns whether it ended because the task was cancelled.
+    /// - Returns: whether the shutdown was requested (or the task cancelled).
+    private func requested(before wait: @escaping @Sendable () async -> Bool) async -> Bool {
         await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await other.requested()
-                return Task.isCancelled
-            }
+            group.addTask(operation: wait)
             group.addTask {
                 await self.requested()
                 return true
