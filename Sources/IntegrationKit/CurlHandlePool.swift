@@ -23,9 +23,8 @@ final class CurlHandlePool: Sendable {
     deinit { close() }
 
     /// Runs `transfer` on an idle handle of `origin` (else a new one) on a thread of its own
-    /// (``TransferThreads``); the
-    /// handle goes back to the pool after a success, and is cleaned up after a failure (its
-    /// connection may be in any state). `cancel` is called when the task is cancelled meanwhile.
+    /// (``TransferThreads``); the handle goes back to the pool after a success, and is cleaned up
+    /// after a failure (its connection may be in any state). `cancel` is called when the task is cancelled meanwhile.
     ///
     /// - Parameter origin: where the transfer goes (``Origin``'s description), so the next
     ///   transfer there takes the same handle and its open connection.

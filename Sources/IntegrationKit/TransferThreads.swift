@@ -7,9 +7,9 @@ import Synchronization
 ///
 /// A thread of its own for each transfer cost a clone, a fresh stack and an exit per request:
 /// 507 threads for a walk of 20,000 Mastodon statuses, one per page. Here a finished thread
-/// waits up to ``idleLifetime`` (5 s) to be handed the next piece of work, and ends after it. There is
-/// no queue and no bound: work that finds no idle thread starts one, so transfers run as
-/// concurrently as they did with a thread each, and none waits for another to end.
+/// waits up to ``idleLifetime`` (5 s) to be handed the next piece of work, and ends after it.
+/// There is no queue and no bound: work that finds no idle thread starts one, so transfers run
+/// as concurrently as they did with a thread each, and none waits for another to end.
 final class TransferThreads: Sendable {
     /// The threads of the process: transfers of every pool share them.
     static let shared = TransferThreads(idleLifetime: .seconds(5))

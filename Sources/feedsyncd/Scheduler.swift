@@ -80,7 +80,7 @@ actor Scheduler {
     /// Requested when a reloaded config takes over from the current one (``apply(_:)``): a
     /// service that has nothing to do under this config (no `"media"`, no webhooks) waits for
     /// it rather than polling, so an idle daemon wakes for nothing.
-    private(set) var reloaded = GracefulShutdown()
+    private var reloaded = GracefulShutdown()
 
     /// The runtime now in force and the moment it is replaced, read together so that no reload
     /// falls between the two.
