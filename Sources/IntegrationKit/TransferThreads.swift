@@ -21,11 +21,13 @@ final class TransferThreads: Sendable {
         self.idleLifetime = idleLifetime
     }
 
-    /// A thread waiting for work, and the work it is handed (set before its semaphore is signalled).
+    /// A thread waiting for work, and the work it is handed.
+    ///
+    /// `@unchecked Sendable`: ``work`` is written once, by the one ``run(_:)`` that took this
+    /// thread out of ``idle`` (under its lock, so no other can), before it signals ``wake``, and
+    /// read by the thread only after its wait on ``wake`` returned: the semaphore orders the two.
     private final class Waiting: @unchecked Sendable {
         let wake = DispatchSemaphore(value: 0)
-        /// Written by the one ``run(_:)`` that took this thread out of ``idle``, before it
-        /// signals ``wake``; read by the thread after the wait: the semaphore orders the two.
         var work: (@Sendable () -> Void)?
     }
 
