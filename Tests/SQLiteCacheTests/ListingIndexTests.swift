@@ -1,6 +1,5 @@
 import Foundation
 import ProcessTestSupport
-import SQLiteCache
 import Testing
 
 /// The reading list across feeds (a reader app's `stream/contents`) is read in the listing's
@@ -8,9 +7,7 @@ import Testing
 /// posts: before migration 019 each page sorted every post (seconds at a million).
 @Suite struct ListingIndexTests {
     @Test func theListingOrderIsReadFromItsIndexWithoutASort() async throws {
-        try await withScratchFolder("feedsync-listing") { folder in
-            let path = folder.appendingPathComponent("cache.sqlite").path
-            try await SQLiteFeedStore(path: path).open()
+        try await withNewStoreFile("feedsync-listing") { path in
             let select = "EXPLAIN QUERY PLAN SELECT p.id FROM posts p LEFT JOIN post_state s ON s.feed = p.feed AND s.post_id = p.id"
                 + " WHERE (0 = 0 OR s.read_at IS NULL)"
             for (order, bound) in [("p.created_at DESC, p.feed, p.id", ""), ("p.created_at, p.feed DESC, p.id DESC", ""),
