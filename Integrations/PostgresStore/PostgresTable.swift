@@ -35,16 +35,25 @@ struct CopyLines: ColumnWriter {
 
     mutating func text(_ value: String?) {
         separate()
-        guard let value else { bytes.append(contentsOf: [0x5C, 0x4E]); return }   // \N
-        for byte in value.utf8 {
-            switch byte {
-            case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
-            case 0x09: bytes.append(contentsOf: [0x5C, 0x74])
-            case 0x0A: bytes.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: bytes.append(contentsOf: [0x5C, 0x72])
-            case 0x00: bytes.append(contentsOf: [0xEF, 0xBF, 0xBD])   // PostgreSQL text holds no NUL: U+FFFD
-            default: bytes.append(byte)
+        guard var value else { bytes.append(contentsOf: [0x5C, 0x4E]); return }   // \N
+        value.withUTF8 { utf8 in
+            // The stretches between bytes to escape go in whole.
+            var from = 0
+            for index in utf8.indices {
+                let escaped: [UInt8]
+                switch utf8[index] {
+                case 0x5C: escaped = [0x5C, 0x5C]
+                case 0x09: escaped = [0x5C, 0x74]
+                case 0x0A: escaped = [0x5C, 0x6E]
+                case 0x0D: escaped = [0x5C, 0x72]
+                case 0x00: escaped = [0xEF, 0xBF, 0xBD]   // PostgreSQL text holds no NUL: U+FFFD
+                default: continue
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[from ..< index]))
+                bytes.append(contentsOf: escaped)
+                from = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[from...]))
         }
     }
 
