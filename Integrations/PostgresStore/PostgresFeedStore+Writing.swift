@@ -5,7 +5,9 @@ import StoreKit
 /// The write path: each page one transaction, one set-based statement per table.
 extension PostgresFeedStore: PageCommitter {
     /// Encodes the page's rows on the caller's task, so that work is not on the store's queue.
-    public nonisolated func prepare(_ page: FeedPage) -> PostgresPreparedPage { PostgresPreparedPage(page) }
+    public nonisolated func prepare(_ page: FeedPage) -> PostgresPreparedPage {
+        PostgresPreparedPage(page, searchWords: searchWordsAgreed.load(ordering: .relaxed))
+    }
 
     /// Commits the page only while `lease` is still this worker's: held here (not given back)
     /// and, checked in the page's transaction, not taken over by another worker.
@@ -134,25 +136,42 @@ extension PostgresFeedStore: PageCommitter {
     /// Upserts the staged posts with their authors' keys and names, joined from `users` (as
     /// SQLite's insert joins them); one row (`xmax = 0`, `pk`, `id`) per post inserted or changed.
     ///
-    /// Each author is looked up by key in a `LATERAL … LIMIT 1` the planner cannot flatten: as a
-    /// plain join, the session's one generic plan (made for the average feed) hashed every user
-    /// of the feed for every page, a cost that grew with the feed's authors. ``linkVideos`` finds
-    /// videos the same way.
-    static let upsertPosts = upsertPosts(from: "page_posts r")
+    /// The page's authors and sharers are looked up first, once each, by key, each in a
+    /// `LATERAL … LIMIT 1` the planner cannot flatten: as a plain join, the session's one generic
+    /// plan (made for the average feed) hashed every user of the feed for every page, a cost that
+    /// grew with the feed's authors. The words of each one's handle and name are made there too,
+    /// once per author rather than once per post. ``linkVideos`` finds videos by key as well.
+    static let upsertPosts = """
+        WITH page_users AS MATERIALIZED (
+            SELECT u.pk, u.id, u.handle, u.display_name, \(PostColumns.authorWords("u")) AS words
+            FROM (SELECT author_id AS id FROM page_posts UNION SELECT repost_by FROM page_posts WHERE repost_by IS NOT NULL) k
+            CROSS JOIN LATERAL (SELECT pk, id, handle, display_name FROM users WHERE feed = $1 AND id = k.id LIMIT 1) u
+        )
+        \(upsertPosts(from: "page_posts r", joining: """
+            LEFT JOIN page_users u ON u.id = r.author_id
+            LEFT JOIN page_users b ON b.id = r.repost_by
+            """, authorWords: "u.words"))
+        """
 
-    /// ``upsertPosts`` from the page's posts as one `jsonb` parameter (`$2`, ``JSONRows``).
+    /// ``upsertPosts`` from the page's posts as one `jsonb` parameter (`$2`, ``JSONRows``): a
+    /// short page, whose few posts each look their author up.
     static let upsertPostsFromJSON = upsertPosts(from: """
-        (SELECT \(PostColumns.columns.enumerated().map { "(e->>\($0.offset))::\($0.element.kind.postgresType) AS \($0.element.name)" }
+        (SELECT \(PostColumns.staged.enumerated().map { "(e->>\($0.offset))::\($0.element.kind.postgresType) AS \($0.element.name)" }
             .joined(separator: ", ")) FROM jsonb_array_elements($2::jsonb) AS e) r
-        """)
-
-    private static func upsertPosts(from source: String) -> String { """
-        INSERT INTO posts (feed, \(PostColumns.names.joined(separator: ", ")), author_pk, author_handle, author_name, repost_by_pk)
-        SELECT $1, \(PostColumns.names.map { "r.\($0)" }.joined(separator: ", ")), u.pk, u.handle, u.display_name, b.pk
-        FROM \(source)
+        """, joining: """
         LEFT JOIN LATERAL (SELECT pk, handle, display_name FROM users WHERE feed = $1 AND id = r.author_id LIMIT 1) u ON true
         LEFT JOIN LATERAL (SELECT pk FROM users WHERE feed = $1 AND id = r.repost_by LIMIT 1) b ON true
-        ON CONFLICT (feed, id) DO UPDATE SET \((PostColumns.changing + ["author_pk", "author_handle", "author_name", "repost_by_pk"])
+        """, authorWords: PostColumns.authorWords("u"))
+
+    /// The upsert from `source` (the posts as `r`), `joining` their authors as `u` and sharers
+    /// as `b`; `authorWords` is the vector of the author's handle and name.
+    private static func upsertPosts(from source: String, joining authors: String, authorWords: String) -> String { """
+        INSERT INTO posts (feed, \(PostColumns.names.joined(separator: ", ")), author_pk, author_handle, author_name, repost_by_pk, search)
+        SELECT $1, \(PostColumns.names.map { "r.\($0)" }.joined(separator: ", ")), u.pk, u.handle, u.display_name, b.pk,
+               \(PostColumns.search(row: "r", author: "u", authorWords: authorWords))
+        FROM \(source)
+        \(authors)
+        ON CONFLICT (feed, id) DO UPDATE SET \((PostColumns.changing + ["author_pk", "author_handle", "author_name", "repost_by_pk", "search"])
             .map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
         WHERE \(PostColumns.differ("posts", { "excluded.\($0)" }, in: .postgres))
         RETURNING xmax = 0, pk, id

@@ -1,6 +1,7 @@
 import Core
 import Foundation
 import StoreKit
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -56,6 +57,10 @@ public actor PostgresFeedStore: SQLStore, ReaderAccountKeeper {
     /// Whether the per-feed sessions table of older versions may still hold rows.
     var formerSessionsLeft = true
 
+    /// Whether the server makes the same vectors as ``PostgresSearchWords`` (its ``PostgresSearchWords/probe``,
+    /// asked at ``open()``), so pages bring their posts' words ready-made.
+    nonisolated let searchWordsAgreed = Atomic<Bool>(false)
+
     private let executor = DatabaseExecutor(label: "feedsync.postgres")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -84,6 +89,12 @@ public actor PostgresFeedStore: SQLStore, ReaderAccountKeeper {
         try storage("migrating the PostgreSQL store") {
             try PostgresMigration.migrate(db, now: StoredTime.milliseconds(Date()))
         }
+        let probe = PostgresSearchWords.probe
+        let agreed = try storage("asking the PostgreSQL store how it splits words") {
+            try db.query("SELECT bool_and(to_tsvector('simple', t) = v::tsvector) FROM unnest($1::text[], $2::text[]) AS p(t, v)",
+                         [pgArray(probe.map(\.text)), pgArray(probe.map(\.vector))]).first?.first ?? nil
+        }
+        searchWordsAgreed.store(agreed == "t", ordering: .relaxed)
         connection = db
         let every = max(0.2, leasePeriod / 3)
         // Weak, and ended when the store is gone: the task must not keep a dropped store alive,

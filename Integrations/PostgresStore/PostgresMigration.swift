@@ -1,4 +1,5 @@
 import Foundation
+import StoreKit
 
 /// The schema, as named migrations recorded in `schema_migrations`, applied under an advisory
 /// lock so that workers starting together take turns.
@@ -289,6 +290,24 @@ struct PostgresMigration {
         // PostgresAuthorKeysTests checks that every key still names its feed's user.
         PostgresMigration(name: "021_posts_author_keys_unchecked", sql: """
             ALTER TABLE posts DROP CONSTRAINT IF EXISTS posts_author_pk_fkey, DROP CONSTRAINT IF EXISTS posts_repost_by_pk_fkey;
+            """),
+        // `posts.search` written by the store instead of generated per row: the generated
+        // column ran the server's text parser over every post inside the insert, the larger part
+        // of a cold sync's search cost (issue 40). The page brings each post's own words as a
+        // ready vector where it can vouch for them (PostgresSearchWords), and the upsert makes
+        // the rest with the same expression (PostColumns.search); a renamed author's posts get
+        // theirs from the trigger below. The values already stored stay as they are (dropping
+        // the expression rewrites nothing).
+        PostgresMigration(name: "022_posts_search_written", sql: """
+            ALTER TABLE posts ALTER COLUMN search DROP EXPRESSION;
+            CREATE OR REPLACE FUNCTION users_au_profile() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE posts SET author_handle = new.handle, author_name = new.display_name,
+                    search = \(PostColumns.searchVector(row: "posts", author: "new"))
+                WHERE author_pk = new.pk;
+                RETURN NULL;
+            END
+            $$;
             """),
     ]
 

@@ -33,7 +33,9 @@ public struct PostgresPreparedPage: Sendable {
     /// The most posts a page sends as one `jsonb` parameter rather than with COPY.
     static let jsonLimit = 64
 
-    init(_ page: FeedPage) {
+    /// - Parameter searchWords: whether each post brings its own words as a vector
+    ///   (``PostgresSearchWords``), which the server has agreed to; otherwise it makes them all.
+    init(_ page: FeedPage, searchWords: Bool) {
         self.page = page
         // The page's net effect, in its order: the last change to an id wins (one statement
         // cannot touch a row twice).
@@ -75,14 +77,14 @@ public struct PostgresPreparedPage: Sendable {
             var rows = JSONRows(reserving: upserts.count * 400)
             for post in upserts {
                 rows.beginRow()
-                PostColumns(post, dialect: .postgres).write(to: &rows)
+                Self.write(post, searchWords: searchWords, to: &rows)
                 rows.endRow()
             }
             posts = .json(rows.finish())
         } else {
             var lines = CopyLines(reserving: upserts.count * 400)
             for post in upserts {
-                PostColumns(post, dialect: .postgres).write(to: &lines)
+                Self.write(post, searchWords: searchWords, to: &lines)
                 lines.endLine()
             }
             posts = .copy(lines.bytes)
@@ -91,5 +93,11 @@ public struct PostgresPreparedPage: Sendable {
         self.videoIDs = videoIDs.isEmpty ? nil : pgArray(videoIDs)
         self.deletions = deletions.isEmpty ? nil : pgArray(deletions)
         self.videosByPost = videosByPost
+    }
+
+    /// A post's values in ``PostColumns/staged`` order.
+    private static func write<Writer: ColumnWriter>(_ post: Post, searchWords: Bool, to writer: inout Writer) {
+        PostColumns(post, dialect: .postgres).write(to: &writer)
+        writer.text(searchWords ? PostgresSearchWords.vector(post.text, post.title, post.contentWarning) : nil)
     }
 }

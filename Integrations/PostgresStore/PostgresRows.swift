@@ -14,11 +14,39 @@ extension ColumnKind {
 }
 
 extension PostColumns {
-    /// The staging table a page's posts are copied into, column for column in the codec's order.
+    /// The columns a page's posts travel in: the codec's, in its order, then `search_words`, the
+    /// post's own words as a `tsvector` literal (``PostgresSearchWords``) or NULL for the server
+    /// to make.
+    static let staged = columns + [("search_words", .text)]
+
+    /// The staging table a page's posts are copied into, column for column in ``staged`` order.
     static let stagingTable = """
-        CREATE TEMP TABLE IF NOT EXISTS page_posts (\(columns.map { "\($0.name) \($0.kind.postgresType)" }
+        CREATE TEMP TABLE IF NOT EXISTS page_posts (\(staged.map { "\($0.name) \($0.kind.postgresType)" }
             .joined(separator: ", "))) ON COMMIT DELETE ROWS
         """
+
+    /// `posts.search` of a post whose own columns are `row`'s and whose author is `author`'s
+    /// (`handle`, `display_name`): the words of the text, title, content warning, handle and
+    /// name, as `to_tsvector('simple', …)` makes them (as the generated column of migrations 001
+    /// to 021 did). Where the page brought the post's own words (`search_words`), the author's
+    /// (`authorWords`, ``authorWords(_:)``, NULL for no author) are numbered on after them, as
+    /// one vector of the whole would number them.
+    static func search(row: String, author: String, authorWords: String) -> String { """
+        CASE WHEN \(row).search_words IS NULL THEN \(searchVector(row: row, author: author))
+        ELSE \(row).search_words::tsvector || coalesce(\(authorWords), ''::tsvector) END
+        """
+    }
+
+    /// The words of an author's handle and name (`author`'s `handle` and `display_name`).
+    static func authorWords(_ author: String) -> String {
+        "to_tsvector('simple', coalesce(\(author).handle, '') || ' ' || coalesce(\(author).display_name, ''))"
+    }
+
+    /// `to_tsvector('simple', …)` of the post's own columns in `row` and its author's in `author`.
+    static func searchVector(row: String, author: String) -> String {
+        "to_tsvector('simple', coalesce(\(row).text, '') || ' ' || coalesce(\(row).title, '') || ' ' || coalesce(\(row).content_warning, '')"
+            + " || ' ' || coalesce(\(author).handle, '') || ' ' || coalesce(\(author).display_name, ''))"
+    }
 }
 
 extension SQLValue {

@@ -125,7 +125,8 @@ struct PostgresPageRoundTripTests {
     }
 }
 
-/// A page finds its authors and its videos by key. A session plans a page's statements once,
+/// A page finds its authors and its videos by key, on both of its paths (a short page's JSON,
+/// a long page's COPY). A session plans a page's statements once,
 /// generically, for the average feed: in a store of many small feeds, a join then read every
 /// user and every video of a large feed for each of its pages.
 @Suite(.needsPostgres) struct PostgresKeyLookupPlanTests {
@@ -141,14 +142,21 @@ struct PostgresPageRoundTripTests {
             try await store.run("counting \(table)", "ANALYZE \(table)")
         }
         try await store.run("planning generically", "SET plan_cache_mode = force_generic_plan")
+        try await store.run("making the staging table", PostColumns.stagingTable)
         let statements = [("posts", PostgresFeedStore.upsertPostsFromJSON, "text, jsonb", "'home', '[]'"),
+                          ("copied", PostgresFeedStore.upsertPosts, "text", "'home'"),
                           ("links", PostgresFeedStore.linkVideos, "bigint[], int[], text[], text", "'{1}', '{0}', '{v7}', 'home'")]
         for (name, sql, types, values) in statements {
             try await store.run("preparing \(name)", "PREPARE probe_\(name) (\(types)) AS \(sql)")
             let plan = try await store.run("planning \(name)", "EXPLAIN EXECUTE probe_\(name) (\(values))").compactMap { $0.first ?? nil }
             let shown = "\(name):\n" + plan.joined(separator: "\n")
             #expect(plan.contains { $0.contains("on users") || $0.contains("on videos") }, "\(shown)")
-            #expect(!plan.contains { $0.contains("Hash") || $0.contains("Seq Scan on users") || $0.contains("Seq Scan on videos") }, "\(shown)")
+            #expect(!plan.contains { $0.contains("Seq Scan on users") || $0.contains("Seq Scan on videos") }, "\(shown)")
+            // A hash of the page's own rows (the COPY path joins its posts to its authors so) is
+            // fine; a hash of the feed's users or videos is what this guards against.
+            for (line, next) in zip(plan, plan.dropFirst()) where line.contains("->  Hash  ") {
+                #expect(!next.contains("on users") && !next.contains("on videos"), "hashes a table: \(shown)")
+            }
             for condition in plan where condition.contains("Index Cond") && condition.contains("feed =") {
                 #expect(condition.contains("id ="), "reads the feed's rows, not one key: \(shown)")
             }
