@@ -73,7 +73,7 @@ extension Trait where Self == ConditionTrait {
         try await server.control("POST", "/_control/append?count=3")
         #expect(try await feedsync(["pull", "--config", config]).status == 0)
         #expect(try await storedPosts(database)["f00"] == server.snapshot())
-        #expect(try await psql(database, "SELECT string_agg(name, ',' ORDER BY name) FROM schema_migrations") == "001_schema,002_feeds_scheduled_by,003_sweep_withheld,004_account_sessions,005_video_stats_discovered_feeds,006_live_stream,007_live_state_profile_trigger,008_stars_serve_users,009_webhook_deliveries,010_media,011_serve_feed_tokens,012_retention_record,013_posts_listing,015_feed_versions,017_video_likes_author_media_files,020_feed_versions_per_statement,021_posts_author_keys_unchecked,022_posts_search_written")
+        #expect(try await psql(database, "SELECT string_agg(name, ',' ORDER BY name) FROM schema_migrations") == "001_schema,002_feeds_scheduled_by,003_sweep_withheld,004_account_sessions,005_video_stats_discovered_feeds,006_live_stream,007_live_state_profile_trigger,008_stars_serve_users,009_webhook_deliveries,010_media,011_serve_feed_tokens,012_retention_record,013_posts_listing,015_feed_versions,017_video_likes_author_media_files,020_feed_versions_per_statement,021_posts_author_keys_unchecked,022_posts_search_written,023_video_links_unchecked")
         // post_videos links every video a post lists, in its order.
         let listed = try await psql(database, """
             SELECT string_agg(p.id || ':' || j.ordinality || ':' || j.id, ',' ORDER BY p.id, j.ordinality)
@@ -160,7 +160,7 @@ extension Trait where Self == ConditionTrait {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         for result in results { #expect(result.status == 0, "\(result.stderr)") }
-        #expect(try await psql(database, "SELECT string_agg(name, ',' ORDER BY name) FROM schema_migrations") == "001_schema,002_feeds_scheduled_by,003_sweep_withheld,004_account_sessions,005_video_stats_discovered_feeds,006_live_stream,007_live_state_profile_trigger,008_stars_serve_users,009_webhook_deliveries,010_media,011_serve_feed_tokens,012_retention_record,013_posts_listing,015_feed_versions,017_video_likes_author_media_files,020_feed_versions_per_statement,021_posts_author_keys_unchecked,022_posts_search_written")
+        #expect(try await psql(database, "SELECT string_agg(name, ',' ORDER BY name) FROM schema_migrations") == "001_schema,002_feeds_scheduled_by,003_sweep_withheld,004_account_sessions,005_video_stats_discovered_feeds,006_live_stream,007_live_state_profile_trigger,008_stars_serve_users,009_webhook_deliveries,010_media,011_serve_feed_tokens,012_retention_record,013_posts_listing,015_feed_versions,017_video_likes_author_media_files,020_feed_versions_per_statement,021_posts_author_keys_unchecked,022_posts_search_written,023_video_links_unchecked")
         #expect(try await psql(database, "SELECT count(DISTINCT feed), count(*) FROM posts") == "6|300")
     }
 
