@@ -89,12 +89,7 @@ public actor PostgresFeedStore: SQLStore, ReaderAccountKeeper {
         try storage("migrating the PostgreSQL store") {
             try PostgresMigration.migrate(db, now: StoredTime.milliseconds(Date()))
         }
-        let probe = PostgresSearchWords.probe
-        let agreed = try storage("asking the PostgreSQL store how it splits words") {
-            try db.query("SELECT bool_and(to_tsvector('simple', t) = v::tsvector) FROM unnest($1::text[], $2::text[]) AS p(t, v)",
-                         [pgArray(probe.map(\.text)), pgArray(probe.map(\.vector))]).first?.first ?? nil
-        }
-        searchWordsAgreed.store(agreed == "t", ordering: .relaxed)
+        searchWordsAgreed.store(Self.splitsWordsAlike(db), ordering: .relaxed)
         connection = db
         let every = max(0.2, leasePeriod / 3)
         // Weak, and ended when the store is gone: the task must not keep a dropped store alive,
@@ -106,6 +101,21 @@ public actor PostgresFeedStore: SQLStore, ReaderAccountKeeper {
                 await store.renewLeases()
             }
         }
+    }
+
+    /// Whether the server makes the vectors of ``PostgresSearchWords/probe`` that the store
+    /// makes, so pages may bring their posts' words. Not an error when it cannot tell (a server
+    /// too busy to answer, say): it then makes every vector itself, as it did before.
+    private static func splitsWordsAlike(_ db: PostgresConnection) -> Bool {
+        let probe = PostgresSearchWords.probe
+        let agreed = try? db.withAnswerTimeout(60) {
+            try db.transaction {
+                try db.execute("SET LOCAL statement_timeout = 0")
+                return try db.query("SELECT bool_and(to_tsvector('simple', t) = v::tsvector) FROM unnest($1::text[], $2::text[]) AS p(t, v)",
+                                    [pgArray(probe.map(\.text)), pgArray(probe.map(\.vector))]).first?.first ?? nil
+            }
+        }
+        return agreed == "t"
     }
 
     /// Connects to read only, for a look at what the store remembers: within 3 s or not at all,

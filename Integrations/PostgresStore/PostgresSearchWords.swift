@@ -154,6 +154,9 @@ enum PostgresSearchWords {
         }
     }
 
+    /// The CJK ideographs vouched for: all 20,902 of Unicode 1.1.
+    static let cjkIdeographs: ClosedRange<UInt32> = 0x4E00...0x9FA5
+
     /// Each ASCII byte's lowercase when it is a word character, 0 when it is not.
     private static let asciiWordBytes: [UInt8] = (0 ..< 128).map { UInt8(wordCharacter(UInt32($0)) ?? 0) }
 
@@ -184,8 +187,10 @@ enum PostgresSearchWords {
         case 0x400...0x40F: return value + 0x50
         case 0x410...0x42F: return value + 0x20
         case 0x430...0x45F: return value
-        // Hiragana, katakana (not the combining sound marks) and CJK ideographs: no case.
-        case 0x3041...0x3096, 0x309D...0x309F, 0x30A1...0x30FA, 0x30FC...0x30FF, 0x4E00...0x9FFF: return value
+        // Hiragana, katakana (not the combining sound marks) and the CJK ideographs of Unicode
+        // 1.1 (letters in every C library's tables; later ones may be unknown to an older one):
+        // no case.
+        case 0x3041...0x3096, 0x309D...0x309F, 0x30A1...0x30FA, 0x30FC...0x30FF, cjkIdeographs: return value
         default: return nil
         }
     }
@@ -218,9 +223,10 @@ enum PostgresSearchWords {
         }
     }
 
-    /// Texts that exercise every character ``vector(_:)`` vouches for, each where it may stand,
-    /// with the vectors they give: the server must make the same ones from the texts before the
-    /// store sends its own vectors. In pieces of a few thousand words, under a vector's limits.
+    /// Texts that exercise every character ``vector(_:)`` vouches for (of the ideographs, a
+    /// sample), each where it may stand, with the vectors they give: the server must make the
+    /// same ones from the texts before the store sends its own vectors. In pieces of a few
+    /// thousand words, under a vector's limits.
     static let probe: [(text: String, vector: String)] = {
         var pieces: [[String]] = [["Plain ASCII words and digits 0123456789 ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz x1y 9z z9."]]
         var word = 0
@@ -231,6 +237,8 @@ enum PostgresSearchWords {
         func next() -> String { word += 1; return "w\(word)" }
         for value in UInt32(0x20)...0x1F9FF {
             guard let scalar = Unicode.Scalar(value) else { continue }
+            // One ideograph in 32 and the last: a table that lacked some would lack whole blocks.
+            if cjkIdeographs.contains(value), (value - cjkIdeographs.lowerBound) % 32 != 0, value != cjkIdeographs.upperBound { continue }
             let character = Character(scalar)
             if wordCharacter(value) != nil, value > 0x7F {
                 add("\(next())\(character) \(character)")
