@@ -9,8 +9,9 @@ import Glibc
 /// which was the larger part of a cold sync's search cost.
 ///
 /// Only text whose words the server would split the plain way is vouched for: runs of letters
-/// and digits (ASCII, Latin-1 and Latin Extended-A letters) between whitespace, punctuation that
-/// never joins words, emoji and the general punctuation block. Anything the server's parser may
+/// and digits (ASCII, Latin-1, Latin Extended-A, basic Cyrillic, kana and the CJK ideographs of
+/// Unicode 1.1) between whitespace, punctuation that never joins words, emoji and the general
+/// punctuation block. Anything the server's parser may
 /// read as more than words (a URL, a host, an e-mail address, a hyphenated word, a signed
 /// number, a tag, an entity, a path) or any other character gives `nil`, and the server makes
 /// that post's vector itself, as before. The store turns this on only once the server has
