@@ -1,5 +1,4 @@
 import Foundation
-import StoreKit
 
 /// The schema, as named migrations recorded in `schema_migrations`, applied under an advisory
 /// lock so that workers starting together take turns.
@@ -296,14 +295,16 @@ struct PostgresMigration {
         // of a cold sync's search cost (issue 40). The page brings each post's own words as a
         // ready vector where it can vouch for them (PostgresSearchWords), and the upsert makes
         // the rest with the same expression (PostColumns.search); a renamed author's posts get
-        // theirs from the trigger below. The values already stored stay as they are (dropping
+        // theirs from the trigger below, with the expression written out (a migration's text
+        // never changes). The values already stored stay as they are (dropping
         // the expression rewrites nothing).
         PostgresMigration(name: "022_posts_search_written", sql: """
             ALTER TABLE posts ALTER COLUMN search DROP EXPRESSION;
             CREATE OR REPLACE FUNCTION users_au_profile() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 UPDATE posts SET author_handle = new.handle, author_name = new.display_name,
-                    search = \(PostColumns.searchVector(row: "posts", author: "new"))
+                    search = to_tsvector('simple', coalesce(posts.text, '') || ' ' || coalesce(posts.title, '') || ' '
+                        || coalesce(posts.content_warning, '') || ' ' || coalesce(new.handle, '') || ' ' || coalesce(new.display_name, ''))
                 WHERE author_pk = new.pk;
                 RETURN NULL;
             END
