@@ -2,8 +2,9 @@
 /// `capacity` decoded pages at a time, the one committing included.
 ///
 /// The fetcher ``reserve()``s a place before it fetches and decodes a page, and the committer
-/// gives it back with ``committed()`` once the page is in the store; so with a capacity of 2,
-/// page N+1 is fetched and decoded while page N commits, and page N+2 waits for that commit.
+/// gives it back with ``committed()`` once the page is in the store; so with a capacity of 3,
+/// pages N+1 and N+2 are fetched and decoded while page N commits, and page N+3 waits for that
+/// commit.
 /// Memory stays flat however fast the network is. A fetch failure is handed over in the page's
 /// place. Every wait ends with `CancellationError` when its task is cancelled.
 actor PagePipeline<Page: Sendable> {

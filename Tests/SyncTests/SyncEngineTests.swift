@@ -38,19 +38,19 @@ import Testing
         #expect(await Set(store.posts.keys) == ["p2", "p3"])
     }
 
-    @Test func theNextPageIsFetchedWhileOneCommitsAndNoMoreThanTwoDecodedPagesAreHeld() async throws {
-        let posts = MockPosts(log: log, (1...5).map { .success(makePage([makePost("p\($0)")], cursor: "\($0)", hasMore: $0 < 5)) })
+    @Test func theNextTwoPagesAreFetchedWhileOneCommitsAndNoMoreThanThreeDecodedPagesAreHeld() async throws {
+        let posts = MockPosts(log: log, (1...7).map { .success(makePage([makePost("p\($0)")], cursor: "\($0)", hasMore: $0 < 7)) })
         let log = self.log
         let seenDuringCommit = Mutex<[Int: [String]]>([:])
         let store = MockStore(log: log, beforeCommit: { number in
-            // Hold commits 1 and 3 until page n+1 has been asked for (bounded: 600 s, for a busy
-            // machine), then give the fetcher time to overreach: a fetch of page n+2 now would be
-            // a third decoded page.
+            // Hold commits 1 and 3 until page n+2 has been asked for (bounded: 600 s, for a busy
+            // machine), then give the fetcher time to overreach: a fetch of page n+3 now would be
+            // a fourth decoded page.
             func requested(_ cursor: Int) -> Bool { log.all.contains("page(after: \(cursor))") }
             if number == 1 || number == 3 {
                 let deadline = ContinuousClock.now + .seconds(600)
-                while !requested(number) && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
-                for _ in 0..<200 where !requested(number + 1) { try? await Task.sleep(for: .milliseconds(1)) }
+                while !requested(number + 1) && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+                for _ in 0..<200 where !requested(number + 2) { try? await Task.sleep(for: .milliseconds(1)) }
             }
             seenDuringCommit.withLock { $0[number] = log.all.filter { $0.hasPrefix("page") } }
         })
@@ -58,12 +58,12 @@ import Testing
         let report = try await makeEngine(posts: posts, store: store).run()
 
         let seen = seenDuringCommit.withLock { $0 }
-        #expect(seen[1] == ["page(after: start)", "page(after: 1)"],
-                "page 2 is requested before page 1 commits, page 3 only after it has")
-        #expect(seen[3] == ["page(after: start)", "page(after: 1)", "page(after: 2)", "page(after: 3)"])
-        #expect(log.all.filter { $0.hasPrefix("apply") } == (1...5).map { "apply(\($0))" })
-        #expect(report.pages == 5 && report.newPosts == 5)
-        #expect(await store.storedCursor == FeedCursor(position: "5"))
+        #expect(seen[1] == ["page(after: start)", "page(after: 1)", "page(after: 2)"],
+                "pages 2 and 3 are requested before page 1 commits, page 4 only after it has")
+        #expect(seen[3] == (["start"] + (1...4).map(String.init)).map { "page(after: \($0))" })
+        #expect(log.all.filter { $0.hasPrefix("apply") } == (1...7).map { "apply(\($0))" })
+        #expect(report.pages == 7 && report.newPosts == 7)
+        #expect(await store.storedCursor == FeedCursor(position: "7"))
     }
 
     @Test func aStoredFreshSessionIsReusedWithoutLoggingIn() async throws {
