@@ -170,14 +170,13 @@ private final class FileTransfer: CurlReceiver, @unchecked Sendable {
             failure = DownloadRefusal("the answer's header fields are larger than the 256 KiB accepted")
             return 0
         }
-        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        switch HeaderLine(UnsafeRawBufferPointer(start: data, count: count)) {
+        case .status(let line):
             headers.removeAll()
             status = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-            if !name.isEmpty { headers[name] = headers[name].map { "\($0), \(value)" } ?? value }
+        case .field(let name, let value) where !name.isEmpty:
+            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+        case .field, .end, .other: break
         }
         return count
     }

@@ -135,14 +135,11 @@ final class CurlEventStreamTransfer: @unchecked Sendable {
 
     private func receive(header data: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
         guard let data else { return count }
-        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            headers.removeAll()
-        } else if line == "\r\n" || line == "\n" {
-            return endOfHeaders() ? count : 0
-        } else if let colon = line.firstIndex(of: ":"), headers.count < 200 {
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        switch HeaderLine(UnsafeRawBufferPointer(start: data, count: count)) {
+        case .status: headers.removeAll()
+        case .end: return endOfHeaders() ? count : 0
+        case .field(let name, let value) where headers.count < 200: headers[name] = value
+        case .field, .other: break
         }
         return count
     }

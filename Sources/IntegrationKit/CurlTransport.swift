@@ -199,13 +199,10 @@ final class CurlTransfer: CurlReceiver, @unchecked Sendable {
             return 0
         }
         guard let data else { return count }
-        let line = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            headers.removeAll()
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-            if !name.isEmpty { headers.append((name, value)) }
+        switch HeaderLine(UnsafeRawBufferPointer(start: data, count: count)) {
+        case .status: headers.removeAll()
+        case .field(let name, let value) where !name.isEmpty: headers.append((name, value))
+        case .field, .end, .other: break
         }
         return count
     }
