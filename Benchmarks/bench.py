@@ -6,7 +6,7 @@ fake Mastodon server, next to mastodon-to-sqlite. See Benchmarks/README.md.
 Run from the repository root:
     python3 Benchmarks/bench.py [--posts N] [--page-size K] [--no-build] [--skip-baseline]
                                 [--rss-scale] [--smoke] [--repeat R] [--keep]
-    python3 Benchmarks/bench.py --mastodon [--statuses N] [--no-build] [--skip-baseline] [--repeat R] [--keep]
+    python3 Benchmarks/bench.py --mastodon [--statuses N] [--no-build] [--skip-baseline] [--repeat R] [--keep] [--profile]
     python3 Benchmarks/bench.py ... --webfeeds [--scale N]   # then the web-feeds side (bench_webfeeds.py)
     python3 Benchmarks/bench.py ... --postgres              # then the PostgreSQL side (bench_postgres.py)
     python3 Benchmarks/bench.py --rules [--no-build]        # only the rules and webhooks side (bench_rules.py)
@@ -252,6 +252,9 @@ def main():
     p.add_argument("--repeat", type=int, default=1, metavar="R",
                    help="run each timed side R times and report the fastest (default 1)")
     p.add_argument("--keep", action="store_true", help="keep the scratch folder with configs and databases")
+    p.add_argument("--profile", action="store_true",
+                   help="with --mastodon or --bluesky: one more cold sync under perf record -g, its CPU split into decode, map, "
+                        "prepare, store and http (Benchmarks/cpu_split.py); skipped without perf")
     p.add_argument("--bluesky", action="store_true", help="also run the Bluesky side (Benchmarks/bench_bluesky.py)")
     p.add_argument("--webfeeds", action="store_true",
                    help="also run the web-feeds side (Benchmarks/bench_webfeeds.py): 1,000 feeds against feed-to-sqlite; "
@@ -311,7 +314,7 @@ def main():
             bench_mastodon.run(args, cleanup, scratch, binary, build)
         if args.bluesky:
             import bench_bluesky   # the Bluesky side keeps to its own file
-            bench_bluesky.run(binary, repeat=args.repeat, scratch=scratch)
+            bench_bluesky.run(binary, repeat=args.repeat, scratch=scratch, profile=args.profile)
         if args.webfeeds:
             import bench_webfeeds  # the web-feeds side keeps to its own file
             try:

@@ -5,6 +5,7 @@ the download and json.loads ceilings over the same pages.
 
     python3 Benchmarks/bench_bluesky.py                # 20,000 posts, builds the release binary
     python3 Benchmarks/bench_bluesky.py --no-build     # use the existing .build/release/feedsync
+    python3 Benchmarks/bench_bluesky.py --profile      # also split one more cold sync's CPU (needs perf)
     python3 Benchmarks/bench.py --bluesky              # the same, after the main benchmark
 
 Target (issue 40): feedsync's cold sync reaches at least 80% of the json.loads ceiling (posts per
@@ -26,6 +27,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import ceilings
+import cpu_split
 import benchkit
 from benchkit import ROOT, Broken, RefServer, answer, build_release, checked, load_average, measure, run_script
 
@@ -72,23 +74,43 @@ def ceiling(port, limit, parse):
     return time.perf_counter() - started, pages, total
 
 
-def cold_sync(binary, port, limit, scratch, posts):
+def pull_folder(port, limit, scratch):
+    """A new folder with a config that pulls the fake service's home timeline into bench.sqlite there."""
     folder = Path(tempfile.mkdtemp(dir=scratch))
-    config = folder / "feedsync.json"
-    config.write_text(json.dumps({"store": {"integration": "sqlite", "path": "bench.sqlite"}, "feeds": [
+    (folder / "feedsync.json").write_text(json.dumps({"store": {"integration": "sqlite", "path": "bench.sqlite"}, "feeds": [
         {"name": "sky", "posts": {"integration": "bluesky", "service": f"http://127.0.0.1:{port}", "identifier": "me.test",
                                   "appPasswordEnv": "BLUESKY_APP_PASSWORD", "timeline": "home", "pageSize": limit}}]}))
-    env = dict(os.environ, BLUESKY_APP_PASSWORD=PASSWORD)
-    done = checked(measure([binary, "pull", "--config", config], env=env, cwd=folder), "feedsync pull")
+    return folder
+
+
+def check_count(folder, posts):
     with benchkit.connect(folder / "bench.sqlite") as db:
         count = db.execute("SELECT COUNT(*) FROM posts").fetchone()[0]
     if count != posts:
         raise Broken(f"the database holds {count} posts, not {posts}")
+
+
+def cold_sync(binary, port, limit, scratch, posts):
+    folder = pull_folder(port, limit, scratch)
+    env = dict(os.environ, BLUESKY_APP_PASSWORD=PASSWORD)
+    done = checked(measure([binary, "pull", "--config", folder / "feedsync.json"], env=env, cwd=folder), "feedsync pull")
+    check_count(folder, posts)
     return done.wall, done.cpu, done.stdout.strip(), folder / "bench.sqlite"
 
 
-def run(binary, posts=20_000, limit=100, repeat=1, scratch=None):
-    """Runs the Bluesky side and prints its report; returns whether the target was met."""
+def profiled(binary, port, limit, scratch, posts, cpu):
+    """One more cold sync under perf, its CPU split into parts (cpu_split.py) as shares of `cpu`."""
+    note("one more cold sync under perf record, to split its CPU …")
+    folder = pull_folder(port, limit, scratch)
+    split = cpu_split.profile("Bluesky", [binary, "pull", "--config", folder / "feedsync.json"],
+                              dict(os.environ, BLUESKY_APP_PASSWORD=PASSWORD), folder, cpu)
+    check_count(folder, posts)
+    return split
+
+
+def run(binary, posts=20_000, limit=100, repeat=1, scratch=None, profile=False):
+    """Runs the Bluesky side and prints its report; returns whether the target was met. With
+    `profile`, one more cold sync runs under perf and the report splits its CPU (cpu_split.py)."""
     own_scratch = scratch is None
     scratch = scratch or Path(tempfile.mkdtemp(prefix="feedsync-bench-bluesky-"))
     note(f"starting the fake Bluesky service with {posts:,} posts …")
@@ -101,6 +123,7 @@ def run(binary, posts=20_000, limit=100, repeat=1, scratch=None):
         note("feedsync cold sync …")
         cold, cpu, summary, db = min(cold_sync(binary, server.port, limit, scratch, posts) for _ in range(repeat))
         floor = ceilings.sqlite_floor(db, limit, scratch, posts, repeat)
+        split = profiled(binary, server.port, limit, scratch, posts, cpu) if profile else None
     finally:
         server.stop()
         if own_scratch:
@@ -118,6 +141,8 @@ def run(binary, posts=20_000, limit=100, repeat=1, scratch=None):
     print(f"  cold sync / json.loads ceiling: {ratio:.0%} (target >= {TARGET:.0%}) {'PASS' if ratio >= TARGET else 'MISS'}")
     if floor:
         print(f"  sqlite floor / json.loads ceiling: {parsed[0] / floor[0]:.0%} (the most any client storing these rows in this schema reaches)")
+    if profile:
+        cpu_split.report(split, parsed[0], TARGET)
     return ratio >= TARGET
 
 
@@ -127,6 +152,8 @@ def main():
     p.add_argument("--page-size", type=int, default=100, help="page size, 1...100 (default 100)")
     p.add_argument("--repeat", type=int, default=1, metavar="R", help="run each side R times and keep the fastest")
     p.add_argument("--no-build", action="store_true", help="use the existing .build/release/feedsync")
+    p.add_argument("--profile", action="store_true",
+                   help="one more cold sync under perf record -g, its CPU split into decode, map, prepare, store and http")
     args = p.parse_args()
     if args.posts < 1 or not 1 <= args.page_size <= 100 or args.repeat < 1:
         p.error("need --posts >= 1, --page-size in 1..100 and --repeat >= 1")
@@ -135,7 +162,7 @@ def main():
     binary = ROOT / ".build/release/feedsync"
     if not binary.exists():
         raise Broken(f"no feedsync binary at {binary}; build it first")
-    run(binary, args.posts, args.page_size, args.repeat)
+    run(binary, args.posts, args.page_size, args.repeat, profile=args.profile)
 
 
 if __name__ == "__main__":

@@ -2,17 +2,19 @@
 """The Mastodon side of the benchmark: the fake Mastodon server's home timeline, feedsync against
 mastodon-to-sqlite and the download ceiling. Run it through bench.py:
 
-    python3 Benchmarks/bench.py --mastodon [--statuses N] [--no-build] [--skip-baseline] [--repeat R] [--keep]
+    python3 Benchmarks/bench.py --mastodon [--statuses N] [--no-build] [--skip-baseline] [--repeat R] [--keep] [--profile]
     python3 Benchmarks/bench.py --smoke    # the HTTP API side, then this one with 400 statuses
 
 Standard library only; mastodon-to-sqlite goes into Benchmarks/.venv.
 """
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
 
 import ceilings
+import cpu_split
 import benchkit
 from benchkit import (BASELINE_PACKAGES, BASELINE_VENV, BENCH, ROOT, Broken, RefServer, Run, best_of, checked, cold_and_idle,
                       ensure_venv, last_rows_written, load_average, measure, mib, note, preamble, pull, sides, venv_versions,
@@ -174,10 +176,21 @@ def run(args, cleanup, scratch, binary, build):
     if not args.skip_baseline:
         base, = best_of(args.repeat, lambda: (mastodon_baseline(server, scratch),))
         rows.append((f"{MASTODON_BASELINE} {MASTODON_BASELINE_VERSION}", base, "process"))
+
+    split = None
+    if getattr(args, "profile", False):
+        note("one more cold sync under perf record, to split its CPU …")
+        folder = Path(tempfile.mkdtemp(prefix="mastodon-profile-", dir=scratch))
+        profiled, db = write_mastodon_config(folder, server)
+        split = cpu_split.profile("Mastodon", [binary, "pull", "--config", profiled],
+                                  dict(os.environ, MASTODON_TOKEN=MASTODON_TOKEN), folder, cold.cpu)
+        verify_count(db, server.posts, "feedsync cold sync under perf (mastodon)")
     server.stop()
 
     ceilings.record("Mastodon", args.statuses, "json.loads", cold.wall, parsed.wall, floor=floor)
     mastodon_report(args, meta, rows, result["body_bytes"], idle, idle_rows)
+    if getattr(args, "profile", False):
+        cpu_split.report(split, parsed.wall, ceilings.TARGETS["Mastodon"])
     if not mastodon_idle_ok(idle, idle_rows):
         raise Broken("the Mastodon idle poll was not exactly one request for an empty page with 0 rows written")
 
