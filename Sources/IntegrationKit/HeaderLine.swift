@@ -22,7 +22,7 @@ enum HeaderLine: Equatable {
     case other
 
     init(_ line: UnsafeRawBufferPointer) {
-        let bytes = line.bindMemory(to: UInt8.self)
+        let bytes = line.assumingMemoryBound(to: UInt8.self)
         if bytes.starts(with: Self.statusPrefix) {
             self = .status(String(decoding: bytes, as: UTF8.self))
         } else if bytes.elementsEqual([0x0D, 0x0A]) || bytes.elementsEqual([0x0A]) {

@@ -16,7 +16,7 @@ extension SyncEngine {
     ///
     /// Two would do if every page took as long to fetch as to commit. They vary, so with one
     /// page ahead each side kept waiting for the other: timed inside a 20,000-status Mastodon
-    /// sync, the committer waited 0.18–0.28 s in all for pages; with two ahead, 0.05 (issue 40).
+    /// sync, the committer waited 0.18–0.28 s in all for pages; with two ahead, 0.05–0.08 s (issue 40).
     static let decodedPagesHeld = 3
 
     /// Walks the feed from `cursor`, committing each page to `store` under `lease` (``PageWriter``),
