@@ -34,9 +34,10 @@ PARTS = ("decode", "map", "prepare", "store", "http", "other")
 
 # Shared by every backend: the store's side and the transfer's.
 COMMON = [
-    ("prepare", re.compile(r"PageCommitter\w*prepare|8PageRows|11PostColumns|9RowBuffer|10CopyLines|PostgresSearchWords")),
+    # Not RowBuffer: the store's commit reads the same buffer (withPinned) on its own thread.
+    ("prepare", re.compile(r"PageCommitter\w*prepare|8PageRows|11PostColumns|10CopyLines|PostgresSearchWords")),
     ("store", re.compile(r"^sqlite3|SQLiteCache|PostgresStore|^PQ|^pq")),
-    ("http", re.compile(r"^curl_|^Curl_|CurlTransfer|CurlTransport|CurlEasySetup|^multi_|^Curl")),
+    ("http", re.compile(r"^curl_|CurlTransfer|CurlTransport|CurlEasySetup|CurlDownloader")),
 ]
 # What each backend's decode and map frames are called (Swift's mangled names hold these words).
 BACKENDS = {
