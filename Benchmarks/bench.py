@@ -33,6 +33,7 @@ from benchkit import (BASELINE_PACKAGES, BASELINE_VENV, BENCH, PASSWORD, USERNAM
                       verdict, verify_count)
 import bench_mastodon                          # the Mastodon side keeps to its own file
 import ceilings                               # every side's share of its ceiling, in one table
+import cpu_split                              # where a cold sync's CPU goes (--profile)
 import results                                # the one home of the figures: Benchmarks/results.md
 
 TARGET_VS_BASELINE = 5.0                      # Benchmarks/README.md, "Targets"
@@ -77,6 +78,17 @@ def cold_sync(binary, server, page_size, scratch, label):
     run = feedsync_pull(binary, config, server)
     verify_count(db, server.posts, "feedsync cold sync")
     return run, config, db
+
+
+def profiled(binary, server, page_size, scratch, cpu):
+    """One more cold sync under perf, its CPU split into parts (cpu_split.py) as shares of `cpu`."""
+    note("one more cold sync under perf record, to split its CPU …")
+    folder = Path(tempfile.mkdtemp(prefix="profile-", dir=scratch))
+    config, db = reference_config(folder, server, page_size)
+    split = cpu_split.profile("HTTP API", [binary, "pull", "--config", config], {**os.environ, "FEEDSYNC_PASSWORD": PASSWORD},
+                              folder, cpu)
+    verify_count(db, server.posts, "feedsync cold sync under perf")
+    return split
 
 
 def baseline(server, page_size, scratch):
@@ -198,6 +210,7 @@ def run_httpapi(args, cleanup, scratch, binary, build):
     note(f"ceiling: {result['pages']} pages, {mib(result['body_bytes']):.1f} MiB of bodies")
 
     cold, config, db = best_of(args.repeat, lambda: cold_sync(binary, server, args.page_size, scratch, "cold"))
+    split = profiled(binary, server, args.page_size, scratch, cold.cpu) if args.profile else None
 
     floor_binary = build_floor(scratch)
     if floor_binary:
@@ -229,6 +242,8 @@ def run_httpapi(args, cleanup, scratch, binary, build):
     server.stop()
     ceilings.record("HTTP API", args.posts, "json.loads", cold.wall, parsed.wall)
     report(args, meta, rows, idle, idle_rows, rss)
+    if args.profile:
+        cpu_split.report(split, parsed.wall)
     if not idle_ok(idle, idle_rows):
         raise Broken("the idle poll was not exactly one request answered 304 with 0 rows written")
 
@@ -253,8 +268,8 @@ def main():
                    help="run each timed side R times and report the fastest (default 1)")
     p.add_argument("--keep", action="store_true", help="keep the scratch folder with configs and databases")
     p.add_argument("--profile", action="store_true",
-                   help="with --mastodon or --bluesky: one more cold sync under perf record -g, its CPU split into decode, map, "
-                        "prepare, store and http (Benchmarks/cpu_split.py); skipped without perf")
+                   help="the HTTP API, Mastodon and Bluesky sides: one more cold sync each under perf record -g, its CPU split "
+                        "into decode, map, prepare, store and http (Benchmarks/cpu_split.py); not measured without perf")
     p.add_argument("--bluesky", action="store_true", help="also run the Bluesky side (Benchmarks/bench_bluesky.py)")
     p.add_argument("--webfeeds", action="store_true",
                    help="also run the web-feeds side (Benchmarks/bench_webfeeds.py): 1,000 feeds against feed-to-sqlite; "

@@ -1,8 +1,10 @@
 """Where a cold sync's CPU goes: one extra run under `perf record -g`, its samples split into parts.
 
 Issue 40 asks each backend's report to say where the time beyond the ceiling goes (decode, map,
-store). `bench.py --mastodon --profile` and `bench_bluesky.py --profile` call `profile` after
-their timed runs, so the profiled run's own slowdown never enters a timed figure.
+store). `bench.py --profile` (the HTTP API side), `bench.py --mastodon --profile` and
+`bench_bluesky.py --profile` call `profile` after their timed runs, so the profiled run's own
+slowdown never enters a timed figure. The web-feeds side, many small feeds through `feedsyncd`,
+is not split.
 
 Each sample is put in the first part that one of its frames belongs to, read from the sampled
 instruction outwards: a `malloc` inside the JSON reader is decoding, an `fdatasync` under
@@ -41,6 +43,10 @@ COMMON = [
 ]
 # What each backend's decode and map frames are called (Swift's mangled names hold these words).
 BACKENDS = {
+    "HTTP API": [
+        ("map", re.compile(r"4Core4PostV7HTTPAPI|4Core4UserV7HTTPAPI|4Core8FeedPageV7HTTPAPI")),
+        ("decode", re.compile(r"JSONReader|APIFeedResponse|APIChange|APIPost\w*reading")),
+    ],
     "Mastodon": [
         ("map", re.compile(r"4Core4PostV8Mastodon|4Core4UserV8Mastodon|Mastodon\w*mapped|HTMLText|PeerTubeWatchLink|Mastodon6webURL")),
         ("decode", re.compile(r"JSONReader|Mastodon\w*TimelineResponse\w*body|Mastodon\w*reading")),
