@@ -5,7 +5,7 @@ fake Mastodon server, next to mastodon-to-sqlite. See Benchmarks/README.md.
 
 Run from the repository root:
     python3 Benchmarks/bench.py [--posts N] [--page-size K] [--no-build] [--skip-baseline]
-                                [--rss-scale] [--smoke] [--repeat R] [--keep]
+                                [--rss-scale] [--smoke] [--repeat R] [--keep] [--profile]
     python3 Benchmarks/bench.py --mastodon [--statuses N] [--no-build] [--skip-baseline] [--repeat R] [--keep] [--profile]
     python3 Benchmarks/bench.py ... --webfeeds [--scale N]   # then the web-feeds side (bench_webfeeds.py)
     python3 Benchmarks/bench.py ... --postgres              # then the PostgreSQL side (bench_postgres.py)
