@@ -38,6 +38,40 @@ public protocol PageCommitter: Sendable {
     ///   meanwhile to another worker.
     func apply(_ page: PreparedPage, videos: [Video], under lease: FeedLease,
                announcing announcer: (any PageAnnouncer)?) async throws -> PageWriteResult
+
+    /// How many pages, at most, this store commits in one transaction
+    /// (``apply(_:under:announcing:)``): 1, the default, for a store that commits each page
+    /// on its own.
+    ///
+    /// A page's commit has costs of its own whatever it holds (its `BEGIN` and `COMMIT`, their
+    /// journal writes, a new segment of the search index); a store whose pages are small gains
+    /// by sharing them between the pages a sync already has waiting.
+    var pagesPerTransaction: Int { get }
+
+    /// Commits `pages` of the lease's feed in order, in one transaction, each as
+    /// ``apply(_:videos:under:announcing:)`` commits one: each with its own videos, cursor,
+    /// renames and deliveries, so the feed's cursor ends where the last page left it.
+    ///
+    /// - Parameter pages: at most ``pagesPerTransaction`` pages, each with the videos its posts
+    ///   refer to.
+    /// - Returns: what each page did, in the pages' order.
+    /// - Important: On any error nothing of any of the pages is kept and the cursor does not move.
+    /// - Throws: as ``apply(_:videos:under:announcing:)``.
+    func apply(_ pages: [(page: PreparedPage, videos: [Video])], under lease: FeedLease,
+               announcing announcer: (any PageAnnouncer)?) async throws -> [PageWriteResult]
+}
+
+extension PageCommitter {
+    public var pagesPerTransaction: Int { 1 }
+
+    /// For a store of one page per transaction: commits the one page it is given. A store
+    /// that takes more implements this itself, so that they commit together.
+    public func apply(_ pages: [(page: PreparedPage, videos: [Video])], under lease: FeedLease,
+                      announcing announcer: (any PageAnnouncer)?) async throws -> [PageWriteResult] {
+        precondition(pages.count <= 1, "a store of more than one page per transaction commits them itself")
+        guard let (page, videos) = pages.first else { return [] }
+        return [try await apply(page, videos: videos, under: lease, announcing: announcer)]
+    }
 }
 
 extension PageCommitter where PreparedPage == FeedPage {

@@ -1,26 +1,41 @@
-/// The hand-over between a sync's page fetcher and its committing side, holding at most
-/// `capacity` decoded pages at a time, the one committing included.
+/// The hand-over between a sync's page fetcher and its committing side, holding a bounded number
+/// of decoded pages at a time, those committing included.
 ///
 /// The fetcher ``reserve()``s a place before it fetches and decodes a page, and the committer
-/// gives it back with ``committed()`` once the page is in the store; so with a capacity of 3,
-/// pages N+1 and N+2 are fetched and decoded while page N commits, and page N+3 waits for that
-/// commit.
+/// gives places back with ``committed(_:posts:)`` once their pages are in the store. Up to
+/// `least` pages are always held, whatever their size, so with 3, pages N+1 and N+2 are fetched
+/// and decoded while page N commits. More, up to `most`, are held while the pages waiting hold
+/// fewer than `posts` posts between them: small pages, which commit together (``takeWaiting(upTo:)``).
 /// Memory stays flat however fast the network is. A fetch failure is handed over in the page's
 /// place. Every wait ends with `CancellationError` when its task is cancelled.
 actor PagePipeline<Page: Sendable> {
-    private let capacity: Int
+    private let least: Int
+    private let most: Int
+    private let postBudget: Int
     /// Pages reserved and not yet committed: fetching, decoded and waiting, or committing.
     private var held = 0
+    /// Posts of the pages handed over and not yet committed.
+    private var postsHeld = 0
     private var pages: [Page] = []
     private var failure: (any Error)?
     private var taker: CheckedContinuation<Page, any Error>?
     private var reserver: CheckedContinuation<Void, any Error>?
 
-    init(capacity: Int) { self.capacity = max(1, capacity) }
+    /// - Parameters:
+    ///   - least: pages always held, at least 1.
+    ///   - most: pages held at most, however small.
+    ///   - posts: the posts that the pages past the `least` first may hold between them.
+    init(least: Int, most: Int, posts: Int) {
+        self.least = max(1, least)
+        self.most = max(self.least, most)
+        self.postBudget = max(0, posts)
+    }
+
+    private var full: Bool { held >= most || (held >= least && postsHeld >= postBudget) }
 
     /// Waits until one more decoded page may be held, and counts it.
     func reserve() async throws {
-        while held >= capacity {
+        while full {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { reserver = $0 }
             } onCancel: {
@@ -31,8 +46,9 @@ actor PagePipeline<Page: Sendable> {
         held += 1
     }
 
-    /// Hands a page fetched under an earlier ``reserve()`` to the committing side.
-    func put(_ page: Page) {
+    /// Hands a page of `posts` posts, fetched under an earlier ``reserve()``, to the committing side.
+    func put(_ page: Page, posts: Int) {
+        postsHeld += posts
         if let taker {
             self.taker = nil
             taker.resume(returning: page)
@@ -62,10 +78,20 @@ actor PagePipeline<Page: Sendable> {
         }
     }
 
-    /// Gives back the place of the page just committed, letting the fetcher decode another.
-    func committed() {
-        held = max(0, held - 1)
-        if let reserver {
+    /// Up to `limit` more pages, in order, of those already waiting: none is waited for, and a
+    /// failure waits for the next ``take()``.
+    func takeWaiting(upTo limit: Int) -> [Page] {
+        let ready = Array(pages.prefix(max(0, limit)))
+        pages.removeFirst(ready.count)
+        return ready
+    }
+
+    /// Gives back the places of the `count` pages just committed, which held `posts` posts,
+    /// letting the fetcher decode more.
+    func committed(_ count: Int, posts: Int) {
+        held = max(0, held - count)
+        postsHeld = max(0, postsHeld - posts)
+        if !full, let reserver {
             self.reserver = nil
             reserver.resume()
         }

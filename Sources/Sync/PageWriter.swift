@@ -1,7 +1,8 @@
 import Core
 
-/// The one way a page reaches the store: a page of a sync's walk (``SyncEngine/run(full:progress:)``)
-/// and a live stream's batch (``SyncEngine/commit(_:progress:)``) alike.
+/// The one way a page reaches the store: pages of a sync's walk (``SyncEngine/run(full:progress:)``),
+/// as many together as the store commits in one transaction, and a live stream's batch
+/// (``SyncEngine/commit(_:progress:)``) alike.
 ///
 /// Under the feed's lease, with the videos its posts refer to (those it carries, and those the
 /// video host resolves: ``VideoResolution``), the page is committed whole, with what it says of
@@ -19,17 +20,23 @@ struct PageWriter<Store: PageCommitter & VideoCache>: Sendable {
     /// `nil`: none.
     var announcer: (any PageAnnouncer)? = nil
 
-    /// Commits `page`, which `prepared` is (``Core/PageCommitter/prepare(_:)``), and adds what
-    /// it did to `report`.
+    /// Commits `pages` in one transaction, each with the page it was prepared from
+    /// (``Core/PageCommitter/prepare(_:)``), and adds what each did to `report`, handing
+    /// `committed` each page with the report as it stands after it.
     ///
-    /// - Throws: the store's failure (nothing of the page is kept), or `CancellationError`.
-    func commit(_ page: FeedPage, prepared: Store.PreparedPage, report: inout SyncReport) async throws {
-        let videos = try await VideoResolution(lease: lease, cache: store, host: host).resolve(page, report: &report)
-        let result = try await store.apply(prepared, videos: videos, under: lease, announcing: announcer)
-        report.add(result)
-        report.pages += 1
-        report.skippedItems += page.skipped.count
-        report.filteredPosts += page.filtered.count
-        if let polling = page.polling { report.polling = polling }
+    /// - Parameter pages: at most the store's ``Core/PageCommitter/pagesPerTransaction``.
+    /// - Throws: the store's failure (nothing of the pages is kept), or `CancellationError`.
+    func commit(_ pages: [(page: FeedPage, prepared: Store.PreparedPage)], report: inout SyncReport,
+                committed: (FeedPage, SyncReport) -> Void = { _, _ in }) async throws {
+        let videos = try await VideoResolution(lease: lease, cache: store, host: host).resolve(pages.map(\.page), report: &report)
+        let results = try await store.apply(zip(pages, videos).map { (page: $0.prepared, videos: $1) }, under: lease, announcing: announcer)
+        for (page, result) in zip(pages.map(\.page), results) {
+            report.add(result)
+            report.pages += 1
+            report.skippedItems += page.skipped.count
+            report.filteredPosts += page.filtered.count
+            if let polling = page.polling { report.polling = polling }
+            committed(page, report)
+        }
     }
 }

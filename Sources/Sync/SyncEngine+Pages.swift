@@ -10,22 +10,34 @@ extension SyncEngine {
         let session: Session?
     }
 
-    /// How many decoded pages a sync holds at most, the one committing included: the one
+    /// How many decoded pages a sync always may hold, the one committing included: the one
     /// committing and the next two, fetched and decoded meanwhile. Enough to keep the network
-    /// and the store busy at once, few enough to keep memory flat.
+    /// and the store busy at once.
     ///
     /// Two would do if every page took as long to fetch as to commit. They vary, so with one
     /// page ahead each side kept waiting for the other: timed inside a 20,000-status Mastodon
     /// sync, the committer waited 0.18–0.28 s in all for pages; with two ahead, 0.05–0.08 s (issue 40).
     static let decodedPagesHeld = 3
 
+    /// How many decoded pages a sync holds at most, when they are small: past
+    /// ``decodedPagesHeld``, pages are held only while those decoded and not yet committed
+    /// hold fewer than ``decodedPostsHeld`` posts. Small pages waiting commit together, as
+    /// many as the store takes in one transaction (``Core/PageCommitter/pagesPerTransaction``),
+    /// so a store that falls behind catches up. Memory stays flat: at most this many pages, or
+    /// about ``decodedPostsHeld`` posts beyond the first three pages.
+    static let decodedPagesHeldAtMost = 12
+
+    /// See ``decodedPagesHeldAtMost``.
+    static let decodedPostsHeld = 1_000
+
     /// Walks the feed from `cursor`, committing each page to `store` under `lease` (``PageWriter``),
     /// until a page says it is the last.
     ///
     /// The next page is fetched and prepared meanwhile by a child task, from the cursor of the
     /// one before it, so the feed is still read in order, one request at a time, and the page's
-    /// rows are encoded off the store's queue. A page is applied only after the one before it
-    /// has committed. The fetcher is a child of this call: it ends with it, before the feed's
+    /// rows are encoded off the store's queue. Pages commit in order, each after the one before
+    /// it or in one transaction with it: those already fetched when the store is ready commit
+    /// together, as many as it takes at once. The fetcher is a child of this call: it ends with it, before the feed's
     /// lease is given back.
     ///
     /// - Parameters:
@@ -40,25 +52,35 @@ extension SyncEngine {
         // The requests this walk has made: one met again means the backend goes in circles.
         var requested: Set<String> = cursor.map { [$0.position] } ?? []
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            let pipeline = PagePipeline<Fetched<Store.PreparedPage>>(capacity: Self.decodedPagesHeld)
+            let pipeline = PagePipeline<Fetched<Store.PreparedPage>>(least: Self.decodedPagesHeld, most: Self.decodedPagesHeldAtMost,
+                                                                     posts: Self.decodedPostsHeld)
             group.addTask { await fetchPages(for: store, from: cursor, session: session, into: pipeline) }
             defer { group.cancelAll() }
             let writer = PageWriter(store: store, lease: lease, host: services.videos, announcer: options.announcer)
+            let perTransaction = max(1, store.pagesPerTransaction)
             while true {
                 try Task.checkCancellation()
-                let fetched = try await pipeline.take()
-                let page = fetched.page
-                try await writer.commit(page, prepared: fetched.prepared, report: &report)
-                await pipeline.committed()
-                walk?.note(page)
-                progress(Progress(pages: report.pages, posts: report.newPosts + report.updatedPosts + report.unchangedPosts,
-                                  skipped: page.skipped))
-                guard page.hasMore else { return sweepAtEnd(page) }
-                guard requested.insert(page.nextRequest).inserted else {
+                // The next page, and those already waiting behind it that commit with it.
+                var pages = [try await pipeline.take()]
+                if pages[0].page.hasMore { pages += await pipeline.takeWaiting(upTo: perTransaction - 1) }
+                // None after the last page, or after one whose next request was already made.
+                var circling: FeedPage?
+                if let end = pages.firstIndex(where: { !$0.page.hasMore || !requested.insert($0.page.nextRequest).inserted }) {
+                    if pages[end].page.hasMore { circling = pages[end].page }
+                    pages.removeSubrange((end + 1)...)
+                }
+                try await writer.commit(pages.map { ($0.page, $0.prepared) }, report: &report) { page, report in
+                    walk?.note(page)
+                    progress(Progress(pages: report.pages, posts: report.newPosts + report.updatedPosts + report.unchangedPosts,
+                                      skipped: page.skipped))
+                }
+                await pipeline.committed(pages.count, posts: pages.reduce(0) { $0 + $1.page.changes.count })
+                if let circling {
                     throw ServiceError(.contractViolation, "reading feed \(feed)",
-                                       "the backend sent a cursor it had already sent in this sync (\(Terminal.safe(page.nextRequest, limit: 120))), "
+                                       "the backend sent a cursor it had already sent in this sync (\(Terminal.safe(circling.nextRequest, limit: 120))), "
                                        + "so its pages go in circles; the \(report.pages) pages read are kept")
                 }
+                if let last = pages.last?.page, !last.hasMore { return sweepAtEnd(last) }
             }
         }
     }
@@ -74,7 +96,7 @@ extension SyncEngine {
             while true {
                 try await pipeline.reserve()
                 let fetched = try await fetchPage(for: store, after: cursor, session: session)
-                await pipeline.put(fetched)
+                await pipeline.put(fetched, posts: fetched.page.changes.count)
                 guard fetched.page.hasMore else { return }
                 (cursor, session) = (fetched.page.nextCursor, fetched.session)
             }

@@ -40,7 +40,7 @@ extension SyncEngine {
         guard try await store.cursor(ofFeed: feed) != nil else { return nil }
         let page = admitted(page)
         var report = SyncReport(feed: feed)
-        try await PageWriter(store: store, lease: lease, host: services.videos, announcer: options.announcer).commit(page, prepared: store.prepare(page), report: &report)
+        try await PageWriter(store: store, lease: lease, host: services.videos, announcer: options.announcer).commit([(page, store.prepare(page))], report: &report)
         return report
     }
 }

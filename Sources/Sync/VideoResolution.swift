@@ -12,17 +12,23 @@ struct VideoResolution: Sendable {
     let cache: any VideoCache
     let host: any VideoService
 
-    /// The videos to store with `page`: those it carried itself, and those the host resolved of
-    /// the ones the store does not hold yet.
-    func resolve(_ page: FeedPage, report: inout SyncReport) async throws -> [Video] {
-        let ids = page.referencedVideoIDs
-        guard !ids.isEmpty else { return [] }
+    /// The videos to store with each of `pages`, which commit together: those it carried
+    /// itself, and those the host resolved of the ones the store does not hold yet. The store
+    /// and the host are asked once for all the pages, so a video two of them refer to is asked
+    /// for once, and stored with the first.
+    func resolve(_ pages: [FeedPage], report: inout SyncReport) async throws -> [[Video]] {
+        let referenced = pages.map(\.referencedVideoIDs)
+        var seen = Set<VideoID>()
+        let ids = referenced.joined().filter { seen.insert($0).inserted }
+        guard !ids.isEmpty else { return pages.map { _ in [] } }
         let unresolved = try await cache.videosToResolve(among: ids, inFeed: feed)
-        // Videos that came with the page are stored as they came (an unchanged row is not
+        // Videos that came with a page are stored as they came (an unchanged row is not
         // rewritten); only the others are asked of the video host.
-        let referenced = Set(ids)
-        let carried = page.videos.filter { referenced.contains($0.id) }
-        let carriedIDs = Set(carried.map(\.id))
+        let carried = zip(pages, referenced).map { page, ids in
+            let referenced = Set(ids)
+            return page.videos.filter { referenced.contains($0.id) }
+        }
+        let carriedIDs = Set(carried.joined().map(\.id))
         report.videosResolved += unresolved.filter { carriedIDs.contains($0) }.count
         let wanted = unresolved.filter { !carriedIDs.contains($0) }
         guard !wanted.isEmpty else { return carried }
@@ -38,7 +44,8 @@ struct VideoResolution: Sendable {
         let resolved = found.filter { wantedSet.contains($0.id) }
         report.videosResolved += resolved.count
         report.videosUnresolved += wanted.count - resolved.count
-        return carried + resolved
+        var unstored = Dictionary(resolved.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        return zip(carried, referenced).map { carried, ids in carried + ids.compactMap { unstored.removeValue(forKey: $0) } }
     }
 
     /// Gives up to `limit` videos that earlier syncs could not resolve another chance.

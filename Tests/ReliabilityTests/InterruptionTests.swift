@@ -97,6 +97,11 @@ import Testing
                    announcing announcer: (any PageAnnouncer)?) async throws -> PageWriteResult {
             try interrupter.step("apply"); return try await real.apply(page, videos: videos, under: lease, announcing: announcer)
         }
+        var pagesPerTransaction: Int { real.pagesPerTransaction }
+        func apply(_ pages: [(page: SQLitePreparedPage, videos: [Video])], under lease: FeedLease,
+                   announcing announcer: (any PageAnnouncer)?) async throws -> [PageWriteResult] {
+            try interrupter.step("apply"); return try await real.apply(pages, under: lease, announcing: announcer)
+        }
         func saveVideos(_ videos: [Video], under lease: FeedLease) async throws -> Int {
             try interrupter.step("saveVideos"); return try await real.saveVideos(videos, under: lease)
         }

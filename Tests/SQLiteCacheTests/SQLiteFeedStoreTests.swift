@@ -148,6 +148,40 @@ private let home = FeedLease(feed: "home", token: "this process")
         #expect(try await store.cursor(ofFeed: "home")?.position == "1")
     }
 
+    @Test func pagesCommittedTogetherAreWrittenInOrderEachWithWhatItDid() async throws {
+        let store = try await makeStore()
+        let video = Video(id: "v1", title: "One", duration: 1, streamURL: URL(string: "https://x/1")!)
+        let pages = [page([.upsert(makePost("p1", text: "apricot jam")), .upsert(makePost("p2", text: "quince paste"))], cursor: "1"),
+                     page([.upsert(makePost("p1", text: "bramble jelly")), .delete("p2"), .upsert(makePost("p3", text: "apricot tart", videos: ["v1"]))],
+                          cursor: "2"),
+                     page([.upsert(makePost("p4", text: "apricot fool"))], cursor: "3")]
+
+        let results = try await store.apply(pages.map { (page: store.prepare($0), videos: $0.nextCursor?.position == "2" ? [video] : []) },
+                                            under: testLease("home"), announcing: nil)
+
+        #expect(results.map { [$0.inserted, $0.updated, $0.deleted] } == [[2, 0, 0], [1, 1, 1], [1, 0, 0]])
+        #expect(try sqlite("SELECT id FROM posts ORDER BY id") == "p1\np3\np4")
+        #expect(try await store.cursor(ofFeed: "home")?.position == "3")
+        #expect(try sqlite("SELECT title FROM videos WHERE id = 'v1'") == "One")
+        #expect(try sqlite("INSERT INTO posts_fts(posts_fts, rank) VALUES('integrity-check', 1); SELECT 'ok'") == "ok")
+        #expect(try await store.search(SearchQuery(text: "apricot")).map(\.stored.post.id).sorted() == ["p3", "p4"])
+        #expect(try await store.search(SearchQuery(text: "quince")).isEmpty)
+    }
+
+    @Test func aFailedPageFailsThePagesCommittedWithItAndKeepsThoseBefore() async throws {
+        let store = try await makeStore()
+        _ = try await store.apply(page([.upsert(makePost("p1"))], cursor: "1"), videos: [], under: testLease("home"))
+        _ = try sqlite("CREATE TRIGGER boom BEFORE INSERT ON posts WHEN NEW.id = 'p3' BEGIN SELECT RAISE(ABORT, 'boom'); END;")
+        let pages = [page([.upsert(makePost("p2"))], cursor: "2"), page([.upsert(makePost("p3"))], cursor: "3")]
+
+        await #expect(throws: ServiceError.self) {
+            _ = try await store.apply(pages.map { (page: store.prepare($0), videos: []) }, under: testLease("home"), announcing: nil)
+        }
+
+        #expect(try sqlite("SELECT id FROM posts ORDER BY id") == "p1", "page 2 went with page 3")
+        #expect(try await store.cursor(ofFeed: "home")?.position == "1")
+    }
+
     @Test func unresolvedVideosAreListedUntilResolved() async throws {
         let store = try await makeStore()
         _ = try await store.apply(page([.upsert(makePost("p1", videos: ["v1", "v2"]))], cursor: "1"), videos: [], under: testLease("home"))

@@ -40,14 +40,20 @@ final class MockPosts: PostService {
     let log: CallLog
     private let results: Mutex<[Result<FeedPage, ServiceError>]>
     let tokens = Mutex<[String]>([])
+    /// Runs before each fetch answers, given its number (from 1): lets a test hold a fetch.
+    let beforeAnswer: (@Sendable (Int) async -> Void)?
+    private let fetches = Mutex(0)
 
-    init(log: CallLog, _ results: [Result<FeedPage, ServiceError>]) {
+    init(log: CallLog, _ results: [Result<FeedPage, ServiceError>], beforeAnswer: (@Sendable (Int) async -> Void)? = nil) {
         self.log = log
         self.results = Mutex(results)
+        self.beforeAnswer = beforeAnswer
     }
 
     func page(after cursor: FeedCursor?, session: Session?) async throws -> FeedPage {
         log.record("page(after: \(cursor?.position ?? "start"))")
+        let number = fetches.withLock { $0 += 1; return $0 }
+        await beforeAnswer?(number)
         tokens.withLock { $0.append(session?.accessToken.revealed ?? "(no session)") }
         let next: Result<FeedPage, ServiceError> = results.withLock { results in
             results.isEmpty ? .failure(ServiceError(.unavailable, "mock", "no more scripted pages")) : results.removeFirst()
@@ -98,13 +104,18 @@ actor MockStore: SyncStore {
     /// The stream position and renames committed with the pages.
     var streamPosition: String?
     var renamed: [AuthorRename] = []
-    /// Runs at the start of each page commit, given its number (from 1): lets a test hold a commit.
+    /// Runs at the start of each commit, given its number (from 1): lets a test hold a commit.
     let beforeCommit: (@Sendable (Int) async -> Void)?
     private var commits = 0
+    /// How many pages it takes in one commit, as a real store says.
+    nonisolated let pagesPerTransaction: Int
+    /// The cursors of the pages of each commit, in order.
+    var transactions: [[String]] = []
 
     init(log: CallLog, cursor: FeedCursor? = nil, session: Session? = nil, failCommitNumber: Int? = nil,
-         beforeCommit: (@Sendable (Int) async -> Void)? = nil) {
+         pagesPerTransaction: Int = 1, beforeCommit: (@Sendable (Int) async -> Void)? = nil) {
         self.log = log
+        self.pagesPerTransaction = pagesPerTransaction
         self.storedCursor = cursor
         if let session { self.sessions[Self.feedAccount()] = session }
         self.failCommitNumber = failCommitNumber
@@ -151,11 +162,23 @@ actor MockStore: SyncStore {
     func unresolvedVideoIDs(inFeed feed: String, limit: Int) -> [VideoID] { Array(unresolved.sorted().prefix(limit)) }
 
     func apply(_ page: FeedPage, videos: [Video], under lease: FeedLease, announcing announcer: (any PageAnnouncer)?) async throws -> PageWriteResult {
+        try await apply([(page, videos)], under: lease, announcing: announcer)[0]
+    }
+
+    /// All the pages or none, as in a real store.
+    func apply(_ pages: [(page: FeedPage, videos: [Video])], under lease: FeedLease,
+               announcing announcer: (any PageAnnouncer)?) async throws -> [PageWriteResult] {
+        precondition(pages.count <= pagesPerTransaction)
         commits += 1
         let number = commits
         await beforeCommit?(number)
-        log.record("apply(\(page.nextCursor?.position ?? "no cursor"))")
+        for (page, _) in pages { log.record("apply(\(page.nextCursor?.position ?? "no cursor"))") }
         if number == failCommitNumber { throw ServiceError(.storage, "committing a page", "disk full") }
+        transactions.append(pages.map { $0.page.nextCursor?.position ?? "no cursor" })
+        return pages.map(write)
+    }
+
+    private func write(_ page: FeedPage, videos: [Video]) -> PageWriteResult {
         var result = PageWriteResult()
         for change in page.changes {
             switch change {

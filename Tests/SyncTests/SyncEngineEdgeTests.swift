@@ -70,20 +70,34 @@ import Testing
         #expect(await store.posts.keys.sorted() == ["kept", "new"])
     }
 
-    @Test func aCursorMetTwiceStopsTheSyncAndNoFetchOutlivesIt() async throws {
+    /// Also when pages commit together: the commit after page 1 is held until five more pages
+    /// are fetched, and none after the page that goes back is kept.
+    @Test(arguments: [1, 8]) func aCursorMetTwiceStopsTheSyncAndNoFetchOutlivesIt(pagesPerTransaction: Int) async throws {
         let pages = (0..<50).map { index in
             Result<FeedPage, ServiceError>.success(makePage([makePost("p\(index)")], cursor: index < 2 ? "c\(index)" : "c0", hasMore: true))
         }
-        let posts = MockPosts(log: log, pages)
-        let store = MockStore(log: log)
+        let log = self.log
+        let commitsBegun = Mutex(0)
+        // Page 2 is answered once the first commit has begun, so that it commits page 1 alone.
+        let posts = MockPosts(log: log, pages, beforeAnswer: { fetch in
+            let deadline = ContinuousClock.now + .seconds(600)
+            while fetch == 2 && commitsBegun.withLock({ $0 }) == 0 && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+        })
+        let store = MockStore(log: log, pagesPerTransaction: pagesPerTransaction, beforeCommit: { number in
+            commitsBegun.withLock { $0 += 1 }
+            let deadline = ContinuousClock.now + .seconds(600)
+            while number == 1 && log.count("page") < 6 && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+        })
 
         let error = await #expect(throws: ServiceError.self) { try await makeEngine(authenticated: false, posts: posts, store: store).run() }
 
-        #expect(error?.code == .contractViolation && error?.reason.contains("go in circles") == true)
+        #expect(error?.code == .contractViolation && error?.reason.contains("go in circles; the 3 pages read are kept") == true)
+        #expect(await store.transactions == (pagesPerTransaction == 1 ? [["c0"], ["c1"], ["c0"]] : [["c0"], ["c1", "c0"]]))
         let fetchesWhenRunEnded = log.count("page")
         try await Task.sleep(for: .milliseconds(50))
         #expect(log.count("page") == fetchesWhenRunEnded, "a fetch ran after run() returned")
-        #expect(fetchesWhenRunEnded <= 6, "\(log.all)")
+        // At most the twelve small pages a sync holds, and the one being fetched.
+        #expect(fetchesWhenRunEnded <= 13, "\(log.all)")
         #expect(await store.lockHolds == 0)
     }
 }

@@ -38,32 +38,91 @@ import Testing
         #expect(await Set(store.posts.keys) == ["p2", "p3"])
     }
 
-    @Test func theNextTwoPagesAreFetchedWhileOneCommitsAndNoMoreThanThreeDecodedPagesAreHeld() async throws {
-        let posts = MockPosts(log: log, (1...7).map { .success(makePage([makePost("p\($0)")], cursor: "\($0)", hasMore: $0 < 7)) })
-        let log = self.log
-        let seenDuringCommit = Mutex<[Int: [String]]>([:])
-        let store = MockStore(log: log, beforeCommit: { number in
-            // Hold commits 1 and 3 until page n+2 has been asked for (bounded: 600 s, for a busy
-            // machine), then give the fetcher time to overreach: a fetch of page n+3 now would be
-            // a fourth decoded page.
-            func requested(_ cursor: Int) -> Bool { log.all.contains("page(after: \(cursor))") }
-            if number == 1 || number == 3 {
-                let deadline = ContinuousClock.now + .seconds(600)
-                while !requested(number + 1) && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
-                for _ in 0..<200 where !requested(number + 2) { try? await Task.sleep(for: .milliseconds(1)) }
+    /// The fetches begun by the time each commit began, by its number.
+    final class FetchesSeen: Sendable {
+        let byCommit = Mutex<[Int: [String]]>([:])
+        let commitsBegun = Mutex(0)
+
+        /// For a fetcher: holds the second fetch until the first commit has begun, so that it
+        /// commits page 1 alone (bounded: 600 s, for a busy machine).
+        @Sendable func firstCommitAlone(_ fetch: Int) async {
+            let deadline = ContinuousClock.now + .seconds(600)
+            while fetch == 2 && commitsBegun.withLock({ $0 }) == 0 && ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(1))
             }
-            seenDuringCommit.withLock { $0[number] = log.all.filter { $0.hasPrefix("page") } }
+        }
+    }
+
+    /// A store that holds commits `holding` until the fetch of page n + `ahead` has begun (bounded:
+    /// 600 s, for a busy machine), then gives the fetcher time to overreach; noting the fetches
+    /// begun by each commit in `seen`.
+    func holdingStore(_ holding: Set<Int>, ahead: Int, pagesPerTransaction: Int = 1, failing: Int? = nil,
+                      seen: FetchesSeen) -> MockStore {
+        let log = self.log
+        return MockStore(log: log, failCommitNumber: failing, pagesPerTransaction: pagesPerTransaction, beforeCommit: { number in
+            seen.commitsBegun.withLock { $0 += 1 }
+            func requested(_ cursor: Int) -> Bool { log.all.contains("page(after: \(cursor))") }
+            if holding.contains(number) {
+                let deadline = ContinuousClock.now + .seconds(600)
+                while !requested(number + ahead - 1) && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+                for _ in 0..<200 where !requested(number + ahead) { try? await Task.sleep(for: .milliseconds(1)) }
+            }
+            seen.byCommit.withLock { $0[number] = log.all.filter { $0.hasPrefix("page") } }
         })
+    }
+
+    @Test func theNextTwoLargePagesAreFetchedWhileOneCommitsAndNoMoreThanThreeAreHeld() async throws {
+        // Pages of 1,000 posts: the posts a sync holds past its first three pages, so it holds three.
+        let posts = MockPosts(log: log, (1...7).map { page in
+            .success(makePage((1...1_000).map { makePost("p\(page)-\($0)") }, cursor: "\(page)", hasMore: page < 7))
+        })
+        let seen = FetchesSeen()
+        let store = holdingStore([1, 3], ahead: 2, seen: seen)
 
         let report = try await makeEngine(posts: posts, store: store).run()
 
-        let seen = seenDuringCommit.withLock { $0 }
-        #expect(seen[1] == ["page(after: start)", "page(after: 1)", "page(after: 2)"],
+        let seenDuringCommit = seen.byCommit.withLock { $0 }
+        #expect(seenDuringCommit[1] == ["page(after: start)", "page(after: 1)", "page(after: 2)"],
                 "pages 2 and 3 are requested before page 1 commits, page 4 only after it has")
-        #expect(seen[3] == (["start"] + (1...4).map(String.init)).map { "page(after: \($0))" })
+        #expect(seenDuringCommit[3] == (["start"] + (1...4).map(String.init)).map { "page(after: \($0))" })
         #expect(log.all.filter { $0.hasPrefix("apply") } == (1...7).map { "apply(\($0))" })
-        #expect(report.pages == 7 && report.newPosts == 7)
+        #expect(report.pages == 7 && report.newPosts == 7_000)
         #expect(await store.storedCursor == FeedCursor(position: "7"))
+    }
+
+    @Test func smallPagesAreHeldUpToTwelveAndThoseWaitingCommitTogether() async throws {
+        let seen = FetchesSeen()
+        let posts = MockPosts(log: log, (1...30).map { .success(makePage([makePost("p\($0)")], cursor: "\($0)", hasMore: $0 < 30)) },
+                              beforeAnswer: seen.firstCommitAlone)
+        // Commit 1 is held until page 12 is being fetched: twelve pages held, the thirteenth not asked for.
+        let store = holdingStore([1], ahead: 11, pagesPerTransaction: 8, seen: seen)
+
+        let report = try await makeEngine(posts: posts, store: store).run()
+
+        #expect(seen.byCommit.withLock { $0[1] } == (["start"] + (1...11).map(String.init)).map { "page(after: \($0))" })
+        let transactions = await store.transactions
+        #expect(transactions.prefix(2) == [["1"], (2...9).map(String.init)],
+                "the eight pages waiting when page 1 has committed go in one transaction, the store's most")
+        #expect(transactions.allSatisfy { $0.count <= 8 })
+        #expect(transactions.joined().map { $0 } == (1...30).map(String.init))
+        #expect(report.pages == 30 && report.newPosts == 30)
+        #expect(await store.storedCursor == FeedCursor(position: "30"))
+    }
+
+    @Test func aFailedCommitOfSeveralPagesKeepsNoneOfThemAndTheCursorWhereItWas() async throws {
+        let seen = FetchesSeen()
+        let posts = MockPosts(log: log, (1...12).map { .success(makePage([makePost("p\($0)")], cursor: "\($0)", hasMore: $0 < 12)) },
+                              beforeAnswer: seen.firstCommitAlone)
+        let store = holdingStore([1], ahead: 6, pagesPerTransaction: 4, failing: 2, seen: seen)
+
+        let error = await #expect(throws: ServiceError.self) { try await makeEngine(posts: posts, store: store).run() }
+
+        #expect(error?.code == .storage)
+        #expect(await store.transactions == [["1"]], "the second commit, of pages 2 to 5, left nothing")
+        #expect(log.all.filter { $0.hasPrefix("apply") } == (1...5).map { "apply(\($0))" })
+        #expect(await store.storedCursor == FeedCursor(position: "1"))
+        #expect(await store.posts.keys.sorted() == ["p1"])
+        #expect(await store.outcomes.last?.error != nil)
     }
 
     @Test func aStoredFreshSessionIsReusedWithoutLoggingIn() async throws {

@@ -60,11 +60,28 @@ final class MockSweeper: FeedSweeper {
         page.videos = [makeVideo("v2")]
         var report = SyncReport(feed: "home")
 
-        let videos = try await VideoResolution(lease: FeedLease(feed: "home", token: "t"), cache: cache, host: host).resolve(page, report: &report)
+        let videos = try await VideoResolution(lease: FeedLease(feed: "home", token: "t"), cache: cache, host: host).resolve([page], report: &report)
 
-        #expect(videos.map(\.id) == ["v2", "v3"])
+        #expect(videos.map { $0.map(\.id) } == [["v2", "v3"]])
         #expect(log.all == ["videosToResolve(home)", "videos(v3)"])
         #expect(report.videosResolved == 2 && report.videosUnresolved == 0)
+    }
+
+    @Test func pagesThatCommitTogetherAskTheStoreAndTheHostOnceAndAVideoGoesWithTheFirstPageThatNeedsIt() async throws {
+        let cache = MockVideoCache(log: log, resolved: ["v1"])
+        let host = MockVideos(log: log, known: [makeVideo("v3"), makeVideo("v4")])
+        let first = makePage([makePost("p1", videos: ["v1", "v3"]), makePost("p2", videos: ["v2"])], cursor: "1", hasMore: true)
+        var second = makePage([makePost("p3", videos: ["v3", "v2", "v4", "v5"])], cursor: "2", hasMore: false)
+        // v2 comes with the second page: the host is not asked for it, though the first page refers to it too.
+        second.videos = [makeVideo("v2")]
+        var report = SyncReport(feed: "home")
+
+        let videos = try await VideoResolution(lease: FeedLease(feed: "home", token: "t"), cache: cache, host: host)
+            .resolve([first, second], report: &report)
+
+        #expect(videos.map { $0.map(\.id) } == [["v3"], ["v2", "v4"]])
+        #expect(log.all == ["videosToResolve(home)", "videos(v3,v4,v5)"])
+        #expect(report.videosResolved == 3 && report.videosUnresolved == 1, "v2 carried, v3 and v4 resolved, v5 unknown to the host")
     }
 
     @Test func aFailingHostLeavesTheVideosUnresolvedAndSavesNothing() async throws {
