@@ -130,7 +130,7 @@ def mastodon_report(args, meta, rows, body_bytes, idle, idle_rows):
     floor = by_name.get("sqlite floor (no fetch)")
     if floor:
         r = by_name["ceiling (json.loads)"].wall / floor.wall
-        print(f"  {'sqlite floor / ceiling':<33}{r:8.1%}   (the most any client storing these rows in this schema reaches)")
+        print(f"  {'sqlite floor / ceiling':<33}{r:8.1%}   (the most a client storing these rows in this schema, in transactions as large, reaches)")
         if base:
             r = base.wall / floor.wall
             print(f"  {MASTODON_BASELINE + ' / sqlite floor':<33}{f'{r:.2f}x':>8}   (the most feedsync can be faster than it)")
@@ -171,7 +171,7 @@ def run(args, cleanup, scratch, binary, build):
     rows = [("ceiling (raw)", raw, None), ("ceiling (json.loads)", parsed, None), ("feedsync cold sync", cold, "process")]
     floor = ceilings.sqlite_floor(db, MASTODON_LIMIT, scratch, args.statuses, args.repeat)
     if floor:
-        # SQLite alone writing the rows feedsync wrote, one transaction per page: no fetch, no JSON.
+        # SQLite alone writing the rows feedsync wrote, in transactions as large as its store's: no fetch, no JSON.
         rows.append(("sqlite floor (no fetch)", Run(wall=floor[0], cpu=floor[1], rss_mib=0, status=0, stdout="", stderr=""), "cpu"))
     if not args.skip_baseline:
         base, = best_of(args.repeat, lambda: (mastodon_baseline(server, scratch),))

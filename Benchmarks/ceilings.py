@@ -21,8 +21,9 @@ def record(backend, items, decoder, feedsync_seconds, ceiling_seconds, note="", 
 
 def sqlite_floor(db, page_size, scratch, expected, repeat=1):
     """(wall, CPU) seconds of SQLite alone writing the rows feedsync wrote into `db` into the same
-    schema, one transaction per page of `page_size` (bench.py's sqlite_floor.c, the fastest of
-    `repeat`), or None without a C compiler. It shows how far storing alone is from the ceiling."""
+    schema, in transactions as large as feedsync's store makes of pages of `page_size`
+    (bench.py's sqlite_floor.c and pages_per_commit), the fastest of `repeat`; or None without a
+    C compiler. It shows how far storing alone is from the ceiling."""
     import bench                              # late: bench.py imports the sides that call this
     binary = bench.build_floor(scratch)
     if binary is None:

@@ -163,4 +163,4 @@ def report(parts, ceiling_seconds, target=None):
     print(f"    the ceiling fetched and decoded the same pages in {ceiling_seconds:.2f} s of wall")
     if target:
         print(f"    {target:.0%} of the ceiling allows {ceiling_seconds / target:.2f} s for the whole sync; the store's part, "
-              f"one page at a time on one connection, took {parts['store'][1]:.2f} s of CPU by itself")
+              f"on one connection, took {parts['store'][1]:.2f} s of CPU by itself")
