@@ -2,26 +2,42 @@ import Core
 import Foundation
 import StoreKit
 
-/// The write path: each page one transaction, one set-based statement per table.
+/// The write path: each page committed whole, alone or in one transaction with the pages a sync
+/// has waiting behind it, one set-based statement per table.
 extension PostgresFeedStore: PageCommitter {
     /// Encodes the page's rows on the caller's task, so that work is not on the store's queue.
     public nonisolated func prepare(_ page: FeedPage) -> PostgresPreparedPage {
         PostgresPreparedPage(page, searchWords: searchWordsAgreed.load(ordering: .relaxed))
     }
 
+    /// Pages a sync has waiting commit together, up to this many: each transaction's own costs
+    /// (its BEGIN, the lease's renewal, the COMMIT's WAL flush) are then shared.
+    public nonisolated var pagesPerTransaction: Int { 8 }
+
     /// Commits the page only while `lease` is still this worker's: held here (not given back)
     /// and, checked in the page's transaction, not taken over by another worker.
     public func apply(_ rows: PostgresPreparedPage, videos: [Video], under lease: FeedLease,
                       announcing announcer: (any PageAnnouncer)?) async throws -> PageWriteResult {
+        try await apply([(rows, videos)], under: lease, announcing: announcer)[0]
+    }
+
+    /// Commits the pages in one transaction, in order, only while `lease` is still this
+    /// worker's (as ``apply(_:videos:under:announcing:)``): the lease is renewed once, as the
+    /// transaction begins.
+    public func apply(_ pages: [(page: PostgresPreparedPage, videos: [Video])], under lease: FeedLease,
+                      announcing announcer: (any PageAnnouncer)?) async throws -> [PageWriteResult] {
         let feed = lease.feed
         await pageGate(feed)
-        let operation = "committing a page of feed \(feed)"
+        let operation = pages.count == 1 ? "committing a page of feed \(feed)" : "committing \(pages.count) pages of feed \(feed)"
         let db = try db(operation)
         return try storage(operation) {
             let before = db.roundTrips
             defer { lastPageRoundTrips = db.roundTrips - before }
             do {
-                return try write(rows, videos: videos, under: lease, announcing: announcer, operation, in: db)
+                return try pages.indices.map { index in
+                    try write(pages[index].page, videos: pages[index].videos, under: lease, announcing: announcer,
+                              opens: index == pages.startIndex, closes: index == pages.endIndex - 1, operation, in: db)
+                }
             } catch {
                 db.rollbackIfOpen()
                 throw error
@@ -38,12 +54,16 @@ extension PostgresFeedStore: PageCommitter {
     /// the renewal locks the lease row until the commit, so no other worker takes the feed between.
     /// With an announcer, COMMIT goes in a sixth round trip, after the page's webhook deliveries:
     /// they are made from what the page did, which the fourth answers.
+    ///
+    /// Of pages committed together, only the first `opens` the transaction (BEGIN and the
+    /// renewal) and only the last `closes` it (COMMIT); the staging table, whose rows a commit
+    /// would have emptied, is emptied before each page after the first.
     private func write(_ rows: PostgresPreparedPage, videos: [Video], under lease: FeedLease, announcing announcer: (any PageAnnouncer)?,
-                       _ operation: String, in db: PostgresConnection) throws -> PageWriteResult {
+                       opens: Bool, closes: Bool, _ operation: String, in db: PostgresConnection) throws -> PageWriteResult {
         let feed = lease.feed
         var result = PageWriteResult()
-        let begin = Self.beginWithGenericPlans
-        var opening: [PostgresConnection.Statement] = begin + [try leaseRenewal(of: lease, operation)]
+        let begin = opens ? Self.beginWithGenericPlans + [try leaseRenewal(of: lease, operation)] : []
+        var opening: [PostgresConnection.Statement] = begin
         if let videoIDs = rows.videoIDs {
             opening.append(("INSERT INTO videos (feed, id) SELECT $1, v FROM unnest($2::text[]) v ON CONFLICT (feed, id) DO NOTHING",
                             [feed, videoIDs]))
@@ -52,14 +72,17 @@ extension PostgresFeedStore: PageCommitter {
         if let profiles = rows.profiles { opening.append((Self.upsertUsers, [feed, profiles])) }
         let upserting = opening.count
         switch rows.posts {
-        case .copy: opening.append((PostColumns.stagingTable, []))
+        case .copy:
+            opening.append((PostColumns.stagingTable, []))
+            if !opens { opening.append(("TRUNCATE page_posts", [])) }
         case .json(let posts): opening.append((Self.upsertPostsFromJSON, [feed, posts]))
         case .none: break
         }
-        let opened = try db.pipeline(opening)
-        for answer in opened.prefix(begin.count) { _ = try answer.get() }
-        try leaseKept(try opened[begin.count].get(), operation)
-        for answer in opened.dropFirst(begin.count + 1) { _ = try answer.get() }
+        let opened = opening.isEmpty ? [] : try db.pipeline(opening)
+        let renewal = opens ? begin.count - 1 : nil
+        for (index, answer) in opened.enumerated() {
+            if index == renewal { try leaseKept(try answer.get(), operation) } else { _ = try answer.get() }
+        }
         // The `users_au_profile` trigger has carried a changed handle or name to the author's posts.
         if let authors { result.rowsWritten += try opened[authors].get().count }
         var closing: [PostgresConnection.Statement] = []
@@ -103,8 +126,8 @@ extension PostgresFeedStore: PageCommitter {
         if let position = rows.page.streamPosition {
             closing.append(Self.sql.setStreamPosition(position, ofFeed: feed).pipelined)
         }
-        if announcer == nil { closing.append(("COMMIT", [])) }
-        let closed = try db.pipeline(closing).map { try $0.get() }
+        if announcer == nil && closes { closing.append(("COMMIT", [])) }
+        let closed = closing.isEmpty ? [] : try db.pipeline(closing).map { try $0.get() }
         if let deleting {
             result.deleted = closed[deleting].count
             // The page's own deletions, not the reposts they took along (as SQLite's store reports them).
@@ -118,7 +141,8 @@ extension PostgresFeedStore: PageCommitter {
         result.rowsWritten += result.renamed
         if let announcer {
             let (deliveries, due) = announcer.announcement(feed: feed, page: rows.page, result: result)
-            _ = try db.pipeline(deliveries.map { Self.sql.enqueue($0, at: due).pipelined } + [("COMMIT", [])]).map { try $0.get() }
+            let statements = deliveries.map { Self.sql.enqueue($0, at: due).pipelined } + (closes ? [("COMMIT", [])] : [])
+            if !statements.isEmpty { _ = try db.pipeline(statements).map { try $0.get() } }
         }
         return result
     }
