@@ -189,6 +189,7 @@ def run(args, cleanup, scratch, binary, build):
 
     ceilings.record("Mastodon", args.statuses, "json.loads", cold.wall, parsed.wall, floor=floor)
     mastodon_report(args, meta, rows, result["body_bytes"], idle, idle_rows)
+    cpu_split.cpu_bound(cold.cpu, cold.server_cpu, parsed.wall, ceilings.TARGETS["Mastodon"])
     if getattr(args, "profile", False):
         cpu_split.report(split, parsed.wall, ceilings.TARGETS["Mastodon"])
     if not mastodon_idle_ok(idle, idle_rows):

@@ -149,6 +149,18 @@ def classify(frames, rules):
     return "other" if frames[-1][0] in ROOTS else None
 
 
+def cpu_bound(client_cpu, server_cpu, ceiling_seconds, target):
+    """Prints the least wall time the sync's CPU and its server's need on this machine's cores,
+    beside the time the target share of the ceiling allows: when it is more, no overlap of
+    fetching and storing reaches the target, only less CPU."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    least = (client_cpu + server_cpu) / cores
+    allowed = ceiling_seconds / target
+    verdict = "more than" if least > allowed else "within"
+    print(f"  on {cores} cores, the sync's {client_cpu:.2f} s of CPU and the server's {server_cpu:.2f} s need at least "
+          f"{least:.2f} s of wall: {verdict} the {allowed:.2f} s that {target:.0%} of the ceiling allows")
+
+
 def report(parts, ceiling_seconds, target=None):
     """Prints the split beside the ceiling's time and, given the target share, the time it
     allows; a line saying why when there is no split."""
