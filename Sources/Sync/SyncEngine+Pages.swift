@@ -9,15 +9,8 @@ extension SyncEngine {
         let prepared: Prepared
         let session: Session?
 
-        /// What the page holds: its changes, and about the bytes of their text and HTML, with
-        /// 512 for each change's other fields.
-        var size: PageSize {
-            var bytes = 0
-            for case .upsert(let post) in page.changes {
-                bytes += post.text.utf8.count + (post.html?.utf8.count ?? 0)
-            }
-            return PageSize(posts: page.changes.count, bytes: bytes + 512 * page.changes.count)
-        }
+        /// What the page holds: its changes, and about their bytes (``FeedPage/approximateBytes``).
+        var size: PageSize { PageSize(posts: page.changes.count, bytes: page.approximateBytes) }
     }
 
     /// How many decoded pages a sync always may hold, the one committing included: the one
@@ -138,5 +131,34 @@ extension SyncEngine {
                 session = try await renew(current, logInAgain: renewals == 2)
             }
         }
+    }
+}
+
+extension FeedPage {
+    /// About the bytes the decoded page holds: every string of its posts and videos a backend can
+    /// make long (text, HTML, names, URLs, alternative text, labels), and 256 for each change's,
+    /// attachment's and video's other fields. It bounds a sync's memory (``PagePipeline``), so it
+    /// errs on the large side.
+    var approximateBytes: Int {
+        func length(_ url: URL?) -> Int { url?.relativeString.utf8.count ?? 0 }
+        func length(_ user: User) -> Int {
+            user.id.rawValue.utf8.count + user.handle.utf8.count + user.displayName.utf8.count + length(user.avatarURL)
+        }
+        var bytes = 256 * (changes.count + videos.count) + skipped.reduce(0) { $0 + $1.reason.utf8.count + ($1.id?.utf8.count ?? 0) }
+        for change in changes {
+            guard case .upsert(let post) = change else { continue }
+            bytes += post.id.rawValue.utf8.count + post.text.utf8.count + (post.html?.utf8.count ?? 0)
+                + (post.title?.utf8.count ?? 0) + (post.contentWarning?.utf8.count ?? 0) + length(post.url) + length(post.author)
+                + (post.repost.map { length($0.by) + $0.originalID.rawValue.utf8.count } ?? 0)
+                + post.videoIDs.reduce(0) { $0 + $1.rawValue.utf8.count } + post.labels.reduce(0) { $0 + $1.utf8.count }
+            for attachment in post.attachments {
+                bytes += 256 + attachment.kind.utf8.count + length(attachment.url) + length(attachment.previewURL)
+                    + (attachment.description?.utf8.count ?? 0) + (attachment.title?.utf8.count ?? 0) + (attachment.mimeType?.utf8.count ?? 0)
+            }
+        }
+        for video in videos {
+            bytes += video.id.rawValue.utf8.count + video.title.utf8.count + length(video.streamURL) + length(video.thumbnailURL)
+        }
+        return bytes
     }
 }

@@ -1,3 +1,5 @@
+import Core
+import Foundation
 import Testing
 @testable import Sync
 
@@ -47,5 +49,23 @@ import Testing
         await pipeline.committed([size, size])
         #expect(await !pipeline.isFull)
         #expect(try await pagesHeld(pipeline, of: size) == 2, "three held again, with the one not yet committed")
+    }
+
+    @Test func aPageIsAsLargeAsEveryLongStringItHolds() {
+        let long = String(repeating: "x", count: 1 << 20)
+        func size(_ post: Post) -> Int { makePage([post], cursor: "1", hasMore: true).approximateBytes }
+        let plain = size(makePost("p1"))
+        #expect(plain < 1_000)
+        #expect(size(makePost("p1", text: long)) >= 1 << 20)
+        var described = makePost("p1")
+        described.attachments = [Post.Attachment(kind: "image", url: URL(string: "https://img.example/\(long)")!, description: long)]
+        #expect(size(described) >= 2 << 20, "the attachment's URL and its alternative text")
+        var named = makePost("p1")
+        named.author = User(id: "u1", handle: "ada", displayName: long)
+        named.labels = [long]
+        #expect(size(named) >= 2 << 20, "the author's name and the labels")
+        var page = makePage([makePost("p1")], cursor: "1", hasMore: true)
+        page.videos = [Video(id: "v1", title: long, duration: 1, streamURL: URL(string: "https://v.example/1")!)]
+        #expect(page.approximateBytes >= 1 << 20, "a video the page carries")
     }
 }
