@@ -11,7 +11,7 @@ extension PostgresFeedStore: PageCommitter {
     }
 
     /// Pages a sync has waiting commit together, up to this many: each transaction's own costs
-    /// (its BEGIN, the lease's renewal, the COMMIT's WAL flush) are then shared.
+    /// (its BEGIN, the lease's renewal, its COMMIT) are then shared.
     public nonisolated var pagesPerTransaction: Int { 8 }
 
     /// Commits the page only while `lease` is still this worker's: held here (not given back)

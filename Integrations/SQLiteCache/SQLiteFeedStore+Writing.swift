@@ -13,8 +13,9 @@ extension SQLiteFeedStore {
     /// every page touches, a new segment of the search index), and they weigh on small pages.
     /// Over a 20,000-status Mastodon walk of 40-status pages, SQLite alone took 0.91–0.95 s at
     /// one page per transaction, 0.71–0.82 s at two and 0.70–0.73 s at three
-    /// (`Benchmarks/sqlite_floor.c`, issue 40). The sync holds few enough pages that a
-    /// transaction stays short: at most 12 pages, or about 1,000 posts past the first three.
+    /// (`Benchmarks/sqlite_floor.c`, issue 40). A sync holds few enough pages that a transaction
+    /// stays short: at most 12, and past the first three only while they hold fewer than 1,000
+    /// posts and 8 MiB.
     public nonisolated var pagesPerTransaction: Int { 8 }
 
     /// Commits the page under the store's write lock, which the lease is a hold on: the kernel

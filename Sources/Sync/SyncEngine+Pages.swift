@@ -24,9 +24,10 @@ extension SyncEngine {
 
     /// How many decoded pages a sync holds at most, when they are small: past
     /// ``decodedPagesHeld``, pages are held only while those decoded and not yet committed
-    /// hold fewer than 1,000 posts and 8 MiB of text (``decodedPagesBudget``). Small pages
-    /// waiting commit together, as many as the store takes in one transaction
-    /// (``Core/PageCommitter/pagesPerTransaction``), so a store that falls behind catches up.
+    /// hold fewer than 1,000 posts and about 8 MiB (``decodedPagesBudget``,
+    /// ``FeedPage/approximateBytes``). Small pages waiting commit together, as many as the
+    /// store takes in one transaction (``Core/PageCommitter/pagesPerTransaction``), so a store
+    /// that falls behind catches up.
     /// Memory stays flat: at most this many pages, or the first three and about the budget.
     ///
     /// Over a 20,000-status Mastodon pull of 40-status pages into SQLite, this and 8 pages a
@@ -44,8 +45,8 @@ extension SyncEngine {
     /// one before it, so the feed is still read in order, one request at a time, and the page's
     /// rows are encoded off the store's queue. Pages commit in order, each after the one before
     /// it or in one transaction with it: those already fetched when the store is ready commit
-    /// together, as many as it takes at once. The fetcher is a child of this call: it ends with it, before the feed's
-    /// lease is given back.
+    /// together, as many as it takes at once. The fetcher is a child of this call: it ends with
+    /// it, before the feed's lease is given back.
     ///
     /// - Parameters:
     ///   - sweepAtEnd: given the last page, whether the walk ends in a sweep.
