@@ -24,6 +24,24 @@ import Testing
         #expect(links["next"]?.absoluteString == "https://s.example/api/v1/timelines/home?max_id=3")
     }
 
+    /// An absolute reference is parsed alone, a relative one resolved; either way the link is
+    /// what resolving the reference, trimmed of tabs and space separators, against the request
+    /// gives, and a reference that gives no URL is an error.
+    @Test(arguments: ["https://s.example/api/v1/timelines/home?max_id=3", "HTTP://S.example/x", "a+b.c-d:opaque", "mailto:me@s.example",
+                      "/api/v1/timelines/home?max_id=4", "home?max_id=5", "../x", "//other.example/y", "1http://looks.example/like-one",
+                      "\u{00A0}https://s.example/nbsp\t", "\t /spaced \u{2003}", "?max_id=6", "#frag"])
+    func aReferenceIsWhatResolvingItAgainstTheRequestGives(reference: String) throws {
+        let base = URL(string: "https://s.example/api/v1/timelines/home?limit=40")!
+        let trimmed = reference.trimmingCharacters(in: .whitespaces)
+        guard let expected = URL(string: trimmed, relativeTo: base)?.absoluteURL, expected.scheme != nil else {
+            #expect(throws: LinkHeader.ParseError.self) { try LinkHeader.parse("<\(reference)>; rel=next", base: base) }
+            return
+        }
+        let links = try LinkHeader.parse("<\(reference)>; rel=next", base: base)
+        #expect(links["next"] == expected)
+        #expect(links["next"]?.absoluteString == expected.absoluteString)
+    }
+
     @Test func malformedFieldsAreErrorsThatSayWhere() {
         for field in ["garbage; rel=next", "<https://a.example/x; rel=next", #"<https://a.example/x>; rel="next"#, "<https://a.example/x> junk"] {
             #expect(throws: LinkHeader.ParseError.self, "\(field)") { try LinkHeader.parse(field) }
