@@ -28,9 +28,11 @@ struct PageWriter<Store: PageCommitter & VideoCache>: Sendable {
     /// - Throws: the store's failure (nothing of the pages is kept), or `CancellationError`.
     func commit(_ pages: [(page: FeedPage, prepared: Store.PreparedPage)], report: inout SyncReport,
                 committed: (FeedPage, SyncReport) -> Void = { _, _ in }) async throws {
-        let videos = try await VideoResolution(lease: lease, cache: store, host: host).resolve(pages.map(\.page), report: &report)
+        // Closures, not key paths: a key path into a generic type is built anew at each call.
+        let feedPages = pages.map { $0.page }
+        let videos = try await VideoResolution(lease: lease, cache: store, host: host).resolve(feedPages, report: &report)
         let results = try await store.apply(zip(pages, videos).map { (page: $0.prepared, videos: $1) }, under: lease, announcing: announcer)
-        for (page, result) in zip(pages.map(\.page), results) {
+        for (page, result) in zip(feedPages, results) {
             report.add(result)
             report.pages += 1
             report.skippedItems += page.skipped.count

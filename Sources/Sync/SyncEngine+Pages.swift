@@ -82,7 +82,7 @@ extension SyncEngine {
                     progress(Progress(pages: report.pages, posts: report.newPosts + report.updatedPosts + report.unchangedPosts,
                                       skipped: page.skipped))
                 }
-                await pipeline.committed(pages.map(\.size))
+                await pipeline.committed(pages.map { $0.size })   // not a key path: see PageWriter.commit
                 if let circling {
                     throw ServiceError(.contractViolation, "reading feed \(feed)",
                                        "the backend sent a cursor it had already sent in this sync (\(Terminal.safe(circling.nextRequest, limit: 120))), "
