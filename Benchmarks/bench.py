@@ -280,7 +280,7 @@ def main():
                    help="run each timed side R times and report the fastest (default 1)")
     p.add_argument("--keep", action="store_true", help="keep the scratch folder with configs and databases")
     p.add_argument("--profile", action="store_true",
-                   help="the HTTP API, Mastodon and Bluesky sides: one more cold sync each under perf record -g, its CPU split "
+                   help="the HTTP API, Mastodon, Bluesky and web-feeds sides: one more cold sync each under perf record -g, its CPU split "
                         "into decode, map, prepare, store and http (Benchmarks/cpu_split.py); not measured without perf")
     p.add_argument("--bluesky", action="store_true", help="also run the Bluesky side (Benchmarks/bench_bluesky.py)")
     p.add_argument("--webfeeds", action="store_true",
@@ -350,7 +350,7 @@ def main():
                                        scratch=scratch / "webfeeds", smoke=True)
                 else:
                     bench_webfeeds.run(binary.parent, skip_baseline=args.skip_baseline, repeat=args.repeat, scale=args.scale,
-                                       scratch=scratch / "webfeeds")
+                                       scratch=scratch / "webfeeds", profile=args.profile)
             except Broken as e:
                 raise Broken(f"web feeds: {e}") from e
         if args.media:

@@ -20,6 +20,8 @@ Sides, in one run against one server:
   idle            feedsyncd between polls: RSS, and CPU ticks over --idle-seconds.
   --scale N       feedsyncd with N feeds of --scale-items items: time until all synced, peak RSS
                   (VmHWM) and the most descriptors it held (/proc/PID/fd, sampled).
+  --profile       one more cold `feedsync pull` under `perf record -g`, its CPU split into
+                  decode, map, prepare, store, http and other (cpu_split.py).
 
 Exit status 1 when something is broken (a command failed, a row count is wrong, a round was not
 all 304); a missed target only shows as MISS. Standard library only; feed-to-sqlite goes into
@@ -36,6 +38,7 @@ from pathlib import Path
 
 import benchkit
 import ceilings
+import cpu_split
 from benchkit import BENCH, ROOT, TICK, Broken, Daemon, FeedServer, descriptors, verdict
 
 VENV = BENCH / ".venv-webfeeds"
@@ -118,8 +121,9 @@ def baseline(tool, server, folder):
 
 
 def run(bin_dir, feeds=1000, items=50, hosts=20, scale=0, scale_items=5, idle_seconds=10.0, skip_baseline=False,
-        repeat=1, scratch=None, smoke=False):
-    """Runs the web-feeds side and prints its report."""
+        repeat=1, scratch=None, smoke=False, profile=False):
+    """Runs the web-feeds side and prints its report. With `profile`, one more cold pull runs
+    under perf and the report splits its CPU (cpu_split.py)."""
     feedsync, feedsyncd = bin_dir / "feedsync", bin_dir / "feedsyncd"
     for binary in (feedsync, feedsyncd):
         if not binary.exists():
@@ -130,6 +134,7 @@ def run(bin_dir, feeds=1000, items=50, hosts=20, scale=0, scale_items=5, idle_se
     load_start = " ".join(f"{x:.2f}" for x in os.getloadavg())
     lines = []
     server = None
+    ceiling, split = None, None
     try:
         note(f"starting the feed server: {feeds:,} feeds of {items} items over {hosts} ports …")
         server = FeedServer(feeds, items, hosts)
@@ -156,7 +161,13 @@ def run(bin_dir, feeds=1000, items=50, hosts=20, scale=0, scale_items=5, idle_se
                 return result, server.cpu_seconds() - before
             base, base_server = min((base_once(i) for i in range(repeat)), key=lambda r: r[0].wall)
             note("feedparser ceiling: the same feeds downloaded and parsed by feedparser …")
-            ceilings.record("web feeds", feeds * items, "feedparser", cold.wall, feedparser_ceiling(server, scratch))
+            ceiling = feedparser_ceiling(server, scratch)
+            ceilings.record("web feeds", feeds * items, "feedparser", cold.wall, ceiling)
+        if profile:
+            note("one more cold pull under perf record, to split its CPU …")
+            profiled, profiled_db = write_config(scratch / "profile", server, concurrency=CONCURRENCY)
+            split = cpu_split.profile("web feeds", [feedsync, "pull", "--config", profiled], dict(os.environ), profiled.parent, cold.cpu)
+            check_mirror(profiled_db, server, "feedsync pull under perf")
 
         # A round of unchanged feeds through pull.
         note("feedsync pull, every feed unchanged …")
@@ -236,6 +247,8 @@ def run(bin_dir, feeds=1000, items=50, hosts=20, scale=0, scale_items=5, idle_se
         ratio = base.wall / cold.wall
         print(f"  feedsync pull / {BASELINE}: {ratio:.2f}x faster (target >= {TARGET_VS_BASELINE:.0f}x) "
               f"{verdict(ratio >= TARGET_VS_BASELINE)}; one feed at a time: {base.wall / serial.wall:.2f}x")
+    if profile:
+        cpu_split.report(split, ceiling)
     print(f"  feedsyncd cold, until all {feeds:,} synced: {daemon_cold:.2f} s (daemon.concurrency {CONCURRENCY}, "
           f"maxRequestsPerHost 1), peak RSS {cold_hwm:.1f} MiB, at most {cold_max_fds} descriptors")
     print(f"  unchanged round, feedsync pull: {again.wall:.2f} s, CPU {again.cpu:.2f} s, {feeds:,} × 304, "
@@ -266,6 +279,8 @@ def main():
     p.add_argument("--smoke", action="store_true",
                    help="40 feeds of 5 items over 4 hosts, no baseline (no network), no build; debug binaries if no release")
     p.add_argument("--keep", action="store_true", help="keep the scratch folder")
+    p.add_argument("--profile", action="store_true",
+                   help="one more cold pull under perf record -g, its CPU split into decode, map, prepare, store, http (cpu_split.py)")
     args = p.parse_args()
     if args.smoke:
         args.feeds, args.items, args.hosts, args.skip_baseline, args.no_build, args.idle_seconds = 40, 5, 4, True, True, 2.0
@@ -281,7 +296,7 @@ def main():
         scratch = Path(tempfile.mkdtemp(prefix="feedsync-bench-webfeeds-"))
         note(f"scratch folder kept: {scratch}")
     run(bin_dir, args.feeds, args.items, args.hosts, args.scale, args.scale_items, args.idle_seconds, args.skip_baseline,
-        args.repeat, scratch, args.smoke)
+        args.repeat, scratch, args.smoke, args.profile)
 
 
 if __name__ == "__main__":
