@@ -72,11 +72,14 @@ extension SyncEngine {
                 var pages = [try await pipeline.take()]
                 if pages[0].page.hasMore { pages += await pipeline.takeWaiting(upTo: perTransaction - 1) }
                 // None after the last page, or after one whose next request was already made.
+                var kept = 0
                 var circling: FeedPage?
-                if let end = pages.firstIndex(where: { !$0.page.hasMore || !requested.insert($0.page.nextRequest).inserted }) {
-                    if pages[end].page.hasMore { circling = pages[end].page }
-                    pages.removeSubrange((end + 1)...)
+                for fetched in pages {
+                    kept += 1
+                    guard fetched.page.hasMore else { break }
+                    guard requested.insert(fetched.page.nextRequest).inserted else { circling = fetched.page; break }
                 }
+                pages.removeSubrange(kept...)
                 try await writer.commit(pages.map { ($0.page, $0.prepared) }, report: &report) { page, report in
                     walk?.note(page)
                     progress(Progress(pages: report.pages, posts: report.newPosts + report.updatedPosts + report.unchangedPosts,

@@ -81,6 +81,22 @@ final class MockVideos: VideoService {
     }
 }
 
+/// What a sync's fetcher and committer did by the time each commit began: the fetches begun, by
+/// commit number, and how many commits have begun.
+final class FetchesSeen: Sendable {
+    let byCommit = Mutex<[Int: [String]]>([:])
+    let commitsBegun = Mutex(0)
+
+    /// For a fetcher: holds the second fetch until the first commit has begun, so that it
+    /// commits page 1 alone (bounded: 600 s, for a busy machine).
+    @Sendable func firstCommitAlone(_ fetch: Int) async {
+        let deadline = ContinuousClock.now + .seconds(600)
+        while fetch == 2 && commitsBegun.withLock({ $0 }) == 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+}
+
 /// An in-memory store of the roles a sync uses, that records writes and can be told to fail
 /// the n-th page commit.
 actor MockStore: SyncStore {

@@ -77,14 +77,10 @@ import Testing
             Result<FeedPage, ServiceError>.success(makePage([makePost("p\(index)")], cursor: index < 2 ? "c\(index)" : "c0", hasMore: true))
         }
         let log = self.log
-        let commitsBegun = Mutex(0)
-        // Page 2 is answered once the first commit has begun, so that it commits page 1 alone.
-        let posts = MockPosts(log: log, pages, beforeAnswer: { fetch in
-            let deadline = ContinuousClock.now + .seconds(600)
-            while fetch == 2 && commitsBegun.withLock({ $0 }) == 0 && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
-        })
+        let seen = FetchesSeen()
+        let posts = MockPosts(log: log, pages, beforeAnswer: seen.firstCommitAlone)
         let store = MockStore(log: log, pagesPerTransaction: pagesPerTransaction, beforeCommit: { number in
-            commitsBegun.withLock { $0 += 1 }
+            seen.commitsBegun.withLock { $0 += 1 }
             let deadline = ContinuousClock.now + .seconds(600)
             while number == 1 && log.count("page") < 6 && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
         })

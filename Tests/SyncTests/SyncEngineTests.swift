@@ -38,21 +38,6 @@ import Testing
         #expect(await Set(store.posts.keys) == ["p2", "p3"])
     }
 
-    /// The fetches begun by the time each commit began, by its number.
-    final class FetchesSeen: Sendable {
-        let byCommit = Mutex<[Int: [String]]>([:])
-        let commitsBegun = Mutex(0)
-
-        /// For a fetcher: holds the second fetch until the first commit has begun, so that it
-        /// commits page 1 alone (bounded: 600 s, for a busy machine).
-        @Sendable func firstCommitAlone(_ fetch: Int) async {
-            let deadline = ContinuousClock.now + .seconds(600)
-            while fetch == 2 && commitsBegun.withLock({ $0 }) == 0 && ContinuousClock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(1))
-            }
-        }
-    }
-
     /// A store that holds commits `holding` until the fetch of page n + `ahead` has begun (bounded:
     /// 600 s, for a busy machine), then gives the fetcher time to overreach; noting the fetches
     /// begun by each commit in `seen`.
