@@ -8,12 +8,14 @@
  * triggers that keep the index and post_videos in step) and the pragmas feedsync uses (WAL,
  * synchronous NORMAL, statement journals in memory), then times inserting the rows in the
  * order feedsync did, one transaction of PAGE_SIZE rows at a time, through one prepared
- * statement.
+ * statement. Each transaction's new posts then enter the search index, are linked to their
+ * videos and counted in their feed's change counter, one statement each, as feedsync's store
+ * does for a page (SQLite migration 028 took the last two out of per-row triggers).
  *
  * The source's `videos` rows are copied into TARGET_DB before the clock starts, so that the
- * trigger that links each post to its videos writes the same `post_videos` rows feedsync's
- * store wrote (with an empty `videos` table it finds nothing to link, and the floor would
- * leave out a fifth of the rows: 19,846 links for 100,000 posts of the reference server).
+ * posts link to the same videos feedsync's store linked them to (with an empty `videos` table
+ * nothing is linked, and the floor would leave out a fifth of the rows: 19,846 links for
+ * 100,000 posts of the reference server).
  *
  * No network, no JSON, no authors, no video lookups: only what any client must at least spend
  * in SQLite to write the same rows into the same schema. Prints one JSON object on stdout:
@@ -124,6 +126,16 @@ int main(int argc, char **argv) {
                                    "SELECT pk, text, title, content_warning, author_handle, author_name FROM posts WHERE pk > ?",
                            -1, &index, 0) != SQLITE_OK) index = 0;
 
+    /* Their links to their videos and their feed's counter, as feedsync's store writes them. */
+    sqlite3_stmt *link = 0, *count = 0;
+    if (sqlite3_prepare_v2(target, "INSERT OR IGNORE INTO post_videos (post_pk, video_pk, position) "
+                                   "SELECT p.pk, v.pk, j.key FROM posts p CROSS JOIN json_each(p.video_ids) j "
+                                   "CROSS JOIN videos v ON v.feed = p.feed AND v.id = j.value "
+                                   "WHERE p.pk > ? AND p.video_ids <> '[]'", -1, &link, 0) != SQLITE_OK) link = 0;
+    if (sqlite3_prepare_v2(target, "INSERT INTO feed_versions (feed, version) SELECT feed, count(*) FROM posts WHERE pk > ? "
+                                   "GROUP BY feed ON CONFLICT (feed) DO UPDATE SET version = version + excluded.version",
+                           -1, &count, 0) != SQLITE_OK) count = 0;
+
     /* The last post's key before each page (the target's posts table is new): the key the
        videos' copy left in sqlite3_last_insert_rowid is not a post's. */
     sqlite3_int64 before = 0;
@@ -138,15 +150,19 @@ int main(int argc, char **argv) {
         }
         /* The page's last post (its triggers' own inserts do not change this). */
         sqlite3_int64 last = sqlite3_last_insert_rowid(target);
-        if (index) {
-            sqlite3_bind_int64(index, 1, before);
-            check(sqlite3_step(index), target, "indexing");
-            sqlite3_reset(index);
+        sqlite3_stmt *per_page[] = {index, link, count};
+        for (int s = 0; s < 3; s++) {
+            if (!per_page[s]) continue;
+            sqlite3_bind_int64(per_page[s], 1, before);
+            check(sqlite3_step(per_page[s]), target, "indexing, linking and counting");
+            sqlite3_reset(per_page[s]);
         }
         before = last;
         exec(target, "COMMIT");
     }
-    if (index) sqlite3_finalize(index);
+    sqlite3_finalize(index);
+    sqlite3_finalize(link);
+    sqlite3_finalize(count);
     wall = seconds(CLOCK_MONOTONIC) - wall;
     cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu;
 

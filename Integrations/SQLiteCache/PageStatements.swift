@@ -8,6 +8,11 @@ struct PageStatements {
     let indexPosts: SQLiteStatement
     /// Adds the posts with keys from parameter 1 to parameter 2 to the search index.
     let indexPostRange: SQLiteStatement
+    /// Link the new posts whose keys are in a JSON array (parameter 1), or from parameter 1 to
+    /// parameter 2, to their videos.
+    let linkPosts, linkPostRange: SQLiteStatement
+    /// Moves the counter of the feed by ?2, the number of posts it inserted.
+    let countInserts: SQLiteStatement
 
     /// The post's own columns, parameters 2…24 in codec order, by name.
     private static let parameter = Dictionary(uniqueKeysWithValues: PostColumns.names.enumerated().map { ($1, "?\($0 + 2)") })
@@ -63,9 +68,24 @@ struct PageStatements {
             INSERT INTO posts_fts (rowid, text, title, content_warning, author_handle, author_name)
             SELECT pk, text, title, content_warning, author_handle, author_name FROM posts WHERE pk BETWEEN ?1 AND ?2
             """)
+        linkPosts = try db.statement(Self.linkVideos(of: "p.pk IN (SELECT value FROM json_each(?1))"))
+        linkPostRange = try db.statement(Self.linkVideos(of: "p.pk BETWEEN ?1 AND ?2"))
+        countInserts = try db.statement("""
+            INSERT INTO feed_versions (feed, version) VALUES (?1, ?2) ON CONFLICT (feed) DO UPDATE SET version = version + excluded.version
+            """)
     }
 
-    private var all: [SQLiteStatement] { [insertPost, updatePost, upsertUser, insertVideoID, deletePost, deleteReposts] }
+    /// Links the posts that match `posts` (of `p`) to their videos, found by key one each
+    /// (CROSS JOIN keeps the order written, as migration 027's update trigger does).
+    static func linkVideos(of posts: String) -> String {
+        """
+        INSERT OR IGNORE INTO post_videos (post_pk, video_pk, position)
+        SELECT p.pk, v.pk, j.key FROM posts p CROSS JOIN json_each(p.video_ids) j CROSS JOIN videos v ON v.feed = p.feed AND v.id = j.value
+        WHERE \(posts) AND p.video_ids <> '[]'
+        """
+    }
+
+    private var all: [SQLiteStatement] { [insertPost, updatePost, upsertUser, insertVideoID, deletePost, deleteReposts, countInserts] }
 
     func bindFeed(_ feed: String) throws {
         for statement in all { try statement.bind(feed, at: 1) }

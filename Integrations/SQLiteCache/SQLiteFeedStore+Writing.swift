@@ -81,7 +81,9 @@ extension SQLiteFeedStore {
 
     /// Writes a page's rows: a placeholder for each video id it refers to, its authors, then its
     /// upserts and deletions in the page's order (a post is inserted, or rewritten only when a
-    /// column differs). Triggers keep the search index and post_videos in step.
+    /// column differs). The page's new posts enter the search index, are linked to their videos
+    /// and counted in the feed's version by the store (``writePosts``); triggers keep all three in
+    /// step for changes and deletions.
     ///
     /// `rowsWritten` counts the mirror's rows these statements wrote, not the index entries
     /// their triggers maintain.
@@ -122,21 +124,31 @@ extension SQLiteFeedStore {
     private func writePosts(_ rows: PageRows, pinned: PinnedRows, authors: PinnedRows, with statements: PageStatements,
                             in db: SQLiteDatabase, result: PageWriteResult) throws -> PageWriteResult {
         var result = result
-        // Keys of the posts inserted and not yet in the search index. They are indexed in one
-        // statement, before any update or deletion (whose triggers unindex the old text) and at
-        // the end of the page. New rows take consecutive keys, so the statement is most often
-        // over a range of keys rather than a list.
+        // Keys of the posts inserted and not yet in the search index, linked to their videos or
+        // counted in the feed's version. Each of the three is one statement, before any update or
+        // deletion (whose triggers unindex the old text and relink) and at the end of the page;
+        // not per-row triggers, which made every insert keep a statement journal (migration
+        // 028). New rows take consecutive keys, so the statements are most often over a range of
+        // keys rather than a list.
         var unindexed: [Int64] = []
         func index() throws {
             guard let first = unindexed.first, let last = unindexed.last else { return }
+            let linking = !rows.videoIDs.isEmpty
             if last - first + 1 == Int64(unindexed.count), zip(unindexed, unindexed.dropFirst()).allSatisfy({ $1 == $0 + 1 }) {
-                try statements.indexPostRange.bind(first, at: 1)
-                try statements.indexPostRange.bind(last, at: 2)
-                try statements.indexPostRange.execute()
+                for statement in linking ? [statements.indexPostRange, statements.linkPostRange] : [statements.indexPostRange] {
+                    try statement.bind(first, at: 1)
+                    try statement.bind(last, at: 2)
+                    try statement.execute()
+                }
             } else {
-                try statements.indexPosts.bind(JSONStringArray.encode(unindexed.map(String.init), dialect: .sqlite), at: 1)
-                try statements.indexPosts.execute()
+                let keys = JSONStringArray.encode(unindexed.map(String.init), dialect: .sqlite)
+                for statement in linking ? [statements.indexPosts, statements.linkPosts] : [statements.indexPosts] {
+                    try statement.bind(keys, at: 1)
+                    try statement.execute()
+                }
             }
+            try statements.countInserts.bind(Int64(unindexed.count), at: 2)
+            try statements.countInserts.execute()
             unindexed.removeAll(keepingCapacity: true)
         }
         for (position, step) in rows.steps.enumerated() {
