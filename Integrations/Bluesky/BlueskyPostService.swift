@@ -22,6 +22,8 @@ struct BlueskyPostService: PostService {
     let pageSize: Int
     let maxPosts: Int?
     let since: Date?
+    /// The next page of a walk back, fetched while this one is mapped.
+    let readAhead = ReadAhead<HTTPResponse>()
 
     func page(after cursor: FeedCursor?, session: Session?) async throws -> FeedPage {
         let operation = "reading the timeline from"
@@ -35,13 +37,17 @@ struct BlueskyPostService: PostService {
         guard let token = session?.accessToken else {
             throw ServiceError(.unauthorized, "\(operation) \(client.origin.host)", "there is no session to send")
         }
-        var parameters = timeline.parameters(filter: filter, viewer: try viewer(token))
-        parameters.append(URLQueryItem(name: "limit", value: String(pageSize)))
+        let parameters: [URLQueryItem]
         switch state {
-        case .backfill(_, _, let next)?, .catchUp(_, _, let next)?: parameters.append(URLQueryItem(name: "cursor", value: next))
-        case nil, .idle?: break
+        case .backfill(_, _, let next)?, .catchUp(_, _, let next)?: parameters = try self.parameters(token, cursor: next)
+        case nil, .idle?: parameters = try self.parameters(token, cursor: nil)
         }
-        let response = try await client.query(timeline.method, parameters, token: token, operation)
+        let response: HTTPResponse
+        if let answer = try await readAhead.answer(for: Self.readAheadKey(parameters, token)) {
+            response = answer
+        } else {
+            response = try await client.query(timeline.method, parameters, token: token, operation)
+        }
         let page: BlueskyFeedResponse
         do {
             page = try BlueskyFeedResponse(body: response.body, barePosts: timeline.listsBarePosts)
@@ -60,6 +66,7 @@ struct BlueskyPostService: PostService {
             }
             next = cursor
         }
+        try await readAhead(after: page, next: next, of: state, token: token)
         let read = Self.read(page)
 
         switch state {
@@ -91,6 +98,37 @@ struct BlueskyPostService: PostService {
                 return Self.page(fresh, skipped: skipped, next: .catchUp(watermark: watermark, top: top, next: next), hasMore: true)
             }
             return Self.page(fresh, skipped: skipped, next: .idle(watermark: max(watermark, top ?? watermark)), hasMore: false)
+        }
+    }
+
+    /// The query of a timeline page: the one after `cursor`, or the newest.
+    private func parameters(_ token: Secret, cursor: String?) throws -> [URLQueryItem] {
+        var parameters = timeline.parameters(filter: filter, viewer: try viewer(token))
+        parameters.append(URLQueryItem(name: "limit", value: String(pageSize)))
+        if let cursor { parameters.append(URLQueryItem(name: "cursor", value: cursor)) }
+        return parameters
+    }
+
+    /// A request made ahead answers only the same query with the same token.
+    private static func readAheadKey(_ parameters: [URLQueryItem], _ token: Secret) -> String {
+        "\(token.revealed.hashValue) \(parameters.map { "\($0.name)=\($0.value ?? "")" }.joined(separator: "&"))"
+    }
+
+    /// Fetches the page after `page` while it is mapped, when it is a walk back's and cannot be
+    /// the walk's last for a bound: with a `since` date, or `maxPosts` within the page, it may
+    /// be. A later sync's walk most often ends at its first page, so none is fetched ahead there.
+    private func readAhead(after page: BlueskyFeedResponse, next: String?, of state: BlueskyCursor?, token: Secret) async throws {
+        guard let next, !page.entries.isEmpty, since == nil else { return }
+        let fetched: Int
+        switch state {
+        case nil, .idle(nil)?: fetched = 0
+        case .backfill(let count, _, _)?: fetched = count
+        case .idle?, .catchUp?: return
+        }
+        if let maxPosts, fetched + page.entries.count >= maxPosts { return }
+        let parameters = try self.parameters(token, cursor: next)
+        await readAhead.start(Self.readAheadKey(parameters, token)) { [client, timeline] in
+            try await client.query(timeline.method, parameters, token: token, "reading the timeline from")
         }
     }
 

@@ -14,6 +14,8 @@ struct MastodonPostService: PostService {
     let maxPosts: Int?
     let since: Date?
     let accounts: AccountLookup
+    /// The next page of a walk back, fetched while this one is decoded.
+    let readAhead = ReadAhead<MastodonClient.Response>()
 
     func page(after cursor: FeedCursor?, session: Session?) async throws -> FeedPage {
         let state = try cursor.map { cursor in
@@ -30,7 +32,13 @@ struct MastodonPostService: PostService {
         case .backfill(_, _, let next)?: url = withLimit(next)
         case .forward(let forward)?: url = Self.walkingForward(withLimit(forward))
         }
-        let response = try await client.get(url, "reading the timeline from")
+        let response: MastodonClient.Response
+        if let answer = try await readAhead.answer(for: url.absoluteString) {
+            response = answer
+        } else {
+            response = try await client.get(url, "reading the timeline from")
+        }
+        await readAhead(after: response, of: state)
         let page: MastodonTimelineResponse
         do {
             page = try MastodonTimelineResponse(body: response.body)
@@ -80,6 +88,22 @@ struct MastodonPostService: PostService {
                             nextCursor: MastodonCursor.forward(previous).feedCursor, hasMore: page.items.count >= pageSize,
                             videos: Self.videos(of: posts, from: videos))
         }
+    }
+
+    /// Fetches the page after `response` while it is decoded, when it is a walk back's and cannot
+    /// be the walk's last for a bound: with a `since` date, or `maxPosts` within a page, it may
+    /// be. A forward walk's page is most often its last, so none is fetched ahead there.
+    private func readAhead(after response: MastodonClient.Response, of state: MastodonCursor?) async {
+        guard let next = response.next, since == nil else { return }
+        let fetched: Int
+        switch state {
+        case nil: fetched = 0
+        case .backfill(let count, _, _)?: fetched = count
+        case .forward?: return
+        }
+        if let maxPosts, fetched + pageSize >= maxPosts { return }
+        let url = withLimit(next)
+        await readAhead.start(url.absoluteString) { [client] in try await client.get(url, "reading the timeline from") }
     }
 
     /// The videos of `posts`, in order of first mention.

@@ -50,6 +50,8 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.hasPrefix("sky: 250 new, 0 updated, 0 deleted, 0 skipped"), "\(first.stdout)")
         #expect(try await storedIDs(scratch) == Set(try await timeline(server).prefix(250)), "the newest 250")
+        #expect(try await stats(server).requests["GET app.bsky.feed.getTimeline"] == ["200": 3],
+                "100, 100 and 50: the page after each asked for while it is mapped, none past the bound")
 
         // More than a page arrives: the walk goes on until a page holds only what is stored.
         try await server.control("POST", "/_control/post?count=150")

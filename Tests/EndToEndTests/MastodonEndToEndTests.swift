@@ -42,6 +42,9 @@ import Testing
         #expect(first.stdout.hasPrefix("social: 120 new"), "\(first.stdout)")
         let home = try await timeline(server, "home")
         #expect(try await storedIDs(scratch) == Array(home.prefix(120)), "the newest 120, none skipped")
+        let firstStats = try await server.control("GET", "/_control/stats")["requests"] as? [String: [String: Int]] ?? [:]
+        #expect(firstStats["GET /api/v1/timelines/home"] == ["200": 3],
+                "three pages of 40: the page after each asked for while it is read, none past the bound: \(firstStats)")
 
         try await server.control("POST", "/_control/post?count=50")
         try await server.control("POST", "/_control/reset-stats")

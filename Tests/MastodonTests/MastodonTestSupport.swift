@@ -56,10 +56,15 @@ func status(_ id: String = "110000000000000001", _ fields: String = "") -> Strin
 /// Answers every request with the next scripted response, recording the requests.
 final class StubTransport: HTTPTransport {
     private let script: Mutex<[HTTPResponse]>
+    private let sent = Mutex<[URL]>([])
 
     init(_ responses: [HTTPResponse]) { script = Mutex(responses) }
 
+    /// The addresses asked for so far, in order.
+    var requests: [URL] { sent.withLock { $0 } }
+
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        sent.withLock { $0.append(request.url) }
         guard let next = script.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else {
             throw ServiceError(.unavailable, "sending", "the connection was refused")
         }
@@ -69,9 +74,13 @@ final class StubTransport: HTTPTransport {
     func close() async {}
 }
 
-func makePostService(_ responses: [HTTPResponse]) -> MastodonPostService {
-    let client = MastodonClient(server: URL(string: "http://127.0.0.1:1")!, token: Secret("tok"), transport: StubTransport(responses),
+func makePostService(_ responses: [HTTPResponse], maxPosts: Int? = nil, since: Date? = nil) -> MastodonPostService {
+    makePostService(StubTransport(responses), maxPosts: maxPosts, since: since)
+}
+
+func makePostService(_ transport: StubTransport, maxPosts: Int? = nil, since: Date? = nil) -> MastodonPostService {
+    let client = MastodonClient(server: URL(string: "http://127.0.0.1:1")!, token: Secret("tok"), transport: transport,
                                 requests: RequestCounter(), gate: HostGate(), pacer: RateLimitPacer())
-    return MastodonPostService(client: client, timeline: .home, pageSize: 40, maxPosts: nil, since: nil,
+    return MastodonPostService(client: client, timeline: .home, pageSize: 40, maxPosts: maxPosts, since: since,
                                accounts: AccountLookup(client: client))
 }
