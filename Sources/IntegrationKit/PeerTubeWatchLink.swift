@@ -36,7 +36,9 @@ public enum PeerTubeWatchLink {
     /// mentions and hashtags, and parsing each was most of a Mastodon sync's CPU (issue 40).
     public static func links(inHTML html: String, limit: Int = 8) -> [URL] {
         var found: [URL] = []
-        let bytes = Array(html.utf8.prefix(64 * 1024))
+        // Copied in one block from a native string: the generic copy of a `prefix` went byte by byte.
+        let looked = 64 * 1024
+        let bytes = html.utf8.withContiguousStorageIfAvailable { Array($0.prefix(looked)) } ?? Array(html.utf8.prefix(looked))
         var from = 0
         while found.count < limit, let start = firstIndex(of: hrefMarker, in: bytes[from...]) {
             let valueStart = start + hrefMarker.count
