@@ -11,6 +11,7 @@ struct PageRows {
     /// Values per user row: ``UserColumns/names`` (parameters 2…6).
     static let userWidth = UserColumns.names.count
     /// Where a user row's handle, name and profile time are, from its start.
+    static let userID = UserColumns.names.firstIndex(of: "id")!
     static let userHandle = UserColumns.names.firstIndex(of: "handle")!
     static let userDisplayName = UserColumns.names.firstIndex(of: "display_name")!
     static let userProfileAt = UserColumns.names.firstIndex(of: "profile_at")!

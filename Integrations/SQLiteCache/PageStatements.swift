@@ -8,10 +8,10 @@ struct PageStatements {
     let indexPosts: SQLiteStatement
     /// Adds the posts with keys from parameter 1 to parameter 2 to the search index.
     let indexPostRange: SQLiteStatement
-    /// Link the new posts whose keys are in a JSON array (parameter 1), or from parameter 1 to
+    /// Links the new posts whose keys are in a JSON array (parameter 1), or from parameter 1 to
     /// parameter 2, to their videos.
     let linkPosts, linkPostRange: SQLiteStatement
-    /// Moves the counter of the feed by ?2, the number of posts it inserted.
+    /// Moves the counter of feed ?1 by ?2, the number of posts it inserted.
     let countInserts: SQLiteStatement
 
     /// The post's own columns, parameters 2…24 in codec order, by name.
@@ -85,7 +85,7 @@ struct PageStatements {
         """
     }
 
-    private var all: [SQLiteStatement] { [insertPost, updatePost, upsertUser, insertVideoID, deletePost, deleteReposts, countInserts] }
+    private var all: [SQLiteStatement] { [insertPost, updatePost, upsertUser, insertVideoID, deletePost, deleteReposts] }
 
     func bindFeed(_ feed: String) throws {
         for statement in all { try statement.bind(feed, at: 1) }

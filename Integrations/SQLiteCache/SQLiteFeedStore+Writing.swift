@@ -43,7 +43,13 @@ extension SQLiteFeedStore {
             try db.withPageTransaction {
                 // Looked up once per transaction rather than once per row: the cache is keyed by the SQL text.
                 let statements = try PageStatements(db)
-                return try pages.map { try write($0.page, videos: $0.videos, feed: feed, with: statements, announcing: announcer, in: db) }
+                var newPosts = NewPosts()
+                var results: [PageWriteResult] = []
+                for (page, videos) in pages {
+                    results.append(try write(page, videos: videos, feed: feed, with: statements, announcing: announcer, newPosts: &newPosts, in: db))
+                }
+                try newPosts.complete(statements, feed: feed)
+                return results
             }
         }
     }
@@ -51,12 +57,12 @@ extension SQLiteFeedStore {
     /// Writes one page of a transaction: its rows, its videos, its cursor, renames and stream
     /// position, and the deliveries `announcer` makes of it.
     private func write(_ prepared: SQLitePreparedPage, videos: [Video], feed: String, with statements: PageStatements,
-                       announcing announcer: (any PageAnnouncer)?, in db: SQLiteDatabase) throws -> PageWriteResult {
+                       announcing announcer: (any PageAnnouncer)?, newPosts: inout NewPosts, in db: SQLiteDatabase) throws -> PageWriteResult {
         let (page, rows) = (prepared.page, prepared.rows)
         var result = try rows.buffer.withPinned { pinned in
             defer { statements.clearBindings() }
             try statements.bindFeed(feed)
-            return try write(rows, pinned: pinned, with: statements, in: db)
+            return try write(rows, pinned: pinned, with: statements, feed: feed, newPosts: &newPosts, in: db)
         }
         for video in videos {
             try upsert(VideoColumns(video), feed: feed, in: db)
@@ -64,6 +70,8 @@ extension SQLiteFeedStore {
         }
         // A streamed batch has no cursor: the feed keeps the one its last poll committed.
         if let cursor = page.nextCursor { result.rowsWritten += try db.run(Self.sql.moveCursor(to: cursor, ofFeed: feed)) }
+        // A rename rewrites the author's posts, through a trigger that takes their old text out of the search index.
+        if !page.renames.isEmpty { try newPosts.complete(statements, feed: feed) }
         for rename in page.renames where try self.rename(rename, feed: feed, in: db) {
             result.renamed += 1
             result.rowsWritten += 1
@@ -81,16 +89,18 @@ extension SQLiteFeedStore {
 
     /// Writes a page's rows: a placeholder for each video id it refers to, its authors, then its
     /// upserts and deletions in the page's order (a post is inserted, or rewritten only when a
-    /// column differs). The page's new posts enter the search index, are linked to their videos
-    /// and counted in the feed's version by the store (``writePosts``); triggers keep all three in
-    /// step for changes and deletions.
+    /// column differs). The transaction's new posts enter the search index, are linked to their
+    /// videos and are counted in the feed's version together (``NewPosts``); triggers keep all
+    /// three in step for changes and deletions.
     ///
     /// `rowsWritten` counts the mirror's rows these statements wrote, not the index entries
     /// their triggers maintain.
-    private func write(_ rows: PageRows, pinned: PinnedRows, with statements: PageStatements,
-                       in db: SQLiteDatabase) throws -> PageWriteResult {
+    private func write(_ rows: PageRows, pinned: PinnedRows, with statements: PageStatements, feed: String,
+                       newPosts: inout NewPosts, in db: SQLiteDatabase) throws -> PageWriteResult {
         var result = PageWriteResult()
-        // Video placeholders first, so a new post links to its videos as it is inserted.
+        // An author's new handle or name is carried to their posts by a trigger (`users_au_profile`).
+        if newPosts.mayRename(rows, pinned: pinned) { try newPosts.complete(statements, feed: feed) }
+        // Video placeholders first, so the new posts find every video they link to.
         for id in rows.videoIDs {
             try statements.insertVideoID.bind(id ..< id + 1, of: pinned, from: 2)
             try statements.insertVideoID.execute()
@@ -117,40 +127,20 @@ extension SQLiteFeedStore {
         }
         return try authors.withPinned { authorValues in
             defer { statements.insertPost.clearBindings() }
-            return try writePosts(rows, pinned: pinned, authors: authorValues, with: statements, in: db, result: result)
+            let written = try writePosts(rows, pinned: pinned, authors: authorValues, with: statements, feed: feed, newPosts: &newPosts,
+                                         in: db, result: result)
+            newPosts.endPage(rows, pinned: pinned, authors: authorValues)
+            return written
         }
     }
 
-    private func writePosts(_ rows: PageRows, pinned: PinnedRows, authors: PinnedRows, with statements: PageStatements,
-                            in db: SQLiteDatabase, result: PageWriteResult) throws -> PageWriteResult {
+    /// Inserts the page's new posts (noted in `newPosts`, which the transaction completes), and
+    /// rewrites or deletes the others, once `newPosts` is complete: the triggers of an update or
+    /// deletion take the old text out of the search index.
+    private func writePosts(_ rows: PageRows, pinned: PinnedRows, authors: PinnedRows, with statements: PageStatements, feed: String,
+                            newPosts: inout NewPosts, in db: SQLiteDatabase, result: PageWriteResult) throws -> PageWriteResult {
         var result = result
-        // Keys of the posts inserted and not yet in the search index, linked to their videos or
-        // counted in the feed's version. Each of the three is one statement, before any update or
-        // deletion (whose triggers unindex the old text and relink) and at the end of the page;
-        // not per-row triggers, which made every insert keep a statement journal (migration
-        // 028). New rows take consecutive keys, so the statements are most often over a range of
-        // keys rather than a list.
-        var unindexed: [Int64] = []
-        func index() throws {
-            guard let first = unindexed.first, let last = unindexed.last else { return }
-            let linking = !rows.videoIDs.isEmpty
-            if last - first + 1 == Int64(unindexed.count), zip(unindexed, unindexed.dropFirst()).allSatisfy({ $1 == $0 + 1 }) {
-                for statement in linking ? [statements.indexPostRange, statements.linkPostRange] : [statements.indexPostRange] {
-                    try statement.bind(first, at: 1)
-                    try statement.bind(last, at: 2)
-                    try statement.execute()
-                }
-            } else {
-                let keys = JSONStringArray.encode(unindexed.map(String.init), dialect: .sqlite)
-                for statement in linking ? [statements.indexPosts, statements.linkPosts] : [statements.indexPosts] {
-                    try statement.bind(keys, at: 1)
-                    try statement.execute()
-                }
-            }
-            try statements.countInserts.bind(Int64(unindexed.count), at: 2)
-            try statements.countInserts.execute()
-            unindexed.removeAll(keepingCapacity: true)
-        }
+        let linking = !rows.videoIDs.isEmpty
         for (position, step) in rows.steps.enumerated() {
             switch step {
             case .upsert(let start, let author, let reposter):
@@ -168,9 +158,9 @@ extension SQLiteFeedStore {
                 if db.changes == 1 {
                     result.inserted += 1
                     result.insertedIDs.append(rows.ids[position])
-                    unindexed.append(db.lastInsertRowID)
+                    newPosts.append(db.lastInsertRowID, author: author, linking: linking)
                 } else {
-                    try index()
+                    try newPosts.complete(statements, feed: feed)
                     try statements.updatePost.bind(values, of: pinned, from: 2)
                     try statements.updatePost.execute()
                     if db.changes == 1 {
@@ -182,7 +172,7 @@ extension SQLiteFeedStore {
                 }
                 result.rowsWritten += db.changes
             case .delete(let id):
-                try index()
+                try newPosts.complete(statements, feed: feed)
                 // A deleted post takes the entries that repost it along: two statements, so each
                 // searches its own index (an OR of the two would scan the feed).
                 for statement in [statements.deletePost, statements.deleteReposts] {
@@ -194,7 +184,6 @@ extension SQLiteFeedStore {
                 }
             }
         }
-        try index()
         return result
     }
 }
