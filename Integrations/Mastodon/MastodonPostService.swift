@@ -14,7 +14,7 @@ struct MastodonPostService: PostService {
     let maxPosts: Int?
     let since: Date?
     let accounts: AccountLookup
-    /// The next page of a walk back, fetched while this one is decoded.
+    /// The next page of a walk back, fetched while this one is mapped.
     let readAhead = ReadAhead<MastodonClient.Response>()
 
     func page(after cursor: FeedCursor?, session: Session?) async throws -> FeedPage {
@@ -38,7 +38,6 @@ struct MastodonPostService: PostService {
         } else {
             response = try await client.get(url, "reading the timeline from")
         }
-        await readAhead(after: response, of: state)
         let page: MastodonTimelineResponse
         do {
             page = try MastodonTimelineResponse(body: response.body)
@@ -50,6 +49,8 @@ struct MastodonPostService: PostService {
         } catch {
             throw ServiceError(.invalidResponse, "reading the timeline from \(client.server.host ?? "")", "the body is not a list of statuses")
         }
+        // Once the page is read: a page that cannot be read ends the walk.
+        if !page.items.isEmpty { await readAhead(after: response, of: state) }
         let (posts, skipped, videos) = page.mapped()
 
         switch state {
@@ -90,7 +91,7 @@ struct MastodonPostService: PostService {
         }
     }
 
-    /// Fetches the page after `response` while it is decoded, when it is a walk back's and cannot
+    /// Fetches the page after `response` while it is mapped, when it is a walk back's and cannot
     /// be the walk's last for a bound: with a `since` date, or `maxPosts` within a page, it may
     /// be. A forward walk's page is most often its last, so none is fetched ahead there.
     private func readAhead(after response: MastodonClient.Response, of state: MastodonCursor?) async {

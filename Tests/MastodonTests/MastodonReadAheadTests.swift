@@ -65,6 +65,18 @@ import Testing
         #expect(transport.requests.count == 1)
     }
 
+    @Test(arguments: ["not json", "[]", String(repeating: "[", count: 600) + String(repeating: "]", count: 600)])
+    func aPageThatCannotBeReadOrHoldsNothingAsksForNoneAhead(body: String) async throws {
+        let link = ["Link": "<\(Self.server)?max_id=261>; rel=\"next\""]
+        let transport = StubTransport([HTTPResponse(status: 200, headers: link, body: Data(body.utf8)), Self.threePages[1]])
+        let service = makePostService(transport)
+
+        _ = try? await service.page(after: nil, session: nil)
+
+        #expect(await !service.readAhead.isPending)
+        #expect(transport.requests.count == 1)
+    }
+
     @Test func aPageThatFailedAheadFailsItsTurnAndIsAskedForAgain() async throws {
         let transport = StubTransport([Self.threePages[0], HTTPResponse(status: 503), Self.threePages[1], Self.threePages[2]])
         let service = makePostService(transport)
