@@ -23,7 +23,7 @@ struct BlueskyPostService: PostService {
     let maxPosts: Int?
     let since: Date?
     /// The next page of a walk back, fetched while this one is mapped.
-    let readAhead = ReadAhead<HTTPResponse>()
+    var readAhead = ReadAhead<HTTPResponse>()
 
     func page(after cursor: FeedCursor?, session: Session?) async throws -> FeedPage {
         let operation = "reading the timeline from"

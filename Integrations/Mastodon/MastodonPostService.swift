@@ -15,7 +15,7 @@ struct MastodonPostService: PostService {
     let since: Date?
     let accounts: AccountLookup
     /// The next page of a walk back, fetched while this one is mapped.
-    let readAhead = ReadAhead<MastodonClient.Response>()
+    var readAhead = ReadAhead<MastodonClient.Response>()
 
     func page(after cursor: FeedCursor?, session: Session?) async throws -> FeedPage {
         let state = try cursor.map { cursor in

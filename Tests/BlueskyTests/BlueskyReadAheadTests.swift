@@ -45,8 +45,9 @@ import Testing
     func makeService(_ transport: Script, maxPosts: Int? = nil, since: Date? = nil) -> BlueskyPostService {
         let client = BlueskyClient(service: URL(string: "http://127.0.0.1:1")!, transport: transport, requests: RequestCounter(),
                                    gate: HostGate(), pacer: RateLimitPacer(), sessionPacer: RateLimitPacer())
+        // Fresh for an hour: on a machine busy with every other test, a task may wait its turn for long.
         return BlueskyPostService(client: client, timeline: .home, filter: nil, identifier: "bob.test", pageSize: 30,
-                                  maxPosts: maxPosts, since: since)
+                                  maxPosts: maxPosts, since: since, readAhead: ReadAhead(freshFor: .seconds(3_600)))
     }
 
     func session(_ token: String) -> Session { Session(accessToken: Secret(token)) }

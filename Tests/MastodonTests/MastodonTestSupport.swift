@@ -81,6 +81,7 @@ func makePostService(_ responses: [HTTPResponse], maxPosts: Int? = nil, since: D
 func makePostService(_ transport: StubTransport, maxPosts: Int? = nil, since: Date? = nil) -> MastodonPostService {
     let client = MastodonClient(server: URL(string: "http://127.0.0.1:1")!, token: Secret("tok"), transport: transport,
                                 requests: RequestCounter(), gate: HostGate(), pacer: RateLimitPacer())
+    // Fresh for an hour: on a machine busy with every other test, a task may wait its turn for long.
     return MastodonPostService(client: client, timeline: .home, pageSize: 40, maxPosts: maxPosts, since: since,
-                               accounts: AccountLookup(client: client))
+                               accounts: AccountLookup(client: client), readAhead: ReadAhead(freshFor: .seconds(3_600)))
 }
