@@ -50,7 +50,7 @@ struct MastodonPostService: PostService {
             throw ServiceError(.invalidResponse, "reading the timeline from \(client.server.host ?? "")", "the body is not a list of statuses")
         }
         // Once the page is read: a page that cannot be read ends the walk.
-        if !page.items.isEmpty { await readAhead(after: response, of: state) }
+        if !page.items.isEmpty { await readAhead(after: response, holding: page.items.count, of: state) }
         let (posts, skipped, videos) = page.mapped()
 
         switch state {
@@ -91,10 +91,11 @@ struct MastodonPostService: PostService {
         }
     }
 
-    /// Fetches the page after `response` while it is mapped, when it is a walk back's and cannot
-    /// be the walk's last for a bound: with a `since` date, or `maxPosts` within a page, it may
-    /// be. A forward walk's page is most often its last, so none is fetched ahead there.
-    private func readAhead(after response: MastodonClient.Response, of state: MastodonCursor?) async {
+    /// Fetches the page after `response` (of `count` statuses) while it is mapped, when it is a
+    /// walk back's and cannot be the walk's last for a bound: with a `since` date, or `maxPosts`
+    /// within its statuses, it may be. A forward walk's page is most often its last, so none is
+    /// fetched ahead there.
+    private func readAhead(after response: MastodonClient.Response, holding count: Int, of state: MastodonCursor?) async {
         guard let next = response.next, since == nil else { return }
         let fetched: Int
         switch state {
@@ -102,7 +103,7 @@ struct MastodonPostService: PostService {
         case .backfill(let count, _, _)?: fetched = count
         case .forward?: return
         }
-        if let maxPosts, fetched + pageSize >= maxPosts { return }
+        if let maxPosts, fetched + count >= maxPosts { return }
         let url = withLimit(next)
         await readAhead.start(url.absoluteString) { [client] in try await client.get(url, "reading the timeline from") }
     }

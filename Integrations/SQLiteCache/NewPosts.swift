@@ -5,7 +5,9 @@ import StoreKit
 /// them (``complete(_:feed:)``), at the end of the transaction's pages, or earlier, before a
 /// statement whose triggers would rewrite one of them: an update or deletion of posts, an
 /// author's rename, or an author's new handle or name on a later page. Those triggers take the
-/// old text out of the search index, which a post not yet in it would corrupt.
+/// old text out of the search index, which a post not yet in it would corrupt. A new trigger that
+/// rewrites posts needs its statement to complete them first too (`NewPostsGroupTests` shows what
+/// a missing one does).
 ///
 /// Completing once per transaction rather than once per page: every completion writes a new
 /// segment of the search index, and over a 20,000-status Mastodon walk of 40-status pages in
