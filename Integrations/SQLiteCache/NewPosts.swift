@@ -24,11 +24,9 @@ struct NewPosts {
     /// The author slots (``PageRows/users``) of the posts this page inserted.
     private var slots: Set<Int> = []
 
-    struct AuthorText: Equatable {
+    private struct AuthorText: Equatable {
         var handle, name: String?
     }
-
-    var isEmpty: Bool { keys.isEmpty }
 
     /// Notes a post the page inserted, by its key and its author's slot.
     mutating func append(_ key: Int64, author slot: Int, linking pageLinks: Bool) {

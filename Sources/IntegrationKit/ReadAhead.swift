@@ -1,11 +1,11 @@
-/// One request made ahead of its turn: a page walk asks for its next page as soon as it knows the
-/// address, while it decodes the page it has, so the server's time and the client's overlap.
+/// One request made ahead of its turn: a page walk asks for its next page once it knows the
+/// address, while it works on the page it has, so the server's time and the client's overlap.
 ///
 /// Only the next call that asks for the same address, soon after, gets the answer; any other
 /// call, or one too late, drops it (and cancels it if it is still on its way). So a walk that
-/// stops early costs the server at most the one request, and a walk cannot be handed an answer
-/// fetched for an earlier one. An answer's failure is the failure of the call that takes it, as
-/// if that call had made the request itself.
+/// stops early costs the server at most the one request, and no answer older than the window
+/// is handed over. An answer's failure is the failure of the call that takes it, as if that call
+/// had made the request itself.
 public actor ReadAhead<Answer: Sendable> {
     private var pending: (key: String, started: ContinuousClock.Instant, task: Task<Answer, any Error>)?
     private let freshFor: Duration
