@@ -234,12 +234,12 @@ struct SQLiteMigration: Sendable {
         // videos (20,000 Bluesky posts with 1,307 videos: half the time of their commit, and
         // more with every video stored). CROSS JOIN keeps the tables in the order written.
         SQLiteMigration(name: "027_video_links_by_key", sql: videoLinksByKeySQL),
-        // A page's new posts are linked to their videos and counted in their feed's version by the
-        // store, one statement each per page, as they already entered the search index (026). Any
-        // trigger on a post's insert made every insert keep a statement journal, and end it with
-        // a sync of the search index: a quarter of SQLite's time for a post (20,000 Mastodon
-        // statuses, SQLite alone: 0.58–0.59 s of CPU with the triggers, 0.37–0.49 s without, issue 40).
-        // Changes and deletions keep their triggers.
+        // New posts are linked to their videos and counted in their feed's version by the store,
+        // one statement each for a transaction's new posts (NewPosts), as they already entered the
+        // search index (026). Any trigger on a post's insert made every insert keep a statement
+        // journal, and end it with a sync of the search index: a quarter of SQLite's time for a
+        // post (20,000 Mastodon statuses, SQLite alone: 0.58–0.59 s of CPU with the triggers,
+        // 0.37–0.49 s without, issue 40). Changes and deletions keep their triggers.
         SQLiteMigration(name: "028_store_links_new_posts", sql: """
             DROP TRIGGER posts_ai;
             DROP TRIGGER feed_version_posts_insert;
