@@ -83,6 +83,41 @@ struct PostgresPageRoundTripTests {
                 == posts.map { $0.text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") }.sorted())
     }
 
+    /// After a long page of only new posts, the next is inserted without the upsert's conflict
+    /// check. When it holds a post the feed has after all, the savepoint takes the insert back and
+    /// the page is upserted, in the same transaction as the pages before it, which stay.
+    @Test func aLongPageAfterNewOnesIsInsertedAndUpsertedWhenItMeetsAStoredPost() async throws {
+        let (store, _) = try await makeWorkers()
+        let size = PostgresPreparedPage.jsonLimit + 1
+        func page(_ ids: Range<Int>, edited: Set<Int> = [], cursor: String) -> PostgresPreparedPage {
+            store.prepare(makePage(ids.map { .upsert(makePost("p\($0)", text: edited.contains($0) ? "edited \($0)" : "post \($0)")) },
+                                   cursor: cursor))
+        }
+        let lease = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        await store.recordStatementsForTests()
+        // One transaction: two pages of new posts, then one that edits a post of the first.
+        let pages = [page(0 ..< size, cursor: "1"), page(size ..< 2 * size, cursor: "2"),
+                     page(2 * size - 1 ..< 3 * size - 1, edited: [2 * size - 1], cursor: "3")]
+        let results = try await store.apply(pages.map { ($0, []) }, under: lease, announcing: nil)
+        #expect(results.map(\.inserted) == [size, size, size - 1])
+        #expect(results.map(\.updated) == [0, 0, 1])
+        #expect(results[2].updatedIDs == [PostID("p\(2 * size - 1)")])
+        let sent = await store.statementsSentForTests
+        #expect(sent.filter { $0.hasPrefix("SAVEPOINT") }.count == 2, "the second and third pages were tried as inserts")
+        #expect(sent.filter { $0.hasPrefix("ROLLBACK TO") }.count == 1, "the third met a stored post")
+        #expect(try await store.run("counting", "SELECT count(*), count(*) FILTER (WHERE text LIKE 'edited%') FROM posts")
+                    .first == ["\(3 * size - 1)", "1"])
+        #expect(try await store.cursor(ofFeed: "home")?.position == "3")
+        // The third page was not all new, so the fourth is upserted from the start, and its stored post changes nothing.
+        await store.recordStatementsForTests()
+        let fourth = try await store.apply(page(3 * size - 2 ..< 4 * size - 2, cursor: "4"), videos: [], under: lease, announcing: nil)
+        #expect((fourth.inserted, fourth.unchanged) == (size - 1, 1))
+        #expect(await store.lastPageRoundTripsForTests == 5)
+        #expect(!(await store.statementsSentForTests).contains { $0.hasPrefix("SAVEPOINT") })
+        #expect(try await store.run("searching", "SELECT count(*) FROM posts WHERE search @@ to_tsquery('simple', 'edited')").first == ["1"])
+        await store.release(lease)
+    }
+
     /// The lease was taken over while this worker still holds its token (it stalled): the page's
     /// first pipeline finds the lease gone, COMMIT is never sent, and the connection goes on.
     @Test func aPageWhoseLeaseWasTakenOverCommitsNothingAndTheConnectionGoesOn() async throws {
@@ -145,6 +180,7 @@ struct PostgresPageRoundTripTests {
         try await store.run("making the staging table", PostColumns.stagingTable)
         let statements = [("posts", PostgresFeedStore.upsertPostsFromJSON, "text, jsonb", "'home', '[]'"),
                           ("copied", PostgresFeedStore.upsertPosts, "text", "'home'"),
+                          ("inserted", PostgresFeedStore.insertStagedPosts, "text", "'home'"),
                           ("links", PostgresFeedStore.linkVideos, "bigint[], int[], text[], text", "'{1}', '{0}', '{v7}', 'home'")]
         for (name, sql, types, values) in statements {
             try await store.run("preparing \(name)", "PREPARE probe_\(name) (\(types)) AS \(sql)")
