@@ -2,7 +2,7 @@ import Core
 import StoreKit
 
 /// A small page's posts as one `jsonb` parameter: an array of rows, each an array of the values in
-/// ``PostColumns/columns`` order (`null` for NULL), NUL written as U+FFFD as ``CopyLines`` does.
+/// ``PostColumns/columns`` order (`null` for NULL), NUL written as U+FFFD as ``CopyRows`` does.
 struct JSONRows: ColumnWriter {
     private var json: JSONWriter
     private(set) var count = 0

@@ -142,7 +142,7 @@ final class PostgresConnection {
         }
     }
 
-    /// Streams `rows` (in COPY's text format) into a table with `COPY … FROM STDIN`.
+    /// Streams `rows` (in the format `sql` names) into a table with `COPY … FROM STDIN`.
     func copyIn(_ sql: String, _ rows: [UInt8]) throws {
         let deadline = Date().addingTimeInterval(answerTimeout)
         try send(sql) { PQsendQuery(connection, sql) }

@@ -3,7 +3,7 @@ import Foundation
 import StoreKit
 
 /// A page as ``PostgresFeedStore/apply(_:videos:under:)`` sends it: the page's net effect, its
-/// posts as COPY lines and its authors and videos as parameters, all encoded before the store's
+/// posts as binary COPY rows and its authors and videos as parameters, all encoded before the store's
 /// queue is reached (``PostgresFeedStore/prepare(_:)``), so the next page is encoded while one commits.
 public struct PostgresPreparedPage: Sendable {
     let page: FeedPage
@@ -22,7 +22,8 @@ public struct PostgresPreparedPage: Sendable {
 
     /// How a page's posts travel.
     enum Rows: Sendable {
-        /// Into the staging table with COPY, then upserted from it: the fastest for a long page.
+        /// Into the staging table with binary COPY (``CopyRows``), then upserted from it: the
+        /// fastest for a long page.
         case copy([UInt8])
         /// As one parameter of the upsert: no staging table, no COPY, so the whole page goes in
         /// two round trips (a web feed's page of a few posts is mostly fixed cost).
@@ -77,27 +78,23 @@ public struct PostgresPreparedPage: Sendable {
             var rows = JSONRows(reserving: upserts.count * 400)
             for post in upserts {
                 rows.beginRow()
-                Self.write(post, searchWords: searchWords, to: &rows)
+                PostColumns(post, dialect: .postgres).write(to: &rows)
+                rows.text(searchWords ? PostgresSearchWords.vector(post.text, post.title, post.contentWarning) : nil)
                 rows.endRow()
             }
             posts = .json(rows.finish())
         } else {
-            var lines = CopyLines(reserving: upserts.count * 400)
+            var rows = CopyRows(reserving: upserts.count * 400)
             for post in upserts {
-                Self.write(post, searchWords: searchWords, to: &lines)
-                lines.endLine()
+                PostColumns(post, dialect: .postgres).write(to: &rows)
+                rows.searchWords(searchWords ? (post.text, post.title, post.contentWarning) : nil)
+                rows.endRow()
             }
-            posts = .copy(lines.bytes)
+            posts = .copy(rows.finish())
         }
         self.profiles = profiles.isEmpty ? nil : jsonText(Array(profiles.values))
         self.videoIDs = videoIDs.isEmpty ? nil : pgArray(videoIDs)
         self.deletions = deletions.isEmpty ? nil : pgArray(deletions)
         self.videosByPost = videosByPost
-    }
-
-    /// A post's values in ``PostColumns/staged`` order.
-    private static func write<Writer: ColumnWriter>(_ post: Post, searchWords: Bool, to writer: inout Writer) {
-        PostColumns(post, dialect: .postgres).write(to: &writer)
-        writer.text(searchWords ? PostgresSearchWords.vector(post.text, post.title, post.contentWarning) : nil)
     }
 }

@@ -15,14 +15,14 @@ extension ColumnKind {
 
 extension PostColumns {
     /// The columns a page's posts travel in: the codec's, in its order, then `search_words`, the
-    /// post's own words as a `tsvector` literal (``PostgresSearchWords``) or NULL for the server
-    /// to make.
+    /// post's own words (``PostgresSearchWords``) or NULL for the server to make: a `tsvector`
+    /// literal in a short page's JSON, a binary `tsvector` in a long page's COPY.
     static let staged = columns + [("search_words", .text)]
 
     /// The staging table a page's posts are copied into, column for column in ``staged`` order.
     static let stagingTable = """
-        CREATE TEMP TABLE IF NOT EXISTS page_posts (\(staged.map { "\($0.name) \($0.kind.postgresType)" }
-            .joined(separator: ", "))) ON COMMIT DELETE ROWS
+        CREATE TEMP TABLE IF NOT EXISTS page_posts (\(columns.map { "\($0.name) \($0.kind.postgresType)" }
+            .joined(separator: ", ")), search_words tsvector) ON COMMIT DELETE ROWS
         """
 
     /// `posts.search` of a post whose own columns are `row`'s and whose author is `author`'s

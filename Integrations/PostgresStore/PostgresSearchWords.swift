@@ -23,13 +23,49 @@ enum PostgresSearchWords {
     static func vector(_ fields: String?...) -> String? { vector(of: fields) }
 
     static func vector(of fields: [String?]) -> String? {
+        guard let words = words(of: fields) else { return nil }
+        var literal = LiteralText()
+        guard words.finish(into: &literal) else { return nil }
+        return String(decoding: literal.bytes, as: UTF8.self)
+    }
+
+    /// Writes the vector of `fields` joined by spaces to `entries` in the server's order; `false`
+    /// (with `entries` partly written) when the text holds anything the server's parser may read
+    /// otherwise.
+    static func write<Entries: VectorEntries>(_ fields: String?..., to entries: inout Entries) -> Bool {
+        guard let words = words(of: fields) else { return false }
+        return words.finish(into: &entries)
+    }
+
+    private static func words(of fields: [String?]) -> Literal? {
         var literal = Literal()
         for case var field? in fields {
             guard field.utf8.count <= maxTextBytes else { return nil }
             field.makeContiguousUTF8()
             guard field.utf8.withContiguousStorageIfAvailable({ literal.add($0) }) == true else { return nil }
         }
-        return literal.finish()
+        return literal
+    }
+
+    /// The words of a vector's text format, `'café':1,4 'du':2`.
+    private struct LiteralText: VectorEntries {
+        var bytes: [UInt8] = []
+
+        mutating func entry(_ word: UnsafeBufferPointer<UInt8>, positions: some Collection<Int>) {
+            if !bytes.isEmpty { bytes.append(0x20) }
+            bytes.append(0x27)
+            bytes.append(contentsOf: word)
+            bytes.append(contentsOf: [0x27, 0x3A])
+            for (index, position) in positions.enumerated() {
+                if index > 0 { bytes.append(0x2C) }
+                appendDecimal(position, to: &bytes)
+            }
+        }
+
+        private func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+            if value >= 10 { appendDecimal(value / 10, to: &bytes) }
+            bytes.append(UInt8(0x30 + value % 10))
+        }
     }
 
     /// Longer text is left to the server (a vector holds at most 1 MB, positions stop at 16,383).
@@ -108,9 +144,9 @@ enum PostgresSearchWords {
             }
         }
 
-        /// The literal, its words in the server's order (bytewise) with their positions; `nil`
-        /// when a word stands at more positions than a vector keeps (255).
-        func finish() -> String? {
+        /// Writes the words in the server's order (bytewise), each once with its positions in
+        /// order; `false` when a word stands at more positions than a vector keeps (255).
+        func finish<Entries: VectorEntries>(into entries: inout Entries) -> Bool {
             bytes.withUnsafeBufferPointer { words in
                 let base = words.baseAddress
                 func span(_ position: Int) -> (start: Int, count: Int) {
@@ -126,32 +162,21 @@ enum PostgresSearchWords {
                 }
                 var order = Array(ends.indices)
                 order.sort { compare($0, $1) < 0 }
-                var literal: [UInt8] = []
-                literal.reserveCapacity(bytes.count + 6 * ends.count)
                 var index = 0
                 while index < order.count {
                     let first = span(order[index])
-                    if !literal.isEmpty { literal.append(0x20) }
-                    literal.append(0x27)
-                    literal.append(contentsOf: words[first.start ..< first.start + first.count])
-                    literal.append(contentsOf: [0x27, 0x3A])
-                    var count = 0
-                    repeat {
-                        if count > 0 { literal.append(0x2C) }
-                        appendDecimal(order[index] + 1, to: &literal)
-                        count += 1
-                        index += 1
-                    } while index < order.count && span(order[index]).count == first.count
-                        && (first.count == 0 || memcmp(base! + span(order[index]).start, base! + first.start, first.count) == 0)
-                    guard count < 250 else { return nil }
+                    var end = index + 1
+                    while end < order.count && span(order[end]).count == first.count
+                        && (first.count == 0 || memcmp(base! + span(order[end]).start, base! + first.start, first.count) == 0) {
+                        end += 1
+                    }
+                    guard end - index < 250 else { return false }
+                    entries.entry(UnsafeBufferPointer(rebasing: words[first.start ..< first.start + first.count]),
+                                  positions: order[index ..< end].lazy.map { $0 + 1 })
+                    index = end
                 }
-                return String(decoding: literal, as: UTF8.self)
+                return true
             }
-        }
-
-        private func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
-            if value >= 10 { appendDecimal(value / 10, to: &bytes) }
-            bytes.append(UInt8(0x30 + value % 10))
         }
     }
 
@@ -258,4 +283,10 @@ enum PostgresSearchWords {
             return (text, vector)
         }
     }()
+}
+
+/// Where ``PostgresSearchWords`` writes a vector: each distinct word once, in the server's order
+/// (bytewise), with the positions it stands at (from 1, ascending).
+protocol VectorEntries {
+    mutating func entry(_ word: UnsafeBufferPointer<UInt8>, positions: some Collection<Int>)
 }

@@ -19,54 +19,121 @@ struct PostgresRow: ResultRow {
     func real(_ column: Int) -> Double? { values[column].flatMap { Double($0) } }
 }
 
-/// Lines of a `COPY … FROM STDIN`, in COPY's text format: fields split by tabs, `\N` for
-/// NULL, and backslash, tab, newline and carriage return escaped.
-struct CopyLines: ColumnWriter {
+/// Rows of a `COPY … FROM STDIN (FORMAT binary)`: each field its length and the bytes of its
+/// type's binary form, so the server parses nothing (in the text format it unescaped every field
+/// and read every number and search vector from text, 8% of its time in a cold sync).
+struct CopyRows: ColumnWriter {
     private(set) var bytes: [UInt8] = []
     private(set) var count = 0
-    private var first = true
+    /// Where the row being written begins (its field count), or `nil` between rows.
+    private var row: Int?
+    private var fields: UInt16 = 0
 
-    init(reserving capacity: Int) { bytes.reserveCapacity(capacity) }
+    init(reserving capacity: Int) {
+        bytes.reserveCapacity(capacity + 21)
+        bytes.append(contentsOf: [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00])   // PGCOPY\n\377\r\n\0
+        bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0])   // no flags, no header extension
+    }
 
-    private mutating func separate() {
-        if !first { bytes.append(0x09) }
-        first = false
+    private mutating func field() {
+        if row == nil {
+            row = bytes.count
+            bytes.append(contentsOf: [0, 0])
+        }
+        fields += 1
+    }
+
+    private mutating func null() { bytes.append(contentsOf: [0xFF, 0xFF, 0xFF, 0xFF]) }
+
+    /// A field of `length` bytes, written by `body` after its length.
+    private mutating func sized(_ body: (inout [UInt8]) -> Void) {
+        let start = bytes.count
+        bytes.append(contentsOf: [0, 0, 0, 0])
+        body(&bytes)
+        put(UInt32(bytes.count - start - 4), at: start)
+    }
+
+    private mutating func put(_ value: UInt32, at offset: Int) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.replaceSubrange(offset ..< offset + 4, with: $0) }
     }
 
     mutating func text(_ value: String?) {
-        separate()
-        guard var value else { bytes.append(contentsOf: [0x5C, 0x4E]); return }   // \N
-        value.withUTF8 { utf8 in
-            // The stretches between bytes to escape go in whole.
-            var from = 0
-            for index in utf8.indices {
-                let escaped: [UInt8]
-                switch utf8[index] {
-                case 0x5C: escaped = [0x5C, 0x5C]
-                case 0x09: escaped = [0x5C, 0x74]
-                case 0x0A: escaped = [0x5C, 0x6E]
-                case 0x0D: escaped = [0x5C, 0x72]
-                case 0x00: escaped = [0xEF, 0xBF, 0xBD]   // PostgreSQL text holds no NUL: U+FFFD
-                default: continue
+        field()
+        guard var value else { return null() }
+        sized { bytes in
+            value.withUTF8 { utf8 in
+                // PostgreSQL's text holds no NUL: each becomes U+FFFD, the stretches between go in whole.
+                var from = 0
+                for index in utf8.indices where utf8[index] == 0 {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[from ..< index]))
+                    bytes.append(contentsOf: [0xEF, 0xBF, 0xBD])
+                    from = index + 1
                 }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[from ..< index]))
-                bytes.append(contentsOf: escaped)
-                from = index + 1
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[from...]))
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[from...]))
         }
     }
 
+    /// A `bigint`.
     mutating func integer(_ value: Int64?) {
-        separate()
-        guard let value else { bytes.append(contentsOf: [0x5C, 0x4E]); return }
-        bytes.append(contentsOf: String(value).utf8)
+        field()
+        guard let value else { return null() }
+        bytes.append(contentsOf: [0, 0, 0, 8])
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
-    /// Ends the line the values since the last one make.
-    mutating func endLine() {
-        bytes.append(0x0A)
-        first = true
+    /// A `tsvector`: the words of `fields` as ``PostgresSearchWords`` makes them, or NULL where
+    /// it does not vouch for them (or `fields` is `nil`).
+    mutating func searchWords(_ fields: (String?, String?, String?)?) {
+        field()
+        guard let fields else { return null() }
+        let start = bytes.count
+        var vector = BinaryVector()
+        swap(&vector.bytes, &bytes)
+        vector.bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0])   // its length, then its count of words
+        let made = PostgresSearchWords.write(fields.0, fields.1, fields.2, to: &vector)
+        swap(&vector.bytes, &bytes)
+        guard made else {
+            bytes.removeSubrange(start...)
+            return null()
+        }
+        put(UInt32(bytes.count - start - 4), at: start)
+        put(UInt32(vector.entries), at: start + 4)
+    }
+
+    /// Ends the row the fields since the last one make.
+    mutating func endRow() {
+        if let row {
+            withUnsafeBytes(of: fields.bigEndian) { bytes.replaceSubrange(row ..< row + 2, with: $0) }
+        }
+        row = nil
+        fields = 0
         count += 1
+    }
+
+    /// The rows with COPY's trailer.
+    mutating func finish() -> [UInt8] {
+        bytes.append(contentsOf: [0xFF, 0xFF])
+        return bytes
+    }
+}
+
+/// A `tsvector`'s entries in its binary form: each word, NUL, its count of positions and the
+/// positions, two bytes each (weight D, the server's default).
+private struct BinaryVector: VectorEntries {
+    var bytes: [UInt8] = []
+    var entries = 0
+
+    mutating func entry(_ word: UnsafeBufferPointer<UInt8>, positions: some Collection<Int>) {
+        bytes.append(contentsOf: word)
+        bytes.append(0)
+        append(UInt16(positions.count))
+        for position in positions { append(UInt16(position)) }
+        entries += 1
+    }
+
+    private mutating func append(_ value: UInt16) {
+        bytes.append(UInt8(value >> 8))
+        bytes.append(UInt8(value & 0xFF))
     }
 }

@@ -42,7 +42,7 @@ struct PostgresSearchWordsServerTests {
     /// Seeded text from pieces of every kind the parser treats apart (words, numbers, every ASCII
     /// punctuation mark, hosts, URLs, e-mail addresses, tags, Latin, Greek, Cyrillic, CJK, emoji
     /// with and without joiners): each vector vouched for is the server's `to_tsvector`, written
-    /// as the server writes it.
+    /// as the server writes it, and stored as the server would make it when sent in binary.
     @Test func everyVectorVouchedForIsTheServersOwn() async throws {
         let (store, _) = try await makeWorkers()
         let agreed = store.searchWordsAgreed.load(ordering: .relaxed)
@@ -67,6 +67,17 @@ struct PostgresSearchWordsServerTests {
             SELECT t FROM unnest($1::text[], $2::text[]) AS p(t, v) WHERE to_tsvector('simple', t)::text IS DISTINCT FROM v
             """, [pgArray(texts), pgArray(vectors)])
         #expect(differing.isEmpty, "the server makes other vectors of: \(differing.prefix(5))")
+        // The same texts as posts, through long pages' binary COPY: every stored vector is the server's too.
+        let author = User(id: "u1", handle: "ada", displayName: "Ada")
+        let changes = texts.enumerated().map { index, text in
+            FeedChange.upsert(Post(id: PostID("p\(index)"), author: author, text: text, createdAt: Date(timeIntervalSince1970: 1_700_000_000)))
+        }
+        for start in stride(from: 0, to: changes.count, by: 500) {
+            let page = Array(changes[start ..< min(start + 500, changes.count)])
+            #expect(page.count <= PostgresPreparedPage.jsonLimit || { if case .copy = store.prepare(makePage(page, cursor: "")).posts { true } else { false } }())
+            _ = try await store.commit(makePage(page, cursor: "\(start)"), toFeed: "home")
+        }
+        try await expectWholeVectors(store, rows: changes.count)
     }
 
     /// Posts whose words the page brings and posts it leaves to the server, through the short
