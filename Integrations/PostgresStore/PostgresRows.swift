@@ -93,8 +93,23 @@ func withoutNUL(_ text: String) -> String {
     text.utf8.contains(0) ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
 }
 
-/// A PostgreSQL array literal of text values.
+/// A PostgreSQL array literal of text values: each quoted, its backslashes and quotes escaped.
+///
+/// Written byte by byte: Foundation's `replacingOccurrences` made it half of the store queue's
+/// time in a cold sync, on the path between the server's answers (a page's video ids).
 func pgArray(_ values: [String]) -> String {
-    "{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
-        .joined(separator: ",") + "}"
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(values.reduce(2) { $0 + $1.utf8.count + 3 })
+    bytes.append(0x7B)   // {
+    for (index, value) in values.enumerated() {
+        if index > 0 { bytes.append(0x2C) }
+        bytes.append(0x22)
+        for byte in value.utf8 {
+            if byte == 0x5C || byte == 0x22 { bytes.append(0x5C) }
+            bytes.append(byte)
+        }
+        bytes.append(0x22)
+    }
+    bytes.append(0x7D)   // }
+    return String(decoding: bytes, as: UTF8.self)
 }

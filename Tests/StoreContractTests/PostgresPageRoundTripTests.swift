@@ -118,6 +118,18 @@ struct PostgresPageRoundTripTests {
         await store.release(lease)
     }
 
+    /// Ids and video ids travel as array literals (``pgArray(_:)``): every value comes back as it
+    /// was, whatever it holds.
+    @Test func anArrayLiteralCarriesEveryValueAsItIs() async throws {
+        let (store, _) = try await makeWorkers()
+        let values = ["plain", "", "NULL", "null", "with space", " padded ", "comma,inside", "{braces}", "quote\"d", "back\\slash",
+                      "\\\"", "\"\"", "tab\tand\nline", "é ✨ 東京", "at:tag/x?y=1", String(repeating: "\\\"x", count: 50)]
+        let answer = try await store.run("reading the array", "SELECT v FROM unnest($1::text[]) WITH ORDINALITY AS a(v, n) ORDER BY n",
+                                         [pgArray(values)])
+        #expect(answer == values.map { [$0] })
+        #expect(try await store.run("reading an empty array", "SELECT cardinality($1::text[])", [pgArray([])]) == [["0"]])
+    }
+
     /// The lease was taken over while this worker still holds its token (it stalled): the page's
     /// first pipeline finds the lease gone, COMMIT is never sent, and the connection goes on.
     @Test func aPageWhoseLeaseWasTakenOverCommitsNothingAndTheConnectionGoesOn() async throws {
