@@ -62,6 +62,8 @@ extension PostgresFeedStore: PageCommitter {
                        opens: Bool, closes: Bool, _ operation: String, in db: PostgresConnection) throws -> PageWriteResult {
         let feed = lease.feed
         var result = PageWriteResult()
+        // A first walk's page of new posts whose words are all vouched for goes straight into `posts`.
+        let direct = walkingNew.contains(feed) ? rows.direct : nil
         let begin = opens ? Self.beginWithGenericPlans + [try leaseRenewal(of: lease, operation)] : []
         var opening: [PostgresConnection.Statement] = begin
         if let videoIDs = rows.videoIDs {
@@ -80,6 +82,9 @@ extension PostgresFeedStore: PageCommitter {
         case .json(let posts): opening.append((Self.upsertPostsFromJSON, [feed, posts]))
         case .none: break
         }
+        // After the staging table is emptied: taking the copy back must not bring back its rows.
+        let reading = direct == nil ? nil : opening.count
+        if let direct { opening += [(PostgresDirectRows.readAuthors, [feed, direct.authorIDs]), ("SAVEPOINT new_posts", [])] }
         let opened = opening.isEmpty ? [] : try db.pipeline(opening)
         let renewal = opens ? begin.count - 1 : nil
         for (index, answer) in opened.enumerated() {
@@ -91,10 +96,18 @@ extension PostgresFeedStore: PageCommitter {
         var upserted: [[String?]]?
         switch rows.posts {
         case .copy(let lines):
-            // Binary COPY into a staging table, then one set-based upsert: measured faster than
-            // passing a long page as one JSON parameter (see the README's figures).
-            try db.copyIn("COPY page_posts FROM STDIN (FORMAT binary)", lines)
-            upserted = try writeStaged(rows.upsertCount, feed: feed, in: db)
+            if let direct, let reading, let copied = try copy(direct, authors: try opened[reading].get(), feed: feed, in: db) {
+                closing.append(("RELEASE new_posts", []))
+                if let links = direct.videoLinks(rows.videosByPost, feed: feed) { closing.append(links) }
+                result.inserted = copied
+                result.insertedIDs = direct.rows.map { PostID($0.id) }
+                result.rowsWritten += copied
+            } else {
+                // Binary COPY into a staging table, then one set-based upsert: measured faster than
+                // passing a long page as one JSON parameter (see the README's figures).
+                try db.copyIn("COPY page_posts FROM STDIN (FORMAT binary)", lines)
+                upserted = try writeStaged(rows.upsertCount, feed: feed, in: db)
+            }
         case .json: upserted = try opened[upserting].get()
         case .none: break
         }
@@ -147,6 +160,22 @@ extension PostgresFeedStore: PageCommitter {
             if !statements.isEmpty { _ = try db.pipeline(statements).map { try $0.get() } }
         }
         return result
+    }
+
+    /// Copies a first walk's page of new posts straight into `posts`, under the savepoint the
+    /// page's first pipeline opened; the number copied. `nil` when a stored author's words are
+    /// ones the server makes, or when a post is there after all: the savepoint then takes the
+    /// copy back, and the page is staged and upserted.
+    private func copy(_ direct: PostgresDirectRows, authors: [[String?]], feed: String, in db: PostgresConnection) throws -> Int? {
+        guard let bytes = direct.encode(feed: feed, authors: authors) else { return nil }
+        do {
+            try db.copyIn(PostgresDirectRows.copy, bytes)
+            return direct.rows.count
+        } catch let error as PostgresError where error.sqlState == Self.uniqueViolation {
+            try db.execute("ROLLBACK TO new_posts")
+            walkingNew.remove(feed)
+            return nil
+        }
     }
 
     /// Writes the staged posts (`count` of them), each as it is new, changed or unchanged, in

@@ -19,6 +19,9 @@ public struct PostgresPreparedPage: Sendable {
     let deletions: String?
     /// Each upserted post's videos in order, by post id; posts without videos are left out.
     let videosByPost: [String: [String]]
+    /// The posts as a first walk's page may copy them straight into `posts`; `nil` for a short
+    /// page, or one with a post or author whose words the server makes (``PostgresDirectRows``).
+    let direct: PostgresDirectRows?
 
     /// How a page's posts travel.
     enum Rows: Sendable {
@@ -74,6 +77,7 @@ public struct PostgresPreparedPage: Sendable {
         upsertCount = upserts.count
         if upserts.isEmpty {
             posts = .none
+            direct = nil
         } else if upserts.count <= Self.jsonLimit {
             var rows = JSONRows(reserving: upserts.count * 400)
             for post in upserts {
@@ -83,14 +87,27 @@ public struct PostgresPreparedPage: Sendable {
                 rows.endRow()
             }
             posts = .json(rows.finish())
+            direct = nil
         } else {
             var rows = CopyRows(reserving: upserts.count * 400)
+            var staged: [PostgresDirectRows.Row]? = searchWords ? [] : nil
+            staged?.reserveCapacity(upserts.count)
             for post in upserts {
+                let start = rows.bytes.count + 2
                 PostColumns(post, dialect: .postgres).write(to: &rows)
-                rows.searchWords(searchWords ? (post.text, post.title, post.contentWarning) : nil)
+                let vector = rows.bytes.count
+                let words = rows.searchWords(searchWords ? (post.text, post.title, post.contentWarning) : nil)
+                if let words {
+                    staged?.append(PostgresDirectRows.Row(id: post.id.rawValue, author: post.author.id.rawValue, sharer: post.repost?.by.id.rawValue,
+                                                          fields: start ..< vector, vector: vector ..< rows.bytes.count, words: words))
+                } else {
+                    staged = nil
+                }
                 rows.endRow()
             }
-            posts = .copy(rows.finish())
+            let bytes = rows.finish()
+            posts = .copy(bytes)
+            direct = staged.flatMap { PostgresDirectRows(bytes, rows: $0, authors: profiles.values) }
         }
         self.profiles = profiles.isEmpty ? nil : jsonText(Array(profiles.values))
         self.videoIDs = videoIDs.isEmpty ? nil : pgArray(videoIDs)

@@ -84,9 +84,11 @@ struct CopyRows: ColumnWriter {
 
     /// A `tsvector`: the words of `fields` as ``PostgresSearchWords`` makes them, or NULL where
     /// it does not vouch for them (or `fields` is `nil`).
-    mutating func searchWords(_ fields: (String?, String?, String?)?) {
+    /// - Returns: how many words the vector numbers (its last position), `nil` for NULL.
+    @discardableResult
+    mutating func searchWords(_ fields: (String?, String?, String?)?) -> Int? {
         field()
-        guard let fields else { return null() }
+        guard let fields else { null(); return nil }
         let start = bytes.count
         var vector = BinaryVector()
         swap(&vector.bytes, &bytes)
@@ -95,10 +97,70 @@ struct CopyRows: ColumnWriter {
         swap(&vector.bytes, &bytes)
         guard made else {
             bytes.removeSubrange(start...)
-            return null()
+            null()
+            return nil
         }
         put(UInt32(bytes.count - start - 4), at: start)
         put(UInt32(vector.entries), at: start + 4)
+        return vector.words
+    }
+
+    /// `count` fields already in COPY's binary form.
+    mutating func encodedFields(_ encoded: ArraySlice<UInt8>, count: Int) {
+        field()
+        fields += UInt16(count - 1)
+        bytes.append(contentsOf: encoded)
+    }
+
+    /// A `tsvector` of a post's own words, as ``searchWords(_:)`` wrote them (`post`, the field
+    /// with its length), and then its author's, numbered on after the post's `words` as
+    /// `tsvector`'s `||` numbers them.
+    mutating func searchWords(post: ArraySlice<UInt8>, words: Int, author: [AuthorWords.Entry]) {
+        field()
+        let start = bytes.count
+        bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0])
+        var entries = 0
+        var at = post.startIndex + 8
+        var next = 0
+        /// The post's next entry: its word's range, and where its positions start and end.
+        func postEntry() -> (word: Range<Int>, positions: Range<Int>)? {
+            guard at < post.endIndex, let nul = post[at...].firstIndex(of: 0) else { return nil }
+            let count = Int(post[nul + 1]) << 8 | Int(post[nul + 2])
+            return (at ..< nul, nul + 3 ..< nul + 3 + 2 * count)
+        }
+        func appendPositions(_ count: Int) {
+            bytes.append(UInt8(count >> 8))
+            bytes.append(UInt8(count & 0xFF))
+        }
+        var current = postEntry()
+        while current != nil || next < author.count {
+            let order: Int
+            if let current, next < author.count {
+                order = AuthorWords.compare(post[current.word], author[next].word)
+            } else {
+                order = current == nil ? 1 : -1
+            }
+            if order <= 0, let entry = current {
+                bytes.append(contentsOf: post[entry.word])
+                bytes.append(0)
+                let shared = order == 0 ? author[next].positions : []
+                appendPositions(entry.positions.count / 2 + shared.count)
+                bytes.append(contentsOf: post[entry.positions])
+                for position in shared { appendPositions(min(position + words, 16_383)) }
+                at = entry.positions.upperBound
+                current = postEntry()
+                if order == 0 { next += 1 }
+            } else {
+                bytes.append(contentsOf: author[next].word)
+                bytes.append(0)
+                appendPositions(author[next].positions.count)
+                for position in author[next].positions { appendPositions(min(position + words, 16_383)) }
+                next += 1
+            }
+            entries += 1
+        }
+        put(UInt32(bytes.count - start - 4), at: start)
+        put(UInt32(entries), at: start + 4)
     }
 
     /// Ends the row the fields since the last one make.
@@ -123,6 +185,8 @@ struct CopyRows: ColumnWriter {
 private struct BinaryVector: VectorEntries {
     var bytes: [UInt8] = []
     var entries = 0
+    /// Positions written: the text's count of words.
+    var words = 0
 
     mutating func entry(_ word: UnsafeBufferPointer<UInt8>, positions: some Collection<Int>) {
         bytes.append(contentsOf: word)
@@ -130,10 +194,37 @@ private struct BinaryVector: VectorEntries {
         append(UInt16(positions.count))
         for position in positions { append(UInt16(position)) }
         entries += 1
+        words += positions.count
     }
 
     private mutating func append(_ value: UInt16) {
         bytes.append(UInt8(value >> 8))
         bytes.append(UInt8(value & 0xFF))
+    }
+}
+
+/// An author's words (handle and name) as ``PostgresSearchWords`` makes them, in the server's
+/// order, to number on after a post's own (``CopyRows/searchWords(post:words:author:)``).
+struct AuthorWords: VectorEntries {
+    struct Entry {
+        var word: [UInt8]
+        var positions: [Int]
+    }
+
+    private(set) var entries: [Entry] = []
+
+    /// The words of `handle` and `name`; `nil` when ``PostgresSearchWords`` does not vouch for them.
+    init?(handle: String?, name: String?) {
+        guard PostgresSearchWords.write(handle, name, to: &self) else { return nil }
+    }
+
+    mutating func entry(_ word: UnsafeBufferPointer<UInt8>, positions: some Collection<Int>) {
+        entries.append(Entry(word: Array(word), positions: Array(positions)))
+    }
+
+    /// The server's order of two words: bytewise, then the shorter first.
+    static func compare(_ left: ArraySlice<UInt8>, _ right: [UInt8]) -> Int {
+        for (a, b) in zip(left, right) where a != b { return a < b ? -1 : 1 }
+        return left.count - right.count
     }
 }
