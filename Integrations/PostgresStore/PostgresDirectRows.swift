@@ -1,14 +1,19 @@
 import StoreKit
 
 /// A long page's posts as a feed's first walk copies them straight into `posts`, with binary COPY:
-/// no staging table, no upsert, no join to the authors on the server. The authors' keys, stored
-/// handles and names, and the words of both in each post's search vector, are filled in once the
-/// page's transaction has upserted its authors (``encode(feed:authors:)``).
+/// no staging table, no upsert, no join to the authors on the server.
+///
+/// The rows are encoded with the page's own profiles when the page is prepared, off the store's
+/// queue: each post's authors' handles and names, and their words numbered on after the post's
+/// in its search vector. Once the page's transaction has upserted its authors and read them back
+/// (``readAuthors``), only their keys are filled in (``rows(feed:authors:)``); an author whose
+/// stored profile is not the page's (a newer one was stored before) has the page's rows encoded
+/// again with what is stored.
 ///
 /// Only for pages whose every post and author ``PostgresSearchWords`` vouches for: the server makes
 /// the others' vectors, which only the staged upsert can ask it to.
 struct PostgresDirectRows: Sendable {
-    /// Where one post is in the staged COPY rows (``PostgresPreparedPage/posts``).
+    /// Where one post is in the staged COPY rows (``PostgresPreparedPage/posts``), and in ``tails``.
     struct Row: Sendable {
         var id: String
         var author: String
@@ -19,6 +24,16 @@ struct PostgresDirectRows: Sendable {
         var vector: Range<Int>
         /// How many words that vector numbers.
         var words: Int
+        /// Its fields after `feed` in ``tails``, and where its author's and sharer's keys go there.
+        var tail = 0 ..< 0
+        var authorKey = 0
+        var sharerKey: Int?
+    }
+
+    private struct Profile {
+        var handle: String?
+        var name: String?
+        var words: [AuthorWords.Entry]
     }
 
     /// The staged COPY rows the ranges point into.
@@ -26,13 +41,38 @@ struct PostgresDirectRows: Sendable {
     let rows: [Row]
     /// The page's authors and sharers, as a text array.
     let authorIDs: String
+    /// Each row's fields after `feed`, written with the page's own profiles, keys left at zero.
+    private let tails: [UInt8]
+    private let profiles: [String: Profile]
 
     /// `nil` when a profile of the page holds words the server would make itself.
     init?(_ staged: [UInt8], rows: [Row], authors: some Collection<UserColumns>) {
-        guard authors.allSatisfy({ AuthorWords(handle: $0.handle, name: $0.displayName) != nil }) else { return nil }
+        var profiles: [String: Profile] = [:]
+        for author in authors {
+            guard let words = AuthorWords(handle: author.handle, name: author.displayName) else { return nil }
+            profiles[author.id] = Profile(handle: author.handle, name: author.displayName, words: words.entries)
+        }
+        var tails = CopyRows(reserving: staged.count + rows.count * 64, headed: false)
+        self.rows = rows.map { row in
+            var row = row
+            let start = tails.bytes.count + 2
+            let author = profiles[row.author]
+            tails.encodedFields(staged[row.fields], count: PostColumns.columns.count)
+            row.authorKey = tails.bytes.count + 4
+            tails.integer(0)
+            tails.text(author?.handle)
+            tails.text(author?.name)
+            row.sharerKey = row.sharer == nil ? nil : tails.bytes.count + 4
+            tails.integer(row.sharer == nil ? nil : 0)
+            tails.searchWords(post: staged[row.vector], words: row.words, author: author?.words ?? [])
+            tails.endRow()
+            row.tail = start ..< tails.bytes.count
+            return row
+        }
         self.staged = staged
-        self.rows = rows
-        authorIDs = pgArray(authors.map(\.id))
+        self.tails = tails.bytes
+        self.profiles = profiles
+        authorIDs = pgArray(Array(profiles.keys))
     }
 
     /// Reads the page's authors as its transaction stored them (`$2`, ``authorIDs``): a newer
@@ -43,28 +83,69 @@ struct PostgresDirectRows: Sendable {
     static let copy = "COPY posts (feed, \(PostColumns.names.joined(separator: ", ")), author_pk, author_handle, author_name, repost_by_pk, search) "
         + "FROM STDIN (FORMAT binary)"
 
-    /// The rows for ``copy``, given the page's authors as ``readAuthors`` answered; `nil` when a
-    /// stored author's words are ones the server would make itself.
-    func encode(feed: String, authors answer: [[String?]]) -> [UInt8]? {
-        var authors: [String: (pk: Int64?, handle: String?, name: String?, words: [AuthorWords.Entry])] = [:]
+    /// The rows for ``copy``, given the page's authors as ``readAuthors`` answered them; `nil`
+    /// when an author is missing or a stored author's words are ones the server would make itself.
+    func rows(feed: String, authors answer: [[String?]]) -> [UInt8]? {
+        var keys: [String: Int64] = [:]
+        var stored: [String: Profile] = [:]
+        var asPrepared = true
         for row in answer {
-            guard let id = row[0] else { continue }
+            guard let id = row[0], let key = row[1].flatMap({ Int64($0) }) else { continue }
+            keys[id] = key
+            if let profile = profiles[id], profile.handle == row[2], profile.name == row[3] { continue }
             guard let words = AuthorWords(handle: row[2], name: row[3]) else { return nil }
-            authors[id] = (row[1].flatMap { Int64($0) }, row[2], row[3], words.entries)
+            stored[id] = Profile(handle: row[2], name: row[3], words: words.entries)
+            asPrepared = false
         }
+        guard profiles.keys.allSatisfy({ keys[$0] != nil }) else { return nil }
+        guard asPrepared else { return encoded(feed: feed, keys: keys, profiles: profiles.merging(stored) { $1 }) }
+        var copy = CopyRows.header
+        copy.reserveCapacity(tails.count + rows.count * (8 + feed.utf8.count) + 2)
+        let feedField = Self.textField(feed)
+        tails.withUnsafeBufferPointer { tails in
+            for row in rows {
+                Self.append16(PostColumns.columns.count + 6, to: &copy)
+                copy.append(contentsOf: feedField)
+                let start = copy.count - row.tail.lowerBound
+                copy.append(contentsOf: UnsafeBufferPointer(rebasing: tails[row.tail]))
+                Self.put(keys[row.author] ?? 0, at: start + row.authorKey, in: &copy)
+                if let sharer = row.sharer, let at = row.sharerKey { Self.put(keys[sharer] ?? 0, at: start + at, in: &copy) }
+            }
+        }
+        copy.append(contentsOf: [0xFF, 0xFF])
+        return copy
+    }
+
+    /// The rows encoded again, with the authors' `profiles` as stored and their `keys`.
+    private func encoded(feed: String, keys: [String: Int64], profiles: [String: Profile]) -> [UInt8] {
         var copy = CopyRows(reserving: staged.count + rows.count * 64)
         for row in rows {
-            let author = authors[row.author]
+            let author = profiles[row.author]
             copy.text(feed)
             copy.encodedFields(staged[row.fields], count: PostColumns.columns.count)
-            copy.integer(author?.pk)
+            copy.integer(keys[row.author])
             copy.text(author?.handle)
             copy.text(author?.name)
-            copy.integer(row.sharer.flatMap { authors[$0]?.pk })
+            copy.integer(row.sharer.flatMap { keys[$0] })
             copy.searchWords(post: staged[row.vector], words: row.words, author: author?.words ?? [])
             copy.endRow()
         }
         return copy.finish()
+    }
+
+    private static func textField(_ text: String) -> [UInt8] {
+        var field = CopyRows(reserving: text.utf8.count + 6, headed: false)
+        field.text(text)
+        return Array(field.bytes.dropFirst(2))   // the row's count, which this one field does not need
+    }
+
+    private static func append16(_ value: Int, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: value))
+    }
+
+    private static func put(_ key: Int64, at offset: Int, in bytes: inout [UInt8]) {
+        withUnsafeBytes(of: key.bigEndian) { bytes.replaceSubrange(offset ..< offset + 8, with: $0) }
     }
 
     /// Links the copied posts to their videos, each post and video found by its key: the posts'

@@ -167,7 +167,7 @@ extension PostgresFeedStore: PageCommitter {
     /// ones the server makes, or when a post is there after all: the savepoint then takes the
     /// copy back, and the page is staged and upserted.
     private func copy(_ direct: PostgresDirectRows, authors: [[String?]], feed: String, in db: PostgresConnection) throws -> Int? {
-        guard let bytes = direct.encode(feed: feed, authors: authors) else { return nil }
+        guard let bytes = direct.rows(feed: feed, authors: authors) else { return nil }
         do {
             try db.copyIn(PostgresDirectRows.copy, bytes)
             return direct.rows.count

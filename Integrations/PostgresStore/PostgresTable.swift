@@ -29,11 +29,15 @@ struct CopyRows: ColumnWriter {
     private var row: Int?
     private var fields: UInt16 = 0
 
-    init(reserving capacity: Int) {
+    /// - Parameter headed: whether the rows begin with COPY's header (rows written to be copied
+    ///   into another's, ``PostgresDirectRows``, do not).
+    init(reserving capacity: Int, headed: Bool = true) {
         bytes.reserveCapacity(capacity + 21)
-        bytes.append(contentsOf: [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00])   // PGCOPY\n\377\r\n\0
-        bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0])   // no flags, no header extension
+        if headed { bytes.append(contentsOf: Self.header) }
     }
+
+    /// The signature `PGCOPY\n\377\r\n\0`, no flags and no header extension.
+    static let header: [UInt8] = [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00, 0, 0, 0, 0, 0, 0, 0, 0]
 
     private mutating func field() {
         if row == nil {
@@ -120,44 +124,42 @@ struct CopyRows: ColumnWriter {
         let start = bytes.count
         bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0])
         var entries = 0
-        var at = post.startIndex + 8
-        var next = 0
-        /// The post's next entry: its word's range, and where its positions start and end.
-        func postEntry() -> (word: Range<Int>, positions: Range<Int>)? {
-            guard at < post.endIndex, let nul = post[at...].firstIndex(of: 0) else { return nil }
-            let count = Int(post[nul + 1]) << 8 | Int(post[nul + 2])
-            return (at ..< nul, nul + 3 ..< nul + 3 + 2 * count)
-        }
-        func appendPositions(_ count: Int) {
-            bytes.append(UInt8(count >> 8))
-            bytes.append(UInt8(count & 0xFF))
-        }
-        var current = postEntry()
-        while current != nil || next < author.count {
-            let order: Int
-            if let current, next < author.count {
-                order = AuthorWords.compare(post[current.word], author[next].word)
-            } else {
-                order = current == nil ? 1 : -1
+        post.withUnsafeBufferPointer { post in
+            var at = 8, next = 0
+            func append16(_ value: Int) {
+                bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+                bytes.append(UInt8(truncatingIfNeeded: value))
             }
-            if order <= 0, let entry = current {
-                bytes.append(contentsOf: post[entry.word])
-                bytes.append(0)
-                let shared = order == 0 ? author[next].positions : []
-                appendPositions(entry.positions.count / 2 + shared.count)
-                bytes.append(contentsOf: post[entry.positions])
-                for position in shared { appendPositions(min(position + words, 16_383)) }
-                at = entry.positions.upperBound
-                current = postEntry()
-                if order == 0 { next += 1 }
-            } else {
-                bytes.append(contentsOf: author[next].word)
-                bytes.append(0)
-                appendPositions(author[next].positions.count)
-                for position in author[next].positions { appendPositions(min(position + words, 16_383)) }
-                next += 1
+            func appendAuthor(_ entry: AuthorWords.Entry) {
+                for position in entry.positions { append16(min(position + words, 16_383)) }
             }
-            entries += 1
+            while at < post.count || next < author.count {
+                // The post's entry at `at`: its word, then NUL, its count of positions and the positions.
+                var end = at
+                while end < post.count && post[end] != 0 { end += 1 }
+                let order = at >= post.count ? 1 : next >= author.count ? -1
+                    : AuthorWords.compare(UnsafeBufferPointer(rebasing: post[at ..< end]), author[next].word)
+                if order <= 0 {
+                    let count = Int(post[end + 1]) << 8 | Int(post[end + 2])
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: post[at ... end]))
+                    if order == 0 {
+                        append16(count + author[next].positions.count)
+                        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: post[end + 3 ..< end + 3 + 2 * count]))
+                        appendAuthor(author[next])
+                        next += 1
+                    } else {
+                        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: post[end + 1 ..< end + 3 + 2 * count]))
+                    }
+                    at = end + 3 + 2 * count
+                } else {
+                    bytes.append(contentsOf: author[next].word)
+                    bytes.append(0)
+                    append16(author[next].positions.count)
+                    appendAuthor(author[next])
+                    next += 1
+                }
+                entries += 1
+            }
         }
         put(UInt32(bytes.count - start - 4), at: start)
         put(UInt32(entries), at: start + 4)
@@ -223,7 +225,7 @@ struct AuthorWords: VectorEntries {
     }
 
     /// The server's order of two words: bytewise, then the shorter first.
-    static func compare(_ left: ArraySlice<UInt8>, _ right: [UInt8]) -> Int {
+    static func compare(_ left: UnsafeBufferPointer<UInt8>, _ right: [UInt8]) -> Int {
         for (a, b) in zip(left, right) where a != b { return a < b ? -1 : 1 }
         return left.count - right.count
     }

@@ -14,7 +14,7 @@ struct PostgresDirectCopyTests {
 
     /// Two long pages: the first has only new posts, so the second is copied. Its posts repeat
     /// words, share words with their authors' names, have titles, warnings, videos and sharers,
-    /// and one has no words at all; an author's profile on it is older than the one stored.
+    /// and one has no words at all; `renamed` writes half of them.
     private func pages(renamed: User) -> [[FeedChange]] {
         let size = PostgresPreparedPage.jsonLimit + 6
         let texts = ["ada ada lovelace wrote notes", "", "turing machine, turing test.", "café ÉTÉ 東京 ✨ 42", "Alan met Ada at the lab"]
@@ -45,10 +45,12 @@ struct PostgresDirectCopyTests {
             """, [feed])
     }
 
-    @Test func aFirstWalksPageIsCopiedAndStoresWhatTheOtherPathsStore() async throws {
+    /// With the authors' stored profiles the page's own (its rows as prepared, their keys filled
+    /// in), and with one stored newer than the page's (its rows encoded again with it).
+    @Test(arguments: [false, true])
+    func aFirstWalksPageIsCopiedAndStoresWhatTheOtherPathsStore(olderProfile: Bool) async throws {
         let (store, _) = try await makeWorkers()
-        let older = User(id: "u1", handle: "countess", displayName: "Augusta King")
-        let pages = pages(renamed: older)
+        let pages = pages(renamed: olderProfile ? User(id: "u1", handle: "countess", displayName: "Augusta King") : ada)
         let lease = try #require(try await store.acquireLease(onFeed: "long", holder: "feedsyncd", wait: 0, onlyIfDue: false))
         let first = try await store.apply(store.prepare(makePage(pages[0], cursor: "1")), videos: [], under: lease, announcing: nil)
         #expect(first.inserted == pages[0].count)
