@@ -50,14 +50,17 @@ extension PostgresFeedStore: PageCommitter {
     /// table) in one pipeline; the COPY (two: libpq waits for the server to accept it); the
     /// posts' upsert; then the video links, deletions, resolved videos and the cursor with COMMIT
     /// in one pipeline. A page of at most ``PostgresPreparedPage/jsonLimit`` posts takes two: its
-    /// posts' upsert, with the posts as one parameter, goes in the first pipeline. COMMIT is only sent once the renewal proved the lease still this worker's;
-    /// the renewal locks the lease row until the commit, so no other worker takes the feed between.
-    /// With an announcer, COMMIT goes in a sixth round trip, after the page's webhook deliveries:
-    /// they are made from what the page did, which the fourth answers.
+    /// posts' upsert, with the posts as one parameter, goes in the first pipeline. A first walk's
+    /// page copied straight into `posts` (``PostgresDirectRows``) takes four: its authors are read
+    /// back and its savepoint opened in the first pipeline, and it needs no upsert.
+    /// COMMIT is only sent once the renewal proved the lease still this worker's; the renewal
+    /// locks the lease row until the commit, so no other worker takes the feed between.
+    /// With an announcer, COMMIT goes in a round trip of its own, after the page's webhook
+    /// deliveries: they are made from what the page did, which the one before answers.
     ///
     /// Of pages committed together, only the first `opens` the transaction (BEGIN and the
     /// renewal) and only the last `closes` it (COMMIT); the staging table, whose rows a commit
-    /// would have emptied, is emptied before each page after the first.
+    /// would have emptied, is emptied before each page that uses it.
     private func write(_ rows: PostgresPreparedPage, videos: [Video], under lease: FeedLease, announcing announcer: (any PageAnnouncer)?,
                        opens: Bool, closes: Bool, _ operation: String, in db: PostgresConnection) throws -> PageWriteResult {
         let feed = lease.feed
@@ -74,15 +77,11 @@ extension PostgresFeedStore: PageCommitter {
         if let profiles = rows.profiles { opening.append((Self.upsertUsers, [feed, profiles])) }
         let upserting = opening.count
         switch rows.posts {
-        case .copy:
-            opening.append((PostColumns.stagingTable, []))
-            // DELETE, not TRUNCATE: a temporary table's TRUNCATE gives it a new file each time
-            // (3% of the server's time in a cold sync, most of it the kernel making files).
-            if !opens { opening.append(("DELETE FROM page_posts", [])) }
+        case .copy where direct == nil: opening += Self.emptyStagingTable
+        case .copy: break
         case .json(let posts): opening.append((Self.upsertPostsFromJSON, [feed, posts]))
         case .none: break
         }
-        // After the staging table is emptied: taking the copy back must not bring back its rows.
         let reading = direct == nil ? nil : opening.count
         if let direct { opening += [(PostgresDirectRows.readAuthors, [feed, direct.authorIDs]), ("SAVEPOINT new_posts", [])] }
         let opened = opening.isEmpty ? [] : try db.pipeline(opening)
@@ -103,6 +102,7 @@ extension PostgresFeedStore: PageCommitter {
                 result.insertedIDs = direct.rows.map { PostID($0.id) }
                 result.rowsWritten += copied
             } else {
+                if direct != nil { _ = try db.pipeline(Self.emptyStagingTable).map { try $0.get() } }
                 // Binary COPY into a staging table, then one set-based upsert: measured faster than
                 // passing a long page as one JSON parameter (see the README's figures).
                 try db.copyIn("COPY page_posts FROM STDIN (FORMAT binary)", lines)
@@ -161,6 +161,12 @@ extension PostgresFeedStore: PageCommitter {
         }
         return result
     }
+
+    /// The staging table, made once per session and emptied of an earlier page's rows in this
+    /// transaction. DELETE, not TRUNCATE: a temporary table's TRUNCATE gives it a new file each
+    /// time (3% of the server's time in a cold sync, most of it the kernel making files). A page
+    /// copied straight into `posts` does not touch it, so its commit does not empty it either.
+    static let emptyStagingTable: [PostgresConnection.Statement] = [(PostColumns.stagingTable, []), ("DELETE FROM page_posts", [])]
 
     /// Copies a first walk's page of new posts straight into `posts`, under the savepoint the
     /// page's first pipeline opened; the number copied. `nil` when a stored author's words are
