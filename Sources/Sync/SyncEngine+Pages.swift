@@ -103,12 +103,16 @@ extension SyncEngine {
                                               into pipeline: PagePipeline<Fetched<Store.PreparedPage>>) async {
         var cursor = cursor
         var session = session
+        // As the committing side counts them: a request met again ends the fetching there (the
+        // backend goes in circles, which that side reports when it reaches the page), rather than
+        // after as many pages as the pipeline holds.
+        var requested: Set<String> = cursor.map { [$0.position] } ?? []
         do {
             while true {
                 try await pipeline.reserve()
                 let fetched = try await fetchPage(for: store, after: cursor, session: session)
                 await pipeline.put(fetched, size: fetched.size)
-                guard fetched.page.hasMore else { return }
+                guard fetched.page.hasMore, requested.insert(fetched.page.nextRequest).inserted else { return }
                 (cursor, session) = (fetched.page.nextCursor, fetched.session)
             }
         } catch {

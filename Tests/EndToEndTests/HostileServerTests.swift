@@ -121,7 +121,10 @@ import Glibc
         }
         #expect(try await sqlite(scratch.database, "SELECT COUNT(*) FROM posts") != "0", "pages read before the loop stay committed")
         let requests = try await server.hostileStats().requests
-        #expect((requests["GET /v1/feed"] ?? 0) < 12 && (requests["GET /api/v1/timelines/home"] ?? 0) < 12, "\(requests)")
+        // Each walk stops at the first request it would make again (Mastodon's may have asked for
+        // that page ahead, once).
+        let walk = mode == "cursor-cycle" ? 4 : 2
+        #expect(requests["GET /v1/feed"] == walk && (walk ... walk + 1).contains(requests["GET /api/v1/timelines/home"] ?? 0), "\(requests)")
     }
 
     @Test func aForwardLinkToItselfEndsTheSyncAndTheDaemonShowsIt() async throws {
