@@ -45,7 +45,8 @@ struct PostgresDirectRows: Sendable {
     private let tails: [UInt8]
     private let profiles: [String: Profile]
 
-    /// `nil` when a profile of the page holds words the server would make itself.
+    /// `nil` when a profile of the page holds words the server would make itself, or a post's
+    /// and its author's words together are more than a vector keeps.
     init?(_ staged: [UInt8], rows: [Row], authors: some Collection<UserColumns>) {
         var profiles: [String: Profile] = [:]
         for author in authors {
@@ -53,8 +54,9 @@ struct PostgresDirectRows: Sendable {
             profiles[author.id] = Profile(handle: author.handle, name: author.displayName, words: words.entries)
         }
         var tails = CopyRows(reserving: staged.count + rows.count * 64, headed: false)
-        self.rows = rows.map { row in
-            var row = row
+        var encoded: [Row] = []
+        encoded.reserveCapacity(rows.count)
+        for var row in rows {
             let start = tails.bytes.count + 2
             let author = profiles[row.author]
             tails.encodedFields(staged[row.fields], count: PostColumns.columns.count)
@@ -64,11 +66,12 @@ struct PostgresDirectRows: Sendable {
             tails.text(author?.name)
             row.sharerKey = row.sharer == nil ? nil : tails.bytes.count + 4
             tails.integer(row.sharer == nil ? nil : 0)
-            tails.searchWords(post: staged[row.vector], words: row.words, author: author?.words ?? [])
+            guard tails.searchWords(post: staged[row.vector], words: row.words, author: author?.words ?? []) else { return nil }
             tails.endRow()
             row.tail = start ..< tails.bytes.count
-            return row
+            encoded.append(row)
         }
+        self.rows = encoded
         self.staged = staged
         self.tails = tails.bytes
         self.profiles = profiles
@@ -84,7 +87,8 @@ struct PostgresDirectRows: Sendable {
         + "FROM STDIN (FORMAT binary)"
 
     /// The rows for ``copy``, given the page's authors as ``readAuthors`` answered them; `nil`
-    /// when an author is missing or a stored author's words are ones the server would make itself.
+    /// when an author is missing, or a stored author's words are ones the server would make
+    /// itself or too many with a post's.
     func rows(feed: String, authors answer: [[String?]]) -> [UInt8]? {
         var keys: [String: Int64] = [:]
         var stored: [String: Profile] = [:]
@@ -116,8 +120,9 @@ struct PostgresDirectRows: Sendable {
         return copy
     }
 
-    /// The rows encoded again, with the authors' `profiles` as stored and their `keys`.
-    private func encoded(feed: String, keys: [String: Int64], profiles: [String: Profile]) -> [UInt8] {
+    /// The rows encoded again, with the authors' `profiles` as stored and their `keys`; `nil` as
+    /// ``CopyRows/searchWords(post:words:author:)`` refuses a vector.
+    private func encoded(feed: String, keys: [String: Int64], profiles: [String: Profile]) -> [UInt8]? {
         var copy = CopyRows(reserving: staged.count + rows.count * 64)
         for row in rows {
             let author = profiles[row.author]
@@ -127,7 +132,7 @@ struct PostgresDirectRows: Sendable {
             copy.text(author?.handle)
             copy.text(author?.name)
             copy.integer(row.sharer.flatMap { keys[$0] })
-            copy.searchWords(post: staged[row.vector], words: row.words, author: author?.words ?? [])
+            guard copy.searchWords(post: staged[row.vector], words: row.words, author: author?.words ?? []) else { return nil }
             copy.endRow()
         }
         return copy.finish()

@@ -119,7 +119,12 @@ struct CopyRows: ColumnWriter {
     /// A `tsvector` of a post's own words, as ``searchWords(_:)`` wrote them (`post`, the field
     /// with its length), and then its author's, numbered on after the post's `words` as
     /// `tsvector`'s `||` numbers them.
-    mutating func searchWords(post: ArraySlice<UInt8>, words: Int, author: [AuthorWords.Entry]) {
+    /// - Returns: `false`, with nothing written, when a word would stand at more positions than
+    ///   a vector keeps, or at a position past the last: `||` drops those, and only the server's
+    ///   own `||` is sure to drop the same ones.
+    mutating func searchWords(post: ArraySlice<UInt8>, words: Int, author: [AuthorWords.Entry]) -> Bool {
+        guard words + (author.lazy.flatMap(\.positions).max() ?? 0) < 16_383,
+              author.allSatisfy({ $0.positions.count + Self.positions(of: $0.word, in: post) < 256 }) else { return false }
         field()
         let start = bytes.count
         bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0])
@@ -131,7 +136,7 @@ struct CopyRows: ColumnWriter {
                 bytes.append(UInt8(truncatingIfNeeded: value))
             }
             func appendAuthor(_ entry: AuthorWords.Entry) {
-                for position in entry.positions { append16(min(position + words, 16_383)) }
+                for position in entry.positions { append16(position + words) }
             }
             while at < post.count || next < author.count {
                 // The post's entry at `at`: its word, then NUL, its count of positions and the positions.
@@ -163,6 +168,23 @@ struct CopyRows: ColumnWriter {
         }
         put(UInt32(bytes.count - start - 4), at: start)
         put(UInt32(entries), at: start + 4)
+        return true
+    }
+
+    /// How many positions `word` has in `vector` (a binary `tsvector` field), 0 when it is not there.
+    private static func positions(of word: [UInt8], in vector: ArraySlice<UInt8>) -> Int {
+        vector.withUnsafeBufferPointer { vector in
+            var at = 8
+            while at < vector.count {
+                var end = at
+                while end < vector.count && vector[end] != 0 { end += 1 }
+                guard end + 2 < vector.count else { return 0 }
+                let count = Int(vector[end + 1]) << 8 | Int(vector[end + 2])
+                if AuthorWords.compare(UnsafeBufferPointer(rebasing: vector[at ..< end]), word) == 0 { return count }
+                at = end + 3 + 2 * count
+            }
+            return 0
+        }
     }
 
     /// Ends the row the fields since the last one make.

@@ -84,6 +84,26 @@ struct PostgresDirectCopyTests {
             """) == [["0"]])
     }
 
+    /// A post that repeats its author's name nearly as often as a vector keeps a word's
+    /// positions: the server's `||` would drop some of the name's, so the page is staged and
+    /// upserted, and stored.
+    @Test func aPostWhoseWordsWithItsAuthorsPassAVectorsLimitsIsStaged() async throws {
+        let (store, _) = try await makeWorkers()
+        let many = User(id: "u9", handle: "ada", displayName: Array(repeating: "Ada", count: 10).joined(separator: " "))
+        let pages = pages(renamed: ada)
+        var second = pages[1]
+        second[0] = .upsert(Post(id: "many", author: many, text: Array(repeating: "ada", count: 249).joined(separator: " "),
+                                 createdAt: Date(timeIntervalSince1970: 1_600_000_000)))
+        let lease = try #require(try await store.acquireLease(onFeed: "home", holder: "feedsyncd", wait: 0, onlyIfDue: false))
+        _ = try await store.apply(store.prepare(makePage(pages[0], cursor: "1")), videos: [], under: lease, announcing: nil)
+        #expect(store.prepare(makePage(Array(second.dropFirst()), cursor: "2")).direct != nil, "the page without it is copied")
+        let prepared = store.prepare(makePage(second, cursor: "2"))
+        #expect(prepared.direct == nil)
+        let result = try await store.apply(prepared, videos: [], under: lease, announcing: nil)
+        #expect(result.inserted == second.count)
+        #expect(try await store.run("reading the post", "SELECT length(search) FROM posts WHERE id = 'many'") == [["1"]])
+    }
+
     /// An author whose handle the server would split otherwise (an address) leaves the page to
     /// the staged upsert, which stores the same.
     @Test func aPageWithWordsTheServerMakesIsStaged() async throws {
