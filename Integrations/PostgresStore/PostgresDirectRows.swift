@@ -4,7 +4,7 @@ import StoreKit
 /// no staging table, no upsert, no join to the authors on the server.
 ///
 /// The rows are encoded with the page's own profiles when the page is prepared, off the store's
-/// queue: each post's authors' handles and names, and their words numbered on after the post's
+/// queue: each post's author's handle and name, and their words numbered on after the post's own
 /// in its search vector. Once the page's transaction has upserted its authors and read them back
 /// (``readAuthors``), only their keys are filled in (``rows(feed:authors:)``); an author whose
 /// stored profile is not the page's (a newer one was stored before) has the page's rows encoded
