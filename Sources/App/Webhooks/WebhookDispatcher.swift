@@ -23,7 +23,10 @@ public struct WebhookDispatcher: Sendable {
     /// Counts each attempt's outcome (`feedsync_webhook_deliveries_total`).
     let metrics: MetricsRegistry?
 
-    /// - Parameter shortWaits: the tests' waits (0.2 s doubling to 2 s) instead of 10 s doubling to 10 minutes.
+    /// - Parameter shortWaits: the tests' waits (0.2 s doubling to 2 s) instead of 10 s doubling to
+    ///   10 minutes, and 120 attempts instead of 12: a delivery is given up after minutes rather
+    ///   than the 10–19 s that twelve short waits add up to, which a loaded machine's stop and
+    ///   restart of a daemon outlasted (the end-to-end webhook test).
     /// - Returns: `nil` when no integration of `registry` sends webhooks.
     public init?(queue: any WebhookQueue, targets: [WebhookTarget], log: Logger, metrics: MetricsRegistry? = nil, shortWaits: Bool = false,
                  registry: IntegrationRegistry = .standard) {
@@ -34,7 +37,7 @@ public struct WebhookDispatcher: Sendable {
         self.metrics = metrics
         sender = sending.makeSender("feedsync/\(feedsyncVersion)")
         backoff = shortWaits ? Backoff(first: 0.2, cap: 2, jitter: .upperHalf) : Backoff(first: 10, cap: 600, jitter: .upperHalf)
-        maxAttempts = 12
+        maxAttempts = shortWaits ? 120 : 12
     }
 
     /// Sends the deliveries due at `now`.
