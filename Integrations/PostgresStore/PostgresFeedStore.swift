@@ -44,8 +44,8 @@ public actor PostgresFeedStore: SQLStore, ReaderAccountKeeper {
     /// What each claim that took a lease read ahead for its sync, until the first write under it.
     var prefetched: [String: ClaimPrefetch] = [:]
     private var renewal: Task<Void, Never>?
-    /// Feeds whose last long page held only new posts: their next is inserted outright
-    /// (``writeStaged(_:feed:in:)``).
+    /// Feeds whose last long page held only new posts: their next is copied straight into
+    /// `posts` (``PostgresDirectRows``) or inserted outright (``writeStaged(_:feed:in:)``).
     var walkingNew: Set<String> = []
     /// Round trips the last page's write took (``lastPageRoundTripsForTests``).
     var lastPageRoundTrips = 0

@@ -24,7 +24,6 @@ struct PostgresRow: ResultRow {
 /// and read every number and search vector from text, 8% of its time in a cold sync).
 struct CopyRows: ColumnWriter {
     private(set) var bytes: [UInt8] = []
-    private(set) var count = 0
     /// Where the row being written begins (its field count), or `nil` between rows.
     private var row: Int?
     private var fields: UInt16 = 0
@@ -89,7 +88,6 @@ struct CopyRows: ColumnWriter {
     /// A `tsvector`: the words of `fields` as ``PostgresSearchWords`` makes them, or NULL where
     /// it does not vouch for them (or `fields` is `nil`).
     /// - Returns: how many words the vector numbers (its last position), `nil` for NULL.
-    @discardableResult
     mutating func searchWords(_ fields: (String?, String?, String?)?) -> Int? {
         field()
         guard let fields else { null(); return nil }
@@ -130,7 +128,9 @@ struct CopyRows: ColumnWriter {
         bytes.append(contentsOf: [0, 0, 0, 0, 0, 0, 0, 0])
         var entries = 0
         post.withUnsafeBufferPointer { post in
-            var at = 8, next = 0
+            var postEntries = BinaryVectorEntries(post)
+            var current = postEntries.next()
+            var next = 0
             func append16(_ value: Int) {
                 bytes.append(UInt8(truncatingIfNeeded: value >> 8))
                 bytes.append(UInt8(truncatingIfNeeded: value))
@@ -138,24 +138,18 @@ struct CopyRows: ColumnWriter {
             func appendAuthor(_ entry: AuthorWords.Entry) {
                 for position in entry.positions { append16(position + words) }
             }
-            while at < post.count || next < author.count {
-                // The post's entry at `at`: its word, then NUL, its count of positions and the positions.
-                var end = at
-                while end < post.count && post[end] != 0 { end += 1 }
-                let order = at >= post.count ? 1 : next >= author.count ? -1
-                    : AuthorWords.compare(UnsafeBufferPointer(rebasing: post[at ..< end]), author[next].word)
-                if order <= 0 {
-                    let count = Int(post[end + 1]) << 8 | Int(post[end + 2])
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: post[at ... end]))
+            while current != nil || next < author.count {
+                let order = current.map { next < author.count ? AuthorWords.compare(UnsafeBufferPointer(rebasing: post[$0.word]), author[next].word) : -1 } ?? 1
+                if order <= 0, let entry = current {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: post[entry.word]))
+                    bytes.append(0)
+                    append16(entry.count + (order == 0 ? author[next].positions.count : 0))
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: post[entry.positions]))
                     if order == 0 {
-                        append16(count + author[next].positions.count)
-                        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: post[end + 3 ..< end + 3 + 2 * count]))
                         appendAuthor(author[next])
                         next += 1
-                    } else {
-                        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: post[end + 1 ..< end + 3 + 2 * count]))
                     }
-                    at = end + 3 + 2 * count
+                    current = postEntries.next()
                 } else {
                     bytes.append(contentsOf: author[next].word)
                     bytes.append(0)
@@ -174,14 +168,9 @@ struct CopyRows: ColumnWriter {
     /// How many positions `word` has in `vector` (a binary `tsvector` field), 0 when it is not there.
     private static func positions(of word: [UInt8], in vector: ArraySlice<UInt8>) -> Int {
         vector.withUnsafeBufferPointer { vector in
-            var at = 8
-            while at < vector.count {
-                var end = at
-                while end < vector.count && vector[end] != 0 { end += 1 }
-                guard end + 2 < vector.count else { return 0 }
-                let count = Int(vector[end + 1]) << 8 | Int(vector[end + 2])
-                if AuthorWords.compare(UnsafeBufferPointer(rebasing: vector[at ..< end]), word) == 0 { return count }
-                at = end + 3 + 2 * count
+            var entries = BinaryVectorEntries(vector)
+            while let entry = entries.next() {
+                if AuthorWords.compare(UnsafeBufferPointer(rebasing: vector[entry.word]), word) == 0 { return entry.count }
             }
             return 0
         }
@@ -194,7 +183,6 @@ struct CopyRows: ColumnWriter {
         }
         row = nil
         fields = 0
-        count += 1
     }
 
     /// The rows with COPY's trailer.
@@ -224,6 +212,25 @@ private struct BinaryVector: VectorEntries {
     private mutating func append(_ value: UInt16) {
         bytes.append(UInt8(value >> 8))
         bytes.append(UInt8(value & 0xFF))
+    }
+}
+
+/// The entries of a binary `tsvector` field (its length, its count of entries, then the entries
+/// ``BinaryVector`` writes), in order; it stops at the first that does not fit in the field.
+private struct BinaryVectorEntries {
+    private let field: UnsafeBufferPointer<UInt8>
+    private var at = 8
+
+    init(_ field: UnsafeBufferPointer<UInt8>) { self.field = field }
+
+    /// The next entry: where its word is, how many positions it has, and where they are.
+    mutating func next() -> (word: Range<Int>, count: Int, positions: Range<Int>)? {
+        guard let nul = field[at...].firstIndex(of: 0), nul + 2 < field.count else { return nil }
+        let count = Int(field[nul + 1]) << 8 | Int(field[nul + 2])
+        let positions = nul + 3 ..< nul + 3 + 2 * count
+        guard positions.upperBound <= field.count else { return nil }
+        defer { at = positions.upperBound }
+        return (at ..< nul, count, positions)
     }
 }
 

@@ -8,6 +8,9 @@ extension SyncEngine {
         let page: FeedPage
         let prepared: Prepared
         let session: Session?
+        /// Whether the page's next request is one this walk already made: the backend goes in
+        /// circles, and nothing is fetched after this page.
+        var circles = false
 
         /// What the page holds: its changes, and about their bytes (``FeedPage/approximateBytes``).
         var size: PageSize { PageSize(posts: page.changes.count, bytes: page.approximateBytes) }
@@ -57,8 +60,6 @@ extension SyncEngine {
     func commitPages<Store: SyncStore>(to store: Store, from cursor: FeedCursor?, session: Session?, under lease: FeedLease,
                                        sweepAtEnd: (FeedPage) -> Bool, walk: inout FullWalk?, report: inout SyncReport,
                                        progress: @Sendable (Progress) -> Void) async throws -> Bool {
-        // The requests this walk has made: one met again means the backend goes in circles.
-        var requested: Set<String> = cursor.map { [$0.position] } ?? []
         return try await withThrowingTaskGroup(of: Void.self) { group in
             let pipeline = PagePipeline<Fetched<Store.PreparedPage>>(least: Self.decodedPagesHeld, most: Self.decodedPagesHeldAtMost,
                                                                      budget: Self.decodedPagesBudget)
@@ -77,7 +78,7 @@ extension SyncEngine {
                 for fetched in pages {
                     kept += 1
                     guard fetched.page.hasMore else { break }
-                    guard requested.insert(fetched.page.nextRequest).inserted else { circling = fetched.page; break }
+                    guard !fetched.circles else { circling = fetched.page; break }
                 }
                 pages.removeSubrange(kept...)
                 try await writer.commit(pages.map { ($0.page, $0.prepared) }, report: &report) { page, report in
@@ -103,16 +104,17 @@ extension SyncEngine {
                                               into pipeline: PagePipeline<Fetched<Store.PreparedPage>>) async {
         var cursor = cursor
         var session = session
-        // As the committing side counts them: a request met again ends the fetching there (the
-        // backend goes in circles, which that side reports when it reaches the page), rather than
+        // The requests this walk has made: one met again means the backend goes in circles. The
+        // fetching ends at that page (the committing side reports it when it reaches it), not
         // after as many pages as the pipeline holds.
         var requested: Set<String> = cursor.map { [$0.position] } ?? []
         do {
             while true {
                 try await pipeline.reserve()
-                let fetched = try await fetchPage(for: store, after: cursor, session: session)
+                var fetched = try await fetchPage(for: store, after: cursor, session: session)
+                fetched.circles = fetched.page.hasMore && !requested.insert(fetched.page.nextRequest).inserted
                 await pipeline.put(fetched, size: fetched.size)
-                guard fetched.page.hasMore, requested.insert(fetched.page.nextRequest).inserted else { return }
+                guard fetched.page.hasMore, !fetched.circles else { return }
                 (cursor, session) = (fetched.page.nextCursor, fetched.session)
             }
         } catch {
