@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "MockVideoHostTests", dependencies: ["MockVideoHost", "Core"], path: "Tests/MockVideoHostTests"),
         .testTarget(name: "MastodonTests", dependencies: ["Mastodon", "IntegrationKit", "Core", "ProcessTestSupport"], path: "Tests/MastodonTests"),
         .testTarget(name: "WebFeedTests", dependencies: ["WebFeed", "IntegrationKit", "Core"], path: "Tests/WebFeedTests"),
-        .testTarget(name: "BlueskyTests", dependencies: ["Bluesky", "IntegrationKit", "Core"], path: "Tests/BlueskyTests"),
+        .testTarget(name: "BlueskyTests", dependencies: ["Bluesky", "IntegrationKit", "Core", "ProcessTestSupport"], path: "Tests/BlueskyTests"),
         .testTarget(name: "AppTests", dependencies: ["App", "Core", "SQLiteCache", "StoreKit", "ProcessTestSupport"], path: "Tests/AppTests"),
         .testTarget(name: "ReaderAPITests", dependencies: ["ReaderAPI", "Core", "ProcessTestSupport"], path: "Tests/ReaderAPITests"),
         // The daemon's own parts (its service group), tested in-process.
