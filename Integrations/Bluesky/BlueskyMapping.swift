@@ -10,6 +10,7 @@ enum BlueskyBounds {
     static let maxCount = 10_000_000_000
     static let aspectRatio = 1...100_000
     static let maxLabelBytes = 128
+    static let maxURLBytes = 8_192
 }
 
 extension User {

@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationKit
 
 /// Renders a post's text and facets as HTML: links, mentions and hashtags become anchors, the
 /// rest is escaped text with `<br>` for line breaks, all in one `<p>`.
@@ -35,7 +36,7 @@ enum BlueskyRichText {
     /// Where a feature points, or `nil` for one that cannot be linked safely.
     static func href(_ feature: BlueskyFacet.Feature) -> String? {
         switch feature {
-        case .link(let uri): return webURL(uri)?.absoluteString
+        case .link(let uri): return uri.utf8.count <= BlueskyBounds.maxURLBytes ? WebURL.text(uri) : nil
         case .mention(let did): return BlueskyIdentifier.isDID(did) ? "https://bsky.app/profile/\(did)" : nil
         case .tag(let tag):
             guard !tag.isEmpty, tag.utf8.count <= 640 else { return nil }

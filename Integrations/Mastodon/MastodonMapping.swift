@@ -22,21 +22,13 @@ extension User {
             if let known = avatars[text] {
                 avatar = known
             } else {
-                avatar = webURL(text)
+                avatar = WebURL.url(text)
                 avatars[text] = avatar
             }
         }
         let name = dto.displayName.flatMap { $0.isEmpty ? nil : $0 } ?? dto.username ?? dto.acct
         self.init(id: UserID(dto.id), handle: dto.acct, displayName: name, avatarURL: avatar)
     }
-}
-
-/// A URL a browser or player may open: absolute `http` or `https` only, so a status cannot
-/// slip `javascript:` or `file:` into the mirror.
-func webURL(_ text: String) -> URL? {
-    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-          url.host?.isEmpty == false else { return nil }
-    return url
 }
 
 extension Video {
@@ -49,7 +41,7 @@ extension Video {
     ///
     /// - Throws: ``ServiceError`` `.invalidItem` for a duration, frame size or rate out of range.
     init?(_ dto: MastodonMediaAttachment) throws {
-        guard dto.type == "video" || dto.type == "gifv", let stream = (dto.url ?? dto.remoteURL).flatMap(webURL) else { return nil }
+        guard dto.type == "video" || dto.type == "gifv", let stream = (dto.url ?? dto.remoteURL).flatMap(WebURL.url) else { return nil }
         func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading media \(dto.id)", "media \(dto.id): \(reason)") }
         let original = dto.original
         let duration = original?.duration ?? 0
@@ -65,7 +57,7 @@ extension Video {
             fps = rate
         }
         self.init(id: VideoID(dto.id), title: dto.description ?? "", duration: duration, streamURL: stream,
-                  thumbnailURL: dto.previewURL.flatMap(webURL), width: original?.width, height: original?.height, framesPerSecond: fps)
+                  thumbnailURL: dto.previewURL.flatMap(WebURL.url), width: original?.width, height: original?.height, framesPerSecond: fps)
     }
 
     /// `"30000/1001"` or `"30"` as frames per second.
@@ -83,8 +75,8 @@ extension Post.Attachment {
     /// Maps an attachment that is not a video (`image`, `audio`, `unknown`); `nil` for one
     /// without a web URL.
     init?(_ dto: MastodonMediaAttachment) {
-        guard dto.type != "video", dto.type != "gifv", let url = (dto.url ?? dto.remoteURL).flatMap(webURL) else { return nil }
-        self.init(kind: dto.type, url: url, previewURL: dto.previewURL.flatMap(webURL), description: dto.description)
+        guard dto.type != "video", dto.type != "gifv", let url = (dto.url ?? dto.remoteURL).flatMap(WebURL.url) else { return nil }
+        self.init(kind: dto.type, url: url, previewURL: dto.previewURL.flatMap(WebURL.url), description: dto.description)
     }
 }
 
@@ -150,6 +142,6 @@ extension Post {
                   contentWarning: original.spoilerText.flatMap { $0.isEmpty ? nil : $0 },
                   language: original.language, visibility: visibility,
                   repost: booster.map { Repost(by: $0, originalID: PostID(original.id), at: shared) },
-                  attachments: attachments, url: original.url.flatMap(webURL))
+                  attachments: attachments, url: original.url.flatMap(WebURL.url))
     }
 }
