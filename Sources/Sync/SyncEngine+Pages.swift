@@ -12,8 +12,14 @@ extension SyncEngine {
         /// circles, and nothing is fetched after this page.
         var circles = false
 
-        /// What the page holds: its changes, and about their bytes (``FeedPage/approximateBytes``).
-        var size: PageSize { PageSize(posts: page.changes.count, bytes: page.approximateBytes) }
+        /// What the page holds: its changes, and about their bytes (``FeedPage/approximateBytes``),
+        /// counted once: the pipeline reads it when the page is put and again when it commits.
+        let size: PageSize
+
+        init(page: FeedPage, prepared: Prepared, session: Session?) {
+            (self.page, self.prepared, self.session) = (page, prepared, session)
+            size = PageSize(posts: page.changes.count, bytes: page.approximateBytes)
+        }
     }
 
     /// How many decoded pages a sync always may hold, the one committing included: the one
