@@ -170,72 +170,72 @@ struct BlueskyFeedResponse {
     private static let profileFields = JSONKeys<ProfileField>()
     private static let recordFields = JSONKeys<RecordField>()
 
-    private static func post(_ reader: inout JSONReader, path: String, uri seenURI: inout String?) throws -> BlueskyPostView {
-        try expectObject(&reader, path)
+    private static func post(_ reader: inout JSONReader, path: @autoclosure () -> String, uri seenURI: inout String?) throws -> BlueskyPostView {
+        try expectObject(&reader, path())
         var uri: String?, cid: String?, author: BlueskyProfile?, record: BlueskyPostRecord?, embed: BlueskyEmbedView?
-        var counts: [Int?] = [nil, nil, nil, nil]
+        var replyCount: Int?, repostCount: Int?, likeCount: Int?, quoteCount: Int?
         var indexedAt: String?, labels: [BlueskyLabel] = []
         try reader.readObject(Self.postFields) { reader, key in
             switch key {
             case .uri?:
-                uri = try reader.string("\(path).uri")
+                uri = try reader.string("\(path()).uri")
                 seenURI = uri
-            case .cid?: cid = try reader.optionalString("\(path).cid")
-            case .author?: author = try profile(&reader, path: "\(path).author")
-            case .record?: record = try Self.record(&reader, path: "\(path).record")
-            case .embed?: embed = try Self.embed(&reader, path: "\(path).embed", depth: 0)
-            case .replyCount?: counts[0] = try reader.optionalInt("\(path).replyCount")
-            case .repostCount?: counts[1] = try reader.optionalInt("\(path).repostCount")
-            case .likeCount?: counts[2] = try reader.optionalInt("\(path).likeCount")
-            case .quoteCount?: counts[3] = try reader.optionalInt("\(path).quoteCount")
-            case .indexedAt?: indexedAt = try reader.string("\(path).indexedAt")
-            case .labels?: labels = try Self.labels(&reader, path: "\(path).labels")
+            case .cid?: cid = try reader.optionalString("\(path()).cid")
+            case .author?: author = try profile(&reader, path: "\(path()).author")
+            case .record?: record = try Self.record(&reader, path: "\(path()).record")
+            case .embed?: embed = try Self.embed(&reader, path: "\(path()).embed", depth: 0)
+            case .replyCount?: replyCount = try reader.optionalInt("\(path()).replyCount")
+            case .repostCount?: repostCount = try reader.optionalInt("\(path()).repostCount")
+            case .likeCount?: likeCount = try reader.optionalInt("\(path()).likeCount")
+            case .quoteCount?: quoteCount = try reader.optionalInt("\(path()).quoteCount")
+            case .indexedAt?: indexedAt = try reader.string("\(path()).indexedAt")
+            case .labels?: labels = try Self.labels(&reader, path: "\(path()).labels")
             case nil: try reader.skipValue()
             }
         }
-        guard let uri else { throw JSONReader.FieldError(reason: "\(path).uri is missing") }
-        guard let author else { throw JSONReader.FieldError(reason: "\(path).author is missing") }
-        guard let record else { throw JSONReader.FieldError(reason: "\(path).record is missing") }
-        guard let indexedAt else { throw JSONReader.FieldError(reason: "\(path).indexedAt is missing") }
-        return BlueskyPostView(uri: uri, cid: cid, author: author, record: record, embed: embed, replyCount: counts[0],
-                               repostCount: counts[1], likeCount: counts[2], quoteCount: counts[3], indexedAt: indexedAt, labels: labels)
+        guard let uri else { throw JSONReader.FieldError(reason: "\(path()).uri is missing") }
+        guard let author else { throw JSONReader.FieldError(reason: "\(path()).author is missing") }
+        guard let record else { throw JSONReader.FieldError(reason: "\(path()).record is missing") }
+        guard let indexedAt else { throw JSONReader.FieldError(reason: "\(path()).indexedAt is missing") }
+        return BlueskyPostView(uri: uri, cid: cid, author: author, record: record, embed: embed, replyCount: replyCount,
+                               repostCount: repostCount, likeCount: likeCount, quoteCount: quoteCount, indexedAt: indexedAt, labels: labels)
     }
 
-    private static func profile(_ reader: inout JSONReader, path: String) throws -> BlueskyProfile {
-        try expectObject(&reader, path)
+    private static func profile(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> BlueskyProfile {
+        try expectObject(&reader, path())
         var did: String?, handle: String?, displayName: String?, avatar: String?
         try reader.readObject(Self.profileFields) { reader, key in
             switch key {
-            case .did?: did = try reader.string("\(path).did")
-            case .handle?: handle = try reader.string("\(path).handle")
-            case .displayName?: displayName = try reader.optionalString("\(path).displayName")
-            case .avatar?: avatar = try reader.optionalString("\(path).avatar")
+            case .did?: did = try reader.string("\(path()).did")
+            case .handle?: handle = try reader.string("\(path()).handle")
+            case .displayName?: displayName = try reader.optionalString("\(path()).displayName")
+            case .avatar?: avatar = try reader.optionalString("\(path()).avatar")
             case nil: try reader.skipValue()
             }
         }
-        guard let did else { throw JSONReader.FieldError(reason: "\(path).did is missing") }
-        guard let handle else { throw JSONReader.FieldError(reason: "\(path).handle is missing") }
+        guard let did else { throw JSONReader.FieldError(reason: "\(path()).did is missing") }
+        guard let handle else { throw JSONReader.FieldError(reason: "\(path()).handle is missing") }
         return BlueskyProfile(did: did, handle: handle, displayName: displayName, avatar: avatar)
     }
 
     /// The post record (`unknown` in the lexicon: read what an `app.bsky.feed.post` holds).
-    private static func record(_ reader: inout JSONReader, path: String) throws -> BlueskyPostRecord {
-        try expectObject(&reader, path)
+    private static func record(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> BlueskyPostRecord {
+        try expectObject(&reader, path())
         var record = BlueskyPostRecord()
         var type: String?
         try reader.readObject(Self.recordFields) { reader, key in
             switch key {
-            case .type?: type = try reader.string("\(path).$type")
-            case .text?: record.text = try reader.string("\(path).text")
-            case .createdAt?: record.createdAt = try reader.string("\(path).createdAt")
-            case .langs?: record.langs = try list(&reader, "\(path).langs") { try $0.string("\(path).langs[]") }
+            case .type?: type = try reader.string("\(path()).$type")
+            case .text?: record.text = try reader.string("\(path()).text")
+            case .createdAt?: record.createdAt = try reader.string("\(path()).createdAt")
+            case .langs?: record.langs = try list(&reader, "\(path()).langs") { try $0.string("\(path()).langs[]") }
             case .facets?:
                 // A malformed facet (an index past Int, a missing byteEnd) costs only the facet: the
                 // text stands without its link.
-                record.facets = try list(&reader, "\(path).facets") { reader -> BlueskyFacet? in
+                record.facets = try list(&reader, "\(path()).facets") { reader -> BlueskyFacet? in
                     let start = reader.offset
                     do {
-                        return try facet(&reader, path: "\(path).facets[]")
+                        return try facet(&reader, path: "\(path()).facets[]")
                     } catch is JSONReader.FieldError {
                         reader.rewind(to: start)
                         try reader.skipValue()
@@ -243,50 +243,50 @@ struct BlueskyFeedResponse {
                     }
                 }.compactMap { $0 }
             case .reply?:
-                try expectObject(&reader, "\(path).reply")
+                try expectObject(&reader, "\(path()).reply")
                 try reader.readObject { reader, key in
                     guard key == "parent" else { return try reader.skipValue() }
-                    try expectObject(&reader, "\(path).reply.parent")
+                    try expectObject(&reader, "\(path()).reply.parent")
                     try reader.readObject { reader, key in
-                        if key == "uri" { record.replyParent = try reader.string("\(path).reply.parent.uri") } else { try reader.skipValue() }
+                        if key == "uri" { record.replyParent = try reader.string("\(path()).reply.parent.uri") } else { try reader.skipValue() }
                     }
                 }
             case .labels?:
                 if try reader.readNull() { return }
-                try expectObject(&reader, "\(path).labels")
+                try expectObject(&reader, "\(path()).labels")
                 try reader.readObject { reader, key in
                     guard key == "values" else { return try reader.skipValue() }
-                    record.selfLabels = try list(&reader, "\(path).labels.values") { try labels(&$0, path: "\(path).labels.values[]", single: true)[0].val }
+                    record.selfLabels = try list(&reader, "\(path()).labels.values") { try labels(&$0, path: "\(path()).labels.values[]", single: true)[0].val }
                 }
             case nil: try reader.skipValue()
             }
         }
-        if let type, type != "app.bsky.feed.post" { throw JSONReader.FieldError(reason: "\(path) is a \(type), not a post") }
+        if let type, type != "app.bsky.feed.post" { throw JSONReader.FieldError(reason: "\(path()) is a \(type), not a post") }
         return record
     }
 
-    private static func facet(_ reader: inout JSONReader, path: String) throws -> BlueskyFacet {
-        try expectObject(&reader, path)
+    private static func facet(_ reader: inout JSONReader, path: @autoclosure () -> String) throws -> BlueskyFacet {
+        try expectObject(&reader, path())
         var start: Int?, end: Int?, features: [BlueskyFacet.Feature] = []
         try reader.readObject { reader, key in
             switch key {
             case "index":
-                try expectObject(&reader, "\(path).index")
+                try expectObject(&reader, "\(path()).index")
                 try reader.readObject { reader, key in
                     switch key {
-                    case "byteStart": start = try reader.optionalInt("\(path).index.byteStart")
-                    case "byteEnd": end = try reader.optionalInt("\(path).index.byteEnd")
+                    case "byteStart": start = try reader.optionalInt("\(path()).index.byteStart")
+                    case "byteEnd": end = try reader.optionalInt("\(path()).index.byteEnd")
                     default: try reader.skipValue()
                     }
                 }
             case "features":
-                features = try list(&reader, "\(path).features") { reader in
-                    try expectObject(&reader, "\(path).features[]")
+                features = try list(&reader, "\(path()).features") { reader in
+                    try expectObject(&reader, "\(path()).features[]")
                     var type: String?, value: String?
                     try reader.readObject { reader, key in
                         switch key {
-                        case "$type": type = try reader.string("\(path).features[].$type")
-                        case "uri", "did", "tag": value = try reader.string("\(path).features[].\(key)")
+                        case "$type": type = try reader.string("\(path()).features[].$type")
+                        case "uri", "did", "tag": value = try reader.string("\(path()).features[].\(key)")
                         default: try reader.skipValue()
                         }
                     }
@@ -300,49 +300,49 @@ struct BlueskyFeedResponse {
             default: try reader.skipValue()
             }
         }
-        guard let start, let end else { throw JSONReader.FieldError(reason: "\(path).index is missing byteStart or byteEnd") }
+        guard let start, let end else { throw JSONReader.FieldError(reason: "\(path()).index is missing byteStart or byteEnd") }
         return BlueskyFacet(byteStart: start, byteEnd: end, features: features)
     }
 
     /// Labels (`[label]`), or with `single`, one label object read as a list of one.
-    private static func labels(_ reader: inout JSONReader, path: String, single: Bool = false) throws -> [BlueskyLabel] {
+    private static func labels(_ reader: inout JSONReader, path: @autoclosure () -> String, single: Bool = false) throws -> [BlueskyLabel] {
         func one(_ reader: inout JSONReader) throws -> BlueskyLabel {
-            try expectObject(&reader, path)
+            try expectObject(&reader, path())
             var val: String?, neg = false
             try reader.readObject { reader, key in
                 switch key {
-                case "val": val = try reader.string("\(path).val")
-                case "neg": neg = try reader.readNull() ? false : try reader.bool("\(path).neg")
+                case "val": val = try reader.string("\(path()).val")
+                case "neg": neg = try reader.readNull() ? false : try reader.bool("\(path()).neg")
                 default: try reader.skipValue()
                 }
             }
-            guard let val else { throw JSONReader.FieldError(reason: "\(path).val is missing") }
+            guard let val else { throw JSONReader.FieldError(reason: "\(path()).val is missing") }
             return BlueskyLabel(val: val, neg: neg)
         }
         if single { return [try one(&reader)] }
-        return try list(&reader, path, one)
+        return try list(&reader, path(), one)
     }
 
     // MARK: Helpers
 
-    static func expectObject(_ reader: inout JSONReader, _ path: String) throws {
+    static func expectObject(_ reader: inout JSONReader, _ path: @autoclosure () -> String) throws {
         guard try reader.peek() == UInt8(ascii: "{") else {
             let isNull = try reader.peek() == UInt8(ascii: "n")
             try reader.skipValue()
-            throw JSONReader.FieldError(reason: isNull ? "\(path) is null" : "\(path) is not an object")
+            throw JSONReader.FieldError(reason: isNull ? "\(path()) is null" : "\(path()) is not an object")
         }
     }
 
     /// An array (or `null`, read as empty) of at most ``maxListLength`` elements.
-    static func list<T>(_ reader: inout JSONReader, _ path: String, _ element: (inout JSONReader) throws -> T) throws -> [T] {
+    static func list<T>(_ reader: inout JSONReader, _ path: @autoclosure () -> String, _ element: (inout JSONReader) throws -> T) throws -> [T] {
         if try reader.readNull() { return [] }
         guard try reader.peek() == UInt8(ascii: "[") else {
             try reader.skipValue()
-            throw JSONReader.FieldError(reason: "\(path) is not an array")
+            throw JSONReader.FieldError(reason: "\(path()) is not an array")
         }
         var values: [T] = []
         try reader.readArray { reader in
-            guard values.count < maxListLength else { throw JSONReader.FieldError(reason: "\(path) has more than \(maxListLength) elements") }
+            guard values.count < maxListLength else { throw JSONReader.FieldError(reason: "\(path()) has more than \(maxListLength) elements") }
             values.append(try element(&reader))
         }
         return values
