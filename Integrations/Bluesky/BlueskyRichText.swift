@@ -64,18 +64,25 @@ enum BlueskyRichText {
         return String(decoding: url, as: UTF8.self)
     }
 
-    /// Appends text escaped for HTML, with `<br>` for each line break.
+    /// Appends text escaped for HTML, with `<br>` for each line break: the runs of bytes between
+    /// the ones escaped are copied whole.
     private static func appendEscaped(_ bytes: ArraySlice<UInt8>, to html: inout [UInt8], lineBreaks: Bool = true) {
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "&"): html.append(contentsOf: "&amp;".utf8)
-            case UInt8(ascii: "<"): html.append(contentsOf: "&lt;".utf8)
-            case UInt8(ascii: ">"): html.append(contentsOf: "&gt;".utf8)
-            case UInt8(ascii: "\""): html.append(contentsOf: "&quot;".utf8)
-            case UInt8(ascii: "'"): html.append(contentsOf: "&#39;".utf8)
-            case UInt8(ascii: "\n") where lineBreaks: html.append(contentsOf: "<br>".utf8)
-            default: html.append(byte)
+        var run = bytes.startIndex
+        for index in bytes.indices {
+            let escaped: StaticString
+            switch bytes[index] {
+            case UInt8(ascii: "&"): escaped = "&amp;"
+            case UInt8(ascii: "<"): escaped = "&lt;"
+            case UInt8(ascii: ">"): escaped = "&gt;"
+            case UInt8(ascii: "\""): escaped = "&quot;"
+            case UInt8(ascii: "'"): escaped = "&#39;"
+            case UInt8(ascii: "\n") where lineBreaks: escaped = "<br>"
+            default: continue
             }
+            html.append(contentsOf: bytes[run..<index])
+            escaped.withUTF8Buffer { html.append(contentsOf: $0) }
+            run = index + 1
         }
+        html.append(contentsOf: bytes[run...])
     }
 }

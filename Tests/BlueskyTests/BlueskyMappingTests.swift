@@ -80,6 +80,23 @@ import Testing
         #expect(BlueskyRichText.html(text, facets: overlapping) == "<p><a href=\"https://bsky.app/hashtag/a\">é &lt;b</a>&gt; x</p>")
     }
 
+    @Test func textIsEscapedByteForByteAroundEveryEscape() {
+        // Each escaped byte at the start, the end, alone, doubled and between other text, with
+        // and without a link around it: runs are copied whole, so their edges are what can break.
+        let special = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;", "\n": "<br>"]
+        for (byte, escaped) in special {
+            for (text, expected) in [(byte, escaped), (byte + byte, escaped + escaped), ("a" + byte, "a" + escaped),
+                                     (byte + "é", escaped + "é"), ("x" + byte + "y" + byte + "z", "x" + escaped + "y" + escaped + "z")] {
+                #expect(BlueskyRichText.html(text, facets: []) == "<p>\(expected)</p>", "\(text.debugDescription)")
+                let link = BlueskyFacet(byteStart: 0, byteEnd: text.utf8.count, features: [.tag("t")])
+                #expect(BlueskyRichText.html(text, facets: [link]) == "<p><a href=\"https://bsky.app/hashtag/t\">\(expected)</a></p>")
+            }
+        }
+        // A link's address is escaped too; Foundation has already made its quote `%22`.
+        let facet = BlueskyFacet(byteStart: 0, byteEnd: 1, features: [.link(uri: "https://a.example/?q='\"")])
+        #expect(BlueskyRichText.html("x", facets: [facet]) == "<p><a href=\"https://a.example/?q=&#39;%22\">x</a></p>")
+    }
+
     @Test func anASCIITagIsEscapedAsFoundationEscapesIt() {
         // Every ASCII byte, alone and between letters: the byte-wise path must give Foundation's
         // `.alphanumerics` escaping, and refuse whitespace as the Character check did.
