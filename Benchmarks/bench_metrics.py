@@ -20,14 +20,13 @@ import json
 import os
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchkit import ROOT, TICK, Broken, Daemon, FeedServer, cpu_ticks, run_script  # noqa: E402
+from benchkit import ROOT, TICK, Broken, Daemon, FeedServer, build_release, cpu_ticks, run_script  # noqa: E402
 
 
 def free_port():
@@ -58,7 +57,7 @@ def main():
     if args.smoke:
         args.feeds, args.idle = 200, 3.0
     if not args.no_build and not args.smoke:
-        subprocess.run(["swift", "build", "-c", "release"], cwd=ROOT, check=True)
+        build_release()
     release = ROOT / ".build/release/feedsyncd"
     binary = release if release.exists() or not args.smoke else ROOT / ".build/debug/feedsyncd"
 
