@@ -6,6 +6,7 @@ extension JSONReader {
     mutating func readStringSyntax() throws -> String {
         try expect(UInt8(ascii: "\""))
         let start = offset
+        skipPlainWords()
         while offset < bytes.count {
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") {
@@ -18,6 +19,25 @@ extension JSONReader {
             offset += 1
         }
         throw SyntaxError(offset: start, reason: "a string does not end")
+    }
+
+    /// Moves past the string's bytes eight at a time while none of them ends the string, starts an
+    /// escape or is a control character; the byte loops after it find which one does.
+    ///
+    /// Each test flags a byte that may match (a match always is flagged; a byte above one that
+    /// matches may be too), so a flagged word is only left to the byte loop. Strings are most of
+    /// a timeline's bytes, and the byte loop was 2–5% of a pull's CPU (issue 40).
+    @inline(__always)
+    mutating func skipPlainWords() {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        guard let base = bytes.baseAddress else { return }
+        while offset + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+            let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+            let flagged = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+            guard flagged & highs == 0 else { return }
+            offset += 8
+        }
     }
 
     /// The index of a key in `table`; a key with escapes is decoded first.
@@ -46,6 +66,8 @@ extension JSONReader {
         try expect(UInt8(ascii: "\""))
         let start = offset
         while offset < bytes.count {
+            skipPlainWords()
+            guard offset < bytes.count else { break }
             let byte = bytes[offset]
             offset += 1
             if byte == UInt8(ascii: "\"") { return }

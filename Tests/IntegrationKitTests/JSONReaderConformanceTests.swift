@@ -1,5 +1,6 @@
 import Foundation
 import IntegrationKit
+import ProcessTestSupport
 import Testing
 
 /// The reader against RFC 8259's grammar, case by case: what it accepts, what it refuses, and
@@ -93,6 +94,39 @@ import Testing
         }
         // DEL and C1 controls need no escape.
         #expect(text("\"\u{7F}\u{85}\"") == "\u{7F}\u{85}")
+    }
+
+    /// Strings are scanned eight bytes at a time until a quote, a backslash or a control
+    /// character; whatever lands where in a word, reading and skipping see every byte. Seeded
+    /// strings of plain text, multi-byte characters, escapes and raw control characters (which
+    /// are refused), read and skipped, each followed by another value.
+    @Test func everyByteIsSeenWhereverItFallsInAWord() {
+        let pieces: [(json: [UInt8], text: String?)] = [
+            (Array("a".utf8), "a"), (Array("plain text".utf8), "plain text"), (Array("é".utf8), "é"), (Array("🙂".utf8), "🙂"),
+            (Array(#"\""#.utf8), "\""), (Array(#"\\"#.utf8), "\\"), (Array(#"\n"#.utf8), "\n"), (Array(#"\u00e9"#.utf8), "é"),
+            (Array("\u{7F}".utf8), "\u{7F}"), ([0x01], nil), ([0x1F], nil), ([0x09], nil), ([0x00], nil),
+        ]
+        var random = SeededRandom(seed: 8)
+        for _ in 0..<5_000 {
+            var json: [UInt8] = [0x22], expected: String? = ""
+            for _ in 0..<random.next(below: 24) {
+                let piece = pieces[random.next(below: pieces.count)]
+                json += piece.json
+                expected = piece.text.flatMap { text in expected.map { $0 + text } }
+            }
+            json += Array(#"", 1]"#.utf8)
+            let shown = String(decoding: json, as: UTF8.self).debugDescription
+            json.withUnsafeBufferPointer { buffer in
+                var reader = JSONReader(buffer)
+                #expect((try? reader.string("s")) == expected, "\(shown)")
+                var skipper = JSONReader(buffer)
+                let skipped = (try? skipper.skipValue()) != nil
+                #expect(skipped == (expected != nil), "\(shown)")
+                if expected != nil {
+                    #expect(reader.offset == json.count - 4 && skipper.offset == json.count - 4, "\(shown) ends at its quote")
+                }
+            }
+        }
     }
 
     // §8.1: JSON text is UTF-8. Bytes that are not read as U+FFFD, one per maximal bad
