@@ -127,11 +127,15 @@ struct MastodonPostService: PostService {
 
     /// The server's link with our page size (servers do not always carry `limit` over).
     private func withLimit(_ url: URL) -> URL {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
-        var items = (components.queryItems ?? []).filter { $0.name != "limit" }
-        items.append(URLQueryItem(name: "limit", value: String(pageSize)))
-        components.queryItems = items
-        return components.url ?? url
+        // On the URL's text, its other items as the server wrote them: through URLComponents'
+        // query items (decoded, then encoded again) this was 1.4% of a Mastodon pull's CPU.
+        let text = url.absoluteString
+        let fragment = text.firstIndex(of: "#") ?? text.endIndex
+        let query = text[..<fragment].firstIndex(of: "?")
+        var items = query.map { text[text.index(after: $0)..<fragment].split(separator: "&") } ?? []
+        items.removeAll { $0.prefix { $0 != "=" } == "limit" }
+        items.append("limit=\(pageSize)")
+        return URL(string: text[..<(query ?? fragment)] + "?" + items.joined(separator: "&") + text[fragment...]) ?? url
     }
 }
 

@@ -44,6 +44,17 @@ import Testing
         #expect(transport.requests.map(\.query) == ["limit=40", "max_id=261&limit=40", "max_id=221&limit=40"])
     }
 
+    @Test func theNextLinksOwnLimitGivesWayToThePageSizeAndItsOtherItemsStayAsWritten() async throws {
+        let link = ["Link": "<\(Self.server)?limit=20&max_id=261&exclude_types%5B%5D=follow&only_media=false&limit=5>; rel=\"next\""]
+        let first = HTTPResponse(status: 200, headers: link, body: Self.timelinePage(300, next: nil).body)
+        let transport = StubTransport([first, Self.threePages[2]])
+        let service = makePostService(transport)
+
+        _ = try await walk(service)
+
+        #expect(transport.requests.map(\.query) == ["limit=40", "max_id=261&exclude_types%5B%5D=follow&only_media=false&limit=40"])
+    }
+
     @Test func noPageIsAskedForPastMaxPosts() async throws {
         let transport = StubTransport(Self.threePages)
         let service = makePostService(transport, maxPosts: 50)
