@@ -12,16 +12,20 @@ import Foundation
 public enum WebURL {
     /// The text as a web URL, or `nil` when it is not one.
     public static func url(_ text: String) -> URL? {
-        if isPlainlyWeb(text) { return URL(string: text) }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              url.host?.isEmpty == false else { return nil }
-        return url
+        isPlainlyWeb(text) ? URL(string: text) : checkedByFoundation(text)
     }
 
     /// The text of the web URL the text is (``url(_:)``'s `absoluteString`), or `nil` when it is
     /// not one: for a link that is only written out, as in a post's HTML.
     public static func text(_ text: String) -> String? {
-        isPlainlyWeb(text) ? text : url(text)?.absoluteString
+        isPlainlyWeb(text) ? text : checkedByFoundation(text)?.absoluteString
+    }
+
+    /// Foundation's parse, then its scheme and host: for a text the byte check left to it.
+    private static func checkedByFoundation(_ text: String) -> URL? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host?.isEmpty == false else { return nil }
+        return url
     }
 
     /// Whether the text is a web URL that Foundation takes as it is (see the type's comment).
