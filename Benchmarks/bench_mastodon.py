@@ -118,8 +118,14 @@ def mastodon_report(args, meta, rows, body_bytes, idle, idle_rows):
     base = by_name.get(f"{MASTODON_BASELINE} {MASTODON_BASELINE_VERSION}")
     if base:
         r = base.wall / fs.wall
+        # Issue 40 asks for 8x "where the ceiling allows it": feedsync at the ceiling itself would be
+        # the baseline's time over the ceiling's, so below 8x there the target is out of reach.
+        allowed = base.wall / by_name["ceiling (json.loads)"].wall
         print(f"  feedsync / {MASTODON_BASELINE:<22}{f'{r:.2f}x':>8}   target >= {TARGET_VS_MASTODON_BASELINE:g}x    "
-              f"{verdict(r >= TARGET_VS_MASTODON_BASELINE)}")
+              f"{verdict(r >= TARGET_VS_MASTODON_BASELINE)}"
+              f"{'' if allowed >= TARGET_VS_MASTODON_BASELINE else '  (the ceiling does not allow it)'}")
+        print(f"  {MASTODON_BASELINE + ' / ceiling':<33}{f'{allowed:.2f}x':>8}   (feedsync / {MASTODON_BASELINE} at 100% of the "
+              f"ceiling; {allowed * TARGET_VS_MASTODON_CEILING:.2f}x at {TARGET_VS_MASTODON_CEILING:.0%})")
     else:
         print(f"  feedsync / {MASTODON_BASELINE:<22}{'-':>8}   (skipped)")
     r = by_name["ceiling (json.loads)"].wall / fs.wall
