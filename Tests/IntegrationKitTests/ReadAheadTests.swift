@@ -58,6 +58,17 @@ import Testing
         #expect(try await ahead.answer(for: "page 2") == nil)
     }
 
+    @Test func anAnswerNobodyAsksForIsDroppedWhenItsWindowCloses() async throws {
+        let ahead = ReadAhead<String>(freshFor: .milliseconds(10))
+        let fetches = Fetches()
+        await ahead.start("page 2", fetches.fetch("second page"))
+        // No call comes (the walk failed): the request still on its way is cancelled, and
+        // nothing is held for the feed's next sync.
+        try await fetches.waitUntilCancelled(1)
+        while await ahead.isPending { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(try await ahead.answer(for: "page 2") == nil)
+    }
+
     @Test func startingAnotherDropsTheOneBefore() async throws {
         let ahead = Self.readAhead()
         let fetches = Fetches()
