@@ -7,7 +7,7 @@ import Testing
 
 /// A first walk back asks for the page after the server's cursor while it maps the one it has,
 /// never past a bound it may reach, and only with the session that asked.
-@Suite(.timeLimit(.minutes(1))) struct BlueskyReadAheadTests {
+@Suite(.timeLimit(.minutes(10))) struct BlueskyReadAheadTests {
     /// Answers every request with the next scripted response, recording the cursor asked for.
     final class Script: HTTPTransport {
         private let responses: Mutex<[HTTPResponse]>

@@ -20,7 +20,7 @@ import Glibc
     }
 
     static func get(_ url: String) async throws -> Finished {
-        try await run(URL(fileURLWithPath: "/usr/bin/env"), ["curl", "-s", "-i", "--max-time", "5", url])
+        try await run(URL(fileURLWithPath: "/usr/bin/env"), ["curl", "-s", "-i", "--max-time", "60", url])
     }
 
     /// The Prometheus client's reading of `text`, or `nil` (with one printed line) when the

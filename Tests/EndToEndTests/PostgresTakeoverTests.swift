@@ -10,8 +10,10 @@ import Glibc
 /// that found a feed held looked again only then).
 @Suite(.endToEnd, .needsPostgres) struct PostgresTakeoverTests {
     static let feeds = 12
-    /// The store's `lease`, short so the test sees several renewals and the takeover soon.
-    static let lease = 3
+    /// The store's `lease`, short so the test sees several renewals and the takeover soon, and
+    /// long beside the daemons' renewals (a third of it): a busy machine that stalls a live daemon
+    /// for a few seconds does not let another take its feed over.
+    static let lease = 10
     /// Feedsyncd's own margin after a lease's expiry before it claims the feed again (Scheduler.leaseTick).
     static let tickMilliseconds: Int64 = 500
     /// How many neighbouring feeds of the config a daemon on a shared store walks in their order (StartOrder.block).

@@ -36,8 +36,10 @@ import Testing
         closeEnds(stdin, stdout)
     }
 
-    /// The client's deadlines where they are the subject: short, so that they are met.
-    static let short = EventStreamLimits(idleTimeout: 2, headersDeadline: 2)
+    /// The client's deadline under test short, so that it is met; the other one long, so that a
+    /// busy machine never meets it by being slow to answer or to send.
+    static let shortHeaders = EventStreamLimits(idleTimeout: 60, headersDeadline: 2)
+    static let shortIdle = EventStreamLimits(idleTimeout: 2, headersDeadline: 60)
     /// Elsewhere deadlines long enough that a busy machine never meets them by being slow.
     static let patient = EventStreamLimits(idleTimeout: 60, headersDeadline: 60)
 
@@ -76,13 +78,13 @@ import Testing
     }
 
     @Test func aServerThatNeverSendsHeadersIsLeftAtTheDeadline() async {
-        let (opened, _, error) = await drain(stream("/silent", Self.short))
+        let (opened, _, error) = await drain(stream("/silent", Self.shortHeaders))
         #expect(!opened)
         #expect(error?.code == .unavailable && error?.reason.contains("no answer header fields within 2 s") == true, "\(String(describing: error))")
     }
 
     @Test func aStreamThatGoesQuietIsLeftAfterTheIdleTimeout() async {
-        let (opened, _, error) = await drain(stream("/quiet", Self.short))
+        let (opened, _, error) = await drain(stream("/quiet", Self.shortIdle))
         #expect(opened)
         #expect(error?.reason.contains("nothing arrived for 2 s (streamIdleSeconds)") == true, "\(String(describing: error))")
     }

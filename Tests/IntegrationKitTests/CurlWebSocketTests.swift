@@ -38,8 +38,10 @@ import Testing
         closeEnds(stdin, stdout)
     }
 
-    /// The client's deadlines where they are the subject: short, so that they are met.
-    static let short = WebSocketLimits(idleTimeout: 2, handshakeDeadline: 2)
+    /// The client's deadline under test short, so that it is met; the other one long, so that a
+    /// busy machine never meets it by being slow to answer or to send.
+    static let shortHandshake = WebSocketLimits(idleTimeout: 60, handshakeDeadline: 2)
+    static let shortIdle = WebSocketLimits(idleTimeout: 2, handshakeDeadline: 60)
     /// Elsewhere deadlines long enough that a busy machine never meets them by being slow.
     static let patient = WebSocketLimits(idleTimeout: 60, handshakeDeadline: 60)
 
@@ -95,7 +97,7 @@ import Testing
     @Test func serverPingsAreAnsweredAndKeepAQuietStreamOpen() async throws {
         // Idle timeout 2 s, and only pings (every 0.2 s) for 15 pongs, 3 s on the server's clock:
         // the stream stays open, and every ping gets its pong.
-        let stream = socket("/subscribe?wantedDids=did:plc:nobody", Self.short)
+        let stream = socket("/subscribe?wantedDids=did:plc:nobody", Self.shortIdle)
         let reader = Task { await CurlWebSocketTests.drain(stream) }
         let deadline = ContinuousClock.now + .seconds(600)
         while try await control("/_jetstream/stats", method: "GET")["pongs"] as? Int ?? 0 < 15, ContinuousClock.now < deadline {
@@ -141,8 +143,12 @@ import Testing
         ("/_hostile/quiet", .unavailable, "nothing arrived for 2 s"),
     ])
     func hostileServersEndTheStreamWithOneError(_ path: String, _ code: ServiceError.Code, _ reason: String) async {
-        let deadlineIsTheSubject = ["/_hostile/nohandshake", "/_hostile/quiet"].contains(path)
-        let (_, texts, error) = await Self.drain(socket(path, deadlineIsTheSubject ? Self.short : Self.patient))
+        let limits = switch path {
+        case "/_hostile/nohandshake": Self.shortHandshake
+        case "/_hostile/quiet": Self.shortIdle
+        default: Self.patient
+        }
+        let (_, texts, error) = await Self.drain(socket(path, limits))
         #expect(texts.isEmpty)
         #expect(error?.code == code && error?.reason.contains(reason) == true, "\(String(describing: error))")
     }

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// A request made ahead answers only the next call for its key, soon after; anything else drops it.
-@Suite(.timeLimit(.minutes(1))) struct ReadAheadTests {
+@Suite(.timeLimit(.minutes(10))) struct ReadAheadTests {
     /// Fresh for an hour: on a machine busy with every other test, a task may wait its turn for
     /// long, and only ``anAnswerThatWaitedTooLongIsDropped()`` is about the window.
     static func readAhead() -> ReadAhead<String> { ReadAhead(freshFor: .seconds(3_600)) }
