@@ -119,7 +119,8 @@ import Glibc
         let listener = try Self.makeListener(.init(headTimeout: Self.patient, answerTimeout: Self.patient), gate: gate)
         defer { listener.stop(); gate.open() }
         async let slow = Self.ask(listener.port, "GET /slow HTTP/1.1\r\n\r\n")
-        for _ in 0..<6000 where gate.waiting == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        let ceiling = ContinuousClock.now + .seconds(600)
+        while gate.waiting == 0, ContinuousClock.now < ceiling { try await Task.sleep(for: .milliseconds(10)) }
         #expect(gate.waiting == 1, "the /slow handler is at work")
         let fast = await Self.ask(listener.port, "GET /fast HTTP/1.1\r\n\r\n")
         #expect(fast.hasPrefix("HTTP/1.1 200 OK\r\n"), "answered while /slow waits: \(fast)")

@@ -29,7 +29,8 @@ import Glibc
     /// Waits until the listener's counts satisfy `condition`; `false` if they never do (a ceiling
     /// far above any deadline involved, so reaching it is a failure, not a timing).
     static func counts(of listener: HTTPListener, reach condition: (HTTPListener.Counts) -> Bool) async throws -> Bool {
-        for _ in 0..<6000 {
+        let ceiling = ContinuousClock.now + .seconds(600)
+        while ContinuousClock.now < ceiling {
             if condition(listener.counts) { return true }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -48,7 +49,7 @@ import Glibc
     static func isEnded(_ fd: Int32) -> Bool {
         let hangUp = Int16(POLLHUP | POLLERR | 0x2000)   // 0x2000: POLLRDHUP, the peer's FIN
         var descriptor = pollfd(fd: fd, events: hangUp, revents: 0)
-        return poll(&descriptor, 1, 60_000) == 1 && descriptor.revents & hangUp != 0
+        return poll(&descriptor, 1, 600_000) == 1 && descriptor.revents & hangUp != 0
     }
 
     /// Whether the connection is still open on the server's side, nothing from it waiting.
