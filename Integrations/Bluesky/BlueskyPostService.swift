@@ -181,7 +181,8 @@ struct BlueskyPostService: PostService {
         if let repost = item.repost { return RFC3339.date(from: repost.indexedAt) }
         let indexed = RFC3339.date(from: item.post.indexedAt)
         let created = item.post.record.createdAt.flatMap(RFC3339.date(from:))
-        return [indexed, created].compactMap { $0 }.min()
+        guard let indexed, let created else { return indexed ?? created }
+        return min(indexed, created)
     }
 
     private static func page(_ entries: [(post: Post, video: Video?, time: Date)], skipped: [SkippedItem],
