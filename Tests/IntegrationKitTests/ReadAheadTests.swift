@@ -6,7 +6,8 @@ import Testing
 /// A request made ahead answers only the next call for its key, soon after; anything else drops it.
 @Suite(.timeLimit(.minutes(10))) struct ReadAheadTests {
     /// Fresh for an hour: on a machine busy with every other test, a task may wait its turn for
-    /// long, and only ``anAnswerThatWaitedTooLongIsDropped()`` is about the window.
+    /// long, and only ``anAnswerThatWaitedTooLongIsDropped()`` and
+    /// ``anAnswerNobodyAsksForIsDroppedWhenItsWindowCloses()`` are about the window.
     static func readAhead() -> ReadAhead<String> { ReadAhead(freshFor: .seconds(3_600)) }
 
     /// Counts the fetches made and whether each was cancelled; a fetch waits for `release`.
