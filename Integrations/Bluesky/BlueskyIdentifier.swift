@@ -1,3 +1,4 @@
+import Core
 import Foundation
 import IntegrationKit
 
@@ -127,4 +128,10 @@ enum BlueskyIdentifier {
 func webURL(_ text: String?) -> URL? {
     guard let text, text.utf8.count <= BlueskyBounds.maxURLBytes else { return nil }
     return WebURL.url(text)
+}
+
+/// ``webURL(_:)`` as a link's text (``Core/WebLink``), without a `URL` parse where none is needed.
+func webLink(_ text: String?) -> WebLink? {
+    guard let text, text.utf8.count <= BlueskyBounds.maxURLBytes else { return nil }
+    return WebURL.link(text)
 }

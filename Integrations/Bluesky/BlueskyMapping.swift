@@ -24,7 +24,7 @@ extension User {
             throw ServiceError(.invalidItem, "reading profile \(dto.did)", "handle \"\(Terminal.safe(dto.handle, limit: 80))\" is not a handle")
         }
         let name = dto.displayName.flatMap { $0.isEmpty || $0.utf8.count > 640 ? nil : $0 } ?? dto.handle
-        self.init(id: UserID(dto.did), handle: dto.handle, displayName: name, avatarURL: webURL(dto.avatar))
+        self.init(id: UserID(dto.did), handle: dto.handle, displayName: name, avatar: webLink(dto.avatar))
     }
 }
 
@@ -59,14 +59,14 @@ extension BlueskyEmbedView {
         switch self {
         case .images(let images):
             return try images.compactMap { image in
-                guard let url = webURL(image.fullsize) else { return nil }
+                guard let link = webLink(image.fullsize) else { return nil }
                 let ratio = try checked(image.aspectRatio, "an image")
-                return Post.Attachment(kind: "image", url: url, previewURL: webURL(image.thumb),
+                return Post.Attachment(kind: "image", link: link, previewLink: webLink(image.thumb),
                                        description: try bounded(image.alt, "an image's alt text"), width: ratio?.width, height: ratio?.height)
             }
         case .external(let card):
-            guard let url = webURL(card.uri) else { return [] }
-            return [Post.Attachment(kind: "link", url: url, previewURL: webURL(card.thumb),
+            guard let link = webLink(card.uri) else { return [] }
+            return [Post.Attachment(kind: "link", link: link, previewLink: webLink(card.thumb),
                                     description: try bounded(card.description, "a link card's description"),
                                     title: try bounded(card.title, "a link card's title"))]
         case .recordWithMedia(_, let media?): return try media.attachments()
@@ -178,9 +178,8 @@ extension Post {
                   videoIDs: video.map { [$0.id] } ?? [],
                   html: text.isEmpty ? nil : BlueskyRichText.html(text, facets: view.record.facets),
                   language: view.record.langs.first(where: Self.isLanguageTag), visibility: .public,
-                  repost: repost, attachments: attachments,
-                  url: URL(string: "https://bsky.app/profile/\(uri.authority)/post/\(uri.recordKey)"),
-                  quoteOf: view.embed?.quotedPost, labels: labels)
+                  repost: repost, attachments: attachments, quoteOf: view.embed?.quotedPost, labels: labels)
+        link = WebURL.link("https://bsky.app/profile/\(uri.authority)/post/\(uri.recordKey)")
     }
 
     /// A profile's user, checked once per page.

@@ -5,29 +5,29 @@ import IntegrationKit
 extension User {
     /// Maps an account; `acct` (`ada` or `bob@example.social`) is the handle.
     init(_ dto: MastodonAccount) throws {
-        var avatars: [String: URL?] = [:]
+        var avatars: [String: WebLink?] = [:]
         try self.init(dto, avatars: &avatars)
     }
 
     /// Maps an account as ``init(_:)`` does.
     ///
-    /// - Parameter avatars: avatar URLs already parsed on this page: a page names the same few
-    ///   accounts many times, and parsing a URL cost more than the rest of the account.
-    init(_ dto: MastodonAccount, avatars: inout [String: URL?]) throws {
+    /// - Parameter avatars: avatar links already checked on this page: a page names the same few
+    ///   accounts many times, and checking a URL cost more than the rest of the account.
+    init(_ dto: MastodonAccount, avatars: inout [String: WebLink?]) throws {
         guard !dto.id.isEmpty, !dto.acct.isEmpty else {
             throw ServiceError(.invalidItem, "reading account \(dto.id)", "the id or acct is empty")
         }
-        var avatar: URL?
+        var avatar: WebLink?
         if let text = dto.avatar {
             if let known = avatars[text] {
                 avatar = known
             } else {
-                avatar = WebURL.url(text)
+                avatar = WebURL.link(text)
                 avatars[text] = avatar
             }
         }
         let name = dto.displayName.flatMap { $0.isEmpty ? nil : $0 } ?? dto.username ?? dto.acct
-        self.init(id: UserID(dto.id), handle: dto.acct, displayName: name, avatarURL: avatar)
+        self.init(id: UserID(dto.id), handle: dto.acct, displayName: name, avatar: avatar)
     }
 }
 
@@ -75,8 +75,8 @@ extension Post.Attachment {
     /// Maps an attachment that is not a video (`image`, `audio`, `unknown`); `nil` for one
     /// without a web URL.
     init?(_ dto: MastodonMediaAttachment) {
-        guard dto.type != "video", dto.type != "gifv", let url = (dto.url ?? dto.remoteURL).flatMap(WebURL.url) else { return nil }
-        self.init(kind: dto.type, url: url, previewURL: dto.previewURL.flatMap(WebURL.url), description: dto.description)
+        guard dto.type != "video", dto.type != "gifv", let link = (dto.url ?? dto.remoteURL).flatMap(WebURL.link) else { return nil }
+        self.init(kind: dto.type, link: link, previewLink: dto.previewURL.flatMap(WebURL.link), description: dto.description)
     }
 }
 
@@ -86,7 +86,7 @@ extension Post {
     ///
     /// - Throws: ``ServiceError`` `.invalidItem` naming what is wrong.
     init(_ dto: MastodonStatus) throws {
-        var avatars: [String: URL?] = [:]
+        var avatars: [String: WebLink?] = [:]
         var videos: [Video] = []
         try self.init(dto, avatars: &avatars, videos: &videos)
     }
@@ -94,7 +94,7 @@ extension Post {
     /// Maps a status as ``init(_:)`` does, adding the videos among its attachments to `videos`.
     ///
     /// - Parameter avatars: avatar URLs already parsed on this page (see ``Core/User/init(_:avatars:)``).
-    init(_ dto: MastodonStatus, avatars: inout [String: URL?], videos: inout [Video]) throws {
+    init(_ dto: MastodonStatus, avatars: inout [String: WebLink?], videos: inout [Video]) throws {
         func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading status \(dto.id)", reason) }
         func user(_ account: MastodonAccount) throws -> User {
             do { return try User(account, avatars: &avatars) } catch let error as ServiceError { throw invalid(error.reason) }
@@ -142,6 +142,7 @@ extension Post {
                   contentWarning: original.spoilerText.flatMap { $0.isEmpty ? nil : $0 },
                   language: original.language, visibility: visibility,
                   repost: booster.map { Repost(by: $0, originalID: PostID(original.id), at: shared) },
-                  attachments: attachments, url: original.url.flatMap(WebURL.url))
+                  attachments: attachments)
+        link = original.url.flatMap(WebURL.link)
     }
 }

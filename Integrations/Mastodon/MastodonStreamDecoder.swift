@@ -14,7 +14,7 @@ import IntegrationKit
 struct MastodonStreamDecoder {
     let server: String
     /// Avatar URLs already parsed on this stream.
-    private var avatars: [String: URL?] = [:]
+    private var avatars: [String: WebLink?] = [:]
 
     init(server: String) { self.server = server }
 

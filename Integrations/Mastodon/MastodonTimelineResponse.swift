@@ -54,12 +54,12 @@ extension MastodonTimelineResponse {
     /// - Returns: the posts, the skipped statuses, and the videos the posts' attachments
     ///   describe (statuses carry their videos' metadata, so the sync need not look them up).
     func mapped() -> (posts: [Post], skipped: [SkippedItem], videos: [VideoID: Video]) {
-        var avatars: [String: URL?] = [:]
+        var avatars: [String: WebLink?] = [:]
         return mapped(avatars: &avatars)
     }
 
     /// ``mapped()``, reusing the avatar URLs parsed earlier (a stream's statuses, one event each).
-    func mapped(avatars: inout [String: URL?]) -> (posts: [Post], skipped: [SkippedItem], videos: [VideoID: Video]) {
+    func mapped(avatars: inout [String: WebLink?]) -> (posts: [Post], skipped: [SkippedItem], videos: [VideoID: Video]) {
         var posts: [Post] = []
         var skipped: [SkippedItem] = []
         var videos: [VideoID: Video] = [:]

@@ -29,7 +29,7 @@ enum AtomDocument {
         xml += "<updated>\(ISO8601Timestamp.string(from: post.editedAt ?? post.createdAt))</updated>"
         xml += "<author><name>\(escaped(name(post.author)))</name></author>"
         if let repost = post.repost { xml += "<contributor><name>\(escaped(name(repost.by)))</name></contributor>" }
-        if let url = post.url { xml += #"<link rel="alternate" type="text/html" href="\#(escaped(url.absoluteString))"/>"# }
+        if let link = post.link { xml += #"<link rel="alternate" type="text/html" href="\#(escaped(link.absoluteString))"/>"# }
         for enclosure in Enclosure.of(stored) {
             xml += #"<link rel="enclosure" href="\#(escaped(enclosure.url))""#
             if let type = enclosure.type { xml += #" type="\#(escaped(type))""# }

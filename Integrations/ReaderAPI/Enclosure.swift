@@ -14,7 +14,7 @@ struct Enclosure: Equatable {
     /// not files and are left out.
     static func of(_ stored: StoredPost) -> [Enclosure] {
         let files = stored.post.attachments.filter { $0.kind != "link" }.map { attachment in
-            Enclosure(url: attachment.url.absoluteString, type: mediaType(attachment.mimeType), length: attachment.sizeBytes)
+            Enclosure(url: attachment.link.absoluteString, type: mediaType(attachment.mimeType), length: attachment.sizeBytes)
         }
         let videos = stored.videos.map { video in
             Enclosure(url: video.streamURL.absoluteString, type: videoType(of: video.streamURL), length: video.sizeBytes)

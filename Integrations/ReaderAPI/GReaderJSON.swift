@@ -70,7 +70,7 @@ extension GReaderJSON {
             }
             json.closeArray()
         }
-        if let url = post.url?.absoluteString {
+        if let url = post.link?.absoluteString {
             for key: StaticString in ["canonical", "alternate"] {
                 json.key(key)
                 json.openArray()

@@ -17,7 +17,7 @@ enum JSONFeedDocument {
             let post = stored.post
             json.openObject()
             json.string("id", ItemID(feed: stored.feed, post: post.id).long)
-            json.string("url", post.url?.absoluteString)
+            json.string("url", post.link?.absoluteString)
             json.string("title", GReaderJSON.title(of: stored))
             json.string("content_text", Boost.line(post).map { $0 + "\n\n" + post.text } ?? post.text)
             json.string("content_html", Boost.html(post))

@@ -48,7 +48,7 @@ public struct Post: Hashable, Sendable, Identifiable {
     /// The post's title, for backends whose posts have one (a web feed's entries).
     public var title: String?
     /// Where the post can be read on the web (its permalink), when the backend says.
-    public var url: URL?
+    public var link: WebLink?
     /// The post this one quotes, if any (a Bluesky quote post).
     public var quoteOf: PostID?
     /// Moderation labels the backend attached (`nsfw`, `spam`…), as it names them.
@@ -79,8 +79,8 @@ public struct Post: Hashable, Sendable, Identifiable {
     public struct Attachment: Hashable, Sendable {
         /// What it is, as the backend names it: `image`, `audio`, `link`, `unknown`.
         public var kind: String
-        public var url: URL
-        public var previewURL: URL?
+        public var link: WebLink
+        public var previewLink: WebLink?
         /// The alternative text, or a link card's description.
         public var description: String?
         /// A link card's title.
@@ -101,9 +101,19 @@ public struct Post: Hashable, Sendable, Identifiable {
         public init(kind: String, url: URL, previewURL: URL? = nil, description: String? = nil, title: String? = nil,
                     mimeType: String? = nil, sizeBytes: Int64? = nil, width: Int? = nil, height: Int? = nil,
                     duration: TimeInterval? = nil, episode: Int? = nil, season: Int? = nil) {
+            self.init(kind: kind, link: WebLink(url), previewLink: previewURL.map(WebLink.init), description: description,
+                      title: title, mimeType: mimeType, sizeBytes: sizeBytes, width: width, height: height, duration: duration,
+                      episode: episode, season: season)
+        }
+
+        /// As the initializer above, with the links as text (``WebLink``): what a mapping makes
+        /// from a backend's answer without a `URL` parse.
+        public init(kind: String, link: WebLink, previewLink: WebLink? = nil, description: String? = nil, title: String? = nil,
+                    mimeType: String? = nil, sizeBytes: Int64? = nil, width: Int? = nil, height: Int? = nil,
+                    duration: TimeInterval? = nil, episode: Int? = nil, season: Int? = nil) {
             self.kind = kind
-            self.url = url
-            self.previewURL = previewURL
+            self.link = link
+            self.previewLink = previewLink
             self.description = description
             self.title = title
             self.mimeType = mimeType
@@ -138,8 +148,30 @@ public struct Post: Hashable, Sendable, Identifiable {
         self.repost = repost
         self.attachments = attachments
         self.title = title
-        self.url = url
+        self.link = url.map(WebLink.init)
         self.quoteOf = quoteOf
         self.labels = labels
+    }
+}
+
+extension Post {
+    /// ``link`` as a Foundation `URL`, parsed when read.
+    public var url: URL? {
+        get { link?.url }
+        set { link = newValue.map(WebLink.init) }
+    }
+}
+
+extension Post.Attachment {
+    /// ``link`` as a Foundation `URL`, parsed when read.
+    public var url: URL {
+        get { link.url }
+        set { link = WebLink(newValue) }
+    }
+
+    /// ``previewLink`` as a Foundation `URL`, parsed when read.
+    public var previewURL: URL? {
+        get { previewLink?.url }
+        set { previewLink = newValue.map(WebLink.init) }
     }
 }

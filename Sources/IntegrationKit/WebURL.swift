@@ -1,3 +1,4 @@
+import Core
 import Foundation
 
 /// A URL a browser or player may open: absolute `http` or `https` only, with a host, so a post
@@ -13,6 +14,12 @@ public enum WebURL {
     /// The text as a web URL, or `nil` when it is not one.
     public static func url(_ text: String) -> URL? {
         isPlainlyWeb(text) ? URL(string: text) : checkedByFoundation(text)
+    }
+
+    /// The text as a web link (``Core/WebLink``), or `nil` when it is not one: ``url(_:)``
+    /// without the parse for a text Foundation would take as it is.
+    public static func link(_ text: String) -> WebLink? {
+        isPlainlyWeb(text) ? WebLink(unparsed: text) : checkedByFoundation(text).map(WebLink.init)
     }
 
     /// The text of the web URL the text is (``url(_:)``'s `absoluteString`), or `nil` when it is

@@ -33,8 +33,8 @@ public enum AttachmentsJSON {
 
         init(_ attachment: Post.Attachment) {
             kind = attachment.kind
-            url = attachment.url.absoluteString
-            previewURL = attachment.previewURL?.absoluteString
+            url = attachment.link.absoluteString
+            previewURL = attachment.previewLink?.absoluteString
             description = attachment.description
             title = attachment.title
             mimeType = attachment.mimeType

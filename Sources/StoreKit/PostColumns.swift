@@ -71,7 +71,7 @@ public struct PostColumns: Hashable, Sendable {
         repostOf = post.repost?.originalID.rawValue
         attachments = AttachmentsJSON.encode(post.attachments, dialect: dialect)
         title = post.title
-        url = post.url?.absoluteString
+        url = post.link?.absoluteString
         quoteOf = post.quoteOf?.rawValue
         quoteCount = Int64(post.counts.quotes)
         labels = JSONStringArray.encode(post.labels, dialect: dialect)

@@ -27,7 +27,7 @@ public struct UserColumns: Hashable, Sendable, Encodable {
         id = user.id.rawValue
         handle = user.handle
         displayName = user.displayName
-        avatarURL = user.avatarURL?.absoluteString
+        avatarURL = user.avatar?.absoluteString
         profileAt = StoredTime.milliseconds(date)
     }
 

@@ -157,18 +157,19 @@ extension FeedPage {
     /// errs on the large side.
     var approximateBytes: Int {
         func length(_ url: URL?) -> Int { url?.relativeString.utf8.count ?? 0 }
+        func length(_ link: WebLink?) -> Int { link?.absoluteString.utf8.count ?? 0 }
         func length(_ user: User) -> Int {
-            user.id.rawValue.utf8.count + user.handle.utf8.count + user.displayName.utf8.count + length(user.avatarURL)
+            user.id.rawValue.utf8.count + user.handle.utf8.count + user.displayName.utf8.count + length(user.avatar)
         }
         var bytes = 256 * (changes.count + videos.count) + skipped.reduce(0) { $0 + $1.reason.utf8.count + ($1.id?.utf8.count ?? 0) }
         for change in changes {
             guard case .upsert(let post) = change else { continue }
             bytes += post.id.rawValue.utf8.count + post.text.utf8.count + (post.html?.utf8.count ?? 0)
-                + (post.title?.utf8.count ?? 0) + (post.contentWarning?.utf8.count ?? 0) + length(post.url) + length(post.author)
+                + (post.title?.utf8.count ?? 0) + (post.contentWarning?.utf8.count ?? 0) + length(post.link) + length(post.author)
                 + (post.repost.map { length($0.by) + $0.originalID.rawValue.utf8.count } ?? 0)
                 + post.videoIDs.reduce(0) { $0 + $1.rawValue.utf8.count } + post.labels.reduce(0) { $0 + $1.utf8.count }
             for attachment in post.attachments {
-                bytes += 256 + attachment.kind.utf8.count + length(attachment.url) + length(attachment.previewURL)
+                bytes += 256 + attachment.kind.utf8.count + length(attachment.link) + length(attachment.previewLink)
                     + (attachment.description?.utf8.count ?? 0) + (attachment.title?.utf8.count ?? 0) + (attachment.mimeType?.utf8.count ?? 0)
             }
         }

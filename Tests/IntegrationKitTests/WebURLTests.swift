@@ -1,10 +1,11 @@
+import Core
 import Foundation
 @testable import IntegrationKit
 import ProcessTestSupport
 import Testing
 
 /// `WebURL` answers as Foundation's parse followed by the scheme and host checks, and its byte
-/// check takes only texts Foundation keeps as they are.
+/// check takes only texts Foundation keeps as they are: as a `URL`, as text, and as a `WebLink`.
 @Suite struct WebURLTests {
     /// The check as it was written before the byte check: Foundation decides everything.
     static func oracle(_ text: String) -> URL? {
@@ -21,6 +22,7 @@ import Testing
         #expect(WebURL.isPlainlyWeb(text))
         #expect(WebURL.text(text) == text)
         #expect(WebURL.url(text)?.absoluteString == text)
+        #expect(WebURL.link(text)?.absoluteString == text)
     }
 
     @Test(arguments: ["javascript:alert(1)", "file:///etc/passwd", "ftp://example.com/", "https://", "https:///path", "mailto:a@b.c",
@@ -28,6 +30,7 @@ import Testing
     func otherSchemesAndURLsWithoutAHostAreRefused(text: String) {
         #expect(WebURL.url(text) == nil)
         #expect(WebURL.text(text) == nil)
+        #expect(WebURL.link(text) == nil)
     }
 
     @Test func everyTextGetsFoundationsAnswer() {
@@ -51,6 +54,10 @@ import Testing
             let expected = Self.oracle(text)?.absoluteString
             #expect(WebURL.url(text)?.absoluteString == expected, "\(text.debugDescription)")
             #expect(WebURL.text(text) == expected, "\(text.debugDescription)")
+            // A link keeps the text Foundation would, and parses back to Foundation's own URL.
+            let link = WebURL.link(text)
+            #expect(link?.absoluteString == expected, "\(text.debugDescription)")
+            #expect(link?.url == Self.oracle(text), "\(text.debugDescription)")
             if WebURL.isPlainlyWeb(text) {
                 plain += 1
                 #expect(expected == text, "Foundation changed \(text.debugDescription)")
