@@ -123,14 +123,9 @@ enum BlueskyIdentifier {
     }
 }
 
-/// A URL a browser or player may open (``WebURL``) of at most ``BlueskyBounds/maxURLBytes``, so
-/// a post cannot slip `javascript:`, `file:` or a megabyte of URL into the mirror.
-func webURL(_ text: String?) -> URL? {
-    guard let text, text.utf8.count <= BlueskyBounds.maxURLBytes else { return nil }
-    return WebURL.url(text)
-}
-
-/// ``webURL(_:)`` as a link's text (``Core/WebLink``), without a `URL` parse where none is needed.
+/// A link a browser or player may open (``WebURL``) of at most ``BlueskyBounds/maxURLBytes``, so
+/// a post cannot slip `javascript:`, `file:` or a megabyte of URL into the mirror. Kept as text
+/// (``Core/WebLink``), without a `URL` parse where none is needed.
 func webLink(_ text: String?) -> WebLink? {
     guard let text, text.utf8.count <= BlueskyBounds.maxURLBytes else { return nil }
     return WebURL.link(text)

@@ -35,10 +35,10 @@ extension Video {
     ///
     /// - Throws: ``ServiceError`` `.invalidItem` for an aspect ratio out of range.
     init?(_ dto: BlueskyVideoView) throws {
-        guard let cid = dto.cid, !cid.isEmpty, cid.utf8.count <= 256, let stream = webURL(dto.playlist) else { return nil }
+        guard let cid = dto.cid, !cid.isEmpty, cid.utf8.count <= 256, let stream = webLink(dto.playlist) else { return nil }
         let ratio = try checked(dto.aspectRatio, "video \(cid)")
-        self.init(id: VideoID(cid), title: try bounded(dto.alt, "the video's alt text") ?? "", duration: 0, streamURL: stream,
-                  thumbnailURL: webURL(dto.thumbnail), width: ratio?.width, height: ratio?.height)
+        self.init(id: VideoID(cid), title: try bounded(dto.alt, "the video's alt text") ?? "", duration: 0, stream: stream,
+                  thumbnail: webLink(dto.thumbnail), width: ratio?.width, height: ratio?.height)
     }
 }
 

@@ -41,7 +41,7 @@ extension Video {
     ///
     /// - Throws: ``ServiceError`` `.invalidItem` for a duration, frame size or rate out of range.
     init?(_ dto: MastodonMediaAttachment) throws {
-        guard dto.type == "video" || dto.type == "gifv", let stream = (dto.url ?? dto.remoteURL).flatMap(WebURL.url) else { return nil }
+        guard dto.type == "video" || dto.type == "gifv", let stream = (dto.url ?? dto.remoteURL).flatMap(WebURL.link) else { return nil }
         func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading media \(dto.id)", "media \(dto.id): \(reason)") }
         let original = dto.original
         let duration = original?.duration ?? 0
@@ -56,8 +56,8 @@ extension Video {
             }
             fps = rate
         }
-        self.init(id: VideoID(dto.id), title: dto.description ?? "", duration: duration, streamURL: stream,
-                  thumbnailURL: dto.previewURL.flatMap(WebURL.url), width: original?.width, height: original?.height, framesPerSecond: fps)
+        self.init(id: VideoID(dto.id), title: dto.description ?? "", duration: duration, stream: stream,
+                  thumbnail: dto.previewURL.flatMap(WebURL.link), width: original?.width, height: original?.height, framesPerSecond: fps)
     }
 
     /// `"30000/1001"` or `"30"` as frames per second.

@@ -6,8 +6,9 @@ public struct Video: Hashable, Sendable, Identifiable {
     public var title: String
     /// Length in seconds.
     public var duration: TimeInterval
-    public var streamURL: URL
-    public var thumbnailURL: URL?
+    /// Where it plays, as its link's text (``WebLink``).
+    public var stream: WebLink
+    public var thumbnail: WebLink?
     /// Size of the stream in bytes, when the host says.
     public var sizeBytes: Int64?
     /// Frame size in pixels and frame rate, when the host says.
@@ -28,11 +29,23 @@ public struct Video: Hashable, Sendable, Identifiable {
         thumbnailURL: URL? = nil, sizeBytes: Int64? = nil, width: Int? = nil, height: Int? = nil,
         framesPerSecond: Double? = nil, viewCount: Int? = nil, rating: Double? = nil, likeCount: Int? = nil, author: String? = nil
     ) {
+        self.init(id: id, title: title, duration: duration, stream: WebLink(streamURL), thumbnail: thumbnailURL.map(WebLink.init),
+                  sizeBytes: sizeBytes, width: width, height: height, framesPerSecond: framesPerSecond, viewCount: viewCount,
+                  rating: rating, likeCount: likeCount, author: author)
+    }
+
+    /// As the initializer above, with the links as text: what a mapping makes from a host's
+    /// answer without a `URL` parse.
+    public init(
+        id: VideoID, title: String, duration: TimeInterval, stream: WebLink,
+        thumbnail: WebLink? = nil, sizeBytes: Int64? = nil, width: Int? = nil, height: Int? = nil,
+        framesPerSecond: Double? = nil, viewCount: Int? = nil, rating: Double? = nil, likeCount: Int? = nil, author: String? = nil
+    ) {
         self.id = id
         self.title = title
         self.duration = duration
-        self.streamURL = streamURL
-        self.thumbnailURL = thumbnailURL
+        self.stream = stream
+        self.thumbnail = thumbnail
         self.sizeBytes = sizeBytes
         self.width = width
         self.height = height
@@ -41,5 +54,19 @@ public struct Video: Hashable, Sendable, Identifiable {
         self.rating = rating
         self.likeCount = likeCount
         self.author = author
+    }
+}
+
+extension Video {
+    /// ``stream`` as a Foundation `URL`, parsed when read.
+    public var streamURL: URL {
+        get { stream.url }
+        set { stream = WebLink(newValue) }
+    }
+
+    /// ``thumbnail`` as a Foundation `URL`, parsed when read.
+    public var thumbnailURL: URL? {
+        get { thumbnail?.url }
+        set { thumbnail = newValue.map(WebLink.init) }
     }
 }

@@ -7,23 +7,18 @@ import Foundation
 /// Foundation decides what a URL is. Most URLs in a timeline are plainly web URLs, and for those
 /// the check reads the bytes itself: an `http://` or `https://` prefix, a host of letters, digits,
 /// dots and hyphens, and nothing after it that Foundation would escape or refuse. Foundation
-/// then parses such a text as it is, so `text(_:)` returns it without building a URL, and
-/// `url(_:)` skips asking the parsed URL for its scheme and host. Timed over a Bluesky pull, URL
-/// parsing and its scheme and host were 7% of the sync's CPU (issue 40).
+/// would parse such a text as it is, so `link(_:)` and `text(_:)` return it without building a
+/// URL. Timed over a Bluesky pull, URL parsing and its scheme and host were 7% of the sync's CPU,
+/// and later the parse of every link kept 5–6% (issue 40).
 public enum WebURL {
-    /// The text as a web URL, or `nil` when it is not one.
-    public static func url(_ text: String) -> URL? {
-        isPlainlyWeb(text) ? URL(string: text) : checkedByFoundation(text)
-    }
-
-    /// The text as a web link (``Core/WebLink``), or `nil` when it is not one: ``url(_:)``
-    /// without the parse for a text Foundation would take as it is.
+    /// The text as a web link (``Core/WebLink``), or `nil` when it is not one. A text the byte
+    /// check takes is kept as it is; any other is Foundation's to parse and to write back.
     public static func link(_ text: String) -> WebLink? {
         isPlainlyWeb(text) ? WebLink(unparsed: text) : checkedByFoundation(text).map(WebLink.init)
     }
 
-    /// The text of the web URL the text is (``url(_:)``'s `absoluteString`), or `nil` when it is
-    /// not one: for a link that is only written out, as in a post's HTML.
+    /// The text of the web link the text is (``link(_:)``'s `absoluteString`), or `nil` when it
+    /// is not one: for a link that is only written out, as in a post's HTML.
     public static func text(_ text: String) -> String? {
         isPlainlyWeb(text) ? text : checkedByFoundation(text)?.absoluteString
     }

@@ -38,8 +38,8 @@ public struct VideoColumns: Hashable, Sendable, Encodable {
         title = video.title
         // Integrations bound durations, but no value from outside may trap the conversion.
         durationMs = Int64(exactly: (video.duration * 1000).rounded()) ?? 0
-        streamURL = video.streamURL.absoluteString
-        thumbnailURL = video.thumbnailURL?.absoluteString
+        streamURL = video.stream.absoluteString
+        thumbnailURL = video.thumbnail?.absoluteString
         sizeBytes = video.sizeBytes
         width = video.width.map(Int64.init)
         height = video.height.map(Int64.init)

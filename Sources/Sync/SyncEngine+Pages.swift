@@ -174,7 +174,7 @@ extension FeedPage {
             }
         }
         for video in videos {
-            bytes += video.id.rawValue.utf8.count + video.title.utf8.count + length(video.streamURL) + length(video.thumbnailURL)
+            bytes += video.id.rawValue.utf8.count + video.title.utf8.count + length(video.stream) + length(video.thumbnail)
         }
         return bytes
     }

@@ -2,7 +2,7 @@ import Core
 import Foundation
 import Testing
 
-/// A post's, an attachment's and an avatar's links are kept as text (`WebLink`) and read as the
+/// A post's, an attachment's, an avatar's and a video's links are kept as text (`WebLink`) and read as the
 /// same Foundation `URL`s they were made from.
 @Suite struct WebLinkTests {
     @Test(arguments: [
@@ -43,7 +43,7 @@ import Testing
         #expect(linked == Post(id: PostID("1"), author: author, text: "hi", createdAt: Date(timeIntervalSince1970: 0), url: url))
     }
 
-    @Test func anAttachmentsAndAnAvatarsURLsAreTheirLinks() throws {
+    @Test func anAttachmentsAnAvatarsAndAVideosURLsAreTheirLinks() throws {
         let full = try #require(URL(string: "https://cdn.example/a.jpg")), small = try #require(URL(string: "https://cdn.example/a-small.jpg"))
         var byURL = Post.Attachment(kind: "image", url: full, previewURL: small, description: "a cat")
         let byLink = Post.Attachment(kind: "image", link: WebLink(unparsed: "https://cdn.example/a.jpg"),
@@ -58,5 +58,13 @@ import Testing
         #expect(user == User(id: UserID("u1"), handle: "u1", displayName: "U", avatar: WebLink(unparsed: "https://cdn.example/me.png")))
         #expect(user.avatarURL == avatar)
         #expect(User(id: UserID("u1"), handle: "u1", displayName: "U").avatar == nil)
+
+        let stream = try #require(URL(string: "https://video.example/v/1.m3u8"))
+        var video = Video(id: VideoID("v1"), title: "v", duration: 3, streamURL: stream, thumbnailURL: small)
+        #expect(video == Video(id: VideoID("v1"), title: "v", duration: 3, stream: WebLink(unparsed: "https://video.example/v/1.m3u8"),
+                               thumbnail: WebLink(unparsed: "https://cdn.example/a-small.jpg")))
+        #expect(video.streamURL == stream && video.thumbnailURL == small)
+        video.thumbnailURL = nil
+        #expect(video.thumbnail == nil)
     }
 }

@@ -102,16 +102,23 @@ enum LegacyCodablePage {
         return (posts, skipped, videos)
     }
 
+    /// The web URL check as the legacy path made it: Foundation's parse, then its scheme and host.
+    static func webURL(_ text: String) -> URL? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host?.isEmpty == false else { return nil }
+        return url
+    }
+
     static func user(_ dto: Account) throws -> User {
         guard !dto.id.isEmpty, !dto.acct.isEmpty else {
             throw ServiceError(.invalidItem, "reading account \(dto.id)", "the id or acct is empty")
         }
         let name = dto.display_name.flatMap { $0.isEmpty ? nil : $0 } ?? dto.username ?? dto.acct
-        return User(id: UserID(dto.id), handle: dto.acct, displayName: name, avatarURL: dto.avatar.flatMap(WebURL.url))
+        return User(id: UserID(dto.id), handle: dto.acct, displayName: name, avatarURL: dto.avatar.flatMap(webURL))
     }
 
     static func video(_ dto: Media) throws -> Video? {
-        guard dto.type == "video" || dto.type == "gifv", let stream = (dto.url ?? dto.remote_url).flatMap(WebURL.url) else { return nil }
+        guard dto.type == "video" || dto.type == "gifv", let stream = (dto.url ?? dto.remote_url).flatMap(webURL) else { return nil }
         func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading media \(dto.id)", "media \(dto.id): \(reason)") }
         let original = dto.meta?.original
         let duration = original?.duration ?? 0
@@ -127,12 +134,12 @@ enum LegacyCodablePage {
             fps = rate
         }
         return Video(id: VideoID(dto.id), title: dto.description ?? "", duration: duration, streamURL: stream,
-                     thumbnailURL: dto.preview_url.flatMap(WebURL.url), width: original?.width, height: original?.height, framesPerSecond: fps)
+                     thumbnailURL: dto.preview_url.flatMap(webURL), width: original?.width, height: original?.height, framesPerSecond: fps)
     }
 
     static func attachment(_ dto: Media) -> Post.Attachment? {
-        guard dto.type != "video", dto.type != "gifv", let url = (dto.url ?? dto.remote_url).flatMap(WebURL.url) else { return nil }
-        return Post.Attachment(kind: dto.type, url: url, previewURL: dto.preview_url.flatMap(WebURL.url), description: dto.description)
+        guard dto.type != "video", dto.type != "gifv", let url = (dto.url ?? dto.remote_url).flatMap(webURL) else { return nil }
+        return Post.Attachment(kind: dto.type, url: url, previewURL: dto.preview_url.flatMap(webURL), description: dto.description)
     }
 
     static func post(_ dto: Status) throws -> Post {
