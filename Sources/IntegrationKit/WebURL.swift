@@ -50,6 +50,9 @@ public enum WebURL {
             }
         }
         guard skip("http"), skip("s://") || skip("://") else { return false }
+        // Read once: each use of the static would check its lazy initialization again (0.4% of a
+        // Bluesky pull's samples).
+        let byteClass = Self.byteClass
         let hostStart = index
         while index < bytes.count, byteClass[Int(bytes[index])] == .host { index += 1 }
         // The host ends at the path, the query or the fragment: a `:` or `@` after it is a port or
