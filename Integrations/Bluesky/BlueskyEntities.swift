@@ -12,6 +12,12 @@ struct BlueskyProfile: Hashable {
     var handle: String
     var displayName: String?
     var avatar: String?
+
+    /// The DID alone: equal profiles have equal DIDs, and a page's authors are looked up by
+    /// profile once or twice a post (hashing all four fields was 0.7% of a Bluesky pull's samples).
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(did)
+    }
 }
 
 /// `com.atproto.label.defs#label` (or a self-label's value, with `neg` false).

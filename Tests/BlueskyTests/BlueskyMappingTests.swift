@@ -43,6 +43,26 @@ import Testing
         }
     }
 
+    /// A page's authors are looked up by their whole profile (hashed by DID alone): one DID under
+    /// two handles, or with and without a name, gives each post its own author.
+    @Test func oneDIDUnderTwoProfilesOnAPageKeepsEachPostsOwnAuthor() throws {
+        func item(_ key: String, _ author: String) -> String {
+            """
+            {"post": {"uri": "at://\(Self.bob)/app.bsky.feed.post/\(key)", "cid": "bafy\(key)", "indexedAt": "2026-02-01T00:00:00Z",
+              "author": \(author), "record": {"text": "hi", "createdAt": "2026-02-01T00:00:00Z"}}}
+            """
+        }
+        let json = """
+            {"feed": [\(item("3ka", #"{"did": "\#(Self.bob)", "handle": "bob.example.com"}"#)),
+                      \(item("3kb", #"{"did": "\#(Self.bob)", "handle": "bob.example.org", "displayName": "Bob"}"#)),
+                      \(item("3kc", #"{"did": "\#(Self.bob)", "handle": "bob.example.com"}"#))]}
+            """
+        let read = BlueskyPostService.read(try BlueskyFeedResponse(body: Data(json.utf8), barePosts: false))
+        let authors = read.entries.map { "\($0.post.author.handle) \($0.post.author.displayName)" }
+        #expect(authors == ["bob.example.com bob.example.com", "bob.example.org Bob", "bob.example.com bob.example.com"])
+        #expect(Set(read.entries.map(\.post.author.id)) == [UserID(Self.bob)])
+    }
+
     @Test func aPostWithImagesFacetsLabelsAndAReplyMapsEveryField() throws {
         let post = try post("3kfull0000001")
         #expect(post.id.rawValue == "at://\(Self.alice)/app.bsky.feed.post/3kfull0000001")
