@@ -17,7 +17,7 @@ struct Enclosure: Equatable {
             Enclosure(url: attachment.link.absoluteString, type: mediaType(attachment.mimeType), length: attachment.sizeBytes)
         }
         let videos = stored.videos.map { video in
-            Enclosure(url: video.streamURL.absoluteString, type: videoType(of: video.streamURL), length: video.sizeBytes)
+            Enclosure(url: video.stream.absoluteString, type: videoType(of: video.streamURL), length: video.sizeBytes)
         }
         return files + videos
     }

@@ -3,15 +3,16 @@ import Foundation
 
 /// A stored post as the command line prints it: `posts --json`, `search --json` and `export`
 /// all use this one shape, with its author and resolved videos, written by
-/// ``write(to:)`` (JSON) and ``appendCSVRow(to:)``.
+/// ``write(to:)`` (JSON) and ``appendCSVRow(to:)``. Its links are kept as text (``WebLink``):
+/// it only writes them out.
 public struct PostRecord: Sendable {
-    public struct Author: Sendable { public var id, handle, displayName: String; public var avatarURL: URL? }
+    public struct Author: Sendable { public var id, handle, displayName: String; public var avatarURL: WebLink? }
     public struct Counts: Sendable { public var replies, reposts, likes, quotes: Int }
     public struct VideoRow: Sendable {
         public var id, title: String
         public var durationSeconds: Double
-        public var streamURL: URL
-        public var thumbnailURL: URL?
+        public var streamURL: WebLink
+        public var thumbnailURL: WebLink?
         public var sizeBytes: Int64?
         public var width, height: Int?
         public var framesPerSecond: Double?
@@ -23,8 +24,8 @@ public struct PostRecord: Sendable {
     public struct Repost: Sendable { public var by: Author; public var originalID: String; public var at: Date? }
     public struct Attachment: Sendable {
         public var kind: String
-        public var url: URL
-        public var previewURL: URL?
+        public var url: WebLink
+        public var previewURL: WebLink?
         public var description, title, mimeType: String?
         public var sizeBytes: Int64?
         public var width, height: Int?
@@ -44,7 +45,7 @@ public struct PostRecord: Sendable {
     public var repost: Repost?
     public var attachments: [Attachment]
     public var title: String?
-    public var url: URL?
+    public var url: WebLink?
     public var quoteOf: String?
     public var labels: [String]
     public var read: Bool
@@ -69,12 +70,12 @@ public struct PostRecord: Sendable {
         visibility = post.visibility?.rawValue
         repost = post.repost.map { Repost(by: Self.author($0.by), originalID: $0.originalID.rawValue, at: $0.at) }
         attachments = post.attachments.map {
-            Attachment(kind: $0.kind, url: $0.url, previewURL: $0.previewURL, description: $0.description, title: $0.title,
+            Attachment(kind: $0.kind, url: $0.link, previewURL: $0.previewLink, description: $0.description, title: $0.title,
                        mimeType: $0.mimeType, sizeBytes: $0.sizeBytes, width: $0.width, height: $0.height,
                        durationSeconds: $0.duration, episode: $0.episode, season: $0.season)
         }
         title = post.title
-        url = post.url
+        url = post.link
         quoteOf = post.quoteOf?.rawValue
         labels = post.labels
         read = stored.isRead
@@ -82,15 +83,15 @@ public struct PostRecord: Sendable {
     }
 
     static func author(_ user: User) -> Author {
-        Author(id: user.id.rawValue, handle: user.handle, displayName: user.displayName, avatarURL: user.avatarURL)
+        Author(id: user.id.rawValue, handle: user.handle, displayName: user.displayName, avatarURL: user.avatar)
     }
 }
 
 extension PostRecord.VideoRow {
     /// A resolved video as the record shows it.
     init(_ video: Video) {
-        self.init(id: video.id.rawValue, title: video.title, durationSeconds: video.duration, streamURL: video.streamURL,
-                  thumbnailURL: video.thumbnailURL, sizeBytes: video.sizeBytes, width: video.width, height: video.height,
+        self.init(id: video.id.rawValue, title: video.title, durationSeconds: video.duration, streamURL: video.stream,
+                  thumbnailURL: video.thumbnail, sizeBytes: video.sizeBytes, width: video.width, height: video.height,
                   framesPerSecond: video.framesPerSecond, viewCount: video.viewCount, rating: video.rating,
                   likeCount: video.likeCount, author: video.author)
     }

@@ -84,7 +84,7 @@ public struct PostRowEncoder {
             field(JSONStringArray.decode(row.text(at[Column.videoIDs.rawValue]) ?? "[]").joined(separator: " "))
         }
         comma()
-        if !batch.videos[index].isEmpty { field(batch.videos[index].map(\.streamURL.absoluteString).joined(separator: " ")) }
+        if !batch.videos[index].isEmpty { field(batch.videos[index].map(\.stream.absoluteString).joined(separator: " ")) }
         comma()
         text(.language); comma(); text(.contentWarning); comma()
         bytes.append(row.integer(at[Column.readAt.rawValue]) != nil ? UInt8(ascii: "1") : UInt8(ascii: "0")); comma()

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A link a post, an attachment or an avatar carries, kept as the text of an absolute URL.
+/// A link a post, an attachment, an avatar or a video carries, kept as the text of an absolute URL.
 ///
 /// A Foundation `URL` parses its text when it is made. A sync maps a few links for each post,
 /// and its store only writes their text back out. So Core keeps the text and makes a `URL`

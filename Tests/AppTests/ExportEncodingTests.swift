@@ -121,6 +121,7 @@ struct Reflected: Encodable {
         case let value as Double: return try single.encode(value)
         case let value as Date: return try single.encode(value)
         case let value as URL: return try single.encode(value.absoluteString)
+        case let value as WebLink: return try single.encode(value.absoluteString)
         default: break
         }
         let mirror = Mirror(reflecting: value)
