@@ -93,7 +93,7 @@ extension Post {
 
     /// Maps a status as ``init(_:)`` does, adding the videos among its attachments to `videos`.
     ///
-    /// - Parameter avatars: avatar URLs already parsed on this page (see ``Core/User/init(_:avatars:)``).
+    /// - Parameter avatars: avatar links already checked on this page (see ``Core/User/init(_:avatars:)``).
     init(_ dto: MastodonStatus, avatars: inout [String: WebLink?], videos: inout [Video]) throws {
         func invalid(_ reason: String) -> ServiceError { ServiceError(.invalidItem, "reading status \(dto.id)", reason) }
         func user(_ account: MastodonAccount) throws -> User {

@@ -13,7 +13,7 @@ import IntegrationKit
 /// sync reads the timeline as a poll would.
 struct MastodonStreamDecoder {
     let server: String
-    /// Avatar URLs already parsed on this stream.
+    /// Avatar links already checked on this stream.
     private var avatars: [String: WebLink?] = [:]
 
     init(server: String) { self.server = server }

@@ -58,7 +58,7 @@ extension MastodonTimelineResponse {
         return mapped(avatars: &avatars)
     }
 
-    /// ``mapped()``, reusing the avatar URLs parsed earlier (a stream's statuses, one event each).
+    /// ``mapped()``, reusing the avatar links checked earlier (a stream's statuses, one event each).
     func mapped(avatars: inout [String: WebLink?]) -> (posts: [Post], skipped: [SkippedItem], videos: [VideoID: Video]) {
         var posts: [Post] = []
         var skipped: [SkippedItem] = []
