@@ -20,7 +20,7 @@ public enum MediaReferences {
             if let kind {
                 items.append(MediaItem(url: attachment.url, kind: kind, expectedType: attachment.mimeType, expectedBytes: attachment.sizeBytes))
             }
-            if let preview = attachment.previewURL, preview != attachment.url { items.append(MediaItem(url: preview, kind: .image)) }
+            if let preview = attachment.previewLink, preview != attachment.link { items.append(MediaItem(url: preview.url, kind: .image)) }
         }
         for video in stored.videos {
             if !video.id.rawValue.hasPrefix("youtube:") {

@@ -156,7 +156,6 @@ extension FeedPage {
     /// attachment's and video's other fields. It bounds a sync's memory (``PagePipeline``), so it
     /// errs on the large side.
     var approximateBytes: Int {
-        func length(_ url: URL?) -> Int { url?.relativeString.utf8.count ?? 0 }
         func length(_ link: WebLink?) -> Int { link?.absoluteString.utf8.count ?? 0 }
         func length(_ user: User) -> Int {
             user.id.rawValue.utf8.count + user.handle.utf8.count + user.displayName.utf8.count + length(user.avatar)
